@@ -1,0 +1,12 @@
+/** The process around a CLI run, passed in so tests can run commands in-process. */
+export interface CliIO {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Aborted on SIGINT/SIGTERM: renders stop, the browser closes. */
+  signal: AbortSignal;
+}

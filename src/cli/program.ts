@@ -1,0 +1,52 @@
+/**
+ * The pdfrender command line as a function of its arguments and IO, returning the exit code.
+ * Nothing here exits the process, so tests run it in-process; main.ts is the only caller of exit.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { chalkStderr as chalk } from 'chalk';
+import { exitCodeFor, isPdfRenderError } from '../errors.js';
+import type { CliIO } from './io.js';
+import { renderCommand } from './render-command.js';
+import { setupCommand } from './setup-command.js';
+
+/** The package version, read once from package.json. */
+export const version: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/** Run pdfrender with `argv` (without node and the script) and return the exit code. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const debug = argv.includes('--debug');
+  const program = new Command('pdfrender')
+    .description('Render HTML, with an optional header and footer, into PDF through headless Chromium.')
+    .version(version, '-V, --version')
+    .option('--debug', 'print stack traces with errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+  program.addCommand(renderCommand(io, (code) => (exitCode = code)));
+  program.addCommand(setupCommand(io));
+  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end here too; they succeed. Commander already printed its message.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (io.signal.aborted && error === io.signal.reason) {
+      io.stderr.write('pdfrender: interrupted\n');
+      return 130;
+    }
+    printError(io, error, debug);
+    return exitCodeFor(error);
+  }
+}
+
+function printError(io: CliIO, error: unknown, debug: boolean): void {
+  const message = error instanceof Error ? error.message : String(error);
+  for (const line of message.split('\n')) io.stderr.write(`${chalk.red('pdfrender:')} ${line}\n`);
+  if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  else if (!isPdfRenderError(error)) io.stderr.write('(run with --debug for the stack trace)\n');
+}

@@ -1,0 +1,208 @@
+/**
+ * `pdfrender render`: the input edge of the CLI. Flags, files and the --request JSON become render
+ * requests (validated by the one schema), the engine renders them, and each PDF is written
+ * atomically beside its input, into --out-dir, to -o, or to standard output.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { Command, Option } from 'commander';
+import { writeFileAtomic } from '../atomic-write.js';
+import { createEngine, type Engine } from '../engine/engine.js';
+import { requireBrowser } from '../engine/find-browser.js';
+import { defaultFetcher } from '../engine/inline-images.js';
+import { PdfRenderError, exitCodeFor, type FieldErrors } from '../errors.js';
+import { parseRenderRequest } from '../request.js';
+import type { CliIO } from './io.js';
+import { planDocuments, type PlannedDocument } from './plan-documents.js';
+import { flagOfField, requestFieldsFromFlags, requestOptions } from './request-flags.js';
+import { parseRunOptions, runOptionsSchema } from './run-options.js';
+import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
+
+/** Build the `render` command; its action sets the exit code through `setExitCode`. */
+export function renderCommand(io: CliIO, setExitCode: (code: number) => void): Command {
+  const command = new Command('render')
+    .description('render HTML files to PDF')
+    .argument('[inputs...]', 'HTML files, or - for standard input')
+    .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
+    .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
+    .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
+  for (const option of requestOptions()) command.addOption(option);
+  for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
+    const flag = name === 'chrome' ? '--chrome <path>' : name === 'timeout' ? '--timeout <seconds>' : `--${name} <n>`;
+    command.addOption(new Option(flag, schema.description));
+  }
+  command
+    .option('--json', 'print a JSON summary (per document: output, pages, bytes, ms, error) on standard output')
+    .option('-q, --quiet', 'print only errors')
+    .addHelpText(
+      'after',
+      `
+Lengths take a unit (pt, px, in, mm, cm, pc); without one they are inches.
+Relative links in a document (images, stylesheets, fonts) resolve against its own folder.
+
+Examples:
+  pdfrender render invoice.html                  writes invoice.pdf beside it
+  pdfrender render page.html -o out.pdf --format A4 --margin 1cm
+  pdfrender render *.html --out-dir pdfs/ --concurrency 4
+  cat page.html | pdfrender render - > page.pdf
+  pdfrender render --request body.json -o out.pdf   replays an HTTP API request body
+
+Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation or no browser.`,
+    )
+    .action(async (inputs: string[], options: Record<string, unknown>) => {
+      setExitCode(await runRender(io, inputs, options));
+    });
+  return command;
+}
+
+async function runRender(io: CliIO, inputs: string[], options: Record<string, unknown>): Promise<number> {
+  if (options.json && options.output === '-') throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
+  const run = parseRunOptions(options);
+  const requestFile = typeof options.request === 'string' ? options.request : undefined;
+  const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
+  const { fields, sources } = await requestFieldsFromFlags(options);
+  const shared = { ...fromFile, ...fields };
+  // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
+  // htmlContent comes from each input, so a stand-in takes its place here.
+  validate({ ...shared, htmlContent: '<p></p>' }, sources, requestFile);
+
+  const documents = await planDocuments({
+    inputs,
+    output: options.output as string | undefined,
+    outDir: options.outDir as string | undefined,
+    requestFile,
+    requestHasHtml: typeof fromFile.htmlContent === 'string',
+    stdoutIsTTY: io.stdoutIsTTY,
+    cwd: io.cwd,
+  });
+  const browser = requireBrowser({ chrome: run.chrome, env: io.env });
+  const engine = createEngine({
+    executablePath: browser.executablePath,
+    concurrency: run.concurrency,
+    timeoutMs: run.timeout * 1000,
+    // The CLI renders the user's own files, so header images may come from disk too.
+    fetcher: defaultFetcher({ allowFiles: true }),
+  });
+  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
+  const reporter = createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
+  const started = performance.now();
+  try {
+    const outcomes = await renderAll(io, engine, documents, shared, sources, requestFile, reporter);
+    reporter.finish(outcomes, performance.now() - started);
+    // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
+    return Math.max(0, ...outcomes.map((o) => o.exitCode));
+  } finally {
+    await engine.close();
+  }
+}
+
+async function renderAll(
+  io: CliIO,
+  engine: Engine,
+  documents: PlannedDocument[],
+  shared: Record<string, unknown>,
+  sources: Record<string, string>,
+  requestFile: string | undefined,
+  reporter: Reporter,
+): Promise<Array<DocumentOutcome & { exitCode: number }>> {
+  reporter.start(documents.length);
+  const outcomes: Array<DocumentOutcome & { exitCode: number }> = new Array(documents.length);
+  let next = 0;
+  // Twice the engine's concurrency in flight, so reading and writing files overlaps rendering;
+  // the engine's pool still bounds how many documents Chromium renders at once.
+  const worker = async () => {
+    while (next < documents.length && !io.signal.aborted) {
+      const index = next++;
+      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile);
+      reporter.document(outcomes[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(documents.length, engine.concurrency * 2) }, worker));
+  if (io.signal.aborted) throw io.signal.reason;
+  return outcomes;
+}
+
+async function renderOne(
+  io: CliIO,
+  engine: Engine,
+  document: PlannedDocument,
+  shared: Record<string, unknown>,
+  sources: Record<string, string>,
+  requestFile: string | undefined,
+): Promise<DocumentOutcome & { exitCode: number }> {
+  const started = performance.now();
+  const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
+  try {
+    const htmlContent = await readSource(io, document);
+    const request = validate(htmlContent === undefined ? shared : { ...shared, htmlContent }, sources, requestFile);
+    const result = await engine.render(request, { baseUrl: document.baseUrl, signal: io.signal });
+    if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
+    else await writeStdout(io.stdout, result.pdf);
+    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, exitCode: 0 };
+  } catch (error) {
+    if (io.signal.aborted) throw io.signal.reason;
+    const message = (error instanceof Error ? error.message : String(error)).replaceAll('\n', '; ');
+    return { input: document.label, output: null, ms: performance.now() - started, error: message, warnings: [], exitCode: exitCodeFor(error) };
+  }
+}
+
+async function readSource(io: CliIO, document: PlannedDocument): Promise<string | undefined> {
+  switch (document.source.kind) {
+    case 'file':
+      return readFile(document.source.path, 'utf8');
+    case 'stdin':
+      return text(io.stdin);
+    case 'request':
+      return undefined; // htmlContent is in the request file
+  }
+}
+
+async function readRequestFile(path: string): Promise<Record<string, unknown>> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new PdfRenderError('USAGE', `--request: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new PdfRenderError('VALIDATION_FAILED', `--request: ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new PdfRenderError('VALIDATION_FAILED', `--request: ${path} must hold a JSON object of request fields`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Parse a request; on failure the error's lines name the flag (or the request file) behind each field. */
+function validate(input: Record<string, unknown>, sources: Record<string, string>, requestFile: string | undefined) {
+  try {
+    return parseRenderRequest(input);
+  } catch (error) {
+    if (error instanceof PdfRenderError && error.fieldErrors) {
+      throw new PdfRenderError('VALIDATION_FAILED', fieldErrorLines(error.fieldErrors, sources, requestFile).join('\n'), { fieldErrors: error.fieldErrors });
+    }
+    throw error;
+  }
+}
+
+function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, string>, requestFile: string | undefined): string[] {
+  return Object.entries(fieldErrors).flatMap(([field, messages]) => {
+    const label = fieldLabel(field, sources[field], requestFile);
+    return messages.map((message) => `${label}: ${message}`);
+  });
+}
+
+// "--scale" when its own flag set it, "--margin (marginTop)" for a shorthand, "scale in req.json" from the file.
+function fieldLabel(field: string, flag: string | undefined, requestFile: string | undefined): string {
+  if (flag) return flagOfField[field as keyof typeof flagOfField] === flag ? flag : `${flag} (${field})`;
+  if (requestFile && field !== 'htmlContent') return `${field} in ${requestFile}`;
+  return field;
+}
+
+function writeStdout(stdout: NodeJS.WritableStream, data: Uint8Array): Promise<void> {
+  return new Promise((resolvePromise, reject) => stdout.write(data, (error) => (error ? reject(error) : resolvePromise())));
+}

@@ -1,0 +1,96 @@
+/**
+ * The render-request flags of `pdfrender render`. Their help text comes from the request schema,
+ * and their values go through it unchanged, so the CLI validates exactly as the HTTP API does.
+ */
+import { readFile } from 'node:fs/promises';
+import { Option } from 'commander';
+import { PdfRenderError } from '../errors.js';
+import { renderRequestFields } from '../request.js';
+import { findPaperFormat, paperFormats } from './paper-formats.js';
+
+type Field = keyof typeof renderRequestFields;
+
+interface FlagSpec {
+  /** Commander's flag syntax. */
+  flags: string;
+  /** The request field it sets; its description is the flag's help. */
+  field: Field;
+  /** `file`: the value is a path whose contents become the field. */
+  kind: 'switch' | 'value' | 'file';
+}
+
+const specs: FlagSpec[] = [
+  { flags: '--header <file>', field: 'headerHtmlContent', kind: 'file' },
+  { flags: '--footer <file>', field: 'footerHtmlContent', kind: 'file' },
+  { flags: '--landscape', field: 'landscape', kind: 'switch' },
+  { flags: '--paper-width <length>', field: 'paperWidth', kind: 'value' },
+  { flags: '--paper-height <length>', field: 'paperHeight', kind: 'value' },
+  { flags: '--margin-top <length>', field: 'marginTop', kind: 'value' },
+  { flags: '--margin-right <length>', field: 'marginRight', kind: 'value' },
+  { flags: '--margin-bottom <length>', field: 'marginBottom', kind: 'value' },
+  { flags: '--margin-left <length>', field: 'marginLeft', kind: 'value' },
+  { flags: '--print-background', field: 'printBackground', kind: 'switch' },
+  { flags: '--scale <number>', field: 'scale', kind: 'value' },
+  { flags: '--tagged', field: 'tagged', kind: 'switch' },
+  { flags: '--outline', field: 'outline', kind: 'switch' },
+];
+
+const marginFields = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft'] as const;
+
+/** Commander option key of a spec ("--paper-width <length>" -> "paperWidth"). */
+function keyOf(spec: FlagSpec): string {
+  return new Option(spec.flags).attributeName();
+}
+
+/** The flag that sets each field, for error messages ("--scale: must be a number"). */
+export const flagOfField: Partial<Record<Field, string>> = Object.fromEntries(
+  specs.map((spec) => [spec.field, spec.flags.split(' ')[0]!]),
+);
+
+/** Commander options for every request field, plus the --margin and --format shorthands. */
+export function requestOptions(): Option[] {
+  const formats = Object.keys(paperFormats).join(', ');
+  return [
+    ...specs.map((spec) => {
+      const help = renderRequestFields[spec.field].description ?? spec.field;
+      return new Option(spec.flags, spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help);
+    }),
+    new Option('--margin <length>', 'all four margins at once (the --margin-* flags override it)'),
+    new Option('--format <name>', `paper size by name: ${formats} (--paper-width/--paper-height override it)`),
+  ];
+}
+
+/** The request fields given by flags, with files read; `sources` says which flag set each field. */
+export async function requestFieldsFromFlags(options: Record<string, unknown>): Promise<{
+  fields: Record<string, unknown>;
+  sources: Record<string, string>;
+}> {
+  const fields: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  const set = (field: string, value: unknown, flag: string) => {
+    fields[field] = value;
+    sources[field] = flag;
+  };
+  if (typeof options.format === 'string') {
+    const format = findPaperFormat(options.format);
+    if (!format) throw new PdfRenderError('USAGE', `--format: unknown paper format "${options.format}"; use one of ${Object.keys(paperFormats).join(', ')}`);
+    set('paperWidth', format.paperWidth, '--format');
+    set('paperHeight', format.paperHeight, '--format');
+  }
+  if (options.margin !== undefined) for (const field of marginFields) set(field, options.margin, '--margin');
+  for (const spec of specs) {
+    const value = options[keyOf(spec)];
+    if (value === undefined) continue;
+    const flag = spec.flags.split(' ')[0]!;
+    set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, String(value)) : value, flag);
+  }
+  return { fields, sources };
+}
+
+async function readFlagFile(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new PdfRenderError('USAGE', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * How `pdfrender render` runs (not what it renders): concurrency, deadline, browser. Validated by
+ * zod like the request, so `--concurrency 0` or `--timeout soon` gets the same kind of message.
+ */
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { parseWith } from '../request.js';
+
+const positiveNumber = (what: string) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
+    if (!Number.isFinite(number) || number <= 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a positive ${what} (got "${value}")`, input: value });
+      return z.NEVER;
+    }
+    return number;
+  });
+
+/** Run options and their help text. */
+export const runOptionsSchema = z.object({
+  concurrency: positiveNumber('whole number')
+    .refine((n) => Number.isInteger(n) && n <= 64, 'must be a whole number from 1 to 64')
+    .optional()
+    .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
+  timeout: positiveNumber('number of seconds').prefault(30).describe('deadline for each document in seconds (default 30)'),
+  chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
+});
+
+export type RunOptions = z.output<typeof runOptionsSchema>;
+
+/** Validate the run options among commander's parsed options. */
+export function parseRunOptions(options: Record<string, unknown>): RunOptions {
+  return parseWith(runOptionsSchema, { concurrency: options.concurrency, timeout: options.timeout, chrome: options.chrome });
+}

@@ -1,0 +1,77 @@
+/**
+ * `pdfrender setup`: make sure a browser is there. Fast and idempotent when one is found; on
+ * Debian/Ubuntu as root it installs the distribution's chromium; elsewhere it tries Chrome for
+ * Testing's headless shell (which needs the internet) and otherwise says what to do.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Command } from 'commander';
+import { browserCachePath, browserInstallHint, findBrowser, type FoundBrowser } from '../engine/find-browser.js';
+import { PdfRenderError } from '../errors.js';
+import type { CliIO } from './io.js';
+
+/** Build the `setup` command. */
+export function setupCommand(io: CliIO): Command {
+  return new Command('setup')
+    .description('find a browser for pdfrender, installing Chromium if there is none (idempotent)')
+    .option('--chrome <path>', 'check this Chromium or Chrome binary instead of searching')
+    .action(async (options: { chrome?: string }) => {
+      const found = findBrowser({ chrome: options.chrome, env: io.env }) ?? (await provision(io));
+      io.stderr.write(`browser: ${found.executablePath} (found by ${found.source})\n`);
+    });
+}
+
+async function provision(io: CliIO): Promise<FoundBrowser> {
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  const attempts: string[] = [];
+  if (process.platform === 'linux' && (await succeeds('apt-get', ['--version']))) {
+    if (process.getuid?.() === 0) {
+      say('no browser found; installing Debian/Ubuntu chromium with apt-get ...');
+      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      if ((await run(io, 'apt-get', ['update', '-qq'], env)) && (await run(io, 'apt-get', ['install', '-y', '-qq', 'chromium'], env))) {
+        const found = findBrowser({ env: io.env });
+        if (found) return found;
+      }
+      attempts.push('`apt-get install chromium` did not provide a browser');
+    } else {
+      attempts.push('apt-get needs root: run `sudo apt-get install chromium` (or `sudo npx pdfrender setup`)');
+    }
+  }
+  say("trying Chrome for Testing's headless shell download ...");
+  try {
+    const browsers = await import('@puppeteer/browsers');
+    const platform = browsers.detectBrowserPlatform();
+    if (!platform) throw new Error('this platform has no Chrome for Testing build');
+    const browser = browsers.Browser.CHROMEHEADLESSSHELL;
+    const buildId = await browsers.resolveBuildId(browser, platform, 'stable');
+    const cacheDir = dirname(browserCachePath(io.env));
+    const installed = await browsers.install({ browser, buildId, cacheDir, platform });
+    // Remembered in a file so that later runs find it without a network lookup.
+    await mkdir(cacheDir, { recursive: true });
+    await writeFile(browserCachePath(io.env), installed.executablePath);
+    return { executablePath: installed.executablePath, source: 'setup' };
+  } catch (error) {
+    attempts.push(`the Chrome for Testing download failed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  throw new PdfRenderError('BROWSER_NOT_FOUND', `no browser could be installed: ${attempts.join('; ')}; ${browserInstallHint}`);
+}
+
+function run(io: CliIO, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // apt's output is progress, so it goes where our progress goes: stderr.
+    child.stdout.pipe(io.stderr, { end: false });
+    child.stderr.pipe(io.stderr, { end: false });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+function succeeds(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}

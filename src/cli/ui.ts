@@ -1,0 +1,88 @@
+/**
+ * What `pdfrender render` tells the person or the CI log: an ora progress line on a terminal,
+ * one plain line per document elsewhere, only errors with --quiet, and a JSON summary with --json.
+ * Progress goes to stderr; stdout is kept for data (the JSON summary, or a PDF with -o -).
+ */
+import { chalkStderr as chalk } from 'chalk';
+import ora, { type Ora } from 'ora';
+
+/** What happened to one document, as printed and as in the JSON summary. */
+export interface DocumentOutcome {
+  input: string;
+  /** The PDF's path, "-" for standard output, null when it failed. */
+  output: string | null;
+  pages?: number;
+  bytes?: number;
+  ms: number;
+  error?: string;
+  warnings: string[];
+}
+
+export type ReportMode = 'normal' | 'quiet' | 'json';
+
+export interface Reporter {
+  start(total: number): void;
+  document(outcome: DocumentOutcome): void;
+  finish(outcomes: DocumentOutcome[], ms: number): void;
+}
+
+/** A reporter for the mode; `interactive` is whether stderr is a terminal. */
+export function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Reporter {
+  let spinner: Ora | undefined;
+  let total = 0;
+  let finished = 0;
+  let failed = 0;
+  const line = (text: string) => {
+    // Printing through ora keeps the spinner below the printed lines instead of overwriting them.
+    if (spinner) spinner.clear();
+    stderr.write(`${text}\n`);
+    spinner?.render();
+  };
+  const progressText = () => `Rendering ${finished}/${total}${failed ? chalk.red(` (${failed} failed)`) : ''}`;
+
+  return {
+    start(count) {
+      total = count;
+      if (mode === 'normal' && interactive && count > 0) spinner = ora({ text: progressText(), stream: stderr }).start();
+    },
+    document(outcome) {
+      finished += 1;
+      if (outcome.error) failed += 1;
+      if (spinner) spinner.text = progressText();
+      if (mode === 'json') return;
+      for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
+      if (outcome.error) line(`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`);
+      else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
+    },
+    finish(outcomes, ms) {
+      spinner?.stop();
+      if (mode === 'json') {
+        const rendered = outcomes.filter((o) => !o.error).length;
+        stdout.write(`${JSON.stringify({ rendered, failed: outcomes.length - rendered, ms: Math.round(ms), documents: outcomes.map(jsonOutcome) }, null, 2)}\n`);
+        return;
+      }
+      if (mode === 'quiet' || outcomes.length < 2) return;
+      const ok = outcomes.length - failed;
+      const rate = ok / (ms / 1000);
+      const summary = `${ok} of ${outcomes.length} PDFs rendered in ${(ms / 1000).toFixed(1)} s (${rate.toFixed(1)} docs/s)`;
+      stderr.write(`${failed ? chalk.red('✖') : chalk.green('✔')} ${summary}${failed ? chalk.red(`, ${failed} failed`) : ''}\n`);
+    },
+  };
+}
+
+function describe(outcome: DocumentOutcome): string {
+  const target = outcome.output === '-' ? 'stdout' : outcome.output;
+  const pages = `${outcome.pages} page${outcome.pages === 1 ? '' : 's'}`;
+  return `${outcome.input} → ${target} ${chalk.dim(`(${pages}, ${formatBytes(outcome.bytes ?? 0)}, ${Math.round(outcome.ms)} ms)`)}`;
+}
+
+function jsonOutcome(outcome: DocumentOutcome) {
+  return { ...outcome, ms: Math.round(outcome.ms) };
+}
+
+/** "23.4 kB" style sizes. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}

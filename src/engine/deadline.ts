@@ -1,0 +1,38 @@
+/**
+ * A deadline for one render: an AbortSignal that fires when time is up, with the reason as a
+ * RENDER_PDF_FAILED error, so every step of the render can race against the same clock.
+ */
+import { PdfRenderError } from '../errors.js';
+
+/** Race `work` against `signal`: rejects with the signal's reason as soon as it aborts. */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** An AbortSignal that aborts after `ms` with a readable deadline error; `clear` stops the timer. */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new PdfRenderError('RENDER_PDF_FAILED', `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
+  }, ms);
+  timer.unref?.();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

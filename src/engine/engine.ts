@@ -1,0 +1,135 @@
+/**
+ * The render engine: one warm browser, a bounded pool of reused pages, a deadline per render.
+ * The CLI and the server both render through `engine.render`; only delivery differs.
+ */
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { PdfRenderError, isPdfRenderError } from '../errors.js';
+import type { RenderRequest } from '../request.js';
+import { BrowserHost } from './browser-host.js';
+import { deadlineSignal, raceAbort } from './deadline.js';
+import { buildTemplate } from './header-footer.js';
+import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
+import { countPdfPages } from './page-count.js';
+import { PagePool } from './page-pool.js';
+import { printDocument, wipeDocumentState, type Templates } from './print-document.js';
+
+export interface EngineOptions {
+  /** The Chromium or Chrome binary (see findBrowser). */
+  executablePath: string;
+  /** Documents rendered at once; default: the number of cores. */
+  concurrency?: number;
+  /** Deadline for one render in milliseconds, from the moment it gets a page; default 30 s. */
+  timeoutMs?: number;
+  /** Replace a page after this many documents; default 1000. */
+  recycleAfter?: number;
+  /** Fetches images referenced by header and footer templates; default: http(s) only. */
+  fetcher?: ResourceFetcher;
+  /** Extra Chromium flags. */
+  browserArgs?: string[];
+}
+
+export interface RenderOptions {
+  /** URL the document's relative links resolve against: the input file's folder for the CLI. Default about:blank. */
+  baseUrl?: string;
+  /** Overrides the engine's deadline for this render. */
+  timeoutMs?: number;
+  /** Cancels the render (and its wait for a page). */
+  signal?: AbortSignal;
+}
+
+export interface RenderResult {
+  pdf: Uint8Array;
+  pages: number;
+  bytes: number;
+  /** Milliseconds from the call to the finished PDF, waiting for a page included. */
+  ms: number;
+  /** Things that went wrong without failing the render (a header image that could not be fetched). */
+  warnings: string[];
+}
+
+export interface Engine {
+  /** Render one validated request to PDF. Rejects with RENDER_PDF_FAILED; the engine stays usable. */
+  render(request: RenderRequest, options?: RenderOptions): Promise<RenderResult>;
+  /** The Chromium version, launching the browser if it is not running yet. */
+  version(): Promise<string>;
+  /** Close every page and the browser. */
+  close(): Promise<void>;
+  readonly concurrency: number;
+}
+
+/** Default deadline for one render. */
+export const defaultTimeoutMs = 30_000;
+
+/** Create an engine; the browser starts with the first render (or `version()`). */
+export function createEngine(options: EngineOptions): Engine {
+  const concurrency = options.concurrency ?? availableParallelism();
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  const fetcher = options.fetcher ?? defaultFetcher({ allowFiles: false });
+  const host = new BrowserHost(options.executablePath, options.browserArgs);
+  const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000);
+  const never = new AbortController().signal;
+
+  async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
+    const started = performance.now();
+    const baseUrl = renderOptions.baseUrl ?? 'about:blank';
+    const callerSignal = renderOptions.signal ?? never;
+    const warnings: string[] = [];
+    // Template images are fetched before taking a page, so slow servers never hold one.
+    const templates = await raceAbort(prepareTemplates(request, baseUrl, fetcher, callerSignal, warnings), callerSignal);
+    const slot = await pool.acquire(callerSignal);
+    // The deadline starts once the document has a page: time queued behind other documents does not count.
+    const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
+    const signal = AbortSignal.any([deadline.signal, callerSignal]);
+    let reusable = false;
+    try {
+      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl), slot.crashed]), signal);
+      await raceAbort(wipeDocumentState(slot), signal);
+      reusable = true;
+      return { pdf, pages: countPdfPages(pdf), bytes: pdf.byteLength, ms: performance.now() - started, warnings };
+    } catch (error) {
+      throw asRenderError(error);
+    } finally {
+      deadline.clear();
+      pool.release(slot, reusable);
+    }
+  }
+
+  return {
+    render,
+    concurrency,
+    version: () => host.version(),
+    async close() {
+      await pool.drain();
+      await host.close();
+    },
+  };
+}
+
+async function prepareTemplates(
+  request: RenderRequest,
+  baseUrl: string,
+  fetcher: ResourceFetcher,
+  signal: AbortSignal,
+  warnings: string[],
+): Promise<Templates> {
+  const insets = { left: request.marginLeft, right: request.marginRight };
+  const side = async (html: string | null, name: string) => {
+    if (!html) return buildTemplate(null, insets);
+    const inlined = await inlineTemplateImages(html, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
+    for (const failure of inlined.failed) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
+    return buildTemplate(inlined.html, insets);
+  };
+  const [header, footer] = await Promise.all([side(request.headerHtmlContent, 'header'), side(request.footerHtmlContent, 'footer')]);
+  return { header, footer, display: Boolean(request.headerHtmlContent || request.footerHtmlContent) };
+}
+
+// Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line.
+function asRenderError(error: unknown): PdfRenderError {
+  if (isPdfRenderError(error)) return error;
+  const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  if (/Target closed|Session closed|Connection closed|browser has disconnected/i.test(detail ?? '')) {
+    return new PdfRenderError('RENDER_PDF_FAILED', 'the browser closed while rendering the document (it crashed or was killed)', { cause: error });
+  }
+  return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document: ${detail}`, { cause: error });
+}

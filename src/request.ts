@@ -1,0 +1,138 @@
+/**
+ * The render request: one zod schema for CLI flags, the CLI's JSON request file and the HTTP bodies.
+ * It is the single source of the request's types, its validation, its help text and (later) OpenAPI.
+ */
+import { z } from 'zod';
+import { PdfRenderError, type FieldErrors } from './errors.js';
+import { formatInches, parseLength } from './length.js';
+
+// Values arrive as strings from flags and FormData, so each field accepts its string form too.
+
+const length = (description: string, fallback: string) =>
+  z
+    .union([z.number(), z.string()], { error: 'must be a number or a string such as "210mm"' })
+    .transform((value, ctx) => {
+      const parsed = parseLength(value);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem, input: value });
+        return z.NEVER;
+      }
+      return parsed.inches;
+    })
+    .prefault(fallback)
+    .describe(`${description} (default ${fallback}; units pt, px, in, mm, cm, pc; no unit means inches)`);
+
+const flag = (description: string) =>
+  z
+    .union([z.boolean(), z.string()], { error: 'must be true or false' })
+    .transform((value, ctx) => {
+      if (typeof value === 'boolean') return value;
+      const text = value.trim().toLowerCase();
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      ctx.addIssue({ code: 'custom', message: `must be true or false (got "${value}")`, input: value });
+      return z.NEVER;
+    })
+    .prefault(false)
+    .describe(`${description} (default false)`);
+
+const optionalHtml = (description: string) =>
+  z
+    .string({ error: 'must be a string of HTML' })
+    .nullish()
+    .transform((value) => (value ? value : null))
+    .describe(description);
+
+/** Chromium's printToPDF accepts scales from 0.1 to 2. */
+export const scaleRange = { min: 0.1, max: 2 } as const;
+
+const scale = z
+  .union([z.number(), z.string()], { error: 'must be a number' })
+  .transform((value, ctx) => {
+    const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
+    if (!Number.isFinite(number)) {
+      ctx.addIssue({ code: 'custom', message: `must be a number (got "${value}")`, input: value });
+      return z.NEVER;
+    }
+    if (number < scaleRange.min || number > scaleRange.max) {
+      ctx.addIssue({ code: 'custom', message: `must be between ${scaleRange.min} and ${scaleRange.max} (got ${number})`, input: value });
+      return z.NEVER;
+    }
+    return number;
+  })
+  .prefault(1)
+  .describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`);
+
+/** The fields every render request has, with their defaults applied by parsing. */
+export const renderRequestFields = {
+  htmlContent: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string of HTML') })
+    .min(1, 'must not be empty')
+    .describe('the HTML document to render'),
+  headerHtmlContent: optionalHtml('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
+  footerHtmlContent: optionalHtml('HTML printed at the bottom of every page; same classes as the header'),
+  landscape: flag('swap the page width and height'),
+  paperWidth: length('page width', '8.5in'),
+  paperHeight: length('page height', '11in'),
+  marginTop: length('top margin', '0.39in'),
+  marginLeft: length('left margin', '0.39in'),
+  marginRight: length('right margin', '0.39in'),
+  marginBottom: length('bottom margin', '0.39in'),
+  printBackground: flag('print background colours and images'),
+  scale,
+  tagged: flag('write a tagged (accessible) PDF; costs time and size'),
+  outline: flag('add a bookmark outline built from the headings'),
+};
+
+/** The render request schema: fields, then the checks that involve more than one field. */
+export const renderRequestSchema = z.object(renderRequestFields).superRefine((request, ctx) => {
+  // The printable area must be positive after margins, on the page as it will be printed.
+  const pageWidth = request.landscape ? request.paperHeight : request.paperWidth;
+  const pageHeight = request.landscape ? request.paperWidth : request.paperHeight;
+  if (request.paperWidth <= 0) ctx.addIssue({ code: 'custom', path: ['paperWidth'], message: 'must be greater than zero' });
+  if (request.paperHeight <= 0) ctx.addIssue({ code: 'custom', path: ['paperHeight'], message: 'must be greater than zero' });
+  const across = request.marginLeft + request.marginRight;
+  if (pageWidth > 0 && across >= pageWidth) {
+    const message = `marginLeft + marginRight (${formatInches(across)}) must be smaller than the page width (${formatInches(pageWidth)})`;
+    ctx.addIssue({ code: 'custom', path: ['marginLeft'], message });
+    ctx.addIssue({ code: 'custom', path: ['marginRight'], message });
+  }
+  const down = request.marginTop + request.marginBottom;
+  if (pageHeight > 0 && down >= pageHeight) {
+    const message = `marginTop + marginBottom (${formatInches(down)}) must be smaller than the page height (${formatInches(pageHeight)})`;
+    ctx.addIssue({ code: 'custom', path: ['marginTop'], message });
+    ctx.addIssue({ code: 'custom', path: ['marginBottom'], message });
+  }
+});
+
+/** A validated render request: lengths are in inches, every default applied. */
+export type RenderRequest = z.output<typeof renderRequestSchema>;
+/** What a caller may send: strings or numbers, most fields optional. */
+export type RenderRequestInput = z.input<typeof renderRequestSchema>;
+
+/** Turn zod's issues into `{field: [messages]}`; problems with the whole body go under "request". */
+export function fieldErrorsOf(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'request';
+    const message = issue.path.length > 0 ? issue.message : `must be an object of request fields (${issue.message})`;
+    (errors[field] ??= []).push(message);
+  }
+  return errors;
+}
+
+/** Parse with `schema` or throw a VALIDATION_FAILED error naming every bad field. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fieldErrors = fieldErrorsOf(result.error);
+  const count = Object.keys(fieldErrors).length;
+  throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, {
+    fieldErrors,
+  });
+}
+
+/** Validate a render request from any edge, applying defaults. */
+export function parseRenderRequest(input: unknown): RenderRequest {
+  return parseWith(renderRequestSchema, input);
+}
