@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { describeFieldErrors, PdfRenderError } from '../errors.js';
 import { parseWith } from '../request.js';
 
 const positiveNumber = (what: string) =>
@@ -30,5 +31,13 @@ export type RunOptions = z.output<typeof runOptionsSchema>;
 
 /** Validate the run options among commander's parsed options. */
 export function parseRunOptions(options: Record<string, unknown>): RunOptions {
-  return parseWith(runOptionsSchema, { concurrency: options.concurrency, timeout: options.timeout, chrome: options.chrome });
+  try {
+    return parseWith(runOptionsSchema, { concurrency: options.concurrency, timeout: options.timeout, chrome: options.chrome });
+  } catch (error) {
+    if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
+    // Each of these fields is a flag of the same name.
+    throw new PdfRenderError('VALIDATION_FAILED', describeFieldErrors(error.fieldErrors).map((line) => `--${line}`).join('\n'), {
+      fieldErrors: error.fieldErrors,
+    });
+  }
 }

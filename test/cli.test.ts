@@ -1,0 +1,197 @@
+/**
+ * `pdfrender render` as users run it: the built bin in a child process, real files, real Chromium.
+ */
+import { spawn } from 'node:child_process';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { folderWith, removeTempDirs, tempDir } from './support/files.js';
+import { pt, readPdf } from './support/pdf.js';
+
+const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
+const fixtures = resolve(import.meta.dirname, '../fixtures');
+
+afterAll(removeTempDirs);
+
+interface Run {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Run the CLI like a shell would: not a terminal, so output is plain lines. */
+function pdfrender(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+    });
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout: Buffer.concat(stdout), stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+async function pdfAt(path: string) {
+  return readPdf(await readFile(path));
+}
+
+describe('pdfrender render', () => {
+  it('renders the sample invoice beside its input, with header, footer and relative resources', async () => {
+    const dir = await tempDir();
+    await cp(join(fixtures, 'invoice'), dir, { recursive: true });
+    const run = await pdfrender(['render', 'invoice.html', '--header', 'header.html', '--footer', 'footer.html', '--margin-top', '0.8in', '--margin-bottom', '0.8in'], { cwd: dir });
+    expect(run.stderr).toMatch(/✔ invoice\.html → .*invoice\.pdf \(2 pages/);
+    expect(run.code).toBe(0);
+    const pdf = await pdfAt(join(dir, 'invoice.pdf'));
+    expect(pdf.pages).toHaveLength(2);
+    expect(pdf.pages[0]).toMatchObject({ width: 612, height: 792 });
+    pdf.pages.forEach((page, i) => {
+      expect(page.text).toContain('Invoice INV-2026-0042');
+      expect(page.text).toContain(`Page ${i + 1} of 2`);
+    });
+    expect(pdf.pages[1]!.text).toContain('Total due');
+  });
+
+  it('renders many inputs into --out-dir concurrently and prints a JSON summary', async () => {
+    const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`doc${i}.html`, `<h1>Document ${i}</h1>`]));
+    const dir = await folderWith(files);
+    const run = await pdfrender(['render', ...Object.keys(files), '--out-dir', 'out', '--concurrency', '2', '--format', 'A5', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout.toString());
+    expect(summary).toMatchObject({ rendered: 6, failed: 0 });
+    expect(summary.documents).toHaveLength(6);
+    for (let i = 0; i < 6; i += 1) {
+      const entry = summary.documents[i];
+      expect(entry).toMatchObject({ input: `doc${i}.html`, output: join(dir, 'out', `doc${i}.pdf`), pages: 1 });
+      expect(entry.bytes).toBeGreaterThan(500);
+      const pdf = await pdfAt(entry.output);
+      expect(pdf.pages[0]!.text).toBe(`Document ${i}`);
+      expect(pdf.pages[0]!.width).toBeCloseTo(148 * pt.mm, -1);
+    }
+  });
+
+  it('reads standard input and writes the PDF to standard output', async () => {
+    const run = await pdfrender(['render', '-', '-o', '-', '--paper-width', '50mm', '--paper-height', '100mm', '--landscape'], { input: '<p>From stdin</p>' });
+    expect(run.code).toBe(0);
+    expect(run.stdout.subarray(0, 5).toString()).toBe('%PDF-');
+    const pdf = await readPdf(run.stdout);
+    expect(pdf.pages[0]!.text).toBe('From stdin');
+    expect(pdf.pages[0]!.width).toBeCloseTo(100 * pt.mm, -1);
+    expect(pdf.pages[0]!.width).toBeGreaterThan(pdf.pages[0]!.height);
+  });
+
+  it('replays an HTTP API request body with --request, flags overriding its fields', async () => {
+    const body = { htmlContent: '<p>From the request</p>', paperWidth: '210mm', paperHeight: '297mm', footerHtmlContent: '<span>Request footer</span>', marginBottom: '1in' };
+    const dir = await folderWith({ 'body.json': JSON.stringify(body) });
+    const plain = await pdfrender(['render', '--request', 'body.json'], { cwd: dir });
+    expect(plain.code).toBe(0);
+    const pdf = await pdfAt(join(dir, 'body.pdf'));
+    expect(pdf.pages[0]!.text).toContain('From the request');
+    expect(pdf.pages[0]!.text).toContain('Request footer');
+    expect(pdf.pages[0]!.width).toBeCloseTo(210 * pt.mm, -1);
+
+    const overridden = await pdfrender(['render', '--request', 'body.json', '--paper-width', '4in', '-o', 'narrow.pdf'], { cwd: dir });
+    expect(overridden.code).toBe(0);
+    expect((await pdfAt(join(dir, 'narrow.pdf'))).pages[0]!.width).toBe(4 * pt.in);
+  });
+
+  it('applies --request fields to input files, whose content replaces htmlContent', async () => {
+    const dir = await folderWith({ 'opts.json': JSON.stringify({ htmlContent: '<p>ignored</p>', landscape: 'true' }), 'page.html': '<p>The input file</p>' });
+    const run = await pdfrender(['render', 'page.html', '--request', 'opts.json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const pdf = await pdfAt(join(dir, 'page.pdf'));
+    expect(pdf.pages[0]).toMatchObject({ width: 792, height: 612, text: 'The input file' });
+  });
+});
+
+describe('errors and exit codes', () => {
+  it('exits 2 naming every bad flag, and writes nothing', async () => {
+    const dir = await folderWith({ 'a.html': '<p>a</p>' });
+    const run = await pdfrender(['render', 'a.html', '--scale', '5', '--paper-width', '12 furlongs', '--margin', '-1cm'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--scale: must be between 0.1 and 2 (got 5)');
+    expect(run.stderr).toContain('--paper-width: unknown unit "furlongs" in "12 furlongs"');
+    expect(run.stderr).toContain('--margin (marginTop): must not be negative');
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await readdir(dir)).toEqual(['a.html']);
+  });
+
+  it('exits 2 for bad fields in the --request file, naming the file', async () => {
+    const dir = await folderWith({ 'bad.json': JSON.stringify({ htmlContent: '<p>x</p>', scale: 'abc', landscape: 'maybe' }), 'broken.json': '{"htmlContent":' });
+    const bad = await pdfrender(['render', '--request', 'bad.json'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('scale in bad.json: must be a number (got "abc")');
+    expect(bad.stderr).toContain('landscape in bad.json: must be true or false (got "maybe")');
+    const broken = await pdfrender(['render', '--request', 'broken.json'], { cwd: dir });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.json is not valid JSON/);
+  });
+
+  it.each([
+    [['render'], /no input/],
+    [['render', 'missing.html'], /input not found: missing\.html/],
+    [['render', 'a.html', 'b.html', '-o', 'x.pdf'], /-o\/--output names one file, but 2 inputs/],
+    [['render', 'a.html', '--format', 'B7'], /unknown paper format "B7"/],
+    [['render', 'a.html', '--concurrency', '0'], /--concurrency.*must be a positive whole number/],
+    [['render', 'a.html', '--bogus'], /unknown option '--bogus'/],
+  ])('exits 2 for usage errors: %j', async (args, message) => {
+    const dir = await folderWith({ 'a.html': '<p>a</p>', 'b.html': '<p>b</p>' });
+    const run = await pdfrender(args, { cwd: dir });
+    expect(run.stderr).toMatch(message);
+    expect(run.code).toBe(2);
+  });
+
+  it('exits 2 with the fix when the named browser does not exist', async () => {
+    const dir = await folderWith({ 'a.html': '<p>a</p>' });
+    for (const [args, env] of [
+      [['--chrome', '/nonexistent/chrome'], {}],
+      [[], { PDFRENDER_CHROME: '/nonexistent/chrome' }],
+    ] as const) {
+      const run = await pdfrender(['render', 'a.html', ...args], { cwd: dir, env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/\/nonexistent\/chrome\) does not exist or is not executable.*pdfrender setup/);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(existsSync(join(dir, 'a.pdf'))).toBe(false);
+  });
+
+  it('exits 1 when a document fails, still writes the others, and leaves no partial file', async () => {
+    const dir = await folderWith({ 'good.html': '<p>good</p>', 'hang.html': '<script>while (true) {}</script>', 'empty.html': '' });
+    const run = await pdfrender(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/✖ hang\.html: the document did not finish rendering within the 1 s deadline/);
+    expect(run.stderr).toMatch(/✔ good\.html/);
+    expect(run.stderr).toMatch(/1 of 2 PDFs rendered/);
+    expect((await pdfAt(join(dir, 'good.pdf'))).pages[0]!.text).toBe('good');
+    expect((await readdir(dir)).sort()).toEqual(['empty.html', 'good.html', 'good.pdf', 'hang.html']);
+
+    const empty = await pdfrender(['render', 'empty.html', 'good.html', '-q'], { cwd: dir });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toBe('✖ empty.html: htmlContent: must not be empty');
+  });
+
+  it('prints complete help and the version', async () => {
+    const help = await pdfrender(['render', '--help']);
+    expect(help.code).toBe(0);
+    for (const flag of ['--output', '--out-dir', '--request', '--header', '--footer', '--landscape', '--paper-width', '--paper-height', '--margin ', '--margin-top', '--margin-left', '--margin-right', '--margin-bottom', '--format', '--print-background', '--scale', '--tagged', '--outline', '--concurrency', '--timeout', '--chrome', '--json', '--quiet']) {
+      expect(help.stdout.toString()).toContain(flag);
+    }
+    const version = await pdfrender(['--version']);
+    const pkg = JSON.parse(await readFile(resolve(import.meta.dirname, '../package.json'), 'utf8'));
+    expect(version.stdout.toString().trim()).toBe(pkg.version);
+  });
+
+  it('overwrites an existing PDF only when the new one is complete', async () => {
+    const dir = await folderWith({ 'doc.html': '<script>while (true) {}</script>' });
+    await writeFile(join(dir, 'doc.pdf'), 'previous');
+    const run = await pdfrender(['render', 'doc.html', '--timeout', '0.5'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(await readFile(join(dir, 'doc.pdf'), 'utf8')).toBe('previous');
+  });
+});

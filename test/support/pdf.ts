@@ -1,0 +1,81 @@
+/**
+ * Reading the PDFs that tests produce: page sizes in points, text per page with positions and
+ * font sizes, outline and tagging, images and fill colours, through pdfjs (Mozilla's PDF reader).
+ */
+import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+export interface TextItem {
+  text: string;
+  /** Left edge and baseline, in points from the page's bottom-left corner. */
+  x: number;
+  y: number;
+  /** Font size in points as printed (the text matrix's vertical scale). */
+  fontSize: number;
+}
+
+export interface PdfPage {
+  width: number;
+  height: number;
+  text: string;
+  items: TextItem[];
+}
+
+export interface PdfSummary {
+  pages: PdfPage[];
+  outline: string[];
+  tagged: boolean;
+  fontNames: string[];
+}
+
+/** Parse a PDF and read what tests assert on. */
+export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
+  // pdfjs transfers (detaches) the buffer it is given, so it gets a copy.
+  const document = await getDocument({ data: new Uint8Array(data), useSystemFonts: false, isEvalSupported: false }).promise;
+  try {
+    const pages: PdfPage[] = [];
+    const fontNames = new Set<string>();
+    for (let number = 1; number <= document.numPages; number += 1) {
+      const page = await document.getPage(number);
+      const [x0, y0, x1, y1] = page.view as [number, number, number, number];
+      const content = await page.getTextContent();
+      const items = content.items
+        .filter((item): item is Extract<typeof item, { str: string }> => 'str' in item && item.str.trim() !== '')
+        .map((item) => ({ text: item.str, x: item.transform[4], y: item.transform[5], fontSize: Math.hypot(item.transform[2], item.transform[3]) }));
+      for (const style of Object.values(content.styles)) fontNames.add(style.fontFamily);
+      await page.getOperatorList(); // loads the fonts, so their names are known below
+      for (const key of Object.keys(content.styles)) {
+        const font = page.commonObjs.has(key) ? page.commonObjs.get(key) : null;
+        if (font?.name) fontNames.add(font.name);
+      }
+      pages.push({ width: x1 - x0, height: y1 - y0, text: items.map((i) => i.text).join(' '), items });
+    }
+    const outline = ((await document.getOutline()) ?? []).flatMap(function titles(node): string[] {
+      return [node.title, ...(node.items ?? []).flatMap(titles)];
+    });
+    const markInfo = await document.getMarkInfo();
+    return { pages, outline, tagged: Boolean(markInfo?.Marked), fontNames: [...fontNames] };
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** Fill colours (as "#rrggbb") and the number of images painted on one page. */
+export async function readPaint(data: Uint8Array, pageNumber = 1): Promise<{ fillColors: Set<string>; images: number }> {
+  const document = await getDocument({ data: new Uint8Array(data), isEvalSupported: false }).promise;
+  try {
+    const page = await document.getPage(pageNumber);
+    const operators = await page.getOperatorList();
+    const fillColors = new Set<string>();
+    let images = 0;
+    operators.fnArray.forEach((fn, index) => {
+      if (fn === OPS.setFillRGBColor) fillColors.add(String(operators.argsArray[index]?.[0]).toLowerCase());
+      if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject) images += 1;
+    });
+    return { fillColors, images };
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** Points per unit, to state expected page sizes the way a person would. */
+export const pt = { in: 72, mm: 72 / 25.4, cm: 72 / 2.54, px: 0.75, pc: 12, pt: 1 } as const;
