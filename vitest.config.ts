@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each browser-backed file runs its own Chromium; two at a time fit 2 cores.
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
