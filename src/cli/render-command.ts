@@ -93,6 +93,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
     return Math.max(0, ...outcomes.map((o) => o.exitCode));
   } finally {
+    reporter.close();
     await engine.close();
   }
 }

@@ -24,6 +24,8 @@ export interface Reporter {
   start(total: number): void;
   document(outcome: DocumentOutcome): void;
   finish(outcomes: DocumentOutcome[], ms: number): void;
+  /** Stop the spinner, whether or not the run finished (Ctrl-C). */
+  close(): void;
 }
 
 /** A reporter for the mode; `interactive` is whether stderr is a terminal. */
@@ -43,7 +45,8 @@ export function createReporter(mode: ReportMode, interactive: boolean, stdout: N
   return {
     start(count) {
       total = count;
-      if (mode === 'normal' && interactive && count > 0) spinner = ora({ text: progressText(), stream: stderr }).start();
+      // discardStdin off: ora would otherwise put the terminal in raw mode and field Ctrl-C itself.
+      if (mode === 'normal' && interactive && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false }).start();
     },
     document(outcome) {
       finished += 1;
@@ -54,8 +57,12 @@ export function createReporter(mode: ReportMode, interactive: boolean, stdout: N
       if (outcome.error) line(`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
     },
-    finish(outcomes, ms) {
+    close() {
       spinner?.stop();
+      spinner = undefined;
+    },
+    finish(outcomes, ms) {
+      this.close();
       if (mode === 'json') {
         const rendered = outcomes.filter((o) => !o.error).length;
         stdout.write(`${JSON.stringify({ rendered, failed: outcomes.length - rendered, ms: Math.round(ms), documents: outcomes.map(jsonOutcome) }, null, 2)}\n`);

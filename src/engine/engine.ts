@@ -74,12 +74,18 @@ export function createEngine(options: EngineOptions): Engine {
     const started = performance.now();
     const baseUrl = renderOptions.baseUrl ?? 'about:blank';
     const callerSignal = renderOptions.signal ?? never;
+    const limitMs = renderOptions.timeoutMs ?? timeoutMs;
     const warnings: string[] = [];
-    // Template images are fetched before taking a page, so slow servers never hold one.
-    const templates = await raceAbort(prepareTemplates(request, baseUrl, fetcher, callerSignal, warnings), callerSignal);
+    // Template images are fetched before taking a page, so slow servers never hold one; they get
+    // a deadline of their own, as long as the render's.
+    const fetching = deadlineSignal(limitMs);
+    const templates = await raceAbort(
+      prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings),
+      callerSignal,
+    ).finally(fetching.clear);
     const slot = await pool.acquire(callerSignal);
-    // The deadline starts once the document has a page: time queued behind other documents does not count.
-    const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
+    // The render's deadline starts once it has a page: time queued behind other documents does not count.
+    const deadline = deadlineSignal(limitMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let reusable = false;
     try {

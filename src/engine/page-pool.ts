@@ -3,7 +3,7 @@
  * against 230 ms per invoice here), so pages live across documents; each sits in its own browser
  * context, so clearing one page's cookies never touches a document rendering next to it.
  */
-import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import type { BrowserHost } from './browser-host.js';
 
@@ -20,6 +20,8 @@ export interface Slot {
   dirty: boolean;
   /** Rejects when the page's renderer crashes; every render races against it. */
   crashed: Promise<never>;
+  /** Set once the renderer has crashed, so an idle page that crashed is never handed out. */
+  broken: boolean;
 }
 
 /** How long a page may take to close before its browser is deemed hung and killed. */
@@ -43,7 +45,8 @@ export class PagePool {
     try {
       const { browser, generation } = await this.host.get();
       for (let slot = this.idle.pop(); slot; slot = this.idle.pop()) {
-        if (slot.generation === generation && !slot.page.isClosed()) return slot;
+        if (slot.generation === generation && !slot.broken && !slot.page.isClosed()) return slot;
+        void this.discard(slot);
       }
       return await this.open(browser, generation);
     } catch (error) {
@@ -69,7 +72,7 @@ export class PagePool {
     await Promise.all(this.idle.splice(0).map((slot) => this.discard(slot)));
   }
 
-  private async open(browser: import('puppeteer-core').Browser, generation: number): Promise<Slot> {
+  private async open(browser: Browser, generation: number): Promise<Slot> {
     const context = await browser.createBrowserContext();
     try {
       const page = await context.newPage();
@@ -77,14 +80,18 @@ export class PagePool {
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it
-      page.on('error', () => onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)')));
+      const slot: Slot = { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed, broken: false };
+      page.on('error', () => {
+        slot.broken = true;
+        onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));
+      });
       // Documents must never stall waiting for a person: dismiss dialogs, close popups.
       page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
       page.on('popup', (popup) => void popup?.close().catch(() => undefined));
       await page.evaluateOnNewDocument(() => {
         window.print = () => undefined;
       });
-      return { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed };
+      return slot;
     } catch (error) {
       await context.close().catch(() => undefined);
       throw error;
