@@ -4,64 +4,11 @@
  */
 import { z } from 'zod';
 import { PdfRenderError, type FieldErrors } from './errors.js';
-import { formatInches, parseLength } from './length.js';
-
-// Values arrive as strings from flags and FormData, so each field accepts its string form too.
-
-const length = (description: string, fallback: string) =>
-  z
-    .union([z.number(), z.string()], { error: 'must be a number or a string such as "210mm"' })
-    .transform((value, ctx) => {
-      const parsed = parseLength(value);
-      if ('problem' in parsed) {
-        ctx.addIssue({ code: 'custom', message: parsed.problem, input: value });
-        return z.NEVER;
-      }
-      return parsed.inches;
-    })
-    .prefault(fallback)
-    .describe(`${description} (default ${fallback}; units pt, px, in, mm, cm, pc; no unit means inches)`);
-
-const flag = (description: string) =>
-  z
-    .union([z.boolean(), z.string()], { error: 'must be true or false' })
-    .transform((value, ctx) => {
-      if (typeof value === 'boolean') return value;
-      const text = value.trim().toLowerCase();
-      if (text === 'true') return true;
-      if (text === 'false') return false;
-      ctx.addIssue({ code: 'custom', message: `must be true or false (got "${value}")`, input: value });
-      return z.NEVER;
-    })
-    .prefault(false)
-    .describe(`${description} (default false)`);
-
-const optionalHtml = (description: string) =>
-  z
-    .string({ error: 'must be a string of HTML' })
-    .nullish()
-    .transform((value) => (value ? value : null))
-    .describe(description);
+import { booleanField, lengthField, numberField, optionalHtmlField } from './fields.js';
+import { formatInches } from './length.js';
 
 /** Chromium's printToPDF accepts scales from 0.1 to 2. */
 export const scaleRange = { min: 0.1, max: 2 } as const;
-
-const scale = z
-  .union([z.number(), z.string()], { error: 'must be a number' })
-  .transform((value, ctx) => {
-    const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
-    if (!Number.isFinite(number)) {
-      ctx.addIssue({ code: 'custom', message: `must be a number (got "${value}")`, input: value });
-      return z.NEVER;
-    }
-    if (number < scaleRange.min || number > scaleRange.max) {
-      ctx.addIssue({ code: 'custom', message: `must be between ${scaleRange.min} and ${scaleRange.max} (got ${number})`, input: value });
-      return z.NEVER;
-    }
-    return number;
-  })
-  .prefault(1)
-  .describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`);
 
 /** The fields every render request has, with their defaults applied by parsing. */
 export const renderRequestFields = {
@@ -69,19 +16,19 @@ export const renderRequestFields = {
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string of HTML') })
     .min(1, 'must not be empty')
     .describe('the HTML document to render'),
-  headerHtmlContent: optionalHtml('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
-  footerHtmlContent: optionalHtml('HTML printed at the bottom of every page; same classes as the header'),
-  landscape: flag('swap the page width and height'),
-  paperWidth: length('page width', '8.5in'),
-  paperHeight: length('page height', '11in'),
-  marginTop: length('top margin', '0.39in'),
-  marginLeft: length('left margin', '0.39in'),
-  marginRight: length('right margin', '0.39in'),
-  marginBottom: length('bottom margin', '0.39in'),
-  printBackground: flag('print background colours and images'),
-  scale,
-  tagged: flag('write a tagged (accessible) PDF; costs time and size'),
-  outline: flag('add a bookmark outline built from the headings'),
+  headerHtmlContent: optionalHtmlField('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
+  footerHtmlContent: optionalHtmlField('HTML printed at the bottom of every page; same classes as the header'),
+  landscape: booleanField('swap the page width and height'),
+  paperWidth: lengthField('page width', '8.5in'),
+  paperHeight: lengthField('page height', '11in'),
+  marginTop: lengthField('top margin', '0.39in'),
+  marginLeft: lengthField('left margin', '0.39in'),
+  marginRight: lengthField('right margin', '0.39in'),
+  marginBottom: lengthField('bottom margin', '0.39in'),
+  printBackground: booleanField('print background colours and images'),
+  scale: numberField(scaleRange).prefault(1).describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`),
+  tagged: booleanField('write a tagged (accessible) PDF; costs time and size'),
+  outline: booleanField('add a bookmark outline built from the headings'),
 };
 
 /** The render request schema: fields, then the checks that involve more than one field. */

@@ -5,25 +5,15 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from '../errors.js';
+import { numberField } from '../fields.js';
 import { parseWith } from '../request.js';
-
-const positiveNumber = (what: string) =>
-  z.union([z.number(), z.string()]).transform((value, ctx) => {
-    const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
-    if (!Number.isFinite(number) || number <= 0) {
-      ctx.addIssue({ code: 'custom', message: `must be a positive ${what} (got "${value}")`, input: value });
-      return z.NEVER;
-    }
-    return number;
-  });
 
 /** Run options and their help text. */
 export const runOptionsSchema = z.object({
-  concurrency: positiveNumber('whole number')
-    .refine((n) => Number.isInteger(n) && n <= 64, 'must be a whole number from 1 to 64')
+  concurrency: numberField({ min: 1, max: 64, integer: true })
     .optional()
     .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
-  timeout: positiveNumber('number of seconds').prefault(30).describe('deadline for each document in seconds (default 30)'),
+  timeout: numberField({ above: 0 }).prefault(30).describe('deadline for each document in seconds (default 30)'),
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
 });
 

@@ -1,0 +1,84 @@
+/**
+ * Building blocks for request and option schemas. Values arrive as strings from flags, form
+ * fields and environment variables, so each field accepts its string form and turns it into a
+ * typed value, with a message that says what was wrong.
+ */
+import { z } from 'zod';
+import { parseLength } from './length.js';
+
+/** A length in any CSS unit, parsed to inches (see length.ts). */
+export function lengthField(description: string, fallback: string) {
+  return z
+    .union([z.number(), z.string()], { error: 'must be a number or a string such as "210mm"' })
+    .transform((value, ctx) => {
+      const parsed = parseLength(value);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem, input: value });
+        return z.NEVER;
+      }
+      return parsed.inches;
+    })
+    .prefault(fallback)
+    .describe(`${description} (default ${fallback}; units pt, px, in, mm, cm, pc; no unit means inches)`);
+}
+
+/** A boolean, or "true"/"false" in any case; false when absent. */
+export function booleanField(description: string) {
+  return z
+    .union([z.boolean(), z.string()], { error: 'must be true or false' })
+    .transform((value, ctx) => {
+      if (typeof value === 'boolean') return value;
+      const text = value.trim().toLowerCase();
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      ctx.addIssue({ code: 'custom', message: `must be true or false (got "${value}")`, input: value });
+      return z.NEVER;
+    })
+    .prefault(false)
+    .describe(`${description} (default false)`);
+}
+
+export interface NumberBounds {
+  /** Smallest allowed value, inclusive. */
+  min?: number;
+  /** Largest allowed value, inclusive. */
+  max?: number;
+  /** Values must be greater than this (for "positive"). */
+  above?: number;
+  integer?: boolean;
+}
+
+/** A number, or a numeric string, within bounds. */
+export function numberField(bounds: NumberBounds) {
+  const kind = bounds.integer ? 'whole number' : 'number';
+  return z.union([z.number(), z.string()], { error: `must be a ${kind}` }).transform((value, ctx) => {
+    const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
+    const problem = !Number.isFinite(number)
+      ? `must be a ${kind} (got "${value}")`
+      : bounds.integer && !Number.isInteger(number)
+        ? `must be a whole number (got ${number})`
+        : outOfBounds(number, bounds);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem, input: value });
+      return z.NEVER;
+    }
+    return number;
+  });
+}
+
+function outOfBounds(number: number, { min, max, above }: NumberBounds): string | null {
+  if (min !== undefined && max !== undefined && (number < min || number > max)) return `must be between ${min} and ${max} (got ${number})`;
+  if (min !== undefined && number < min) return `must be at least ${min} (got ${number})`;
+  if (max !== undefined && number > max) return `must be at most ${max} (got ${number})`;
+  if (above !== undefined && number <= above) return `must be greater than ${above} (got ${number})`;
+  return null;
+}
+
+/** Optional HTML; an empty string counts as none. */
+export function optionalHtmlField(description: string) {
+  return z
+    .string({ error: 'must be a string of HTML' })
+    .nullish()
+    .transform((value) => (value ? value : null))
+    .describe(description);
+}
