@@ -38,6 +38,8 @@ export interface FindBrowserOptions {
   /** The --chrome flag, when given. */
   chrome?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** Fixed locations to try after PATH; default systemBrowserPaths. */
+  systemPaths?: readonly string[];
 }
 
 /** Find a browser, or return null when there is none anywhere. An explicit path that is not executable is an error. */
@@ -62,7 +64,7 @@ export function findBrowser(options: FindBrowserOptions = {}): FoundBrowser | nu
       if (isExecutable(candidate)) return { executablePath: candidate, source: 'PATH' };
     }
   }
-  for (const candidate of systemBrowserPaths) {
+  for (const candidate of options.systemPaths ?? systemBrowserPaths) {
     if (isExecutable(candidate)) return { executablePath: candidate, source: 'system' };
   }
   const downloaded = readBrowserCache(env);
