@@ -161,6 +161,14 @@ describe('errors and exit codes', () => {
     expect(existsSync(join(dir, 'a.pdf'))).toBe(false);
   });
 
+  it('exits 2 once, before rendering, when the browser cannot start', async () => {
+    const dir = await folderWith({ 'a.html': '<p>a</p>', 'b.html': '<p>b</p>' });
+    const run = await pdfrender(['render', 'a.html', 'b.html', '--chrome', '/bin/true'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^pdfrender: could not start the browser at \/bin\/true: .*pdfrender setup/);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('exits 1 when a document fails, still writes the others, and leaves no partial file', async () => {
     const dir = await folderWith({ 'good.html': '<p>good</p>', 'hang.html': '<script>while (true) {}</script>', 'empty.html': '' });
     const run = await pdfrender(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });

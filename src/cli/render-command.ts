@@ -88,6 +88,8 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   const reporter = createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
   const started = performance.now();
   try {
+    // A browser that cannot start is one set-up error (exit 2), not one failure per document.
+    await engine.start();
     const outcomes = await renderAll(io, engine, documents, shared, sources, requestFile, reporter);
     reporter.finish(outcomes, performance.now() - started);
     // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).

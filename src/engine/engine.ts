@@ -51,6 +51,8 @@ export interface RenderResult {
 export interface Engine {
   /** Render one validated request to PDF. Rejects with RENDER_PDF_FAILED; the engine stays usable. */
   render(request: RenderRequest, options?: RenderOptions): Promise<RenderResult>;
+  /** Launch the browser now rather than with the first render, so a broken browser fails early. */
+  start(): Promise<void>;
   /** The Chromium version, launching the browser if it is not running yet. */
   version(): Promise<string>;
   /** Close every page and the browser. */
@@ -104,6 +106,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     render,
     concurrency,
+    start: async () => void (await host.get()),
     version: () => host.version(),
     async close() {
       await pool.drain();
