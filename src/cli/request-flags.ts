@@ -50,14 +50,17 @@ export const flagOfField: Partial<Record<Field, string>> = Object.fromEntries(
 /** Commander options for every request field, plus the --margin and --format shorthands. */
 export function requestOptions(): Option[] {
   const formats = Object.keys(paperFormats).join(', ');
-  return [
-    ...specs.map((spec) => {
-      const help = renderRequestFields[spec.field].description ?? spec.field;
-      return new Option(spec.flags, spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help);
-    }),
-    new Option('--margin <length>', 'all four margins at once (the --margin-* flags override it)'),
-    new Option('--format <name>', `paper size by name: ${formats} (--paper-width/--paper-height override it)`),
-  ];
+  // The shorthands are listed in help just before the flags they stand for.
+  const shorthands: Partial<Record<Field, Option>> = {
+    paperWidth: new Option('--format <name>', `paper size by name: ${formats} (--paper-width/--paper-height override it)`),
+    marginTop: new Option('--margin <length>', 'all four margins at once (the --margin-* flags override it)'),
+  };
+  return specs.flatMap((spec) => {
+    const help = renderRequestFields[spec.field].description ?? spec.field;
+    const option = new Option(spec.flags, spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help);
+    const shorthand = shorthands[spec.field];
+    return shorthand ? [shorthand, option] : [option];
+  });
 }
 
 /** The request fields given by flags, with files read; `sources` says which flag set each field. */
