@@ -1,6 +1,6 @@
 /**
  * The one error type of pdfrender. Every failure that reaches a user carries a code;
- * the edges (CLI exit codes now, HTTP statuses later) map codes in one place each.
+ * the edges (CLI exit codes, HTTP statuses) map codes in one place each, here.
  */
 
 export type ErrorCode =
@@ -11,7 +11,20 @@ export type ErrorCode =
   /** No Chromium could be found or launched. */
   | 'BROWSER_NOT_FOUND'
   /** This document could not be rendered: deadline, crash, Chromium refused it. */
-  | 'RENDER_PDF_FAILED';
+  | 'RENDER_PDF_FAILED'
+  /** HTTP: API keys are configured and the request has none, or a wrong one. */
+  | 'MISSING_API_KEY'
+  | 'INVALID_API_KEY'
+  /** HTTP: the caller used up its render-sync requests for this window. */
+  | 'RATE_LIMITED'
+  /** HTTP: the body is over --max-body, or of a content type the API does not take. */
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  /** HTTP: no such route or file, or a route that does not take this method. */
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  /** HTTP: the server is stopping and takes no new work. */
+  | 'SHUTTING_DOWN';
 
 /** Field name to its problems, as the HTTP API reports them (`errors: {field: [messages]}`). */
 export type FieldErrors = Record<string, string[]>;
@@ -21,11 +34,15 @@ export class PdfRenderError extends Error {
   readonly code: ErrorCode;
   readonly fieldErrors?: FieldErrors;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; fieldErrors?: FieldErrors } = {}) {
+  /** Seconds after which the caller may try again (rate limit, shutdown). */
+  readonly retryAfter?: number;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number } = {}) {
     super(message, { cause: options.cause });
     this.name = 'PdfRenderError';
     this.code = code;
     if (options.fieldErrors) this.fieldErrors = options.fieldErrors;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
   }
 }
 
@@ -34,12 +51,41 @@ export function isPdfRenderError(error: unknown, code?: ErrorCode): error is Pdf
   return error instanceof PdfRenderError && (code === undefined || error.code === code);
 }
 
+// Codes only the server raises never reach the CLI; they map to 1 for completeness.
 const exitCodes: Record<ErrorCode, number> = {
   RENDER_PDF_FAILED: 1,
   VALIDATION_FAILED: 2,
   USAGE: 2,
   BROWSER_NOT_FOUND: 2,
+  MISSING_API_KEY: 1,
+  INVALID_API_KEY: 1,
+  RATE_LIMITED: 1,
+  PAYLOAD_TOO_LARGE: 1,
+  UNSUPPORTED_MEDIA_TYPE: 1,
+  NOT_FOUND: 1,
+  METHOD_NOT_ALLOWED: 1,
+  SHUTTING_DOWN: 1,
 };
+
+const httpStatuses: Record<ErrorCode, 400 | 401 | 404 | 405 | 413 | 415 | 422 | 429 | 500 | 503> = {
+  RENDER_PDF_FAILED: 400,
+  VALIDATION_FAILED: 422,
+  USAGE: 422,
+  BROWSER_NOT_FOUND: 503,
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  SHUTTING_DOWN: 503,
+};
+
+/** The HTTP status for an error code (the API's `outcome` is the code itself). */
+export function httpStatusFor(code: ErrorCode) {
+  return httpStatuses[code];
+}
 
 /** The CLI exit code for an error: 1 a document failed to render, 2 usage, validation or set-up. */
 export function exitCodeFor(error: unknown): number {

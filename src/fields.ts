@@ -82,3 +82,24 @@ export function optionalHtmlField(description: string) {
     .transform((value) => (value ? value : null))
     .describe(description);
 }
+
+const byteUnits: Record<string, number> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A quantity with a unit from `units` ("10mb", "24h"), as a number of base units; a bare number uses the '' unit. */
+function unitField(units: Record<string, number>, example: string) {
+  return z.union([z.number(), z.string()], { error: `must be a number or a string such as "${example}"` }).transform((value, ctx) => {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(value));
+    const unit = match?.[2]?.toLowerCase() ?? '';
+    if (!match || !(unit in units) || Number(match[1]) <= 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`, input: value });
+      return z.NEVER;
+    }
+    return Math.round(Number(match[1]) * units[unit]!);
+  });
+}
+
+/** A size in bytes: a number, or "512kb", "10mb", "1gib" (binary multiples). */
+export const byteSizeField = () => unitField(byteUnits, '10mb');
+/** A duration in milliseconds: seconds as a bare number, or "500ms", "30s", "15m", "24h", "7d". */
+export const durationField = () => unitField(durationUnits, '24h');

@@ -8,6 +8,7 @@ import { chalkStderr as chalk } from 'chalk';
 import { exitCodeFor, isPdfRenderError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
+import { serveCommand } from './serve-command.js';
 import { setupCommand } from './setup-command.js';
 
 /** The package version, read once from package.json. */
@@ -25,6 +26,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
   program.addCommand(renderCommand(io, (code) => (exitCode = code)));
+  program.addCommand(serveCommand(io, version));
   program.addCommand(setupCommand(io));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   try {

@@ -1,0 +1,72 @@
+/**
+ * `pdfrender serve` configuration: flags, then PDFRENDER_* environment variables, then defaults,
+ * validated by one zod schema into a frozen object. Only the edges read process.env; everything
+ * past here gets this object.
+ */
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { describeFieldErrors, PdfRenderError } from './errors.js';
+import { booleanField, byteSizeField, durationField, numberField } from './fields.js';
+import { parseWith } from './request.js';
+
+interface Setting {
+  /** Commander flag syntax. */
+  flag: string;
+  /** The environment variable that stands in for the flag. */
+  env: string;
+  schema: z.ZodType;
+}
+
+const keyList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((key) => key.trim()).filter(Boolean))
+  .prefault([]);
+
+/** Every serve setting: its flag, its environment twin and its schema (with the help text). */
+export const serveSettings = {
+  port: { flag: '--port <n>', env: 'PDFRENDER_PORT', schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)') },
+  host: { flag: '--host <address>', env: 'PDFRENDER_HOST', schema: z.string().min(1).prefault('127.0.0.1').describe('address to listen on (default 127.0.0.1, this machine only)') },
+  dataDir: { flag: '--data-dir <dir>', env: 'PDFRENDER_DATA_DIR', schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)') },
+  rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
+  concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
+  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: keyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
+  logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('access log lines: pretty or json (default pretty)') },
+  publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses (default: from the request\'s Host)') },
+  trustProxy: { flag: '--trust-proxy', env: 'PDFRENDER_TRUST_PROXY', schema: booleanField('take the client address from X-Forwarded-For (only behind a proxy you run)') },
+  maxBody: { flag: '--max-body <size>', env: 'PDFRENDER_MAX_BODY', schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)') },
+  retention: { flag: '--retention <duration>', env: 'PDFRENDER_RETENTION', schema: durationField().prefault('24h').describe('how long rendered files stay downloadable (default 24h)') },
+  timeout: { flag: '--timeout <duration>', env: 'PDFRENDER_TIMEOUT', schema: durationField().prefault('30s').describe('deadline for each render (default 30s)') },
+  shutdownGrace: { flag: '--shutdown-grace <duration>', env: 'PDFRENDER_SHUTDOWN_GRACE', schema: durationField().prefault('30s').describe('how long a stopping server waits for renders in flight (default 30s)') },
+  chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
+} satisfies Record<string, Setting>;
+
+type Settings = typeof serveSettings;
+
+const serveConfigSchema = z.object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] });
+
+/** The server's validated settings. */
+export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;
+
+/** Build the config from parsed flags (commander's option object) and the environment. */
+export function loadServeConfig(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): ServeConfig {
+  const input: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(serveSettings)) {
+    const fromFlag = flags[key];
+    const present = Array.isArray(fromFlag) ? fromFlag.length > 0 : fromFlag !== undefined;
+    input[key] = present ? fromFlag : env[setting.env] === '' ? undefined : env[setting.env];
+  }
+  try {
+    const config = parseWith(serveConfigSchema, input);
+    return Object.freeze({ ...config, dataDir: resolve(cwd, config.dataDir) });
+  } catch (error) {
+    if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
+    // Name the flag and its environment twin, since either may have set the bad value.
+    const lines = describeFieldErrors(error.fieldErrors).map((line) => {
+      const key = line.slice(0, line.indexOf(':')) as keyof Settings;
+      const setting = serveSettings[key];
+      return setting ? `${setting.flag.split(' ')[0]} (${setting.env})${line.slice(line.indexOf(':'))}` : line;
+    });
+    throw new PdfRenderError('VALIDATION_FAILED', lines.join('\n'), { fieldErrors: error.fieldErrors });
+  }
+}

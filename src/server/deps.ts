@@ -1,0 +1,33 @@
+/** What the HTTP app is built from: passed in, so tests can drive it with their own clock. */
+import type { ServeConfig } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import type { FileStore } from '../store/file-store.js';
+import type { Db } from '../store/open-db.js';
+import type { RateWindows } from '../store/rate-windows.js';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** One access-log entry. */
+export interface AccessLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  bytes: number;
+}
+
+export interface AppDeps {
+  config: ServeConfig;
+  engine: Engine;
+  db: Db;
+  rateWindows: RateWindows;
+  files: FileStore;
+  clock: Clock;
+  /** Receives one entry per request. */
+  log: (entry: AccessLogEntry) => void;
+  /** `draining` is set when the server is stopping (new work gets 503); `inFlight` counts API requests being handled. */
+  lifecycle: { draining: boolean; inFlight: number };
+}

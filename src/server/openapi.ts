@@ -1,0 +1,66 @@
+/**
+ * GET /openapi.json: an OpenAPI 3.1 document whose request schema is generated from the same zod
+ * schema that validates requests, so the two cannot drift apart.
+ */
+import { z } from 'zod';
+import { renderRequestSchema } from '../request.js';
+
+const outcome = (values: string[]) => ({ type: 'string', enum: values });
+const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}) => ({
+  description: outcomes.join(' / '),
+  content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
+});
+
+/** The OpenAPI document for this server's version. */
+export function openApiDocument(version: string) {
+  const requestSchema = z.toJSONSchema(renderRequestSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  delete (requestSchema as { $schema?: string }).$schema;
+  const bodies = Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: '#/components/schemas/RenderRequest' } }]));
+  const auth = { 401: errorBody(['MISSING_API_KEY', 'INVALID_API_KEY']) };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'pdfrender', version, description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API.' },
+    components: {
+      schemas: { RenderRequest: requestSchema },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'required when the server has API keys configured' } },
+    },
+    security: [{ bearer: [] }, {}],
+    paths: {
+      '/api/pdfs/render-sync': {
+        post: {
+          summary: 'Render a PDF within the call',
+          description: 'Rate limited per caller per 1-minute window. Send Accept: application/pdf to get the PDF itself instead of JSON.',
+          requestBody: { required: true, content: bodies },
+          responses: {
+            200: {
+              description: 'rendered',
+              headers: { RateLimit: { schema: { type: 'string' } }, 'RateLimit-Policy': { schema: { type: 'string' } } },
+              content: {
+                'application/json': {
+                  schema: { type: 'object', required: ['outcome', 'fileUrl', 'pages', 'bytes'], properties: { outcome: outcome(['SUCCESS']), fileUrl: { type: 'string', format: 'uri' }, pages: { type: 'integer' }, bytes: { type: 'integer' } } },
+                },
+                'application/pdf': { schema: { type: 'string', format: 'binary' } },
+              },
+            },
+            400: errorBody(['RENDER_PDF_FAILED']),
+            ...auth,
+            413: errorBody(['PAYLOAD_TOO_LARGE']),
+            415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
+            422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
+            429: errorBody(['RATE_LIMITED'], { retryAfter: { type: 'integer' } }),
+            503: errorBody(['SHUTTING_DOWN']),
+          },
+        },
+      },
+      '/api/pdfs/files/{fileId}': {
+        get: {
+          summary: 'Download a rendered PDF (until its retention period ends)',
+          parameters: [{ name: 'fileId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...auth, 404: errorBody(['NOT_FOUND']) },
+        },
+      },
+      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
+      '/readyz': { get: { summary: 'Readiness: the browser answers and the database takes writes', security: [], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },
+    },
+  };
+}

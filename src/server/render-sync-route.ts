@@ -1,0 +1,29 @@
+/**
+ * POST /api/pdfs/render-sync: validate, render now through the shared engine, keep the file for
+ * download, and answer with its URL (or, when the caller prefers application/pdf, the PDF itself).
+ */
+import type { Hono } from 'hono';
+import { parseRenderRequest } from '../request.js';
+import { prefersPdf } from './accept.js';
+import type { AppDeps } from './deps.js';
+import { absoluteUrl } from './public-url.js';
+import { rateLimit } from './rate-limit.js';
+import { readBody } from './read-body.js';
+
+/** Mount the route on `app`. */
+export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
+  app.post('/api/pdfs/render-sync', rateLimit(deps), async (c) => {
+    const request = parseRenderRequest(await readBody(c));
+    const result = await deps.engine.render(request, { signal: c.req.raw.signal });
+    if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[\r\n]+/g, ' ').slice(0, 4000));
+    const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
+    const fileUrl = absoluteUrl(c, deps.config, `/api/pdfs/files/${file.id}`);
+    if (prefersPdf(c.req.header('accept'))) {
+      c.header('Content-Type', 'application/pdf');
+      c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
+      c.header('Content-Location', fileUrl);
+      return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
+    }
+    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes }, 200);
+  });
+}

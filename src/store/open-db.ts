@@ -1,0 +1,50 @@
+/**
+ * The server's SQLite database: WAL (readers never wait for the writer), a busy timeout (a second
+ * process on the same data dir waits instead of failing), and migrations keyed on user_version.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+// Each entry moves the schema one version up; never edit one that has shipped, add another.
+const migrations: string[] = [
+  `CREATE TABLE rate_windows (
+     key TEXT NOT NULL,
+     window_start INTEGER NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (key, window_start)
+   );
+   CREATE TABLE files (
+     id TEXT PRIMARY KEY,
+     path TEXT NOT NULL,
+     pages INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX files_expiry ON files (expires_at);`,
+];
+
+/** Open (creating if needed) the database at `path` and bring its schema up to date. */
+export function openDb(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > migrations.length) {
+    db.close();
+    throw new Error(`${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
+  }
+  db.transaction(() => {
+    for (let next = version; next < migrations.length; next += 1) {
+      db.exec(migrations[next]!);
+      db.pragma(`user_version = ${next + 1}`);
+    }
+  }).immediate();
+  return db;
+}

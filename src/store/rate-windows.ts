@@ -1,0 +1,39 @@
+/**
+ * Fixed one-minute rate-limit windows in SQLite, so every server process on one data dir shares
+ * the count and a restart does not hand out a fresh allowance.
+ */
+import type { Db } from './open-db.js';
+
+/** Length of one rate-limit window. */
+export const windowMs = 60_000;
+
+export interface WindowCount {
+  /** Requests counted in this window so far, this one included. */
+  count: number;
+  /** When the window ends (ms since the epoch). */
+  resetAt: number;
+}
+
+/** Counting hits per caller and window. */
+export function rateWindows(db: Db) {
+  const hit = db.prepare<[string, number], { count: number }>(
+    `INSERT INTO rate_windows (key, window_start, count) VALUES (?, ?, 1)
+     ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
+     RETURNING count`,
+  );
+  const prune = db.prepare<[number]>('DELETE FROM rate_windows WHERE window_start < ?');
+  return {
+    /** Count one request by `key` at time `now`. */
+    hit(key: string, now: number): WindowCount {
+      const start = Math.floor(now / windowMs) * windowMs;
+      const { count } = hit.get(key, start)!;
+      return { count, resetAt: start + windowMs };
+    },
+    /** Forget windows that ended before `now`. */
+    prune(now: number): void {
+      prune.run(Math.floor(now / windowMs) * windowMs);
+    },
+  };
+}
+
+export type RateWindows = ReturnType<typeof rateWindows>;
