@@ -1,0 +1,101 @@
+/**
+ * `pdfrender serve` as a process: configuration from flags and PDFRENDER_* variables, the start-up
+ * line, and a graceful stop that lets a render in flight finish.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadServeConfig } from '../src/config.js';
+import { isPdfRenderError } from '../src/errors.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { readPdf } from './support/pdf.js';
+
+const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
+
+afterAll(removeTempDirs);
+
+describe('serve configuration', () => {
+  it('takes flags over PDFRENDER_* variables over defaults', () => {
+    const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b,,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
+    const config = loadServeConfig({ port: '5000' }, env, '/srv');
+    expect(config).toMatchObject({ port: 5000, rateLimit: 5, apiKeys: ['a', 'b', 'c'], maxBody: 2 * 1024 * 1024, retention: 90 * 60_000, host: '127.0.0.1', logFormat: 'pretty', trustProxy: false });
+    expect(config.dataDir).toBe('/srv/.pdfrender');
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(loadServeConfig({ apiKeys: ['x'] }, env, '/srv').apiKeys).toEqual(['x']);
+  });
+
+  it('names the flag and its variable for every bad value', () => {
+    const error = (() => {
+      try {
+        loadServeConfig({ port: '70000', logFormat: 'xml' }, { PDFRENDER_MAX_BODY: 'huge' }, '/srv');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isPdfRenderError(error, 'VALIDATION_FAILED')).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain('--port (PDFRENDER_PORT): must be between 0 and 65535 (got 70000)');
+    expect(message).toContain('--log-format (PDFRENDER_LOG_FORMAT):');
+    expect(message).toContain('--max-body (PDFRENDER_MAX_BODY): must be a positive amount such as "10mb"');
+  });
+});
+
+/** Start the server as a user would and wait for its "listening on" line. */
+async function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(stderr);
+      if (match) resolvePromise(match[1]!);
+    };
+    child.stderr!.on('data', check);
+    child.on('close', () => reject(new Error(`serve exited early:\n${stderr}`)));
+  });
+  return { child, url, exited, stderr: () => stderr };
+}
+
+describe('pdfrender serve', () => {
+  let running: ChildProcess | undefined;
+  afterAll(() => running?.kill('SIGKILL'));
+
+  it('prints where it listens, finishes a render in flight on SIGTERM, and exits 0', async () => {
+    const dataDir = await tempDir();
+    const server = await startServe(['--data-dir', dataDir, '--log-format', 'json'], { PDFRENDER_RATE_LIMIT: '7' });
+    running = server.child;
+    expect(server.stderr()).toMatch(/pdfrender \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(auth off; rate limit 7\/min; data in /);
+    expect(existsSync(join(dataDir, 'pdfrender.db'))).toBe(true);
+
+    // A document that keeps the renderer busy for a second, so SIGTERM arrives mid-render.
+    const slow = '<p id="o"></p><script>const end = Date.now() + 1000; while (Date.now() < end) {} o.textContent = "finished in flight";</script>';
+    const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+      body: JSON.stringify({ htmlContent: slow }),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    server.child.kill('SIGTERM');
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]!.text).toBe('finished in flight');
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toContain('pdfrender: shutting down');
+    expect(server.stderr()).toContain('pdfrender: stopped');
+    // The access log line, as a JSON line.
+    const logLine = server.stderr().split('\n').find((line) => line.startsWith('{'))!;
+    expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
+  });
+
+  it('warns when it listens beyond this machine without an API key', async () => {
+    const server = await startServe(['--host', '0.0.0.0', '--data-dir', await tempDir()]);
+    running = server.child;
+    // The warning follows the listening line; give it a moment to arrive.
+    for (let i = 0; i < 40 && !server.stderr().includes('warning'); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(server.stderr()).toMatch(/warning: listening on 0\.0\.0\.0 with no API key/);
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * The HTTP API over a real socket: real Chromium, real SQLite, a clock the tests move for the
+ * rate-limit windows and file retention. Every assertion reads a status, a body or the PDF.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { executablePath } from './support/browser.js';
+import { removeTempDirs } from './support/files.js';
+import { pt, readPdf } from './support/pdf.js';
+import { startServer, type TestServer } from './support/server.js';
+
+let engine: Engine;
+let server: TestServer;
+
+beforeAll(async () => {
+  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 1500 });
+  server = await startServer({ rateLimit: 1000 }, { engine });
+});
+
+afterAll(async () => {
+  await server.close();
+  await engine.close();
+  await removeTempDirs();
+});
+
+const sync = (s: TestServer, init: RequestInit) => fetch(`${s.url}/api/pdfs/render-sync`, { method: 'POST', ...init });
+const json = (body: unknown, headers: Record<string, string> = {}) => ({ headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('render-sync', () => {
+  it('renders JSON and answers with a fileUrl that downloads the same PDF', async () => {
+    const response = await sync(server, json({ htmlContent: '<h1>Hello API</h1>', paperWidth: '210mm', paperHeight: '297mm' }));
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ outcome: 'SUCCESS', pages: 1 });
+    expect(body.fileUrl).toMatch(new RegExp(`^${server.url}/api/pdfs/files/[A-Za-z0-9_-]{22}$`));
+    const download = await fetch(body.fileUrl);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    const pdf = new Uint8Array(await download.arrayBuffer());
+    expect(pdf.byteLength).toBe(body.bytes);
+    const read = await readPdf(pdf);
+    expect(read.pages[0]!.text).toBe('Hello API');
+    expect(read.pages[0]!.width).toBeCloseTo(210 * pt.mm, -1);
+  });
+
+  it('returns the PDF itself when Accept prefers application/pdf', async () => {
+    const response = await sync(server, json({ htmlContent: '<p>Direct bytes</p>', landscape: true }, { Accept: 'application/pdf' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(response.headers.get('content-disposition')).toMatch(/^inline; filename="[\w-]+\.pdf"$/);
+    const read = await readPdf(new Uint8Array(await response.arrayBuffer()));
+    expect(read.pages[0]).toMatchObject({ width: 792, height: 612, text: 'Direct bytes' });
+    // The same file stays downloadable at Content-Location.
+    const again = await fetch(response.headers.get('content-location')!);
+    expect((await readPdf(new Uint8Array(await again.arrayBuffer()))).pages[0]!.text).toBe('Direct bytes');
+  });
+
+  it('takes multipart/form-data with string fields and uploaded HTML files', async () => {
+    const form = new FormData();
+    form.append('htmlContent', new Blob(['<p>Uploaded body</p>'], { type: 'text/html' }), 'page.html');
+    form.append('footerHtmlContent', new Blob(['<span>Uploaded footer <span class="pageNumber"></span></span>'], { type: 'text/html' }), 'footer.html');
+    form.append('landscape', 'true');
+    form.append('marginBottom', '1in');
+    form.append('scale', '0.5');
+    const response = await sync(server, { body: form, headers: { Accept: 'application/pdf' } });
+    expect(response.status).toBe(200);
+    const read = await readPdf(new Uint8Array(await response.arrayBuffer()));
+    expect(read.pages[0]!.width).toBe(792);
+    expect(read.pages[0]!.text).toContain('Uploaded body');
+    expect(read.pages[0]!.text).toContain('Uploaded footer 1');
+  });
+
+  it('takes application/x-www-form-urlencoded', async () => {
+    const body = new URLSearchParams({ htmlContent: '<p>Form encoded</p>', paperWidth: '4in', paperHeight: '6in' });
+    const response = await sync(server, { body, headers: { Accept: 'application/pdf' } });
+    expect(response.status).toBe(200);
+    const read = await readPdf(new Uint8Array(await response.arrayBuffer()));
+    expect(read.pages[0]).toMatchObject({ width: 288, height: 432, text: 'Form encoded' });
+  });
+
+  it('answers 422 naming every bad field', async () => {
+    const response = await sync(server, json({ scale: 'abc', paperWidth: '12 furlongs', landscape: 'maybe' }));
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.outcome).toBe('VALIDATION_FAILED');
+    expect(body.errors).toEqual({
+      htmlContent: ['is required'],
+      scale: ['must be a number (got "abc")'],
+      paperWidth: [expect.stringContaining('unknown unit "furlongs"')],
+      landscape: ['must be true or false (got "maybe")'],
+    });
+  });
+
+  it('answers 422 for malformed JSON and for a field of the wrong type', async () => {
+    const malformed = await sync(server, { headers: { 'Content-Type': 'application/json' }, body: '{"htmlContent": ' });
+    expect(malformed.status).toBe(422);
+    expect((await malformed.json()).errors.body[0]).toMatch(/^is not valid JSON/);
+    const wrongType = await sync(server, json({ htmlContent: ['a'], scale: 5 }));
+    expect(wrongType.status).toBe(422);
+    expect((await wrongType.json()).errors).toEqual({ htmlContent: ['must be a string of HTML'], scale: ['must be between 0.1 and 2 (got 5)'] });
+  });
+
+  it('answers 400 RENDER_PDF_FAILED when the document cannot be rendered', async () => {
+    const response = await sync(server, json({ htmlContent: '<script>while (true) {}</script>' }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ outcome: 'RENDER_PDF_FAILED', message: 'the document did not finish rendering within the 1.5 s deadline' });
+  });
+
+  it('answers 415 for other content types and 413 for bodies over the limit, with or without Content-Length', async () => {
+    const small = await startServer({ maxBody: '1kb' }, { engine });
+    try {
+      const text = await sync(small, { headers: { 'Content-Type': 'text/plain' }, body: 'hello' });
+      expect(text.status).toBe(415);
+      expect((await text.json()).outcome).toBe('UNSUPPORTED_MEDIA_TYPE');
+      const big = JSON.stringify({ htmlContent: 'x'.repeat(4000) });
+      const withLength = await sync(small, { headers: { 'Content-Type': 'application/json' }, body: big });
+      expect(withLength.status).toBe(413);
+      expect((await withLength.json()).outcome).toBe('PAYLOAD_TOO_LARGE');
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 8; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(512)));
+          controller.close();
+        },
+      });
+      const chunked = await sync(small, { headers: { 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+      expect(chunked.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('rate limiting', () => {
+  it('allows N requests per 1-minute window, then 429 with Retry-After until the next window', async () => {
+    const limited = await startServer({ rateLimit: 2 }, { engine });
+    try {
+      limited.clock.time = Date.UTC(2026, 10, 22, 12, 0, 40); // 20 s before the window ends
+      const body = json({ htmlContent: '<p>x</p>' });
+      const first = await sync(limited, body);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('ratelimit-policy')).toBe('"sync";q=2;w=60');
+      expect(first.headers.get('ratelimit')).toBe('"sync";r=1;t=20');
+      expect((await sync(limited, body)).headers.get('ratelimit')).toBe('"sync";r=0;t=20');
+      const third = await sync(limited, body);
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('20');
+      expect(await third.json()).toMatchObject({ outcome: 'RATE_LIMITED', retryAfter: 20 });
+      // Invalid requests count too: the limit is on requests, not on PDFs.
+      expect((await sync(limited, json({}))).status).toBe(429);
+
+      limited.clock.time = Date.UTC(2026, 10, 22, 12, 1, 0, 1); // the next window
+      const next = await sync(limited, body);
+      expect(next.status).toBe(200);
+      expect(next.headers.get('ratelimit')).toBe('"sync";r=1;t=60');
+      // Only render-sync counts.
+      expect((await fetch(`${limited.url}/healthz`)).headers.get('ratelimit')).toBeNull();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts per API key when auth is on', async () => {
+    const keyed = await startServer({ rateLimit: 1, apiKeys: ['key-one', 'key-two'] }, { engine });
+    try {
+      const as = (key: string) => sync(keyed, json({ htmlContent: '<p>x</p>' }, { Authorization: `Bearer ${key}` }));
+      expect((await as('key-one')).status).toBe(200);
+      expect((await as('key-one')).status).toBe(429);
+      expect((await as('key-two')).status).toBe(200);
+    } finally {
+      await keyed.close();
+    }
+  });
+});
+
+describe('authentication', () => {
+  it('is open without keys, and with keys needs the right bearer key', async () => {
+    const keyed = await startServer({ apiKeys: ['s3cret'] }, { engine });
+    try {
+      const body = { htmlContent: '<p>x</p>' };
+      const missing = await sync(keyed, json(body));
+      expect(missing.status).toBe(401);
+      expect((await missing.json()).outcome).toBe('MISSING_API_KEY');
+      const wrong = await sync(keyed, json(body, { Authorization: 'Bearer nope' }));
+      expect(wrong.status).toBe(401);
+      expect((await wrong.json()).outcome).toBe('INVALID_API_KEY');
+      const right = await sync(keyed, json(body, { Authorization: 'Bearer s3cret' }));
+      expect(right.status).toBe(200);
+      const { fileUrl } = await right.json();
+      expect((await fetch(fileUrl)).status).toBe(401);
+      expect((await fetch(fileUrl, { headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
+      expect((await fetch(`${keyed.url}/healthz`)).status).toBe(200);
+    } finally {
+      await keyed.close();
+    }
+  });
+});
+
+describe('files, routes and operations', () => {
+  it('keeps files for the retention period, then sweeps them from disk', async () => {
+    const short = await startServer({ retention: '1h' }, { engine });
+    try {
+      const { fileUrl } = await (await sync(short, json({ htmlContent: '<p>kept</p>' }))).json();
+      const filesDir = join(short.deps.config.dataDir, 'files');
+      expect(await readdir(filesDir)).toHaveLength(1);
+      short.clock.time += 59 * 60_000;
+      expect((await fetch(fileUrl)).status).toBe(200);
+      short.clock.time += 2 * 60_000;
+      const gone = await fetch(fileUrl);
+      expect(gone.status).toBe(404);
+      expect((await gone.json()).outcome).toBe('NOT_FOUND');
+      expect(await short.deps.files.sweep(short.clock.now())).toBe(1);
+      expect(await readdir(filesDir)).toEqual([]);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('answers unknown routes with 404 and wrong methods with 405, as JSON', async () => {
+    const unknown = await fetch(`${server.url}/api/nothing`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).outcome).toBe('NOT_FOUND');
+    const wrongMethod = await fetch(`${server.url}/api/pdfs/render-sync`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect((await wrongMethod.json()).outcome).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('serves health, readiness and the OpenAPI document generated from the request schema', async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, accepting: true } });
+    const document = await (await fetch(`${server.url}/openapi.json`)).json();
+    expect(document.openapi).toBe('3.1.0');
+    const schema = document.components.schemas.RenderRequest;
+    expect(schema.required).toEqual(['htmlContent']);
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']));
+    expect(schema.properties.paperWidth.default).toBe('8.5in');
+    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '413', '415', '422', '429', '503']);
+  });
+
+  it('logs one access line per request', async () => {
+    const before = server.logs.length;
+    await fetch(`${server.url}/healthz`);
+    expect(server.logs.slice(before)).toEqual([{ method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 }]);
+  });
+
+  it('refuses new work with 503 while draining', async () => {
+    server.deps.lifecycle.draining = true;
+    try {
+      const response = await sync(server, json({ htmlContent: '<p>x</p>' }));
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect((await response.json()).outcome).toBe('SHUTTING_DOWN');
+    } finally {
+      server.deps.lifecycle.draining = false;
+    }
+    expect(existsSync(server.deps.config.dataDir)).toBe(true);
+  });
+});
