@@ -89,6 +89,23 @@ describe('pdfrender serve', () => {
     expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
   });
 
+  it('turns auth on with --api-key (and with PDFRENDER_API_KEYS)', async () => {
+    for (const [args, env, key] of [
+      [['--api-key', 'flag-key', '--api-key', 'other-key'], {}, 'other-key'],
+      [[], { PDFRENDER_API_KEYS: 'env-key,second' }, 'second'],
+    ] as const) {
+      const server = await startServe([...args, '--data-dir', await tempDir()], env);
+      running = server.child;
+      expect(server.stderr()).toMatch(/\(auth on \(2 API keys\);/);
+      const post = (headers: Record<string, string>) =>
+        fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"htmlContent":"<p>k</p>"}' });
+      expect((await post({})).status).toBe(401);
+      expect((await post({ Authorization: `Bearer ${key}` })).status).toBe(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  });
+
   it('warns when it listens beyond this machine without an API key', async () => {
     const server = await startServe(['--host', '0.0.0.0', '--data-dir', await tempDir()]);
     running = server.child;

@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
+import { createApp } from '../src/server/app.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { pt, readPdf } from './support/pdf.js';
@@ -172,6 +173,36 @@ describe('rate limiting', () => {
     } finally {
       await keyed.close();
     }
+  });
+});
+
+describe('callers', () => {
+  it('counts by client address, trusting X-Forwarded-For only with --trust-proxy', async () => {
+    const forwardedAs = (s: TestServer, ip: string) => sync(s, json({ htmlContent: '<p>x</p>' }, { 'X-Forwarded-For': `${ip}, 10.0.0.1` }));
+    const direct = await startServer({ rateLimit: 1 }, { engine });
+    const proxied = await startServer({ rateLimit: 1, trustProxy: true }, { engine });
+    try {
+      // Without trust, both requests come from 127.0.0.1 whatever the header says.
+      expect((await forwardedAs(direct, '203.0.113.1')).status).toBe(200);
+      expect((await forwardedAs(direct, '203.0.113.2')).status).toBe(429);
+      expect((await forwardedAs(proxied, '203.0.113.1')).status).toBe(200);
+      expect((await forwardedAs(proxied, '203.0.113.2')).status).toBe(200);
+      expect((await forwardedAs(proxied, '203.0.113.1')).status).toBe(429);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
+  });
+
+  it('serves app.request() without a socket, as the app is built from its dependencies', async () => {
+    const app = createApp(server.deps, '0.0.0-test');
+    const response = await app.request('/api/pdfs/render-sync', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+      body: JSON.stringify({ htmlContent: '<p>No socket</p>' }),
+    });
+    expect(response.status).toBe(200);
+    expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]!.text).toBe('No socket');
   });
 });
 

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from '../errors.js';
-import { numberField } from '../fields.js';
+import { durationField, numberField } from '../fields.js';
 import { parseWith } from '../request.js';
 
 /** Run options and their help text. */
@@ -13,7 +13,7 @@ export const runOptionsSchema = z.object({
   concurrency: numberField({ min: 1, max: 64, integer: true })
     .optional()
     .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
-  timeout: numberField({ above: 0 }).prefault(30).describe('deadline for each document in seconds (default 30)'),
+  timeout: durationField().prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
 });
 

@@ -22,12 +22,16 @@ const sweepEveryMs = 60_000;
 /** Build the `serve` command. */
 export function serveCommand(io: CliIO, version: string): Command {
   const command = new Command('serve').description('serve the HTTP API (RenderPDF.io compatible)');
+  // Commander names an option after its flag (--api-key -> apiKey); the config is keyed by setting.
+  const attributes: Record<string, string> = {};
   for (const [key, setting] of Object.entries(serveSettings)) {
     const option = new Option(setting.flag, `${setting.schema.description} [env ${setting.env}]`);
     if (key === 'apiKeys') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
+    attributes[key] = option.attributeName();
   }
-  return command.action(async (flags: Record<string, unknown>) => {
+  return command.action(async (options: Record<string, unknown>) => {
+    const flags = Object.fromEntries(Object.entries(attributes).map(([key, attribute]) => [key, options[attribute]]));
     await runServer(io, loadServeConfig(flags, io.env, io.cwd), version);
   });
 }
