@@ -82,6 +82,12 @@ describe('render-sync', () => {
     expect(read.pages[0]).toMatchObject({ width: 288, height: 432, text: 'Form encoded' });
   });
 
+  it('reports header images it could not fetch in X-Pdfrender-Warnings, and still renders', async () => {
+    const response = await sync(server, json({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="logo-ü.png"> Header', marginTop: '1in' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-pdfrender-warnings')).toBe('header image logo-?.png was left out: relative URL with no base to resolve it against');
+  });
+
   it('answers 422 naming every bad field', async () => {
     const response = await sync(server, json({ scale: 'abc', paperWidth: '12 furlongs', landscape: 'maybe' }));
     expect(response.status).toBe(422);

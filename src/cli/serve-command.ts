@@ -9,6 +9,7 @@ import { Command, Option } from 'commander';
 import { loadServeConfig, serveSettings, type ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
+import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
 import type { AppDeps } from '../server/deps.js';
@@ -86,7 +87,10 @@ async function runServer(io: CliIO, config: ServeConfig, version: string): Promi
 function listen(app: ReturnType<typeof createApp>, config: ServeConfig): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(server));
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      reject(new PdfRenderError('USAGE', `cannot listen on ${formatHost(config.host)}:${config.port}: ${why}`, { cause: error }));
+    });
   });
 }
 

@@ -15,7 +15,8 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
   app.post('/api/pdfs/render-sync', rateLimit(deps), async (c) => {
     const request = parseRenderRequest(await readBody(c));
     const result = await deps.engine.render(request, { signal: c.req.raw.signal });
-    if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[\r\n]+/g, ' ').slice(0, 4000));
+    // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
+    if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?').slice(0, 4000));
     const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
     const fileUrl = absoluteUrl(c, deps.config, `/api/pdfs/files/${file.id}`);
     if (prefersPdf(c.req.header('accept'))) {
