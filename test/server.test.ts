@@ -255,6 +255,18 @@ describe('files, routes and operations', () => {
     }
   });
 
+  it('builds file URLs on --public-url when set', async () => {
+    const behindProxy = await startServer({ publicUrl: 'https://pdf.example.com/render/' }, { engine });
+    try {
+      const { fileUrl } = await (await sync(behindProxy, json({ htmlContent: '<p>x</p>' }))).json();
+      expect(fileUrl).toMatch(/^https:\/\/pdf\.example\.com\/render\/api\/pdfs\/files\/[\w-]{22}$/);
+      // The same file is served here under the path the proxy forwards.
+      expect((await fetch(`${behindProxy.url}${new URL(fileUrl).pathname.replace('/render', '')}`)).status).toBe(200);
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
   it('answers unknown routes with 404 and wrong methods with 405, as JSON', async () => {
     const unknown = await fetch(`${server.url}/api/nothing`);
     expect(unknown.status).toBe(404);
