@@ -213,7 +213,11 @@ describe('isolation between documents', () => {
       const writer = `<script>
         document.cookie = 'secret=fromA'; localStorage.setItem('secret', 'fromA'); sessionStorage.setItem('secret', 'fromA');
         window.secretGlobal = 'fromA'; const total = 1;
-        setInterval(() => { document.body.dataset.tick = 'timer from A'; document.title = 'timer from A'; }, 5);
+        // A timer that keeps writing, so a wipe that ran while A's window was alive would be undone.
+        setInterval(() => {
+          document.body.dataset.tick = 'timer from A'; document.title = 'timer from A';
+          localStorage.setItem('secret', 'fromTimer'); sessionStorage.setItem('secret', 'fromTimer'); document.cookie = 'late=fromTimer';
+        }, 1);
         document.write('A wrote ' + document.cookie + ' ' + localStorage.getItem('secret') + ' ' + sessionStorage.getItem('secret'));
       </script>`;
       const reader = `<p id="out"></p><script>

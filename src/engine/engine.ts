@@ -12,7 +12,7 @@ import { buildTemplate } from './header-footer.js';
 import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
 import { countPdfPages } from './page-count.js';
 import { PagePool } from './page-pool.js';
-import { printDocument, wipeDocumentState, type Templates } from './print-document.js';
+import { printDocument, resetPage, type Templates } from './print-document.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -92,7 +92,7 @@ export function createEngine(options: EngineOptions): Engine {
     let reusable = false;
     try {
       const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl), slot.crashed]), signal);
-      await raceAbort(wipeDocumentState(slot), signal);
+      await raceAbort(resetPage(slot, baseUrl), signal);
       reusable = true;
       return { pdf, pages: countPdfPages(pdf), bytes: pdf.byteLength, ms: performance.now() - started, warnings };
     } catch (error) {

@@ -16,7 +16,7 @@ export interface Slot {
   renders: number;
   /** URL of the page's current document's window, or null before the first document. */
   windowUrl: string | null;
-  /** The last document may have run script, so its window must not be reused. */
+  /** The document on the page may have run script, so its window must not be reused. */
   dirty: boolean;
   /** Rejects when the page's renderer crashes; every render races against it. */
   crashed: Promise<never>;

@@ -17,10 +17,9 @@ export interface Templates {
 /** Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. */
 export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string): Promise<Uint8Array> {
   const { page } = slot;
-  // Navigating gives the document a new window at the base URL its relative links resolve against
-  // (the input file's folder for the CLI). setContent alone (document.open) keeps the last
-  // document's window: its globals, top-level consts and timers would run on into this document.
-  if (slot.dirty || slot.windowUrl !== baseUrl) {
+  // The page keeps its window while the base URL stays the same: the last document ran no script
+  // (resetPage navigated away from any that might have), so its window holds nothing of it.
+  if (slot.windowUrl !== baseUrl) {
     await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
     slot.windowUrl = baseUrl;
   }
@@ -29,24 +28,29 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   return page.pdf(pdfOptions(request, templates));
 }
 
-/** Remove everything the document may have stored, so the next document on this page sees none of it. */
-export async function wipeDocumentState(slot: Slot): Promise<void> {
-  // Cookies can come from any subresource's Set-Cookie; storage only from script.
-  await slot.client.send('Network.clearBrowserCookies');
-  if (!slot.dirty) return;
-  const origins = new Set<string>();
-  for (const frame of slot.page.frames()) {
-    const origin = storageOrigin(frame.url());
-    if (origin) origins.add(origin);
+/**
+ * Leave the page as a fresh window at `baseUrl` with nothing stored. setContent alone
+ * (document.open) keeps a window's globals, top-level consts and timers, so after a document
+ * that may have run script the page navigates first: that stops the script, and only then is
+ * what it stored wiped, so nothing can write after the wipe.
+ */
+export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
+  if (slot.dirty) {
+    const origins = new Set([baseUrl, ...slot.page.frames().map((frame) => frame.url())].map(storageOrigin).filter((o) => o !== null));
+    await slot.page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
+    slot.windowUrl = baseUrl;
+    await slot.page.evaluate(() => {
+      try {
+        sessionStorage.clear(); // kept per tab, so clearing data for an origin does not reach it
+      } catch {
+        // opaque origins (about:blank) have no storage
+      }
+    });
+    await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
+    slot.dirty = false;
   }
-  await slot.page.evaluate(() => {
-    try {
-      sessionStorage.clear();
-    } catch {
-      // opaque origins (about:blank) have no storage
-    }
-  });
-  await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
+  // Cookies can come from any subresource's Set-Cookie, script or not.
+  await slot.client.send('Network.clearBrowserCookies');
 }
 
 /** Puppeteer's PDF options for a validated request; lengths are already in inches. */
