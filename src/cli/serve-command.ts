@@ -1,24 +1,10 @@
 /**
- * `pdfrender serve`: the HTTP server. Opens the data dir, starts the engine and the Hono app, and
- * on SIGINT/SIGTERM stops accepting, lets renders in flight finish (bounded by --shutdown-grace),
- * then closes the browser and the database.
+ * `pdfrender serve`: its flags (from the config schema) and the hand-off to run-server.ts, which
+ * is loaded only when the command runs, so that `pdfrender render` never pays for the server stack.
  */
-import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
 import { Command, Option } from 'commander';
-import { loadServeConfig, serveSettings, type ServeConfig } from '../config.js';
-import { createEngine } from '../engine/engine.js';
-import { requireBrowser } from '../engine/find-browser.js';
-import { PdfRenderError } from '../errors.js';
-import { createApp } from '../server/app.js';
-import { accessLogWriter } from '../server/access-log.js';
-import type { AppDeps } from '../server/deps.js';
-import { fileStore } from '../store/file-store.js';
-import { openDb } from '../store/open-db.js';
-import { rateWindows } from '../store/rate-windows.js';
+import { loadServeConfig, serveSettings } from '../config.js';
 import type { CliIO } from './io.js';
-
-const sweepEveryMs = 60_000;
 
 /** Build the `serve` command. */
 export function serveCommand(io: CliIO, version: string): Command {
@@ -33,71 +19,8 @@ export function serveCommand(io: CliIO, version: string): Command {
   }
   return command.action(async (options: Record<string, unknown>) => {
     const flags = Object.fromEntries(Object.entries(attributes).map(([key, attribute]) => [key, options[attribute]]));
-    await runServer(io, loadServeConfig(flags, io.env, io.cwd), version);
+    const config = loadServeConfig(flags, io.env, io.cwd);
+    const { runServer } = await import('./run-server.js');
+    await runServer(io, config, version);
   });
-}
-
-async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
-  const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  const db = openDb(join(config.dataDir, 'pdfrender.db'));
-  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout });
-  const deps: AppDeps = {
-    config,
-    engine,
-    db,
-    rateWindows: rateWindows(db),
-    files: fileStore(db, join(config.dataDir, 'files')),
-    clock: { now: () => Date.now() },
-    log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
-    lifecycle: { draining: false, inFlight: 0 },
-  };
-  try {
-    await engine.start();
-    const sweep = async () => {
-      await deps.files.sweep(deps.clock.now());
-      deps.rateWindows.prune(deps.clock.now());
-    };
-    await sweep();
-    const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
-    const server = await listen(createApp(deps, version), config);
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
-    io.stderr.write(`pdfrender ${version} listening on http://${formatHost(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; data in ${config.dataDir})\n`);
-    if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
-      io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
-    }
-    await new Promise<void>((resolve) => (io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true })));
-    io.stderr.write('pdfrender: shutting down: no new requests, waiting for renders in flight\n');
-    deps.lifecycle.draining = true;
-    clearInterval(sweeper);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const deadline = Date.now() + config.shutdownGrace;
-    while (deps.lifecycle.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
-    if ('closeAllConnections' in server) server.closeAllConnections();
-    await closed;
-  } finally {
-    await engine.close();
-    db.close();
-  }
-  io.stderr.write('pdfrender: stopped\n');
-}
-
-function listen(app: ReturnType<typeof createApp>, config: ServeConfig): Promise<ServerType> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(server));
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
-      reject(new PdfRenderError('USAGE', `cannot listen on ${formatHost(config.host)}:${config.port}: ${why}`, { cause: error }));
-    });
-  });
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
