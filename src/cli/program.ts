@@ -10,6 +10,7 @@ import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
 import { serveCommand } from './serve-command.js';
 import { setupCommand } from './setup-command.js';
+import { webhooksCommand } from './webhooks-command.js';
 
 /** The package version, read once from package.json. */
 export const version: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -27,8 +28,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .exitOverride();
   program.addCommand(renderCommand(io, (code) => (exitCode = code)));
   program.addCommand(serveCommand(io, version));
+  program.addCommand(webhooksCommand(io));
   program.addCommand(setupCommand(io));
-  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const configure = (command: Command): void => {
+    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    command.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

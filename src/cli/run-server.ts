@@ -15,6 +15,7 @@ import type { AppDeps } from '../server/deps.js';
 import { fileStore } from '../store/file-store.js';
 import { openDb } from '../store/open-db.js';
 import { rateWindows } from '../store/rate-windows.js';
+import { webhookEndpoints } from '../store/webhook-endpoints.js';
 import type { CliIO } from './io.js';
 
 const sweepEveryMs = 60_000;
@@ -30,6 +31,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     db,
     rateWindows: rateWindows(db),
     files: fileStore(db, join(config.dataDir, 'files')),
+    webhooks: webhookEndpoints(db),
     clock: { now: () => Date.now() },
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
     lifecycle: { draining: false, inFlight: 0 },

@@ -13,11 +13,14 @@ import { filesRoute } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { openApiDocument } from './openapi.js';
 import { renderSyncRoute } from './render-sync-route.js';
+import { webhooksRoutes } from './webhooks-routes.js';
 
 /** Every route and the methods it takes, for 405 answers. */
 const routeMethods: Array<[RegExp, string[]]> = [
   [/^\/api\/pdfs\/render-sync$/, ['POST']],
   [/^\/api\/pdfs\/files\/[^/]+$/, ['GET']],
+  [/^\/api\/webhooks$/, ['GET', 'POST']],
+  [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
   [/^\/(healthz|readyz|openapi\.json)$/, ['GET']],
 ];
 
@@ -59,5 +62,6 @@ export function createApp(deps: AppDeps, version: string): Hono<{ Variables: { a
   healthRoutes(app, deps);
   renderSyncRoute(app, deps);
   filesRoute(app, deps);
+  webhooksRoutes(app, deps);
   return app;
 }

@@ -4,6 +4,7 @@ import type { Engine } from '../engine/engine.js';
 import type { FileStore } from '../store/file-store.js';
 import type { Db } from '../store/open-db.js';
 import type { RateWindows } from '../store/rate-windows.js';
+import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -25,6 +26,7 @@ export interface AppDeps {
   db: Db;
   rateWindows: RateWindows;
   files: FileStore;
+  webhooks: WebhookEndpoints;
   clock: Clock;
   /** Receives one entry per request. */
   log: (entry: AccessLogEntry) => void;

@@ -59,6 +59,17 @@ export function openApiDocument(version: string) {
           responses: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...auth, 404: errorBody(['NOT_FOUND']) },
         },
       },
+      '/api/webhooks': {
+        get: { summary: 'List webhook endpoints (without their secrets)', responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt}]}' }, ...auth } },
+        post: {
+          summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } } } },
+          responses: { 201: { description: '{outcome, id, url, secret, createdAt, disabledAt}' }, ...auth, 422: errorBody(['VALIDATION_FAILED']) },
+        },
+      },
+      '/api/webhooks/{id}': {
+        delete: { summary: 'Remove a webhook endpoint', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'removed' }, ...auth, 404: errorBody(['NOT_FOUND']) } },
+      },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
       '/readyz': { get: { summary: 'Readiness: the browser answers and the database takes writes', security: [], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },
     },

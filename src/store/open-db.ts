@@ -25,6 +25,13 @@ const migrations: string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX files_expiry ON files (expires_at);`,
+  `CREATE TABLE webhook_endpoints (
+     id TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     disabled_at INTEGER
+   );`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

@@ -9,6 +9,7 @@ import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
 import { fileStore } from '../../src/store/file-store.js';
 import { openDb } from '../../src/store/open-db.js';
 import { rateWindows } from '../../src/store/rate-windows.js';
+import { webhookEndpoints } from '../../src/store/webhook-endpoints.js';
 import { executablePath } from './browser.js';
 import { tempDir } from './files.js';
 
@@ -34,6 +35,7 @@ export async function startServer(flags: Record<string, unknown> = {}, shared?: 
     db,
     rateWindows: rateWindows(db),
     files: fileStore(db, join(dataDir, 'files')),
+    webhooks: webhookEndpoints(db),
     clock,
     log: (entry) => logs.push(entry),
     lifecycle: { draining: false, inFlight: 0 },

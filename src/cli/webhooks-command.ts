@@ -1,0 +1,71 @@
+/**
+ * `pdfrender webhooks add <url> | list | remove <id>`: manage the endpoints that async renders
+ * notify. They live in the data dir's database, so a running server sees changes at once.
+ */
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { serveSettings } from '../config.js';
+import { PdfRenderError } from '../errors.js';
+import { parseWith } from '../request.js';
+import { openDb } from '../store/open-db.js';
+import { webhookEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import type { CliIO } from './io.js';
+
+/** Build the `webhooks` command group. */
+export function webhooksCommand(io: CliIO): Command {
+  const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
+  const withEndpoints = async <T>(options: { dataDir?: string }, work: (endpoints: ReturnType<typeof webhookEndpoints>) => T): Promise<T> => {
+    const dataDir = parseWith(serveSettings.dataDir.schema, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
+    const db = openDb(join(resolve(io.cwd, dataDir), 'pdfrender.db'));
+    try {
+      return work(webhookEndpoints(db));
+    } finally {
+      db.close();
+    }
+  };
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
+  group
+    .command('add <url>')
+    .description('add an endpoint; prints its id and its signing secret')
+    .option('--data-dir <dir>', dataDirHelp)
+    .option('--json', 'print the endpoint as JSON')
+    .action(async (url: string, options: { dataDir?: string; json?: boolean }) => {
+      const endpoint = await withEndpoints(options, (endpoints) => endpoints.add(url, Date.now()));
+      print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\nsecret: ${endpoint.secret}`);
+    });
+  group
+    .command('list')
+    .description('list the endpoints')
+    .option('--data-dir <dir>', dataDirHelp)
+    .option('--json', 'print the endpoints as JSON')
+    .option('--show-secrets', 'include the signing secrets')
+    .action(async (options: { dataDir?: string; json?: boolean; showSecrets?: boolean }) => {
+      const list = await withEndpoints(options, (endpoints) => endpoints.list());
+      if (options.json) {
+        print(JSON.stringify(list.map((endpoint) => (options.showSecrets ? endpoint : hideSecret(endpoint)))));
+      } else if (list.length === 0) {
+        print('no webhook endpoints; add one with `pdfrender webhooks add <url>`');
+      } else {
+        for (const endpoint of list) {
+          const state = endpoint.disabledAt ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410)` : 'active';
+          print([endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.secret] : [])].join('  '));
+        }
+      }
+    });
+  group
+    .command('remove <id>')
+    .description('remove an endpoint')
+    .option('--data-dir <dir>', dataDirHelp)
+    .action(async (id: string, options: { dataDir?: string }) => {
+      const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id));
+      if (!removed) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
+      print(`removed ${id}`);
+    });
+  return group;
+}
+
+function hideSecret(endpoint: WebhookEndpoint): Omit<WebhookEndpoint, 'secret'> {
+  const { secret: _secret, ...rest } = endpoint;
+  return rest;
+}

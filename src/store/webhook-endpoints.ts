@@ -1,0 +1,66 @@
+/**
+ * Webhook endpoints, kept in SQLite so that `pdfrender webhooks add/remove` take effect at once in
+ * a server running on the same data dir: it reads them from the database, not from a copy.
+ */
+import { randomBytes } from 'node:crypto';
+import { PdfRenderError } from '../errors.js';
+import { newWebhookSecret } from '../webhooks/signing.js';
+import type { Db } from './open-db.js';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  secret: string;
+  createdAt: number;
+  /** When a receiver answered 410 Gone, after which nothing more is sent to it; null while active. */
+  disabledAt: number | null;
+}
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  secret: string;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+const fromRow = (row: EndpointRow): WebhookEndpoint => ({ id: row.id, url: row.url, secret: row.secret, createdAt: row.created_at, disabledAt: row.disabled_at });
+
+/** Check that `url` is an absolute http or https URL; returns it normalised. */
+export function validateWebhookUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PdfRenderError('VALIDATION_FAILED', `"${url}" is not a URL`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PdfRenderError('VALIDATION_FAILED', `webhook URLs must be http or https, not ${parsed.protocol}`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
+  }
+  return parsed.href;
+}
+
+/** The webhook endpoint table of a data dir. */
+export function webhookEndpoints(db: Db) {
+  const insert = db.prepare('INSERT INTO webhook_endpoints (id, url, secret, created_at) VALUES (?, ?, ?, ?)');
+  const all = db.prepare<[], EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, rowid');
+  const remove = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+  return {
+    /** Add an endpoint with a new secret. */
+    add(url: string, now: number): WebhookEndpoint {
+      const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url: validateWebhookUrl(url), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+      insert.run(endpoint.id, endpoint.url, endpoint.secret, now);
+      return endpoint;
+    },
+    /** Every endpoint, oldest first. */
+    list(): WebhookEndpoint[] {
+      return all.all().map(fromRow);
+    },
+    /** Remove an endpoint; false when there was none with that id. */
+    remove(id: string): boolean {
+      return remove.run(id).changes > 0;
+    },
+  };
+}
+
+export type WebhookEndpoints = ReturnType<typeof webhookEndpoints>;
