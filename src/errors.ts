@@ -24,7 +24,13 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   /** HTTP: the server is stopping and takes no new work. */
-  | 'SHUTTING_DOWN';
+  | 'SHUTTING_DOWN'
+  /** Async: the same caller sent the same identifier within the dedupe window. */
+  | 'DUPLICATE_IDENTIFIER'
+  /** Async: no webhook endpoint is configured, so nobody would hear of the result. */
+  | 'WEBHOOK_NOT_CONFIGURED'
+  /** Async: the queue holds --max-queue jobs already. */
+  | 'QUEUE_FULL';
 
 /** Field name to its problems, as the HTTP API reports them (`errors: {field: [messages]}`). */
 export type FieldErrors = Record<string, string[]>;
@@ -65,9 +71,12 @@ const exitCodes: Record<ErrorCode, number> = {
   NOT_FOUND: 1,
   METHOD_NOT_ALLOWED: 1,
   SHUTTING_DOWN: 1,
+  DUPLICATE_IDENTIFIER: 1,
+  WEBHOOK_NOT_CONFIGURED: 1,
+  QUEUE_FULL: 1,
 };
 
-const httpStatuses: Record<ErrorCode, 400 | 401 | 404 | 405 | 413 | 415 | 422 | 429 | 500 | 503> = {
+const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 404 | 405 | 412 | 413 | 415 | 422 | 429 | 500 | 503> = {
   RENDER_PDF_FAILED: 400,
   VALIDATION_FAILED: 422,
   USAGE: 422,
@@ -80,6 +89,9 @@ const httpStatuses: Record<ErrorCode, 400 | 401 | 404 | 405 | 413 | 415 | 422 | 
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   SHUTTING_DOWN: 503,
+  DUPLICATE_IDENTIFIER: 402,
+  WEBHOOK_NOT_CONFIGURED: 412,
+  QUEUE_FULL: 503,
 };
 
 /** The HTTP status for an error code (the API's `outcome` is the code itself). */

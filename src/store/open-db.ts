@@ -32,6 +32,34 @@ const migrations: string[] = [
      created_at INTEGER NOT NULL,
      disabled_at INTEGER
    );`,
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     caller TEXT NOT NULL,
+     identifier TEXT NOT NULL,
+     priority INTEGER NOT NULL,
+     request TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     max_attempts INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     available_at INTEGER NOT NULL,
+     claimed_by TEXT,
+     claimed_at INTEGER,
+     lease_until INTEGER,
+     finished_at INTEGER,
+     file_id TEXT,
+     pages INTEGER,
+     bytes INTEGER,
+     error TEXT
+   );
+   CREATE INDEX jobs_ready ON jobs (status, priority DESC, available_at, created_at);
+   CREATE INDEX jobs_leases ON jobs (status, lease_until);
+   CREATE TABLE identifiers (
+     caller TEXT NOT NULL,
+     identifier TEXT NOT NULL,
+     seen_at INTEGER NOT NULL,
+     PRIMARY KEY (caller, identifier)
+   );`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

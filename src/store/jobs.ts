@@ -1,0 +1,177 @@
+/**
+ * The durable async job queue in SQLite. Every read-then-write runs in a BEGIN IMMEDIATE
+ * transaction, so two servers on one data dir (or two requests at once) never both take the same
+ * job or both accept the same identifier. A claimed job carries a lease; only its holder may
+ * extend, complete or fail it, and a lease that runs out sends the job back to the queue.
+ */
+import { randomBytes } from 'node:crypto';
+import { PdfRenderError } from '../errors.js';
+import type { Db } from './open-db.js';
+
+export type JobStatus = 'queued' | 'rendering' | 'succeeded' | 'failed';
+
+export interface Job {
+  id: string;
+  caller: string;
+  identifier: string;
+  priority: number;
+  /** The request body as the caller sent it (validated), to be parsed again by the worker. */
+  request: unknown;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  createdAt: number;
+  availableAt: number;
+  claimedBy: string | null;
+  claimedAt: number | null;
+  leaseUntil: number | null;
+  finishedAt: number | null;
+  fileId: string | null;
+  pages: number | null;
+  bytes: number | null;
+  error: string | null;
+}
+
+interface JobRow {
+  id: string;
+  caller: string;
+  identifier: string;
+  priority: number;
+  request: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  created_at: number;
+  available_at: number;
+  claimed_by: string | null;
+  claimed_at: number | null;
+  lease_until: number | null;
+  finished_at: number | null;
+  file_id: string | null;
+  pages: number | null;
+  bytes: number | null;
+  error: string | null;
+}
+
+const fromRow = (row: JobRow): Job => ({
+  id: row.id,
+  caller: row.caller,
+  identifier: row.identifier,
+  priority: row.priority,
+  request: JSON.parse(row.request),
+  status: row.status,
+  attempts: row.attempts,
+  maxAttempts: row.max_attempts,
+  createdAt: row.created_at,
+  availableAt: row.available_at,
+  claimedBy: row.claimed_by,
+  claimedAt: row.claimed_at,
+  leaseUntil: row.lease_until,
+  finishedAt: row.finished_at,
+  fileId: row.file_id,
+  pages: row.pages,
+  bytes: row.bytes,
+  error: row.error,
+});
+
+export interface EnqueueInput {
+  caller: string;
+  identifier: string;
+  priority: number;
+  request: unknown;
+  now: number;
+  /** An identifier seen from the same caller within this window is refused (402). */
+  dedupeWindowMs: number;
+  /** Queued and rendering jobs beyond which new ones are refused (503). */
+  maxQueue: number;
+  maxAttempts: number;
+}
+
+/** The job queue of a data dir. */
+export function jobQueue(db: Db) {
+  const seen = db.prepare<[string, string], { seen_at: number }>('SELECT seen_at FROM identifiers WHERE caller = ? AND identifier = ?');
+  const remember = db.prepare('INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at');
+  const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'rendering')");
+  const insert = db.prepare(
+    `INSERT INTO jobs (id, caller, identifier, priority, request, status, max_attempts, created_at, available_at)
+     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+  );
+  const byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
+  const next = db.prepare<[number], JobRow>(
+    "SELECT * FROM jobs WHERE status = 'queued' AND available_at <= ? ORDER BY priority DESC, created_at, rowid LIMIT 1",
+  );
+  const take = db.prepare(
+    "UPDATE jobs SET status = 'rendering', claimed_by = ?, claimed_at = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ? AND status = 'queued'",
+  );
+  const extend = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'rendering'");
+  const succeed = db.prepare(
+    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, error = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+  );
+  const settleFailure = db.prepare(
+    `UPDATE jobs SET
+       status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+       finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
+       available_at = ?, error = ?, lease_until = NULL, claimed_by = NULL
+     WHERE id = ? AND claimed_by = ? AND status = 'rendering'`,
+  );
+  const expired = db.prepare<[number], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ?");
+  const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
+
+  const enqueue = db.transaction((input: EnqueueInput): Job => {
+    const previous = seen.get(input.caller, input.identifier);
+    if (previous && previous.seen_at > input.now - input.dedupeWindowMs) {
+      const wait = Math.ceil((previous.seen_at + input.dedupeWindowMs - input.now) / 1000);
+      throw new PdfRenderError('DUPLICATE_IDENTIFIER', `identifier "${input.identifier}" was already sent in the last ${input.dedupeWindowMs / 1000} s; it may be used again in ${wait} s`);
+    }
+    if (pending.get()!.n >= input.maxQueue) {
+      throw new PdfRenderError('QUEUE_FULL', `the queue holds ${input.maxQueue} jobs already; try again shortly`, { retryAfter: 30 });
+    }
+    remember.run(input.caller, input.identifier, input.now);
+    const id = `job_${randomBytes(12).toString('base64url')}`;
+    insert.run(id, input.caller, input.identifier, input.priority, JSON.stringify(input.request), input.maxAttempts, input.now, input.now);
+    return fromRow(byId.get(id)!);
+  });
+
+  const claim = db.transaction((worker: string, now: number, leaseMs: number): Job | null => {
+    const row = next.get(now);
+    if (!row) return null;
+    take.run(worker, now, now + leaseMs, row.id);
+    return fromRow(byId.get(row.id)!);
+  });
+
+  const fail = db.transaction((id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => {
+    if (settleFailure.run(now, retryAt, error, id, worker).changes === 0) return null;
+    return byId.get(id)!.status;
+  });
+
+  const requeueExpired = db.transaction((now: number): number => {
+    const rows = expired.all(now);
+    for (const row of rows) settleFailure.run(now, now, 'the render stopped before finishing (its lease expired)', row.id, row.claimed_by);
+    return rows.length;
+  });
+
+  return {
+    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past the bound. */
+    enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
+    /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
+    claim: (worker: string, now: number, leaseMs: number): Job | null => claim.immediate(worker, now, leaseMs),
+    /** Extend a lease; false when `worker` no longer holds the job. */
+    heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
+    /** Mark a job done; false when `worker` no longer holds it (its lease ran out and another took it). */
+    complete: (id: string, worker: string, now: number, result: { fileId: string; pages: number; bytes: number }): boolean =>
+      succeed.run(now, result.fileId, result.pages, result.bytes, id, worker).changes > 0,
+    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt; null when not held. */
+    fail: (id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
+    /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt). */
+    requeueExpired: (now: number): number => requeueExpired.immediate(now),
+    /** One job by id. */
+    get: (id: string): Job | null => {
+      const row = byId.get(id);
+      return row ? fromRow(row) : null;
+    },
+    /** Forget identifiers older than the dedupe window, keeping the table bounded. */
+    forgetIdentifiers: (before: number): void => void forgetIdentifiers.run(before),
+  };
+}
+
+export type JobQueue = ReturnType<typeof jobQueue>;
