@@ -296,6 +296,22 @@ describe('runaway documents', () => {
 });
 
 describe('concurrency', () => {
+  it('lets urgent renders (sync, CLI) go ahead of background ones (async jobs) waiting for a page', async () => {
+    const single = createEngine({ executablePath, concurrency: 1 });
+    try {
+      const finished: string[] = [];
+      const run = (name: string, lane: 'urgent' | 'background', html = `<p>${name}</p>`) =>
+        single.render(parseRenderRequest({ htmlContent: html }), { lane }).then(() => finished.push(name));
+      const busy = run('busy', 'urgent', '<script>const end = Date.now() + 700; while (Date.now() < end) {}</script><p>busy</p>');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the busy render holds the only page
+      const queued = [run('background-1', 'background'), run('background-2', 'background'), run('urgent', 'urgent')];
+      await Promise.all([busy, ...queued]);
+      expect(finished).toEqual(['busy', 'urgent', 'background-1', 'background-2']);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('renders many documents at once, each with its own content', async () => {
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => render({ htmlContent: `<p>Document number ${i}</p>${pagesOf((i % 3) + 1)}` })),

@@ -36,6 +36,8 @@ export interface RenderOptions {
   timeoutMs?: number;
   /** Cancels the render (and its wait for a page). */
   signal?: AbortSignal;
+  /** 'background' renders (async jobs) wait behind every 'urgent' one (sync requests, the CLI). Default urgent. */
+  lane?: 'urgent' | 'background';
 }
 
 export interface RenderResult {
@@ -85,7 +87,7 @@ export function createEngine(options: EngineOptions): Engine {
       prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings),
       callerSignal,
     ).finally(fetching.clear);
-    const slot = await pool.acquire(callerSignal);
+    const slot = await pool.acquire(callerSignal, renderOptions.lane);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(limitMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);

@@ -29,7 +29,8 @@ const closeGraceMs = 5_000;
 
 export class PagePool {
   private readonly idle: Slot[] = [];
-  private readonly waiters: Array<() => void> = [];
+  // Two lines of waiters: urgent ones (sync HTTP renders, CLI) always go before background ones (async jobs).
+  private readonly waiters: { urgent: Array<() => void>; background: Array<() => void> } = { urgent: [], background: [] };
   private inUse = 0;
 
   constructor(
@@ -39,9 +40,9 @@ export class PagePool {
     private readonly recycleAfter: number,
   ) {}
 
-  /** Wait for a free place, then hand out a warm page (opening one if none is idle). */
-  async acquire(signal: AbortSignal): Promise<Slot> {
-    await this.takePlace(signal);
+  /** Wait for a free place, then hand out a warm page (opening one if none is idle). Background waits behind every urgent one. */
+  async acquire(signal: AbortSignal, lane: 'urgent' | 'background' = 'urgent'): Promise<Slot> {
+    await this.takePlace(signal, lane);
     try {
       const { browser, generation } = await this.host.get();
       for (let slot = this.idle.pop(); slot; slot = this.idle.pop()) {
@@ -107,7 +108,7 @@ export class PagePool {
     if (!(await Promise.race([closing, timeout]))) await this.host.kill(slot.generation);
   }
 
-  private takePlace(signal: AbortSignal): Promise<void> {
+  private takePlace(signal: AbortSignal, lane: 'urgent' | 'background'): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.inUse < this.size) {
       this.inUse += 1;
@@ -120,17 +121,18 @@ export class PagePool {
         resolve();
       };
       const onAbort = () => {
-        const index = this.waiters.indexOf(waiter);
-        if (index >= 0) this.waiters.splice(index, 1);
+        const line = this.waiters[lane];
+        const index = line.indexOf(waiter);
+        if (index >= 0) line.splice(index, 1);
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      this.waiters[lane].push(waiter);
     });
   }
 
   private giveBackPlace(): void {
     this.inUse -= 1;
-    this.waiters.shift()?.();
+    (this.waiters.urgent.shift() ?? this.waiters.background.shift())?.();
   }
 }
