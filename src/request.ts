@@ -31,9 +31,10 @@ export const renderRequestFields = {
   outline: booleanField('add a bookmark outline built from the headings'),
 };
 
-/** The render request schema: fields, then the checks that involve more than one field. */
-export const renderRequestSchema = z.object(renderRequestFields).superRefine((request, ctx) => {
-  // The printable area must be positive after margins, on the page as it will be printed.
+type PageFields = { landscape: boolean; paperWidth: number; paperHeight: number; marginTop: number; marginLeft: number; marginRight: number; marginBottom: number };
+
+// The printable area must be positive after margins, on the page as it will be printed.
+function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
   const pageWidth = request.landscape ? request.paperHeight : request.paperWidth;
   const pageHeight = request.landscape ? request.paperWidth : request.paperHeight;
   if (request.paperWidth <= 0) ctx.addIssue({ code: 'custom', path: ['paperWidth'], message: 'must be greater than zero' });
@@ -50,7 +51,30 @@ export const renderRequestSchema = z.object(renderRequestFields).superRefine((re
     ctx.addIssue({ code: 'custom', path: ['marginTop'], message });
     ctx.addIssue({ code: 'custom', path: ['marginBottom'], message });
   }
-});
+}
+
+/** The render request schema: fields, then the checks that involve more than one field. */
+export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkPageFits);
+
+/** Async priorities: higher first. */
+export const priorityRange = { min: -10, max: 10 } as const;
+
+/** The async request: every render field, plus the caller's identifier and a priority. */
+export const asyncRenderRequestSchema = z
+  .object({
+    ...renderRequestFields,
+    identifier: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+      .min(1, 'must not be empty')
+      .max(200, 'must be at most 200 characters')
+      .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'must be printable characters (no control characters or line breaks)')
+      .describe("the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window"),
+    priority: numberField({ ...priorityRange, integer: true }).prefault(0).describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
+  })
+  .superRefine(checkPageFits);
+
+/** A validated async request. */
+export type AsyncRenderRequest = z.output<typeof asyncRenderRequestSchema>;
 
 /** A validated render request: lengths are in inches, every default applied. */
 export type RenderRequest = z.output<typeof renderRequestSchema>;

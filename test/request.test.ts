@@ -1,7 +1,7 @@
 /** The render-request schema: defaults, string forms, and every validation error at once. */
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, PdfRenderError, type FieldErrors } from '../src/errors.js';
-import { parseRenderRequest } from '../src/request.js';
+import { asyncRenderRequestSchema, parseRenderRequest, parseWith } from '../src/request.js';
 
 /** The field errors of an invalid request (fails the test if it is valid). */
 function errorsOf(input: unknown): FieldErrors {
@@ -163,5 +163,35 @@ describe('errors', () => {
     expect(exitCodeFor(new PdfRenderError('USAGE', 'x'))).toBe(2);
     expect(exitCodeFor(new PdfRenderError('BROWSER_NOT_FOUND', 'x'))).toBe(2);
     expect(exitCodeFor(new Error('unexpected'))).toBe(1);
+  });
+});
+
+describe('async request', () => {
+  const parseAsync = (input: unknown) => parseWith(asyncRenderRequestSchema, input);
+  const asyncErrors = (input: unknown): FieldErrors => {
+    try {
+      parseAsync(input);
+    } catch (error) {
+      return (error as PdfRenderError).fieldErrors!;
+    }
+    throw new Error('expected the request to be invalid');
+  };
+
+  it('adds identifier (required) and priority (default 0) to the render fields', () => {
+    expect(parseAsync({ htmlContent: 'x', identifier: 'facture-été 42' })).toMatchObject({ identifier: 'facture-été 42', priority: 0, paperWidth: 8.5 });
+    expect(parseAsync({ htmlContent: 'x', identifier: 'a', priority: '-10' }).priority).toBe(-10);
+    expect(parseAsync({ htmlContent: 'x', identifier: 'a'.repeat(200), priority: 10 }).priority).toBe(10);
+  });
+
+  it.each([
+    [{ htmlContent: 'x' }, { identifier: ['is required'] }],
+    [{ htmlContent: 'x', identifier: '' }, { identifier: ['must not be empty'] }],
+    [{ htmlContent: 'x', identifier: 'a'.repeat(201) }, { identifier: ['must be at most 200 characters'] }],
+    [{ htmlContent: 'x', identifier: 'line\nbreak' }, { identifier: ['must be printable characters (no control characters or line breaks)'] }],
+    [{ htmlContent: 'x', identifier: 'a', priority: 11 }, { priority: ['must be between -10 and 10 (got 11)'] }],
+    [{ htmlContent: 'x', identifier: 'a', priority: '1.5' }, { priority: ['must be a whole number (got 1.5)'] }],
+    [{ htmlContent: 'x', identifier: 'a', marginLeft: '9in' }, { marginLeft: [expect.stringContaining('must be smaller than the page width')], marginRight: [expect.stringContaining('page width')] }],
+  ])('rejects %j', (input, errors) => {
+    expect(asyncErrors(input)).toEqual(errors);
   });
 });
