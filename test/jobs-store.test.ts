@@ -27,6 +27,7 @@ const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
   identifier: `doc-${Math.random()}`,
   priority: 0,
   request: { htmlContent: '<p>x</p>' },
+  baseUrl: 'http://127.0.0.1:3000',
   now: 1_000_000,
   dedupeWindowMs: 60_000,
   maxQueue: 100,

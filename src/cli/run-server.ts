@@ -3,7 +3,6 @@
  * and on SIGINT/SIGTERM stops accepting, lets renders in flight finish (bounded by
  * --shutdown-grace), then closes the browser and the database.
  */
-import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
@@ -11,11 +10,7 @@ import { requireBrowser } from '../engine/find-browser.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
-import type { AppDeps } from '../server/deps.js';
-import { fileStore } from '../store/file-store.js';
-import { openDb } from '../store/open-db.js';
-import { rateWindows } from '../store/rate-windows.js';
-import { webhookEndpoints } from '../store/webhook-endpoints.js';
+import { startRuntime } from '../server/runtime.js';
 import type { CliIO } from './io.js';
 
 const sweepEveryMs = 60_000;
@@ -23,24 +18,23 @@ const sweepEveryMs = 60_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  const db = openDb(join(config.dataDir, 'pdfrender.db'));
   const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout });
-  const deps: AppDeps = {
+  const runtime = startRuntime({
     config,
     engine,
-    db,
-    rateWindows: rateWindows(db),
-    files: fileStore(db, join(config.dataDir, 'files')),
-    webhooks: webhookEndpoints(db),
     clock: { now: () => Date.now() },
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
-    lifecycle: { draining: false, inFlight: 0 },
-  };
+    version,
+  });
+  const { deps } = runtime;
   try {
     await engine.start();
     const sweep = async () => {
-      await deps.files.sweep(deps.clock.now());
-      deps.rateWindows.prune(deps.clock.now());
+      const now = deps.clock.now();
+      await deps.files.sweep(now);
+      deps.rateWindows.prune(now);
+      // A finished job's row goes when its file does.
+      deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
     };
     await sweep();
     const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
@@ -63,8 +57,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
   } finally {
+    // Workers finish the jobs in hand (their renders need the engine), then the engine goes.
+    await runtime.close();
     await engine.close();
-    db.close();
   }
   io.stderr.write('pdfrender: stopped\n');
 }

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { PdfRenderError } from '../errors.js';
 import { accessLog } from './access-log.js';
+import { asyncRoutes } from './async-routes.js';
 import { apiKeyAuth } from './auth.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
@@ -17,7 +18,8 @@ import { webhooksRoutes } from './webhooks-routes.js';
 
 /** Every route and the methods it takes, for 405 answers. */
 const routeMethods: Array<[RegExp, string[]]> = [
-  [/^\/api\/pdfs\/render-sync$/, ['POST']],
+  [/^\/api\/pdfs\/render-(sync|async)$/, ['POST']],
+  [/^\/api\/pdfs\/jobs\/[^/]+$/, ['GET']],
   [/^\/api\/pdfs\/files\/[^/]+$/, ['GET']],
   [/^\/api\/webhooks$/, ['GET', 'POST']],
   [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
@@ -61,6 +63,7 @@ export function createApp(deps: AppDeps, version: string): Hono<{ Variables: { a
   app.get('/openapi.json', (c) => c.json(document));
   healthRoutes(app, deps);
   renderSyncRoute(app, deps);
+  asyncRoutes(app, deps);
   filesRoute(app, deps);
   webhooksRoutes(app, deps);
   return app;

@@ -4,6 +4,7 @@ import type { Engine } from '../engine/engine.js';
 import type { FileStore } from '../store/file-store.js';
 import type { Db } from '../store/open-db.js';
 import type { RateWindows } from '../store/rate-windows.js';
+import type { JobQueue } from '../store/jobs.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 
 export interface Clock {
@@ -27,6 +28,9 @@ export interface AppDeps {
   rateWindows: RateWindows;
   files: FileStore;
   webhooks: WebhookEndpoints;
+  queue: JobQueue;
+  /** Tell the async workers a job was queued. */
+  wakeWorkers: () => void;
   clock: Clock;
   /** Receives one entry per request. */
   log: (entry: AccessLogEntry) => void;

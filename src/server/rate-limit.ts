@@ -3,10 +3,10 @@
  * SQLite. A caller is its API key when auth is on, else its address. Every response carries the
  * IETF RateLimit-Policy and RateLimit headers; a 429 also carries Retry-After.
  */
-import { getConnInfo } from '@hono/node-server/conninfo';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { PdfRenderError } from '../errors.js';
 import { windowMs } from '../store/rate-windows.js';
+import { callerKey } from './caller.js';
 import type { AppDeps } from './deps.js';
 
 /** Middleware counting each request against its caller's window. */
@@ -27,20 +27,4 @@ export function rateLimit(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKe
     }
     await next();
   };
-}
-
-function callerKey(c: Context<{ Variables: { apiKey: string | undefined } }>, trustProxy: boolean): string {
-  const apiKey = c.get('apiKey');
-  if (apiKey) return `key:${apiKey}`;
-  // X-Forwarded-For is whatever the client says unless a proxy we trust wrote it.
-  const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
-  return `ip:${forwarded || remoteAddress(c) || 'unknown'}`;
-}
-
-function remoteAddress(c: Context): string | undefined {
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined; // app.request() in tests has no socket
-  }
 }

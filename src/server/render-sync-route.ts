@@ -3,6 +3,7 @@
  * download, and answer with its URL (or, when the caller prefers application/pdf, the PDF itself).
  */
 import type { Hono } from 'hono';
+import { fileUrlPath } from '../queue/urls.js';
 import { parseRenderRequest } from '../request.js';
 import { prefersPdf } from './accept.js';
 import type { AppDeps } from './deps.js';
@@ -18,7 +19,7 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
     // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
     if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?').slice(0, 4000));
     const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
-    const fileUrl = absoluteUrl(c, deps.config, `/api/pdfs/files/${file.id}`);
+    const fileUrl = absoluteUrl(c, deps.config, fileUrlPath(file.id));
     if (prefersPdf(c.req.header('accept'))) {
       c.header('Content-Type', 'application/pdf');
       c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);

@@ -17,6 +17,8 @@ export interface Job {
   priority: number;
   /** The request body as the caller sent it (validated), to be parsed again by the worker. */
   request: unknown;
+  /** Base of the absolute URLs (file, status) reported for this job, taken from the request that queued it. */
+  baseUrl: string;
   status: JobStatus;
   attempts: number;
   maxAttempts: number;
@@ -38,6 +40,7 @@ interface JobRow {
   identifier: string;
   priority: number;
   request: string;
+  base_url: string;
   status: JobStatus;
   attempts: number;
   max_attempts: number;
@@ -59,6 +62,7 @@ const fromRow = (row: JobRow): Job => ({
   identifier: row.identifier,
   priority: row.priority,
   request: JSON.parse(row.request),
+  baseUrl: row.base_url,
   status: row.status,
   attempts: row.attempts,
   maxAttempts: row.max_attempts,
@@ -79,6 +83,7 @@ export interface EnqueueInput {
   identifier: string;
   priority: number;
   request: unknown;
+  baseUrl: string;
   now: number;
   /** An identifier seen from the same caller within this window is refused (402). */
   dedupeWindowMs: number;
@@ -93,8 +98,8 @@ export function jobQueue(db: Db) {
   const remember = db.prepare('INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at');
   const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'rendering')");
   const insert = db.prepare(
-    `INSERT INTO jobs (id, caller, identifier, priority, request, status, max_attempts, created_at, available_at)
-     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+    `INSERT INTO jobs (id, caller, identifier, priority, request, base_url, status, max_attempts, created_at, available_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
   );
   const byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
   const next = db.prepare<[number], JobRow>(
@@ -116,6 +121,8 @@ export function jobQueue(db: Db) {
   );
   const expired = db.prepare<[number], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ?");
   const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
+  const dropFinished = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?");
+  const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status != 'pending' AND job_id NOT IN (SELECT id FROM jobs)");
 
   const enqueue = db.transaction((input: EnqueueInput): Job => {
     const previous = seen.get(input.caller, input.identifier);
@@ -128,7 +135,7 @@ export function jobQueue(db: Db) {
     }
     remember.run(input.caller, input.identifier, input.now);
     const id = `job_${randomBytes(12).toString('base64url')}`;
-    insert.run(id, input.caller, input.identifier, input.priority, JSON.stringify(input.request), input.maxAttempts, input.now, input.now);
+    insert.run(id, input.caller, input.identifier, input.priority, JSON.stringify(input.request), input.baseUrl, input.maxAttempts, input.now, input.now);
     return fromRow(byId.get(id)!);
   });
 
@@ -169,8 +176,12 @@ export function jobQueue(db: Db) {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
     },
-    /** Forget identifiers older than the dedupe window, keeping the table bounded. */
-    forgetIdentifiers: (before: number): void => void forgetIdentifiers.run(before),
+    /** Keep the tables bounded: forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries) before `jobsBefore`. */
+    sweep(identifiersBefore: number, jobsBefore: number): void {
+      forgetIdentifiers.run(identifiersBefore);
+      dropFinished.run(jobsBefore);
+      dropDeliveries.run();
+    },
   };
 }
 

@@ -38,6 +38,7 @@ const migrations: string[] = [
      identifier TEXT NOT NULL,
      priority INTEGER NOT NULL,
      request TEXT NOT NULL,
+     base_url TEXT NOT NULL,
      status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
      attempts INTEGER NOT NULL DEFAULT 0,
      max_attempts INTEGER NOT NULL,
@@ -59,7 +60,22 @@ const migrations: string[] = [
      identifier TEXT NOT NULL,
      seen_at INTEGER NOT NULL,
      PRIMARY KEY (caller, identifier)
-   );`,
+   );
+   CREATE TABLE webhook_deliveries (
+     id INTEGER PRIMARY KEY,
+     event_id TEXT NOT NULL,
+     job_id TEXT NOT NULL,
+     endpoint_id TEXT NOT NULL,
+     body TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last_status INTEGER,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     delivered_at INTEGER
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

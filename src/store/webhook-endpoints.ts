@@ -45,6 +45,8 @@ export function webhookEndpoints(db: Db) {
   const insert = db.prepare('INSERT INTO webhook_endpoints (id, url, secret, created_at) VALUES (?, ?, ?, ?)');
   const all = db.prepare<[], EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, rowid');
   const remove = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+  const byId = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
+  const disable = db.prepare<[number, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL');
   return {
     /** Add an endpoint with a new secret. */
     add(url: string, now: number): WebhookEndpoint {
@@ -55,6 +57,19 @@ export function webhookEndpoints(db: Db) {
     /** Every endpoint, oldest first. */
     list(): WebhookEndpoint[] {
       return all.all().map(fromRow);
+    },
+    /** Endpoints that still receive events. */
+    active(): WebhookEndpoint[] {
+      return all.all().map(fromRow).filter((endpoint) => endpoint.disabledAt === null);
+    },
+    /** One endpoint, read afresh (a removed one is null). */
+    get(id: string): WebhookEndpoint | null {
+      const row = byId.get(id);
+      return row ? fromRow(row) : null;
+    },
+    /** Send nothing more to an endpoint (its receiver answered 410 Gone). */
+    disable(id: string, now: number): void {
+      disable.run(now, id);
     },
     /** Remove an endpoint; false when there was none with that id. */
     remove(id: string): boolean {

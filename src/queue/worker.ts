@@ -1,0 +1,106 @@
+/**
+ * The async workers: as many loops as the engine renders at once, each claiming the next job with
+ * a lease, extending it by heartbeat while rendering (in the engine's background lane, behind sync
+ * requests), storing the PDF and queuing the webhook event. A failed attempt goes back to the
+ * queue with a delay until its last attempt; expired leases (a crashed server) are requeued.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Engine } from '../engine/engine.js';
+import { parseRenderRequest } from '../request.js';
+import type { Clock } from '../server/deps.js';
+import type { Deliveries } from '../store/deliveries.js';
+import type { FileStore } from '../store/file-store.js';
+import type { Job, JobQueue } from '../store/jobs.js';
+import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
+import { fileUrlPath } from './urls.js';
+
+const pollMs = 1_000;
+/** Delay before retrying a failed attempt, growing with each attempt. */
+const retryDelayMs = (attempts: number) => 2_000 * 2 ** (attempts - 1);
+
+export interface WorkerDeps {
+  engine: Engine;
+  queue: JobQueue;
+  files: FileStore;
+  deliveries: Deliveries;
+  webhooks: WebhookEndpoints;
+  clock: Clock;
+  /** Retention of rendered files, ms. */
+  retentionMs: number;
+  /** Lease length, ms: longer than a render's deadline. */
+  leaseMs: number;
+  /** Called after an event was queued, so the sender looks at once. */
+  onEvent: () => void;
+}
+
+export interface Workers {
+  /** A job was queued: an idle loop takes it now instead of at its next poll. */
+  wake(): void;
+  /** Take no new jobs; resolves when the jobs in hand are done. */
+  stop(): Promise<void>;
+}
+
+/** Start `count` worker loops. */
+export function startWorkers(deps: WorkerDeps, count: number): Workers {
+  const workerId = `w_${randomBytes(6).toString('hex')}`;
+  let stopped = false;
+  let sleepers: Array<() => void> = [];
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, pollMs);
+      function done() {
+        clearTimeout(timer);
+        sleepers = sleepers.filter((s) => s !== done);
+        resolve();
+      }
+      sleepers.push(done);
+    });
+
+  const loop = async (index: number) => {
+    const holder = `${workerId}.${index}`;
+    while (!stopped) {
+      deps.queue.requeueExpired(deps.clock.now());
+      const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
+      if (job) await run(job, holder);
+      else await sleep();
+    }
+  };
+
+  const run = async (job: Job, holder: string) => {
+    const heartbeat = setInterval(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs), Math.max(1_000, deps.leaseMs / 3));
+    try {
+      const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
+      const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
+      // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
+      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes })) {
+        notify(job, { type: 'PDF_RENDERED', payload: { id: job.identifier, url: `${job.baseUrl}${fileUrlPath(file.id)}`, jobId: job.id, pages: file.pages, bytes: file.bytes } });
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const now = deps.clock.now();
+      if (deps.queue.fail(job.id, holder, now, message, now + retryDelayMs(job.attempts)) === 'failed') {
+        notify(job, { type: 'RENDER_PDF_FAILED', payload: { id: job.identifier, jobId: job.id, error: message } });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const notify = (job: Job, event: unknown) => {
+    const endpoints = deps.webhooks.active().map((endpoint) => endpoint.id);
+    deps.deliveries.add(`evt_${randomBytes(12).toString('base64url')}`, job.id, endpoints, JSON.stringify(event), deps.clock.now());
+    deps.onEvent();
+  };
+
+  const loops = Array.from({ length: count }, (_, index) => loop(index));
+  return {
+    wake() {
+      sleepers[0]?.();
+    },
+    async stop() {
+      stopped = true;
+      for (const wake of [...sleepers]) wake();
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * POST /api/pdfs/render-async (validate, require a webhook, dedupe the identifier, queue; 202) and
+ * GET /api/pdfs/jobs/:jobId (the job's status). Async requests are never rate limited: the queue
+ * paces them, and its bound answers 503 instead.
+ */
+import type { Hono } from 'hono';
+import { PdfRenderError } from '../errors.js';
+import { fileUrlPath, jobStatusPath } from '../queue/urls.js';
+import { asyncRenderRequestSchema, parseWith } from '../request.js';
+import { callerKey } from './caller.js';
+import type { AppDeps } from './deps.js';
+import { absoluteUrl, publicBase } from './public-url.js';
+import { readBody } from './read-body.js';
+
+/** Mount the routes on `app`. */
+export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
+  app.post('/api/pdfs/render-async', async (c) => {
+    const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
+    if (deps.webhooks.active().length === 0) {
+      throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
+    }
+    const job = deps.queue.enqueue({
+      caller: callerKey(c, deps.config.trustProxy),
+      identifier,
+      priority,
+      request,
+      baseUrl: publicBase(c, deps.config),
+      now: deps.clock.now(),
+      dedupeWindowMs: deps.config.dedupeWindow,
+      maxQueue: deps.config.maxQueue,
+      maxAttempts: deps.config.maxAttempts,
+    });
+    deps.wakeWorkers();
+    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps.config, jobStatusPath(job.id)) }, 202);
+  });
+
+  app.get('/api/pdfs/jobs/:jobId', (c) => {
+    const job = deps.queue.get(c.req.param('jobId'));
+    if (!job) throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
+    return c.json({
+      outcome: 'SUCCESS',
+      jobId: job.id,
+      identifier: job.identifier,
+      status: job.status,
+      priority: job.priority,
+      attempts: job.attempts,
+      createdAt: new Date(job.createdAt).toISOString(),
+      startedAt: job.claimedAt === null ? null : new Date(job.claimedAt).toISOString(),
+      finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+      ...(job.fileId ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
+      ...(job.error ? { error: job.error } : {}),
+    });
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Everything `pdfrender serve` runs besides the HTTP listener: the stores on one database, the
+ * async workers and the webhook sender. Built here once for the CLI and the tests alike.
+ */
+import { join } from 'node:path';
+import type { ServeConfig } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import { startWorkers } from '../queue/worker.js';
+import { deliveries } from '../store/deliveries.js';
+import { fileStore } from '../store/file-store.js';
+import { jobQueue } from '../store/jobs.js';
+import { openDb } from '../store/open-db.js';
+import { rateWindows } from '../store/rate-windows.js';
+import { webhookEndpoints } from '../store/webhook-endpoints.js';
+import { startSender } from '../webhooks/sender.js';
+import type { AccessLogEntry, AppDeps, Clock } from './deps.js';
+
+export interface Runtime {
+  deps: AppDeps;
+  /** Stop the workers (after the jobs in hand) and the sender, then close the database. */
+  close(): Promise<void>;
+}
+
+/** Open the data dir and start the background work. The engine belongs to the caller. */
+export function startRuntime(options: { config: ServeConfig; engine: Engine; clock: Clock; log: (entry: AccessLogEntry) => void; version: string }): Runtime {
+  const { config, engine, clock } = options;
+  const db = openDb(join(config.dataDir, 'pdfrender.db'));
+  const webhooks = webhookEndpoints(db);
+  const queue = jobQueue(db);
+  const outbox = deliveries(db);
+  const files = fileStore(db, join(config.dataDir, 'files'));
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version });
+  // A lease outlives a render's deadline, so a live worker never loses its job to the requeue.
+  const workers = startWorkers(
+    { engine, queue, files, deliveries: outbox, webhooks, clock, retentionMs: config.retention, leaseMs: config.timeout * 2 + 10_000, onEvent: () => sender.wake() },
+    engine.concurrency,
+  );
+  const deps: AppDeps = {
+    config,
+    engine,
+    db,
+    rateWindows: rateWindows(db),
+    files,
+    webhooks,
+    queue,
+    wakeWorkers: () => workers.wake(),
+    clock,
+    log: options.log,
+    lifecycle: { draining: false, inFlight: 0 },
+  };
+  return {
+    deps,
+    async close() {
+      await workers.stop();
+      await sender.stop();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * render-async end to end: a real server, real Chromium, real SQLite and a real local webhook
+ * receiver; signatures are checked with the standardwebhooks package, as a receiver would.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { executablePath } from './support/browser.js';
+import { removeTempDirs } from './support/files.js';
+import { readPdf } from './support/pdf.js';
+import { startServer, type TestServer } from './support/server.js';
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A webhook receiver on an ephemeral port; answers each request with the next status in `statuses` (then 200). */
+async function receiver(statuses: number[] = []) {
+  const received: Received[] = [];
+  const waiters: Array<() => void> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(statuses.shift() ?? 200).end();
+      waiters.splice(0).forEach((wake) => wake());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    /** Wait until `count` requests have arrived. */
+    async waitFor(count: number, timeoutMs = 30_000): Promise<Received[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`only ${received.length} of ${count} webhook requests arrived`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+      return received.slice(0, count);
+    },
+    close: () => server.close(),
+  };
+}
+
+let engine: Engine;
+
+beforeAll(() => {
+  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 1500 });
+});
+
+afterAll(async () => {
+  await engine.close();
+  await removeTempDirs();
+});
+
+
+const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('render-async', () => {
+  it('queues, renders in the background, and POSTs a signed PDF_RENDERED event to every webhook', async () => {
+    const [first, second] = [await receiver(), await receiver()];
+    const server = await startServer({ rateLimit: 1 }, { engine }, { realClock: true });
+    try {
+      const endpoints = [server.deps.webhooks.add(first.url, Date.now()), server.deps.webhooks.add(second.url, Date.now())];
+      const response = await post(server, { htmlContent: '<h1>Async hello</h1>', identifier: 'invoice-42', paperWidth: '210mm', paperHeight: '297mm' });
+      expect(response.status).toBe(202);
+      const queued = await response.json();
+      expect(queued).toEqual({ outcome: 'SUCCESS', identifier: 'invoice-42', jobId: expect.stringMatching(/^job_/), status: 'queued', statusUrl: `${server.url}/api/pdfs/jobs/${queued.jobId}` });
+
+      const [delivery] = await first.waitFor(1);
+      const [copy] = await second.waitFor(1);
+      const event = new Webhook(endpoints[0]!.secret).verify(delivery!.body, delivery!.headers) as { type: string; payload: Record<string, unknown> };
+      expect(event).toEqual({ type: 'PDF_RENDERED', payload: { id: 'invoice-42', url: expect.stringMatching(`^${server.url}/api/pdfs/files/`), jobId: queued.jobId, pages: 1, bytes: expect.any(Number) } });
+      expect(delivery!.headers.authorization).toBe(`Bearer ${endpoints[0]!.secret}`);
+      expect(delivery!.headers['user-agent']).toBe('pdfrender/0.0.0-test');
+      expect(new Webhook(endpoints[1]!.secret).verify(copy!.body, copy!.headers)).toEqual(event);
+
+      const pdf = await readPdf(new Uint8Array(await (await fetch(String(event.payload.url))).arrayBuffer()));
+      expect(pdf.pages[0]!.text).toBe('Async hello');
+      expect(pdf.pages[0]!.width).toBeCloseTo(595.3, -1);
+
+      const status = await (await fetch(queued.statusUrl)).json();
+      expect(status).toMatchObject({ outcome: 'SUCCESS', jobId: queued.jobId, identifier: 'invoice-42', status: 'succeeded', attempts: 1, fileUrl: event.payload.url, pages: 1 });
+
+      // Async requests are never rate limited (this server allows one sync request a minute).
+      for (let i = 0; i < 3; i += 1) expect((await post(server, { htmlContent: '<p>x</p>', identifier: `more-${i}` })).status).toBe(202);
+    } finally {
+      await server.close();
+      first.close();
+      second.close();
+    }
+  });
+
+  it('answers 412 without a webhook, 422 for bad fields, 402 for a repeated identifier, 503 when the queue is full', async () => {
+    const hook = await receiver();
+    const server = await startServer({ maxQueue: 2 }, { engine }, { realClock: true });
+    try {
+      const none = await post(server, { htmlContent: '<p>x</p>', identifier: 'a' });
+      expect(none.status).toBe(412);
+      expect((await none.json()).outcome).toBe('WEBHOOK_NOT_CONFIGURED');
+      server.deps.webhooks.add(hook.url, Date.now());
+
+      const invalid = await post(server, { htmlContent: '<p>x</p>', priority: 20 });
+      expect(invalid.status).toBe(422);
+      expect((await invalid.json()).errors).toEqual({ identifier: ['is required'], priority: ['must be between -10 and 10 (got 20)'] });
+
+      // A slow document keeps the first job rendering while the queue fills.
+      const slow = '<script>const end = Date.now() + 1000; while (Date.now() < end) {}</script><p>slow</p>';
+      expect((await post(server, { htmlContent: slow, identifier: 'a' })).status).toBe(202);
+      const duplicate = await post(server, { htmlContent: '<p>x</p>', identifier: 'a' });
+      expect(duplicate.status).toBe(402);
+      expect((await duplicate.json()).outcome).toBe('DUPLICATE_IDENTIFIER');
+      expect((await post(server, { htmlContent: slow, identifier: 'b' })).status).toBe(202);
+      const full = await post(server, { htmlContent: '<p>x</p>', identifier: 'c' });
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toBe('30');
+      expect((await full.json()).outcome).toBe('QUEUE_FULL');
+      await hook.waitFor(2);
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  });
+
+  it('retries a failing render and reports RENDER_PDF_FAILED after the last attempt', async () => {
+    const hook = await receiver();
+    const server = await startServer({ maxAttempts: 2, timeout: '1s' }, undefined, { realClock: true });
+    try {
+      const endpoint = server.deps.webhooks.add(hook.url, Date.now());
+      const { jobId } = await (await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })).json();
+      const [delivery] = await hook.waitFor(1);
+      expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
+        type: 'RENDER_PDF_FAILED',
+        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline' },
+      });
+      const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
+      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline' });
+      expect(status).not.toHaveProperty('fileUrl');
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  });
+
+  it('retries a delivery the receiver refused with the same webhook-id, and disables an endpoint that answers 410', async () => {
+    const flaky = await receiver([500]);
+    const gone = await receiver([410]);
+    const server = await startServer({}, { engine }, { realClock: true });
+    try {
+      server.deps.webhooks.add(flaky.url, Date.now());
+      const goneEndpoint = server.deps.webhooks.add(gone.url, Date.now());
+      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'retry-me' })).status).toBe(202);
+      const [refused, accepted] = await flaky.waitFor(2, 20_000);
+      expect(accepted!.headers['webhook-id']).toBe(refused!.headers['webhook-id']);
+      expect(accepted!.body).toBe(refused!.body);
+      await gone.waitFor(1);
+      expect(server.deps.webhooks.get(goneEndpoint.id)!.disabledAt).toEqual(expect.any(Number));
+      // The disabled endpoint hears nothing of the next job.
+      expect((await post(server, { htmlContent: '<p>y</p>', identifier: 'after-410' })).status).toBe(202);
+      await flaky.waitFor(3);
+      expect(gone.received).toHaveLength(1);
+    } finally {
+      await server.close();
+      flaky.close();
+      gone.close();
+    }
+  }, 40_000);
+});
