@@ -151,6 +151,31 @@ describe('render-async', () => {
     }
   });
 
+  it('retries a delivery that got no answer in time', async () => {
+    const hook = await receiver();
+    let first = true;
+    // The first request hangs (the receiver never answers it); the retry is answered at once.
+    const silent = createServer((req, res) => {
+      if (first) return void (first = false);
+      hook.received.push({ headers: req.headers as Record<string, string>, body: '' });
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const server = await startServer({}, { engine }, { realClock: true, webhookTimeoutMs: 1000 });
+    try {
+      server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
+      const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
+      await hook.waitFor(1, 20_000);
+      const [entry] = server.deps.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<Record<string, unknown>>;
+      expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
+    } finally {
+      await server.close();
+      silent.closeAllConnections();
+      silent.close();
+      hook.close();
+    }
+  }, 30_000);
+
   it('retries a delivery the receiver refused with the same webhook-id, and disables an endpoint that answers 410', async () => {
     const flaky = await receiver([500]);
     const gone = await receiver([410]);

@@ -22,14 +22,22 @@ export interface Runtime {
 }
 
 /** Open the data dir and start the background work. The engine belongs to the caller. */
-export function startRuntime(options: { config: ServeConfig; engine: Engine; clock: Clock; log: (entry: AccessLogEntry) => void; version: string }): Runtime {
+export function startRuntime(options: {
+  config: ServeConfig;
+  engine: Engine;
+  clock: Clock;
+  log: (entry: AccessLogEntry) => void;
+  version: string;
+  /** How long a webhook receiver has to answer (default 15 s). */
+  webhookTimeoutMs?: number;
+}): Runtime {
   const { config, engine, clock } = options;
   const db = openDb(join(config.dataDir, 'pdfrender.db'));
   const webhooks = webhookEndpoints(db);
   const queue = jobQueue(db);
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version });
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs });
   // A lease outlives a render's deadline, so a live worker never loses its job to the requeue.
   const workers = startWorkers(
     { engine, queue, files, deliveries: outbox, webhooks, clock, retentionMs: config.retention, leaseMs: config.timeout * 2 + 10_000, onEvent: () => sender.wake() },

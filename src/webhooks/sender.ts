@@ -9,8 +9,8 @@ import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 import { signWebhook } from './signing.js';
 
 const pollMs = 500;
-const requestTimeoutMs = 10_000;
-const batch = 8;
+/** Attempts in flight at once; each runs on its own, so a slow receiver delays no other. */
+const maxInFlight = 32;
 
 export interface Sender {
   /** Look for due deliveries now (after a job finished). */
@@ -20,16 +20,18 @@ export interface Sender {
 }
 
 /** Start sending. */
-export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEndpoints; clock: Clock; version: string }): Sender {
+export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEndpoints; clock: Clock; version: string; timeoutMs?: number | undefined }): Sender {
+  const requestTimeoutMs = deps.timeoutMs ?? 15_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<void>>();
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = deps.webhooks.get(delivery.endpointId);
     if (!endpoint || endpoint.disabledAt !== null) return deps.deliveries.abandon(delivery.id, null, endpoint ? 'the endpoint was disabled' : 'the endpoint was removed');
     const timestamp = Math.floor(deps.clock.now() / 1000);
-    let status: number | null = null;
+    let status: number;
+    let retryAfterMs = 0;
     try {
       const response = await fetch(endpoint.url, {
         method: 'POST',
@@ -46,37 +48,53 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
         signal: AbortSignal.timeout(requestTimeoutMs),
       });
       status = response.status;
+      retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), deps.clock.now());
       await response.body?.cancel();
     } catch (error) {
-      return deps.deliveries.failed(delivery, null, error instanceof Error ? error.message : String(error), deps.clock.now());
+      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${requestTimeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+      return deps.deliveries.failed(delivery, null, reason, deps.clock.now());
     }
     if (status >= 200 && status < 300) return deps.deliveries.succeeded(delivery.id, status, deps.clock.now());
     if (status === 410) {
       deps.webhooks.disable(delivery.endpointId, deps.clock.now());
       return deps.deliveries.abandon(delivery.id, status, 'the receiver answered 410 Gone; the endpoint is disabled');
     }
-    deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now());
+    deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs);
   };
 
-  const tick = async () => {
+  const tick = () => {
+    if (timer) clearTimeout(timer);
     timer = undefined;
-    for (let due = deps.deliveries.claim(deps.clock.now(), batch); due.length > 0 && !stopped; due = deps.deliveries.claim(deps.clock.now(), batch)) {
-      await Promise.all(due.map(attempt));
+    if (stopped) return;
+    const room = maxInFlight - inFlight.size;
+    for (const delivery of room > 0 ? deps.deliveries.claim(deps.clock.now(), room) : []) {
+      const running: Promise<void> = attempt(delivery)
+        .catch((error) => console.error('pdfrender: webhook delivery failed unexpectedly', error))
+        .finally(() => {
+          inFlight.delete(running);
+          tick(); // room for the next one
+        });
+      inFlight.add(running);
     }
-    if (!stopped) timer = setTimeout(() => (running = tick()), pollMs);
+    if (!stopped) timer = setTimeout(tick, pollMs);
   };
-  running = tick();
+  tick();
 
   return {
-    wake() {
-      if (stopped || !timer) return; // a tick is under way and will look again
-      clearTimeout(timer);
-      running = tick();
-    },
+    wake: tick,
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      await Promise.all(inFlight);
     },
   };
+}
+
+/** Retry-After as seconds or an HTTP date, in ms from now; 0 when absent or unreadable. */
+function parseRetryAfter(value: string | null, now: number): number {
+  if (!value) return 0;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : 0;
 }

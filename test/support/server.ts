@@ -18,14 +18,14 @@ export interface TestServer {
 }
 
 /** Start a server with serve flags (as the CLI would take them) on a shared or new engine. */
-export async function startServer(flags: Record<string, unknown> = {}, shared?: { engine: Engine }, options: { realClock?: boolean } = {}): Promise<TestServer> {
+export async function startServer(flags: Record<string, unknown> = {}, shared?: { engine: Engine }, options: { realClock?: boolean; webhookTimeoutMs?: number } = {}): Promise<TestServer> {
   const dataDir = await tempDir();
   const config = loadServeConfig({ port: 0, dataDir, ...flags }, {}, dataDir);
   const engine = shared?.engine ?? createEngine({ executablePath, concurrency: 2, timeoutMs: config.timeout });
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
-  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test' });
+  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
