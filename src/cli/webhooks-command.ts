@@ -6,23 +6,26 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { serveSettings } from '../config.js';
 import { PdfRenderError } from '../errors.js';
+import { numberField } from '../fields.js';
 import { parseWith } from '../request.js';
-import { openDb } from '../store/open-db.js';
+import { deliveries } from '../store/deliveries.js';
+import { openDb, type Db } from '../store/open-db.js';
 import { webhookEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.js';
 import type { CliIO } from './io.js';
 
 /** Build the `webhooks` command group. */
 export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
-  const withEndpoints = async <T>(options: { dataDir?: string }, work: (endpoints: ReturnType<typeof webhookEndpoints>) => T): Promise<T> => {
+  const withDb = async <T>(options: { dataDir?: string }, work: (db: Db) => T): Promise<T> => {
     const dataDir = parseWith(serveSettings.dataDir.schema, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
     const db = openDb(join(resolve(io.cwd, dataDir), 'pdfrender.db'));
     try {
-      return work(webhookEndpoints(db));
+      return work(db);
     } finally {
       db.close();
     }
   };
+  const withEndpoints = <T>(options: { dataDir?: string }, work: (endpoints: ReturnType<typeof webhookEndpoints>) => T) => withDb(options, (db) => work(webhookEndpoints(db)));
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -61,6 +64,35 @@ export function webhooksCommand(io: CliIO): Command {
       const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id));
       if (!removed) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
       print(`removed ${id}`);
+    });
+  group
+    .command('deliveries')
+    .description('show the delivery log, newest first')
+    .option('--data-dir <dir>', dataDirHelp)
+    .option('--failed', 'only deliveries that gave up')
+    .option('--limit <n>', 'how many (default 50)', '50')
+    .option('--json', 'print the log as JSON')
+    .action(async (options: { dataDir?: string; failed?: boolean; limit: string; json?: boolean }) => {
+      const limit = parseWith(numberField({ min: 1, integer: true }), options.limit) as number;
+      const entries = (await withDb(options, (db) => deliveries(db).log(options.failed ? 1_000_000 : limit)))
+        .filter((entry) => !options.failed || entry.status === 'failed')
+        .slice(0, limit);
+      if (options.json) return void print(JSON.stringify(entries));
+      if (entries.length === 0) return void print(options.failed ? 'no failed deliveries' : 'no deliveries yet');
+      for (const entry of entries) {
+        const last = entry.lastStatus ? `HTTP ${entry.lastStatus}` : (entry.lastError ?? '');
+        const next = entry.nextAttemptAt ? `next ${new Date(entry.nextAttemptAt).toISOString()}` : '';
+        print([new Date(entry.createdAt).toISOString(), entry.jobId, entry.url ?? `(removed ${entry.endpointId})`, entry.status, `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`, last, next].filter(Boolean).join('  '));
+      }
+    });
+  group
+    .command('redeliver <jobId>')
+    .description("send a job's webhook events again (a running server sends them within a second)")
+    .option('--data-dir <dir>', dataDirHelp)
+    .action(async (jobId: string, options: { dataDir?: string }) => {
+      const count = await withDb(options, (db) => deliveries(db).redeliver(jobId, Date.now()));
+      if (count === 0) throw new PdfRenderError('USAGE', `no deliveries for job ${jobId}; see \`pdfrender webhooks deliveries\``);
+      print(`queued ${count} deliver${count === 1 ? 'y' : 'ies'} of ${jobId} again`);
     });
   return group;
 }

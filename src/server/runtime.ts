@@ -38,9 +38,11 @@ export function startRuntime(options: {
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
   const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs });
-  // A lease outlives a render's deadline, so a live worker never loses its job to the requeue.
+  // A live worker extends its lease every third of it, however long the render takes; a lease
+  // only runs out when its server died, and then the job is rendered again after at most this long.
+  const leaseMs = 10_000;
   const workers = startWorkers(
-    { engine, queue, files, deliveries: outbox, webhooks, clock, retentionMs: config.retention, leaseMs: config.timeout * 2 + 10_000, onEvent: () => sender.wake() },
+    { engine, queue, files, deliveries: outbox, webhooks, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake() },
     engine.concurrency,
   );
   const deps: AppDeps = {

@@ -1,0 +1,100 @@
+/**
+ * Nothing is lost when the server dies: a `pdfrender serve` process with 30 queued jobs is killed
+ * with SIGKILL mid-render, started again on the same data dir, and every job reaches a final state
+ * with its webhook delivered. Also the delivery log and redelivery from the command line.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from './support/files.js';
+
+const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
+afterAll(removeTempDirs);
+
+function cli(args: string[]): string {
+  return execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+}
+
+async function serve(dataDir: string) {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2'], { env: { ...process.env, NO_COLOR: '1' } });
+  let stderr = '';
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolvePromise(match[1]!);
+    });
+    child.on('close', () => reject(new Error(`serve exited:\n${stderr}`)));
+  });
+  return { child, url, exited: new Promise((r) => child.on('close', r)) };
+}
+
+describe('crash safety', () => {
+  it('delivers every job of a server killed with SIGKILL mid-render, after a restart', async () => {
+    const events = new Map<string, { type: string; webhookId: string }[]>();
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const event = JSON.parse(body);
+        const list = events.get(event.payload.id) ?? [];
+        list.push({ type: event.type, webhookId: String(req.headers['webhook-id']) });
+        events.set(event.payload.id, list);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const dataDir = await tempDir();
+    cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir]);
+
+    const first = await serve(dataDir);
+    // Each document keeps its renderer busy for 200 ms, so the kill lands mid-render.
+    const slow = '<script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>';
+    for (let i = 0; i < 30; i += 1) {
+      const response = await fetch(`${first.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: slow, identifier: `job-${i}` }) });
+      expect(response.status).toBe(202);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const browsers = execFileSync('pgrep', ['-P', String(first.child.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // The killed server could not close its browser; its process group goes too.
+    for (const pid of browsers) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    const beforeRestart = events.size;
+    expect(beforeRestart).toBeLessThan(30);
+
+    const second = await serve(dataDir);
+    try {
+      const deadline = Date.now() + 60_000;
+      while (events.size < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect([...events.keys()].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `job-${i}`).sort());
+      for (const list of events.values()) expect(list.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
+
+      // The delivery log and a redelivery, from the command line, while the server runs.
+      const log = JSON.parse(cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
+      expect(log.length).toBeGreaterThanOrEqual(30);
+      expect(log.every((entry) => entry.status === 'delivered')).toBe(true);
+      expect(cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir]).trim()).toBe('no failed deliveries');
+      const status = await (await fetch(`${second.url}/api/pdfs/jobs/${log[0]!.jobId}`)).json();
+      const before = events.get(status.identifier)!.length;
+      expect(cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir]).trim()).toBe(`queued 1 delivery of ${log[0]!.jobId} again`);
+      const until = Date.now() + 10_000;
+      while (events.get(status.identifier)!.length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      const again = events.get(status.identifier)!;
+      expect(again).toHaveLength(before + 1);
+      expect(again.at(-1)!.webhookId).toBe(again.at(-2)!.webhookId);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+      receiver.close();
+    }
+  }, 120_000);
+});
