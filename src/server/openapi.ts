@@ -3,7 +3,7 @@
  * schema that validates requests, so the two cannot drift apart.
  */
 import { z } from 'zod';
-import { renderRequestSchema } from '../request.js';
+import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
 const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}) => ({
@@ -13,15 +13,20 @@ const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}) => (
 
 /** The OpenAPI document for this server's version. */
 export function openApiDocument(version: string) {
-  const requestSchema = z.toJSONSchema(renderRequestSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
-  delete (requestSchema as { $schema?: string }).$schema;
-  const bodies = Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: '#/components/schemas/RenderRequest' } }]));
+  const jsonSchema = (schema: z.ZodType) => {
+    const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    delete (generated as { $schema?: string }).$schema;
+    return generated;
+  };
+  const bodiesOf = (name: string) =>
+    Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: `#/components/schemas/${name}` } }]));
+  const bodies = bodiesOf('RenderRequest');
   const auth = { 401: errorBody(['MISSING_API_KEY', 'INVALID_API_KEY']) };
   return {
     openapi: '3.1.0',
     info: { title: 'pdfrender', version, description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API.' },
     components: {
-      schemas: { RenderRequest: requestSchema },
+      schemas: { RenderRequest: jsonSchema(renderRequestSchema), AsyncRenderRequest: jsonSchema(asyncRenderRequestSchema) },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'required when the server has API keys configured' } },
     },
     security: [{ bearer: [] }, {}],
@@ -50,6 +55,37 @@ export function openApiDocument(version: string) {
             429: errorBody(['RATE_LIMITED'], { retryAfter: { type: 'integer' } }),
             503: errorBody(['SHUTTING_DOWN']),
           },
+        },
+      },
+      '/api/pdfs/render-async': {
+        post: {
+          summary: 'Queue a render; every webhook endpoint is told when it is done',
+          description: 'Never rate limited; the queue paces async work.',
+          requestBody: { required: true, content: bodiesOf('AsyncRenderRequest') },
+          responses: {
+            202: {
+              description: 'queued',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { outcome: outcome(['SUCCESS']), identifier: { type: 'string' }, jobId: { type: 'string' }, status: outcome(['queued']), statusUrl: { type: 'string', format: 'uri' } } },
+                },
+              },
+            },
+            ...auth,
+            402: errorBody(['DUPLICATE_IDENTIFIER']),
+            412: errorBody(['WEBHOOK_NOT_CONFIGURED']),
+            413: errorBody(['PAYLOAD_TOO_LARGE']),
+            415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
+            422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
+            503: errorBody(['QUEUE_FULL', 'SHUTTING_DOWN']),
+          },
+        },
+      },
+      '/api/pdfs/jobs/{jobId}': {
+        get: {
+          summary: "An async job's status: queued, rendering, succeeded or failed",
+          parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, error?}' }, ...auth, 404: errorBody(['NOT_FOUND']) },
         },
       },
       '/api/pdfs/files/{fileId}': {
