@@ -131,6 +131,41 @@ describe('render-async', () => {
     }
   });
 
+  it('accepts exactly one of two simultaneous requests with one identifier, and the identifier again after the window', async () => {
+    const hook = await receiver();
+    const server = await startServer({}, { engine });
+    try {
+      server.deps.webhooks.add(hook.url, Date.now());
+      const statuses = await Promise.all([0, 1].map(async () => (await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status));
+      expect(statuses.sort()).toEqual([202, 402]);
+      server.clock.time += 59_000;
+      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status).toBe(402);
+      server.clock.time += 1_000;
+      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status).toBe(202);
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  });
+
+  it('lets a sync request overtake a backlog of async jobs', async () => {
+    const hook = await receiver();
+    const server = await startServer({ concurrency: 1 }, undefined, { realClock: true });
+    try {
+      server.deps.webhooks.add(hook.url, Date.now());
+      const slow = '<script>const end = Date.now() + 300; while (Date.now() < end) {}</script><p>async</p>';
+      for (let i = 0; i < 6; i += 1) expect((await post(server, { htmlContent: slow, identifier: `backlog-${i}` })).status).toBe(202);
+      const sync = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>sync</p>' }) });
+      expect(sync.status).toBe(200);
+      // The sync request waited for at most the job in hand, not for the backlog.
+      expect(hook.received.length).toBeLessThanOrEqual(2);
+      await hook.waitFor(6);
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  }, 30_000);
+
   it('retries a failing render and reports RENDER_PDF_FAILED after the last attempt', async () => {
     const hook = await receiver();
     const server = await startServer({ maxAttempts: 2, timeout: '1s' }, undefined, { realClock: true });
