@@ -59,10 +59,17 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
   const loop = async (index: number) => {
     const holder = `${workerId}.${index}`;
     while (!stopped) {
-      deps.queue.requeueExpired(deps.clock.now());
-      const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
-      if (job) await run(job, holder);
-      else await sleep();
+      try {
+        deps.queue.requeueExpired(deps.clock.now());
+        const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
+        if (job) await run(job, holder);
+        else await sleep();
+      } catch (error) {
+        // A busy or failing database must not end the loop: the job (if any) keeps its lease and
+        // comes back when it runs out.
+        console.error('pdfrender: async worker error; retrying shortly:', error instanceof Error ? error.message : error);
+        await sleep();
+      }
     }
   };
 
