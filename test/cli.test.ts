@@ -184,10 +184,18 @@ describe('errors and exit codes', () => {
     expect(empty.stderr.trim()).toBe('✖ empty.html: htmlContent: must not be empty');
   });
 
+  it('exits 1 for a document over --max-pages, naming the limit', async () => {
+    const dir = await folderWith({ 'long.html': '<p style="break-after:page">1</p><p>2</p>' });
+    const run = await pdfrender(['render', 'long.html', '--max-pages', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('✖ long.html: the document has more pages than the limit of 1 (--max-pages)');
+    expect(existsSync(join(dir, 'long.pdf'))).toBe(false);
+  });
+
   it('prints complete help and the version', async () => {
     const help = await pdfrender(['render', '--help']);
     expect(help.code).toBe(0);
-    for (const flag of ['--output', '--out-dir', '--request', '--header', '--footer', '--landscape', '--paper-width', '--paper-height', '--margin ', '--margin-top', '--margin-left', '--margin-right', '--margin-bottom', '--format', '--print-background', '--scale', '--tagged', '--outline', '--concurrency', '--timeout', '--chrome', '--json', '--quiet']) {
+    for (const flag of ['--output', '--out-dir', '--request', '--header', '--footer', '--landscape', '--paper-width', '--paper-height', '--margin ', '--margin-top', '--margin-left', '--margin-right', '--margin-bottom', '--format', '--print-background', '--scale', '--tagged', '--outline', '--concurrency', '--timeout', '--max-pages', '--chrome', '--json', '--quiet']) {
       expect(help.stdout.toString()).toContain(flag);
     }
     const version = await pdfrender(['--version']);

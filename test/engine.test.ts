@@ -295,6 +295,22 @@ describe('runaway documents', () => {
   });
 });
 
+describe('page limit', () => {
+  it('fails a document longer than maxPages, and renders one at the limit', async () => {
+    const limited = createEngine({ executablePath, concurrency: 1, maxPages: 3 });
+    try {
+      const atLimit = await limited.render(parseRenderRequest({ htmlContent: pagesOf(3) }));
+      expect(atLimit.pages).toBe(3);
+      const failure = await limited.render(parseRenderRequest({ htmlContent: pagesOf(500) })).catch((e) => e);
+      expect(isPdfRenderError(failure, 'RENDER_PDF_FAILED')).toBe(true);
+      expect(failure.message).toBe('the document has more pages than the limit of 3 (--max-pages)');
+      expect((await limited.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pages).toBe(1);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('concurrency', () => {
   it('lets urgent renders (sync, CLI) go ahead of background ones (async jobs) waiting for a page', async () => {
     const single = createEngine({ executablePath, concurrency: 1 });

@@ -29,7 +29,7 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
   for (const option of requestOptions()) command.addOption(option);
   for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
-    const flag = name === 'chrome' ? '--chrome <path>' : name === 'timeout' ? '--timeout <duration>' : `--${name} <n>`;
+    const flag = { chrome: '--chrome <path>', timeout: '--timeout <duration>', maxPages: '--max-pages <n>', concurrency: '--concurrency <n>' }[name as keyof typeof runOptionsSchema.shape];
     command.addOption(new Option(flag, schema.description));
   }
   command
@@ -81,6 +81,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     executablePath: browser.executablePath,
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
+    maxPages: run.maxPages,
     // The CLI renders the user's own files, so header images may come from disk too.
     fetcher: defaultFetcher({ allowFiles: true }),
   });

@@ -18,7 +18,7 @@ const sweepEveryMs = 60_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout });
+  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout, maxPages: config.maxPages });
   const runtime = startRuntime({
     config,
     engine,

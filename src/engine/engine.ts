@@ -23,6 +23,8 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Replace a page after this many documents; default 1000. */
   recycleAfter?: number;
+  /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
+  maxPages?: number;
   /** Fetches images referenced by header and footer templates; default: http(s) only. */
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
@@ -64,12 +66,15 @@ export interface Engine {
 
 /** Default deadline for one render. */
 export const defaultTimeoutMs = 30_000;
+/** Default page limit of one document. */
+export const defaultMaxPages = 2000;
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
 export function createEngine(options: EngineOptions): Engine {
   const concurrency = options.concurrency ?? availableParallelism();
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   const fetcher = options.fetcher ?? defaultFetcher({ allowFiles: false });
+  const maxPages = options.maxPages ?? defaultMaxPages;
   const host = new BrowserHost(options.executablePath, options.browserArgs);
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000);
   const never = new AbortController().signal;
@@ -93,10 +98,12 @@ export function createEngine(options: EngineOptions): Engine {
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let reusable = false;
     try {
-      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl), slot.crashed]), signal);
+      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages), slot.crashed]), signal);
       await raceAbort(resetPage(slot, baseUrl), signal);
       reusable = true;
-      return { pdf, pages: countPdfPages(pdf), bytes: pdf.byteLength, ms: performance.now() - started, warnings };
+      const pages = countPdfPages(pdf);
+      if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (--max-pages)`);
+      return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings };
     } catch (error) {
       throw asRenderError(error);
     } finally {

@@ -15,7 +15,7 @@ export interface Templates {
 }
 
 /** Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. */
-export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string): Promise<Uint8Array> {
+export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string, maxPages: number): Promise<Uint8Array> {
   const { page } = slot;
   // The page keeps its window while the base URL stays the same: the last document ran no script
   // (resetPage navigated away from any that might have), so its window holds nothing of it.
@@ -25,7 +25,7 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   }
   slot.dirty = mayRunScript(request.htmlContent);
   await page.setContent(request.htmlContent, { waitUntil: 'load', timeout: 0 });
-  return page.pdf(pdfOptions(request, templates));
+  return page.pdf(pdfOptions(request, templates, maxPages));
 }
 
 /**
@@ -54,7 +54,7 @@ export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
 }
 
 /** Puppeteer's PDF options for a validated request; lengths are already in inches. */
-export function pdfOptions(request: RenderRequest, templates: Templates): PDFOptions {
+export function pdfOptions(request: RenderRequest, templates: Templates, maxPages: number): PDFOptions {
   const inches = (value: number) => `${value}in`;
   return {
     width: inches(request.paperWidth),
@@ -75,6 +75,8 @@ export function pdfOptions(request: RenderRequest, templates: Templates): PDFOpt
     tagged: request.tagged,
     outline: request.outline,
     waitForFonts: true,
+    // One page past the limit is enough to know it was passed, without printing a runaway document whole.
+    pageRanges: `1-${maxPages + 1}`,
     timeout: 0,
   };
 }

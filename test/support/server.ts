@@ -21,7 +21,7 @@ export interface TestServer {
 export async function startServer(flags: Record<string, unknown> = {}, shared?: { engine: Engine }, options: { realClock?: boolean; webhookTimeoutMs?: number } = {}): Promise<TestServer> {
   const dataDir = await tempDir();
   const config = loadServeConfig({ port: 0, dataDir, ...flags }, {}, dataDir);
-  const engine = shared?.engine ?? createEngine({ executablePath, concurrency: flags.concurrency ? config.concurrency : 2, timeoutMs: config.timeout });
+  const engine = shared?.engine ?? createEngine({ executablePath, concurrency: flags.concurrency ? config.concurrency : 2, timeoutMs: config.timeout, maxPages: config.maxPages });
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
