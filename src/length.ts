@@ -37,6 +37,8 @@ export function parseLength(value: unknown): { inches: number } | { problem: str
     return { problem: `unknown unit "${rawUnit}" in "${value}"; use one of ${unitList()}` };
   }
   const perInch = unit === '' ? 1 : unitsPerInch[unit as LengthUnit];
+  // A long enough digit string is Infinity to Number(): the same value the number form rejects.
+  if (!Number.isFinite(Number(amount))) return { problem: `must be a finite number (got "${value}")` };
   return { inches: Number(amount) / perInch };
 }
 

@@ -31,7 +31,18 @@ export const renderRequestFields = {
   outline: booleanField('add a bookmark outline built from the headings'),
 };
 
-type PageFields = { landscape: boolean; paperWidth: number; paperHeight: number; marginTop: number; marginLeft: number; marginRight: number; marginBottom: number };
+const pageFieldNames = ['landscape', 'paperWidth', 'paperHeight', 'marginTop', 'marginLeft', 'marginRight', 'marginBottom'] as const;
+type PageFields = { [K in (typeof pageFieldNames)[number]]: K extends 'landscape' ? boolean : number };
+
+/**
+ * Run the page-fits check whenever the page fields themselves parsed, even if other fields did not,
+ * so overflowing margins are reported together with every other bad field (zod skips an object's
+ * refinements after any field issue by default).
+ */
+const whenPageFieldsParsed = {
+  when: (payload: z.core.ParsePayload) =>
+    !payload.issues.some((issue) => !issue.path?.length || (pageFieldNames as readonly PropertyKey[]).includes(issue.path[0]!)),
+};
 
 // The printable area must be positive after margins, on the page as it will be printed.
 function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
@@ -54,7 +65,7 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
 }
 
 /** The render request schema: fields, then the checks that involve more than one field. */
-export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkPageFits);
+export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** Async priorities: higher first. */
 export const priorityRange = { min: -10, max: 10 } as const;
@@ -71,7 +82,7 @@ export const asyncRenderRequestSchema = z
       .describe("the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window"),
     priority: numberField({ ...priorityRange, integer: true }).prefault(0).describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
   })
-  .superRefine(checkPageFits);
+  .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** A validated async request. */
 export type AsyncRenderRequest = z.output<typeof asyncRenderRequestSchema>;

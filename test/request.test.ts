@@ -1,7 +1,8 @@
 /** The render-request schema: defaults, string forms, and every validation error at once. */
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, PdfRenderError, type FieldErrors } from '../src/errors.js';
-import { asyncRenderRequestSchema, parseRenderRequest, parseWith } from '../src/request.js';
+import { z } from 'zod';
+import { exitCodeFor, PdfRenderError, type ErrorCode, type FieldErrors } from '../src/errors.js';
+import { asyncRenderRequestSchema, fieldErrorsOf, parseRenderRequest, parseWith, renderRequestSchema } from '../src/request.js';
 
 /** The field errors of an invalid request (fails the test if it is valid). */
 function errorsOf(input: unknown): FieldErrors {
@@ -64,13 +65,41 @@ describe('string forms, as flags and form fields send them', () => {
     expect(request.marginTop).toBeCloseTo(1 / 2.54, 10);
   });
 
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['TRUE', true],
+    ['False', false],
+    [' false ', false],
+    [true, true],
+    [false, false],
+  ])('reads the boolean %j as %s', (value, expected) => {
+    const request = parseRenderRequest({ htmlContent: 'x', landscape: value, printBackground: value, tagged: value, outline: value });
+    expect(request).toMatchObject({ landscape: expected, printBackground: expected, tagged: expected, outline: expected });
+  });
+
+  it.each([
+    ['210mm', 210 / 25.4],
+    ['8.5', 8.5],
+    ['612pt', 8.5],
+    ['21cm', 21 / 2.54],
+    [' 5 in ', 5],
+  ])('reads the length %j in inches, for every length field', (value, expected) => {
+    const request = parseRenderRequest({ htmlContent: 'x', paperWidth: value, paperHeight: value, marginTop: '0', marginBottom: '0', marginLeft: '0', marginRight: '0' });
+    expect(request.paperWidth).toBeCloseTo(expected, 10);
+    expect(request.paperHeight).toBeCloseTo(expected, 10);
+    const margins = parseRenderRequest({ htmlContent: 'x', paperWidth: '100in', paperHeight: '100in', marginTop: value, marginBottom: value, marginLeft: value, marginRight: value });
+    for (const field of ['marginTop', 'marginBottom', 'marginLeft', 'marginRight'] as const) expect(margins[field]).toBeCloseTo(expected, 10);
+  });
+
   it('keeps real booleans and numbers', () => {
     expect(parseRenderRequest({ htmlContent: 'x', landscape: true, scale: 0.5, paperWidth: 4 })).toMatchObject({ landscape: true, scale: 0.5, paperWidth: 4 });
   });
 });
 
 describe('scale', () => {
-  it.each([0.1, 2, '0.1', '2', 1.25])('accepts %s', (scale) => {
+  // The bounds are inclusive: Chromium's printToPDF takes 0.1 and 2 themselves.
+  it.each([0.1, 2, '0.1', '2', ' 2 ', 1.25])('accepts %j', (scale) => {
     expect(parseRenderRequest({ htmlContent: 'x', scale }).scale).toBe(Number(scale));
   });
 
@@ -81,6 +110,9 @@ describe('scale', () => {
     ['abc', 'must be a number (got "abc")'],
     ['', 'must be a number (got "")'],
     [true, 'must be a number'],
+    [null, 'must be a number'],
+    ['-1', 'must be between 0.1 and 2 (got -1)'],
+    [0, 'must be between 0.1 and 2 (got 0)'],
   ])('rejects %j', (scale, message) => {
     expect(errorsOf({ htmlContent: 'x', scale })).toEqual({ scale: [message] });
   });
@@ -92,6 +124,17 @@ describe('paper and margins', () => {
       paperWidth: ['must be greater than zero'],
       paperHeight: ['must be greater than zero'],
     });
+  });
+
+  it.each([
+    [{ paperWidth: '-1in' }, 'paperWidth', /must not be negative/],
+    [{ paperHeight: null }, 'paperHeight', /must be a number or a string such as "210mm"/],
+    [{ marginTop: 'wide' }, 'marginTop', /"wide" is not a length/],
+    [{ marginBottom: '2 furlongs' }, 'marginBottom', /unknown unit "furlongs"/],
+  ])('reports a bad length under its own field: %j', (fields, field, message) => {
+    const errors = errorsOf({ htmlContent: 'x', ...fields });
+    expect(Object.keys(errors)).toEqual([field]);
+    expect(errors[field]).toEqual([expect.stringMatching(message)]);
   });
 
   it('accepts zero margins and margins just inside the page', () => {
@@ -111,6 +154,13 @@ describe('paper and margins', () => {
     expect(errors.marginBottom).toEqual(errors.marginTop);
   });
 
+  it('measures margins against a custom paper size, in inches, in the message', () => {
+    // 100mm is 3.937in; two 2in margins do not fit across it.
+    const errors = errorsOf({ htmlContent: 'x', paperWidth: '100mm', marginLeft: '2in', marginRight: '2in' });
+    const message = 'marginLeft + marginRight (4in) must be smaller than the page width (3.937in)';
+    expect(errors).toEqual({ marginLeft: [message], marginRight: [message] });
+  });
+
   it('checks margins against the page as printed in landscape', () => {
     // 10in across fits an 11in-wide landscape Letter page, but not an 8.5in portrait one.
     expect(parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5in', marginRight: '5in' }).landscape).toBe(true);
@@ -118,6 +168,25 @@ describe('paper and margins', () => {
     expect(errorsOf({ htmlContent: 'x', landscape: true, marginTop: '4.5in', marginBottom: '4in' }).marginTop).toEqual([
       'marginTop + marginBottom (8.5in) must be smaller than the page height (8.5in)',
     ]);
+  });
+
+  it('names the landscape page width (the paper height) when left and right reach it', () => {
+    const message = 'marginLeft + marginRight (11in) must be smaller than the page width (11in)';
+    expect(errorsOf({ htmlContent: 'x', landscape: 'true', marginLeft: '5.5in', marginRight: '5.5in' })).toEqual({ marginLeft: [message], marginRight: [message] });
+    expect(parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5.5in', marginRight: '5.49in' }).marginRight).toBe(5.49);
+    // In portrait, 8.4in down fits the 11in height; in landscape the height is 8.5in and 8.6in does not fit.
+    expect(parseRenderRequest({ htmlContent: 'x', marginTop: '4.3in', marginBottom: '4.3in' }).marginTop).toBe(4.3);
+    expect(errorsOf({ htmlContent: 'x', landscape: true, marginTop: '4.3in', marginBottom: '4.3in' })).toEqual({
+      marginTop: ['marginTop + marginBottom (8.6in) must be smaller than the page height (8.5in)'],
+      marginBottom: ['marginTop + marginBottom (8.6in) must be smaller than the page height (8.5in)'],
+    });
+  });
+
+  it('reports both directions when the margins fill the page both ways', () => {
+    const errors = errorsOf({ htmlContent: 'x', marginTop: '11in', marginLeft: '8.5in' });
+    expect(Object.keys(errors).sort()).toEqual(['marginBottom', 'marginLeft', 'marginRight', 'marginTop']);
+    expect(errors.marginTop![0]).toContain('page height (11in)');
+    expect(errors.marginLeft![0]).toContain('page width (8.5in)');
   });
 });
 
@@ -147,7 +216,37 @@ describe('errors', () => {
     expect(errors.marginTop).toEqual(['must not be negative']);
   });
 
-  it.each([['a string'], [null], [[1, 2]], [42]])('reports a body that is not an object under "request": %j', (body) => {
+  it('throws one PdfRenderError carrying every field error', () => {
+    let thrown: unknown;
+    try {
+      parseRenderRequest({ htmlContent: 42, scale: 9, landscape: 'maybe' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PdfRenderError);
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).toMatchObject({
+      name: 'PdfRenderError',
+      code: 'VALIDATION_FAILED',
+      message: 'invalid request: 3 fields failed validation',
+      fieldErrors: {
+        htmlContent: ['must be a string of HTML'],
+        scale: ['must be between 0.1 and 2 (got 9)'],
+        landscape: ['must be true or false (got "maybe")'],
+      },
+    });
+  });
+
+  it('says "1 field" for one bad field', () => {
+    expect(() => parseRenderRequest({})).toThrow(/^invalid request: 1 field failed validation$/);
+  });
+
+  it('reports overflowing margins together with the other bad fields', () => {
+    const errors = errorsOf({ htmlContent: 'x', scale: 9, marginTop: '6in', marginBottom: '6in' });
+    expect(Object.keys(errors).sort()).toEqual(['marginBottom', 'marginTop', 'scale']);
+  });
+
+  it.each([['a string'], [null], [[1, 2]], [42], [undefined], [true]])('reports a body that is not an object under "request": %j', (body) => {
     const errors = errorsOf(body);
     expect(Object.keys(errors)).toEqual(['request']);
     expect(errors.request![0]).toMatch(/^must be an object of request fields/);
@@ -157,12 +256,65 @@ describe('errors', () => {
     expect(() => parseRenderRequest({ scale: 9 })).toThrow('invalid request: 2 fields failed validation');
   });
 
-  it('maps error codes to CLI exit codes', () => {
-    expect(exitCodeFor(new PdfRenderError('RENDER_PDF_FAILED', 'x'))).toBe(1);
-    expect(exitCodeFor(new PdfRenderError('VALIDATION_FAILED', 'x'))).toBe(2);
-    expect(exitCodeFor(new PdfRenderError('USAGE', 'x'))).toBe(2);
-    expect(exitCodeFor(new PdfRenderError('BROWSER_NOT_FOUND', 'x'))).toBe(2);
-    expect(exitCodeFor(new Error('unexpected'))).toBe(1);
+});
+
+describe('renderRequestSchema and fieldErrorsOf', () => {
+  it('is the schema parseRenderRequest applies', () => {
+    const input = { htmlContent: '<p>x</p>', paperWidth: '210mm', landscape: 'true' };
+    const result = renderRequestSchema.safeParse(input);
+    expect(result.success).toBe(true);
+    expect(result.data).toEqual(parseRenderRequest(input));
+  });
+
+  it('turns the schema\'s issues into the same field errors parseRenderRequest throws', () => {
+    const input = { paperWidth: 0, scale: 'abc' };
+    const result = renderRequestSchema.safeParse(input);
+    expect(result.success).toBe(false);
+    expect(fieldErrorsOf(result.error!)).toEqual(errorsOf(input));
+  });
+
+  it('joins nested paths with dots, collects messages per field in order, and puts body problems under "request"', () => {
+    const error = new z.ZodError([
+      { code: 'custom', path: ['marginTop'], message: 'first', input: 1 },
+      { code: 'custom', path: ['a', 'b', 0], message: 'nested', input: 1 },
+      { code: 'custom', path: ['marginTop'], message: 'second', input: 1 },
+      { code: 'custom', path: [], message: 'not an object', input: 1 },
+    ]);
+    expect(fieldErrorsOf(error)).toEqual({
+      marginTop: ['first', 'second'],
+      'a.b.0': ['nested'],
+      request: ['must be an object of request fields (not an object)'],
+    });
+  });
+
+  it('gives no field errors for no issues', () => {
+    expect(fieldErrorsOf(new z.ZodError([]))).toEqual({});
+  });
+});
+
+describe('exitCodeFor', () => {
+  it.each<[ErrorCode, number]>([
+    ['RENDER_PDF_FAILED', 1],
+    ['VALIDATION_FAILED', 2],
+    ['USAGE', 2],
+    ['BROWSER_NOT_FOUND', 2],
+  ])('maps %s to exit code %i', (code, exitCode) => {
+    expect(exitCodeFor(new PdfRenderError(code, 'x'))).toBe(exitCode);
+  });
+
+  it('maps a real validation failure to 2', () => {
+    let thrown: unknown;
+    try {
+      parseRenderRequest({});
+    } catch (error) {
+      thrown = error;
+    }
+    expect(exitCodeFor(thrown)).toBe(2);
+  });
+
+  // Anything that is not a PdfRenderError is unexpected: treat it as a failed render, not a usage error.
+  it.each([[new Error('unexpected')], [new TypeError('bug')], ['a thrown string'], [undefined], [{ code: 'USAGE' }]])('maps %j to 1', (error) => {
+    expect(exitCodeFor(error)).toBe(1);
   });
 });
 

@@ -2,7 +2,7 @@
  * Browser discovery: an explicit path, then the environment, then the usual system locations.
  * puppeteer-core never downloads a browser, so an offline `npm install` cannot break on it.
  */
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { PdfRenderError } from '../errors.js';
@@ -92,10 +92,11 @@ export function requireBrowser(options: FindBrowserOptions = {}): FoundBrowser {
   return found;
 }
 
+// X_OK alone holds for every searchable directory, so a folder named "chromium" must not pass.
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    return statSync(path).isFile();
   } catch {
     return false;
   }
