@@ -57,9 +57,6 @@ export interface DeliveryLogEntry {
 /** Delays before the 2nd, 3rd, ... attempt (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the delivery has failed. */
 export const retrySchedule = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-/** How long a claimed attempt is kept from other senders (longer than the request timeout). */
-const claimMs = 60_000;
-
 /** The deliveries table of a data dir. */
 export function deliveries(db: Db) {
   const insert = db.prepare('INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
@@ -81,9 +78,9 @@ export function deliveries(db: Db) {
   );
   const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ? WHERE id = ?");
 
-  const claim = db.transaction((now: number, limit: number): Delivery[] => {
+  const claim = db.transaction((now: number, limit: number, holdMs: number): Delivery[] => {
     const rows = due.all(now, limit);
-    for (const row of rows) hold.run(now + claimMs, row.id);
+    for (const row of rows) hold.run(now + holdMs, row.id);
     return rows.map((row) => ({ id: row.id, eventId: row.event_id, jobId: row.job_id, endpointId: row.endpoint_id, body: row.body, attempts: row.attempts }));
   });
 
@@ -92,8 +89,11 @@ export function deliveries(db: Db) {
     add(eventId: string, jobId: string, endpointIds: string[], body: string, now: number): void {
       for (const endpointId of endpointIds) insert.run(eventId, jobId, endpointId, body, 'pending', now, now);
     },
-    /** Take up to `limit` due deliveries for sending. */
-    claim: (now: number, limit: number): Delivery[] => claim.immediate(now, limit),
+    /**
+     * Take up to `limit` due deliveries for sending, kept from other senders for `holdMs` (longer
+     * than one attempt can take); if this sender dies mid-attempt, the delivery is due again then.
+     */
+    claim: (now: number, limit: number, holdMs: number): Delivery[] => claim.immediate(now, limit, holdMs),
     /** The receiver answered 2xx. */
     succeeded(id: number, status: number, now: number): void {
       delivered.run(status, now, id);

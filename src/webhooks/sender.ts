@@ -22,6 +22,9 @@ export interface Sender {
 /** Start sending. */
 export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEndpoints; clock: Clock; version: string; timeoutMs?: number | undefined }): Sender {
   const requestTimeoutMs = deps.timeoutMs ?? 15_000;
+  // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
+  // (its receiver may have answered) is retried soon after a restart rather than much later.
+  const holdMs = requestTimeoutMs + 5_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
@@ -67,7 +70,7 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
     timer = undefined;
     if (stopped) return;
     const room = maxInFlight - inFlight.size;
-    for (const delivery of room > 0 ? deps.deliveries.claim(deps.clock.now(), room) : []) {
+    for (const delivery of room > 0 ? deps.deliveries.claim(deps.clock.now(), room, holdMs) : []) {
       const running: Promise<void> = attempt(delivery)
         .catch((error) => console.error('pdfrender: webhook delivery failed unexpectedly', error))
         .finally(() => {
