@@ -1,12 +1,15 @@
 /**
  * The async job queue on a real SQLite file: order, identifier dedupe (also across two
- * connections), queue bound, leases, fencing and retries.
+ * connections), queue bound, leases, fencing, retries, the webhook events written with a job's
+ * final status, and the retention sweep.
  */
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
+import { deliveries } from '../src/store/deliveries.js';
 import { jobQueue, type EnqueueInput, type JobQueue } from '../src/store/jobs.js';
 import { openDb, type Db } from '../src/store/open-db.js';
+import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
 afterAll(removeTempDirs);
@@ -125,5 +128,116 @@ describe('claim', () => {
     const again = queue.claim('new-worker', 1200, 1000)!;
     expect(again).toMatchObject({ id: queued.id, attempts: 2 });
     expect(queue.complete(queued.id, 'crashed-worker', 1300, { fileId: 'x', pages: 1, bytes: 1 })).toBe(false);
+  });
+});
+
+interface DeliveryRow {
+  event_id: string;
+  job_id: string;
+  endpoint_id: string;
+  body: string;
+  status: string;
+}
+const deliveryRows = (jobId?: string) =>
+  db.prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`).all(...(jobId ? [jobId] : [])) as DeliveryRow[];
+
+describe('webhook events', () => {
+  it('queues PDF_RENDERED for every active endpoint with the completion, and nothing for a stale holder', () => {
+    const endpoints = webhookEndpoints(db);
+    const first = endpoints.add('http://127.0.0.1:9/a', 1);
+    const second = endpoints.add('http://127.0.0.1:9/b', 2);
+    const gone = endpoints.add('http://127.0.0.1:9/c', 3);
+    endpoints.disable(gone.id, 4);
+    const queued = queue.enqueue(job({ identifier: 'invoice-7' }));
+    queue.claim('w', 2_000_000, 1000);
+    expect(queue.complete(queued.id, 'other', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(false);
+    expect(deliveryRows()).toEqual([]);
+    expect(queue.complete(queued.id, 'w', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(true);
+    const rows = deliveryRows(queued.id);
+    expect(rows.map((row) => row.endpoint_id)).toEqual([first.id, second.id]);
+    expect(rows.every((row) => row.status === 'pending' && row.event_id === rows[0]!.event_id)).toBe(true);
+    // The exact event JSON receivers get, key order included.
+    expect(rows[0]!.body).toBe(`{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`);
+  });
+
+  it('queues RENDER_PDF_FAILED only after the last attempt', () => {
+    webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
+    const queued = queue.enqueue(job({ identifier: 'doomed', maxAttempts: 2, now: 0 }));
+    queue.claim('w', 10, 1000);
+    expect(queue.fail(queued.id, 'w', 20, 'crash', 30)).toBe('queued');
+    expect(deliveryRows()).toEqual([]);
+    queue.claim('w', 30, 1000);
+    expect(queue.fail(queued.id, 'w', 40, 'crash again', 50)).toBe('failed');
+    expect(deliveryRows(queued.id).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${queued.id}","error":"crash again"}}`]);
+  });
+
+  it('queues RENDER_PDF_FAILED for a job whose last lease ran out', () => {
+    webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
+    const queued = queue.enqueue(job({ identifier: 'killed', maxAttempts: 1, now: 0 }));
+    queue.claim('crashed-worker', 100, 1000);
+    expect(queue.requeueExpired(1101)).toBe(1);
+    expect(queue.get(queued.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
+    expect(deliveryRows(queued.id).map((row) => JSON.parse(row.body))).toEqual([
+      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)' } },
+    ]);
+  });
+
+  it('writes the final status and its deliveries together: when the deliveries cannot be written, the job stays as it was', () => {
+    webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
+    const done = queue.enqueue(job({ maxAttempts: 1 }));
+    const failing = queue.enqueue(job({ maxAttempts: 1 }));
+    const expiring = queue.enqueue(job({ maxAttempts: 1 }));
+    for (const holder of ['a', 'b', 'c']) queue.claim(holder, 2_000_000, 1000);
+    // A real failure inside the transaction, after the job row was updated.
+    db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    expect(() => queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toThrow('disk full');
+    expect(() => queue.fail(failing.id, 'b', 2_000_100, 'crash', 0)).toThrow('disk full');
+    expect(() => queue.requeueExpired(2_002_000)).toThrow('disk full');
+    for (const { id } of [done, failing, expiring]) expect(queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
+    db.exec('DROP TRIGGER no_deliveries');
+    expect(queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
+    expect(deliveryRows(done.id)).toHaveLength(1);
+  });
+});
+
+describe('sweep', () => {
+  it('deletes finished jobs, identifiers and settled deliveries past retention, and keeps the rest', () => {
+    const endpoint = webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
+    const outbox = deliveries(db);
+    const finish = (identifier: string, at: number, outcome: 'succeeded' | 'failed') => {
+      const queued = queue.enqueue(job({ identifier, now: at, maxAttempts: 1 }));
+      queue.claim(`w-${identifier}`, at, 1000);
+      if (outcome === 'succeeded') queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
+      else queue.fail(queued.id, `w-${identifier}`, at, 'crash', at);
+      return queued.id;
+    };
+    const oldDelivered = finish('old-ok', 1_000, 'succeeded');
+    const oldFailed = finish('old-failed', 2_000, 'failed');
+    const oldUndelivered = finish('old-pending', 3_000, 'succeeded');
+    const recent = finish('recent', 50_000, 'succeeded');
+    const stillQueued = queue.enqueue(job({ identifier: 'waiting', now: 4_000 })).id;
+    // Settle the deliveries of the old jobs, all but one.
+    for (const delivery of outbox.claim(60_000, 10, 1000)) {
+      if (delivery.jobId === oldDelivered || delivery.jobId === recent) outbox.succeeded(delivery.id, 200, 60_000);
+      else if (delivery.jobId === oldFailed) outbox.abandon(delivery.id, 410, 'gone');
+    }
+    expect(deliveryRows()).toHaveLength(4);
+
+    queue.sweep(2_500, 10_000);
+
+    expect(queue.get(oldDelivered)).toBeNull();
+    expect(queue.get(oldFailed)).toBeNull();
+    expect(queue.get(oldUndelivered)).toBeNull();
+    expect(queue.get(recent)).toMatchObject({ status: 'succeeded' });
+    expect(queue.get(stillQueued)).toMatchObject({ status: 'queued' }); // never swept, however old
+    // A delivery still being retried outlives its job's row; the settled ones of swept jobs go.
+    expect(deliveryRows().map((row) => [row.job_id, row.endpoint_id, row.status])).toEqual([
+      [oldUndelivered, endpoint.id, 'pending'],
+      [recent, endpoint.id, 'delivered'],
+    ]);
+    // Identifiers seen up to 2_500 may be used again; later ones are still remembered.
+    const identifiers = (db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>).map((row) => row.identifier);
+    expect(identifiers).toEqual(['old-pending', 'recent', 'waiting']);
+    expect(queue.enqueue(job({ identifier: 'old-ok', now: 60_000 })).status).toBe('queued');
   });
 });

@@ -74,9 +74,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--json', 'print the log as JSON')
     .action(async (options: { dataDir?: string; failed?: boolean; limit: string; json?: boolean }) => {
       const limit = parseWith(numberField({ min: 1, integer: true }), options.limit) as number;
-      const entries = (await withDb(options, (db) => deliveries(db).log(options.failed ? 1_000_000 : limit)))
-        .filter((entry) => !options.failed || entry.status === 'failed')
-        .slice(0, limit);
+      const entries = await withDb(options, (db) => deliveries(db).log(limit, options.failed === true));
       if (options.json) return void print(JSON.stringify(entries));
       if (entries.length === 0) return void print(options.failed ? 'no failed deliveries' : 'no deliveries yet');
       for (const entry of entries) {

@@ -1,8 +1,9 @@
 /**
  * The async workers: as many loops as the engine renders at once, each claiming the next job with
  * a lease, extending it by heartbeat while rendering (in the engine's background lane, behind sync
- * requests), storing the PDF and queuing the webhook event. A failed attempt goes back to the
- * queue with a delay until its last attempt; expired leases (a crashed server) are requeued.
+ * requests), storing the PDF and finishing the job (the job store queues its webhook event in the
+ * same transaction). A failed attempt goes back to the queue with a delay until its last attempt;
+ * expired leases (a crashed server) are requeued.
  */
 import { randomBytes } from 'node:crypto';
 import type { Engine } from '../engine/engine.js';
@@ -12,7 +13,6 @@ import type { Deliveries } from '../store/deliveries.js';
 import type { FileStore } from '../store/file-store.js';
 import type { Job, JobQueue } from '../store/jobs.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
-import { fileUrlPath } from './urls.js';
 
 const pollMs = 1_000;
 /** Delay before retrying a failed attempt, growing with each attempt. */
@@ -22,8 +22,10 @@ export interface WorkerDeps {
   engine: Engine;
   queue: JobQueue;
   files: FileStore;
-  deliveries: Deliveries;
-  webhooks: WebhookEndpoints;
+  /** Unused: the job store queues webhook events itself, with the status change. */
+  deliveries?: Deliveries;
+  /** Unused, as `deliveries`. */
+  webhooks?: WebhookEndpoints;
   clock: Clock;
   /** Retention of rendered files, ms. */
   retentionMs: number;
@@ -60,7 +62,8 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     const holder = `${workerId}.${index}`;
     while (!stopped) {
       try {
-        deps.queue.requeueExpired(deps.clock.now());
+        // A job that ran out of attempts this way has queued its failure event.
+        if (deps.queue.requeueExpired(deps.clock.now()) > 0) deps.onEvent();
         const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
         if (job) await run(job, holder);
         else await sleep();
@@ -74,29 +77,27 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
   };
 
   const run = async (job: Job, holder: string) => {
-    const heartbeat = setInterval(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs), Math.max(1_000, deps.leaseMs / 3));
+    const heartbeat = setInterval(() => {
+      // A busy database must not throw out of a timer (that ends the process); the next beat tries
+      // again, and the lease outlasts two missed beats.
+      try {
+        deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs);
+      } catch (error) {
+        console.error('pdfrender: lease heartbeat failed; retrying at the next one:', error instanceof Error ? error.message : error);
+      }
+    }, Math.max(1_000, deps.leaseMs / 3));
     try {
       const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
       const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
-      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes })) {
-        notify(job, { type: 'PDF_RENDERED', payload: { id: job.identifier, url: `${job.baseUrl}${fileUrlPath(file.id)}`, jobId: job.id, pages: file.pages, bytes: file.bytes } });
-      }
+      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes })) deps.onEvent();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const now = deps.clock.now();
-      if (deps.queue.fail(job.id, holder, now, message, now + retryDelayMs(job.attempts)) === 'failed') {
-        notify(job, { type: 'RENDER_PDF_FAILED', payload: { id: job.identifier, jobId: job.id, error: message } });
-      }
+      if (deps.queue.fail(job.id, holder, now, message, now + retryDelayMs(job.attempts)) === 'failed') deps.onEvent();
     } finally {
       clearInterval(heartbeat);
     }
-  };
-
-  const notify = (job: Job, event: unknown) => {
-    const endpoints = deps.webhooks.active().map((endpoint) => endpoint.id);
-    deps.deliveries.add(`evt_${randomBytes(12).toString('base64url')}`, job.id, endpoints, JSON.stringify(event), deps.clock.now());
-    deps.onEvent();
   };
 
   const loops = Array.from({ length: count }, (_, index) => loop(index));

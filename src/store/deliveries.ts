@@ -1,8 +1,10 @@
 /**
  * Webhook deliveries, one row per event and endpoint, with a persisted retry schedule: a delivery
  * survives a restart, and two servers on one data dir never send the same attempt twice (an
- * attempt is claimed by moving its next_attempt_at forward in an IMMEDIATE transaction).
+ * attempt is claimed by moving its next_attempt_at and claimed_until forward in an IMMEDIATE
+ * transaction).
  */
+import { randomBytes } from 'node:crypto';
 import type { Db } from './open-db.js';
 
 export interface Delivery {
@@ -56,44 +58,81 @@ export interface DeliveryLogEntry {
 
 /** Delays before the 2nd, 3rd, ... attempt (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the delivery has failed. */
 export const retrySchedule = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+/** A receiver's Retry-After is honoured up to the schedule's longest step, so a bogus one cannot park a delivery for years. */
+export const maxRetryAfterMs = 36_000_000;
 
 /** The deliveries table of a data dir. */
 export function deliveries(db: Db) {
-  const insert = db.prepare('INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const due = db.prepare<[number, number], DeliveryRow>(
-    "SELECT id, event_id, job_id, endpoint_id, body, attempts FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
+  // One row per active endpoint, read in the same statement, so the event and the endpoint list agree.
+  const insertEvent = db.prepare<[string, string, string, number, number]>(
+    `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)
+     SELECT ?, ?, id, ?, 'pending', ?, ? FROM webhook_endpoints WHERE disabled_at IS NULL ORDER BY created_at, rowid`,
   );
-  const log = db.prepare<[number], DeliveryLogRow>(
-    `SELECT d.id, d.event_id, d.job_id, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.last_error, d.created_at, d.next_attempt_at, d.delivered_at
-     FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id ORDER BY d.id DESC LIMIT ?`,
+  // Due deliveries in due order, at most `perEndpoint` minus those already in flight for each
+  // endpoint: a receiver that never answers holds a few slots, not all of them.
+  const due = db.prepare<{ now: number; limit: number; perEndpoint: number; busy: string }, DeliveryRow>(
+    `SELECT due.id, due.event_id, due.job_id, due.endpoint_id, due.body, due.attempts FROM (
+       SELECT id, event_id, job_id, endpoint_id, body, attempts, next_attempt_at,
+              row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
+       FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= @now
+     ) due LEFT JOIN json_each(@busy) busy ON busy.key = due.endpoint_id
+     WHERE due.rank <= @perEndpoint - coalesce(busy.value, 0)
+     ORDER BY due.next_attempt_at, due.id LIMIT @limit`,
   );
-  const again = db.prepare<[number, string]>(
-    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE job_id = ?",
+  const logColumns = `SELECT d.id, d.event_id, d.job_id, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.last_error, d.created_at, d.next_attempt_at, d.delivered_at
+     FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
+  const log = db.prepare<[number], DeliveryLogRow>(`${logColumns} ORDER BY d.id DESC LIMIT ?`);
+  const failedLog = db.prepare<[number], DeliveryLogRow>(`${logColumns} WHERE d.status = 'failed' ORDER BY d.id DESC LIMIT ?`);
+  // An attempt in flight (claimed_until ahead) is left alone: resetting it would send it twice.
+  const again = db.prepare<[number, string, number]>(
+    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE job_id = ? AND (claimed_until IS NULL OR claimed_until <= ?)",
   );
-  const hold = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?');
-  const delivered = db.prepare("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, delivered_at = ? WHERE id = ?");
+  const hold = db.prepare<[number, number, number]>('UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id = ?');
+  const delivered = db.prepare(
+    "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, delivered_at = ?, claimed_until = NULL WHERE id = ?",
+  );
   const retry = db.prepare(
-    `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?,
+    `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL,
        status = CASE WHEN attempts + 1 > ? THEN 'failed' ELSE 'pending' END, next_attempt_at = ? WHERE id = ?`,
   );
-  const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ? WHERE id = ?");
+  const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?");
 
-  const claim = db.transaction((now: number, limit: number, holdMs: number): Delivery[] => {
-    const rows = due.all(now, limit);
-    for (const row of rows) hold.run(now + holdMs, row.id);
+  const claim = db.transaction((now: number, limit: number, holdMs: number, perEndpoint: number, inFlight: Record<string, number>): Delivery[] => {
+    const rows = due.all({ now, limit, perEndpoint, busy: JSON.stringify(inFlight) });
+    for (const row of rows) hold.run(now + holdMs, now + holdMs, row.id);
     return rows.map((row) => ({ id: row.id, eventId: row.event_id, jobId: row.job_id, endpointId: row.endpoint_id, body: row.body, attempts: row.attempts }));
   });
 
+  const toEntry = (row: DeliveryLogRow): DeliveryLogEntry => ({
+    id: row.id,
+    eventId: row.event_id,
+    jobId: row.job_id,
+    endpointId: row.endpoint_id,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    deliveredAt: row.delivered_at,
+  });
+
   return {
-    /** One pending delivery of `body` per endpoint, due now. */
-    add(eventId: string, jobId: string, endpointIds: string[], body: string, now: number): void {
-      for (const endpointId of endpointIds) insert.run(eventId, jobId, endpointId, body, 'pending', now, now);
+    /**
+     * Queue `event` (as JSON, under a new webhook-id) for every active endpoint, due now; returns
+     * how many deliveries. Call it inside the transaction that settles the job, so both happen or neither.
+     */
+    queueEvent(jobId: string, event: unknown, now: number): number {
+      return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now).changes;
     },
     /**
-     * Take up to `limit` due deliveries for sending, kept from other senders for `holdMs` (longer
-     * than one attempt can take); if this sender dies mid-attempt, the delivery is due again then.
+     * Take up to `limit` due deliveries for sending, at most `perEndpoint` per endpoint counting the
+     * caller's `inFlight` ones, kept from other senders for `holdMs` (longer than one attempt can
+     * take); if this sender dies mid-attempt, the delivery is due again then.
      */
-    claim: (now: number, limit: number, holdMs: number): Delivery[] => claim.immediate(now, limit, holdMs),
+    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}): Delivery[] =>
+      claim.immediate(now, limit, holdMs, perEndpoint, inFlight),
     /** The receiver answered 2xx. */
     succeeded(id: number, status: number, now: number): void {
       delivered.run(status, now, id);
@@ -101,33 +140,20 @@ export function deliveries(db: Db) {
     /**
      * The attempt failed: schedule the next, or mark the delivery failed after the last. The delay is
      * the schedule's, give or take 10% so that retries to one receiver spread out, or the receiver's
-     * own Retry-After when it asks for longer.
+     * own Retry-After when it asks for longer (up to 10 h).
      */
     failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs = 0): void {
       const scheduled = retrySchedule[delivery.attempts] ?? 0;
-      const delay = Math.max(retryAfterMs, Math.round(scheduled * (0.9 + Math.random() * 0.2)));
+      const delay = Math.max(Math.min(retryAfterMs, maxRetryAfterMs), Math.round(scheduled * (0.9 + Math.random() * 0.2)));
       retry.run(status, error, retrySchedule.length, now + delay, delivery.id);
     },
-    /** The newest deliveries first, for `pdfrender webhooks deliveries`. */
-    log(limit: number): DeliveryLogEntry[] {
-      return log.all(limit).map((row) => ({
-        id: row.id,
-        eventId: row.event_id,
-        jobId: row.job_id,
-        endpointId: row.endpoint_id,
-        url: row.url,
-        status: row.status,
-        attempts: row.attempts,
-        lastStatus: row.last_status,
-        lastError: row.last_error,
-        createdAt: row.created_at,
-        nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
-        deliveredAt: row.delivered_at,
-      }));
+    /** The newest deliveries first (only failed ones with `failedOnly`), for `pdfrender webhooks deliveries`. */
+    log(limit: number, failedOnly = false): DeliveryLogEntry[] {
+      return (failedOnly ? failedLog : log).all(limit).map(toEntry);
     },
-    /** Send every delivery of a job again, now; returns how many. */
+    /** Send every delivery of a job again, now, except one in flight (it is being sent); returns how many. */
     redeliver(jobId: string, now: number): number {
-      return again.run(now, jobId).changes;
+      return again.run(now, jobId, now).changes;
     },
     /** Stop for good (the endpoint is gone or answered 410). */
     abandon(id: number, status: number | null, error: string): void {

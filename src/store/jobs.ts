@@ -3,9 +3,13 @@
  * transaction, so two servers on one data dir (or two requests at once) never both take the same
  * job or both accept the same identifier. A claimed job carries a lease; only its holder may
  * extend, complete or fail it, and a lease that runs out sends the job back to the queue.
+ * A job's final status and its webhook deliveries are written in one transaction, so a crash
+ * between the two cannot lose the event.
  */
 import { randomBytes } from 'node:crypto';
 import { PdfRenderError } from '../errors.js';
+import { fileUrlPath } from '../queue/urls.js';
+import { deliveries } from './deliveries.js';
 import type { Db } from './open-db.js';
 
 export type JobStatus = 'queued' | 'rendering' | 'succeeded' | 'failed';
@@ -92,8 +96,20 @@ export interface EnqueueInput {
   maxAttempts: number;
 }
 
+const leaseExpiredError = 'the render stopped before finishing (its lease expired)';
+
+/** The PDF_RENDERED event of a job that has just succeeded. */
+const renderedEvent = (row: JobRow) => ({
+  type: 'PDF_RENDERED',
+  payload: { id: row.identifier, url: `${row.base_url}${fileUrlPath(row.file_id!)}`, jobId: row.id, pages: row.pages, bytes: row.bytes },
+});
+
+/** The RENDER_PDF_FAILED event of a job that has just failed for good. */
+const failedEvent = (row: JobRow) => ({ type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error } });
+
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {
+  const outbox = deliveries(db);
   const seen = db.prepare<[string, string], { seen_at: number }>('SELECT seen_at FROM identifiers WHERE caller = ? AND identifier = ?');
   const remember = db.prepare('INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at');
   const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'rendering')");
@@ -146,14 +162,25 @@ export function jobQueue(db: Db) {
     return fromRow(byId.get(row.id)!);
   });
 
-  const fail = db.transaction((id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => {
-    if (settleFailure.run(now, retryAt, error, id, worker).changes === 0) return null;
-    return byId.get(id)!.status;
+  const complete = db.transaction((id: string, worker: string, now: number, result: { fileId: string; pages: number; bytes: number }): boolean => {
+    if (succeed.run(now, result.fileId, result.pages, result.bytes, id, worker).changes === 0) return false;
+    outbox.queueEvent(id, renderedEvent(byId.get(id)!), now);
+    return true;
   });
+
+  /** Record a failed attempt by `worker`; after the last, queue the failure event. */
+  const settle = (id: string, worker: string | null, now: number, error: string, retryAt: number): JobStatus | null => {
+    if (settleFailure.run(now, retryAt, error, id, worker).changes === 0) return null;
+    const row = byId.get(id)!;
+    if (row.status === 'failed') outbox.queueEvent(id, failedEvent(row), now);
+    return row.status;
+  };
+
+  const fail = db.transaction(settle);
 
   const requeueExpired = db.transaction((now: number): number => {
     const rows = expired.all(now);
-    for (const row of rows) settleFailure.run(now, now, 'the render stopped before finishing (its lease expired)', row.id, row.claimed_by);
+    for (const row of rows) settle(row.id, row.claimed_by, now, leaseExpiredError, now);
     return rows.length;
   });
 
@@ -164,12 +191,12 @@ export function jobQueue(db: Db) {
     claim: (worker: string, now: number, leaseMs: number): Job | null => claim.immediate(worker, now, leaseMs),
     /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
-    /** Mark a job done; false when `worker` no longer holds it (its lease ran out and another took it). */
+    /** Mark a job done and queue its PDF_RENDERED event; false when `worker` no longer holds it (its lease ran out and another took it). */
     complete: (id: string, worker: string, now: number, result: { fileId: string; pages: number; bytes: number }): boolean =>
-      succeed.run(now, result.fileId, result.pages, result.bytes, id, worker).changes > 0,
-    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt; null when not held. */
+      complete.immediate(id, worker, now, result),
+    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
-    /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt). */
+    /** Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing RENDER_PDF_FAILED). */
     requeueExpired: (now: number): number => requeueExpired.immediate(now),
     /** One job by id. */
     get: (id: string): Job | null => {

@@ -76,6 +76,9 @@ const migrations: string[] = [
      delivered_at INTEGER
    );
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);`,
+  // Until when an attempt is in flight (set by the claim, cleared by its outcome), so a redelivery
+  // can tell a delivery being sent from one waiting for its next attempt.
+  `ALTER TABLE webhook_deliveries ADD COLUMN claimed_until INTEGER;`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */
