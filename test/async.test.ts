@@ -4,9 +4,11 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
+import { openDb } from '../src/store/open-db.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
@@ -237,4 +239,36 @@ describe('render-async', () => {
       gone.close();
     }
   }, 40_000);
+
+  it('keeps the lease heartbeat and the webhook sender running through a locked database', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const hook = await receiver();
+    // Its own engine, with the default 30 s deadline: the document below renders for 5 s.
+    const server = await startServer({}, undefined, { realClock: true });
+    const locker = openDb(join(server.deps.config.dataDir, 'pdfrender.db'));
+    try {
+      server.deps.webhooks.add(hook.url, Date.now());
+      // Fail fast on the lock instead of waiting the default 5 s (which would block the test's event loop).
+      server.deps.db.pragma('busy_timeout = 50');
+      const slow = '<script>const end = Date.now() + 5000; while (Date.now() < end) {}</script><p>slow</p>';
+      const { jobId } = await (await post(server, { htmlContent: slow, identifier: 'through-a-lock' })).json();
+      const status = () => (server.deps.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
+      while (status() !== 'rendering') await new Promise((r) => setTimeout(r, 20));
+      // Another connection holds the write lock past a heartbeat (every 3.3 s) and several sender polls.
+      locker.exec('BEGIN IMMEDIATE');
+      await new Promise((r) => setTimeout(r, 3_800));
+      locker.exec('COMMIT');
+      const [delivery] = await hook.waitFor(1, 20_000);
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'through-a-lock', jobId } });
+      expect(status()).toBe('succeeded');
+      const logged = errors.mock.calls.map((call) => String(call[0]));
+      expect(logged).toContain('pdfrender: lease heartbeat failed; retrying at the next one:');
+      expect(logged).toContain('pdfrender: webhook sender error; retrying shortly:');
+    } finally {
+      locker.close();
+      await server.close();
+      hook.close();
+      errors.mockRestore();
+    }
+  }, 30_000);
 });

@@ -11,6 +11,8 @@ import { signWebhook } from './signing.js';
 const pollMs = 500;
 /** Attempts in flight at once; each runs on its own, so a slow receiver delays no other. */
 const maxInFlight = 32;
+/** Attempts in flight to one endpoint at once, so a receiver that never answers cannot take every slot. */
+const maxInFlightPerEndpoint = 4;
 
 export interface Sender {
   /** Look for due deliveries now (after a job finished). */
@@ -28,6 +30,8 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint id, passed to the claim. */
+  const perEndpoint: Record<string, number> = {};
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = deps.webhooks.get(delivery.endpointId);
@@ -65,21 +69,32 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
     deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs);
   };
 
+  const start = (delivery: Delivery) => {
+    perEndpoint[delivery.endpointId] = (perEndpoint[delivery.endpointId] ?? 0) + 1;
+    const running: Promise<void> = attempt(delivery)
+      .catch((error) => console.error('pdfrender: webhook delivery failed unexpectedly', error))
+      .finally(() => {
+        inFlight.delete(running);
+        if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
+        tick(); // room for the next one
+      });
+    inFlight.add(running);
+  };
+
+  // Called from timers, finished attempts and the workers: it must never throw, and always re-arms,
+  // or one busy database would stop the sending for good (or fail the job that woke it).
   const tick = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (stopped) return;
-    const room = maxInFlight - inFlight.size;
-    for (const delivery of room > 0 ? deps.deliveries.claim(deps.clock.now(), room, holdMs) : []) {
-      const running: Promise<void> = attempt(delivery)
-        .catch((error) => console.error('pdfrender: webhook delivery failed unexpectedly', error))
-        .finally(() => {
-          inFlight.delete(running);
-          tick(); // room for the next one
-        });
-      inFlight.add(running);
+    try {
+      const room = maxInFlight - inFlight.size;
+      if (room > 0) for (const delivery of deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) start(delivery);
+    } catch (error) {
+      console.error('pdfrender: webhook sender error; retrying shortly:', error instanceof Error ? error.message : error);
+    } finally {
+      if (!stopped) timer = setTimeout(tick, pollMs);
     }
-    if (!stopped) timer = setTimeout(tick, pollMs);
   };
   tick();
 

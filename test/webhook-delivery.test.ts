@@ -1,0 +1,160 @@
+/**
+ * The webhook sender of a real server against real local receivers: a receiver that never answers
+ * does not hold up a healthy one, Retry-After is honoured (on the server's clock, which the test
+ * moves), and redirects are not followed. Events are queued straight into the server's database,
+ * as a finished job would, so no render is needed.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { deliveries } from '../src/store/deliveries.js';
+import { executablePath } from './support/browser.js';
+import { removeTempDirs } from './support/files.js';
+import { startServer, type TestServer } from './support/server.js';
+
+interface Arrival {
+  webhookId: string;
+  body: string;
+}
+
+/** A receiver on an ephemeral port; `answer` responds to the n-th request (default 200; doing nothing leaves it hanging). */
+async function receiver(answer: (res: ServerResponse, index: number) => void = (res) => res.writeHead(200).end()) {
+  const received: Arrival[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ webhookId: String(req.headers['webhook-id']), body });
+      answer(res, received.length - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** Poll `check` until it is true. */
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Queue `count` events for every active endpoint in one transaction, as finished jobs would. */
+function queueEvents(server: TestServer, count: number): void {
+  const outbox = deliveries(server.deps.db);
+  server.deps.db.transaction(() => {
+    for (let i = 0; i < count; i += 1) outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
+  })();
+}
+
+interface DeliveryState {
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+}
+const deliveriesTo = (server: TestServer, endpointId: string) =>
+  server.deps.db.prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as DeliveryState[];
+
+let engine: Engine;
+
+beforeAll(() => {
+  // Never started: these servers render nothing.
+  engine = createEngine({ executablePath, concurrency: 1 });
+});
+
+afterAll(async () => {
+  await engine.close();
+  await removeTempDirs();
+});
+
+describe('webhook sender', () => {
+  it('keeps a receiver that never answers from delaying a healthy one', async () => {
+    const timeoutMs = 3_000;
+    const hanging = await receiver(() => {});
+    const healthy = await receiver();
+    const server = await startServer({}, { engine }, { webhookTimeoutMs: timeoutMs });
+    try {
+      const dead = server.deps.webhooks.add(hanging.url, server.clock.now());
+      server.deps.webhooks.add(healthy.url, server.clock.now());
+      // More events than the sender has slots: unbounded, the hanging receiver's attempts (each
+      // event's first delivery) would fill every slot and the rest would wait for their timeouts.
+      const events = 60;
+      queueEvents(server, events);
+      await until(() => healthy.received.length === events, `${events} events at the healthy receiver`, timeoutMs * 5);
+      // Ordering, not speed: every healthy delivery arrived before any attempt to the hanging
+      // receiver had timed out, and only a few of those were ever in flight.
+      expect(deliveriesTo(server, dead.id).filter((d) => d.attempts > 0)).toEqual([]);
+      expect(hanging.received).toHaveLength(4);
+      expect(new Set(healthy.received.map((r) => r.webhookId)).size).toBe(events);
+    } finally {
+      hanging.close();
+      await server.close();
+      healthy.close();
+    }
+  }, 30_000);
+
+  it("waits as long as a receiver's Retry-After asks (up to 10 h) before the next attempt", async () => {
+    const hook = await receiver((res, index) => {
+      if (index === 0) res.writeHead(503, { 'Retry-After': '60' }).end();
+      else if (index === 1) res.writeHead(429, { 'Retry-After': String(7 * 86_400) }).end();
+      else res.writeHead(204).end();
+    });
+    const server = await startServer({}, { engine });
+    try {
+      const endpoint = server.deps.webhooks.add(hook.url, server.clock.now());
+      const start = server.clock.now();
+      queueEvents(server, 1);
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt');
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 503, next_attempt_at: start + 60_000 });
+      // Nothing is sent until the server's clock reaches it, however long the test waits.
+      server.clock.time = start + 59_999;
+      await sleep(1_200); // more than two polls of the sender
+      expect(hook.received).toHaveLength(1);
+      server.clock.time = start + 60_000;
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 2, 'the second attempt');
+      // A week is capped at 10 h.
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 429, next_attempt_at: start + 60_000 + 36_000_000 });
+      server.clock.time = start + 60_000 + 36_000_000;
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the third attempt');
+      expect(hook.received.map((r) => r.webhookId)).toEqual(Array(3).fill(hook.received[0]!.webhookId));
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  }, 30_000);
+
+  it('does not follow redirects: the target hears nothing and the delivery is retried', async () => {
+    const target = await receiver();
+    const found = await receiver((res) => res.writeHead(302, { Location: target.url }).end());
+    const temporary = await receiver((res) => res.writeHead(307, { Location: target.url }).end());
+    const server = await startServer({}, { engine });
+    try {
+      const endpoints = [server.deps.webhooks.add(found.url, server.clock.now()), server.deps.webhooks.add(temporary.url, server.clock.now())];
+      queueEvents(server, 1);
+      await until(() => endpoints.every((e) => deliveriesTo(server, e.id)[0]!.attempts === 1), 'both attempts');
+      // fetch has finished with each response (a followed redirect would have been sent by now).
+      expect(target.received).toEqual([]);
+      expect(deliveriesTo(server, endpoints[0]!.id)[0]).toMatchObject({ status: 'pending', last_status: 302, last_error: 'the receiver answered 302' });
+      expect(deliveriesTo(server, endpoints[1]!.id)[0]).toMatchObject({ status: 'pending', last_status: 307, last_error: 'the receiver answered 307' });
+    } finally {
+      await server.close();
+      target.close();
+      found.close();
+      temporary.close();
+    }
+  });
+});
