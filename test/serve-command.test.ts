@@ -25,6 +25,33 @@ describe('serve configuration', () => {
     expect(loadServeConfig({ apiKeys: ['x'] }, env, '/srv').apiKeys).toEqual(['x']);
   });
 
+  it('reads every other serve setting from its PDFRENDER_* twin too', () => {
+    const env = {
+      PDFRENDER_HOST: '0.0.0.0',
+      PDFRENDER_DATA_DIR: 'state/pdf',
+      PDFRENDER_CONCURRENCY: '3',
+      PDFRENDER_PUBLIC_URL: 'https://pdf.example.com/base',
+      PDFRENDER_TRUST_PROXY: 'TRUE',
+      PDFRENDER_SHUTDOWN_GRACE: '2s',
+    };
+    expect(loadServeConfig({}, env, '/srv')).toMatchObject({
+      host: '0.0.0.0',
+      dataDir: '/srv/state/pdf',
+      concurrency: 3,
+      publicUrl: 'https://pdf.example.com/base',
+      trustProxy: true,
+      shutdownGrace: 2000,
+    });
+    // Flags still win, and an empty variable counts as unset.
+    const flags = { host: '::1', dataDir: '/var/lib/pdfrender', concurrency: '5', publicUrl: 'http://localhost:8080', trustProxy: false, shutdownGrace: '1m' };
+    expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, shutdownGrace: 60_000 });
+    expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: false });
+    // Bad values name the variable.
+    expect(() => loadServeConfig({}, { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'yes', PDFRENDER_SHUTDOWN_GRACE: 'soon' }, '/srv')).toThrow(
+      /--concurrency \(PDFRENDER_CONCURRENCY\)[\s\S]*--public-url \(PDFRENDER_PUBLIC_URL\)[\s\S]*--trust-proxy \(PDFRENDER_TRUST_PROXY\)[\s\S]*--shutdown-grace \(PDFRENDER_SHUTDOWN_GRACE\)/,
+    );
+  });
+
   it('names the flag and its variable for every bad value', () => {
     const error = (() => {
       try {
@@ -87,6 +114,30 @@ describe('pdfrender serve', () => {
     // The access log line, as a JSON line.
     const logLine = server.stderr().split('\n').find((line) => line.startsWith('{'))!;
     expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
+  });
+
+  it('answers a render still going when --shutdown-grace runs out with JSON 503, then exits 0', async () => {
+    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '1s']);
+    running = server.child;
+    // Five seconds of script: far past the grace, well within the 30 s render deadline.
+    const slow = '<script>const end = Date.now() + 5000; while (Date.now() < end) {}</script><p>too late</p>';
+    const started = Date.now();
+    const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: slow }) });
+    await new Promise((r) => setTimeout(r, 500));
+    server.child.kill('SIGTERM');
+    const response = await inFlight;
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.headers.get('ratelimit-policy')).toBe('"sync";q=60;w=60');
+    expect(await response.json()).toEqual({ outcome: 'SHUTTING_DOWN', message: 'the server stopped before the document finished rendering; send it again' });
+    // Answered at the end of the grace, not when the render would have finished.
+    expect(Date.now() - started).toBeLessThan(4500);
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toContain('pdfrender: shutdown grace ran out; stopping 1 request(s) in flight');
+    // The default access-log format is the pretty one.
+    expect(server.stderr()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z POST \/api\/pdfs\/render-sync 503 \d+ ms \d+ B$/m);
+    expect(server.stderr()).toContain('pdfrender: stopped');
   });
 
   it('turns auth on with --api-key (and with PDFRENDER_API_KEYS)', async () => {

@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
+import { accessLogWriter } from '../src/server/access-log.js';
 import { createApp } from '../src/server/app.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
@@ -110,6 +111,27 @@ describe('render-sync', () => {
     expect((await wrongType.json()).errors).toEqual({ htmlContent: ['must be a string of HTML'], scale: ['must be between 0.1 and 2 (got 5)'] });
   });
 
+  it('answers 422 naming the body, not 500, for multipart or JSON it cannot decode, and takes 10 000 parts with a __proto__ field', async () => {
+    const noBoundary = await sync(server, { headers: { 'Content-Type': 'multipart/form-data' }, body: 'htmlContent=<p>x</p>' });
+    expect(noBoundary.status).toBe(422);
+    expect((await noBoundary.json()).errors.body[0]).toMatch(/^is not valid multipart\/form-data/);
+    const notUtf8 = await sync(server, { headers: { 'Content-Type': 'application/json' }, body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) });
+    expect(notUtf8.status).toBe(422);
+    expect((await notUtf8.json()).errors).toEqual({ body: ['is not valid UTF-8: send the body encoded as UTF-8'] });
+    const badEscape = await sync(server, { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'htmlContent=<p>100%</p>' });
+    expect(badEscape.status).toBe(422);
+    expect((await badEscape.json()).errors.body[0]).toMatch(/--data-urlencode/);
+
+    const form = new FormData();
+    for (let i = 0; i < 10_000; i += 1) form.append(`f${i}`, 'v');
+    form.append('__proto__', 'one');
+    form.append('__proto__', 'two');
+    form.append('htmlContent', '<p>Ten thousand parts</p>');
+    const many = await sync(server, { body: form, headers: { Accept: 'application/pdf' } });
+    expect(many.status).toBe(200);
+    expect((await readPdf(new Uint8Array(await many.arrayBuffer()))).pages[0]!.text).toBe('Ten thousand parts');
+  });
+
   it('answers 400 RENDER_PDF_FAILED when the document cannot be rendered', async () => {
     const response = await sync(server, json({ htmlContent: '<script>while (true) {}</script>' }));
     expect(response.status).toBe(400);
@@ -154,6 +176,8 @@ describe('rate limiting', () => {
       const third = await sync(limited, body);
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toBe('20');
+      expect(third.headers.get('ratelimit-policy')).toBe('"sync";q=2;w=60');
+      expect(third.headers.get('ratelimit')).toBe('"sync";r=0;t=20');
       expect(await third.json()).toMatchObject({ outcome: 'RATE_LIMITED', retryAfter: 20 });
       // Invalid requests count too: the limit is on requests, not on PDFs.
       expect((await sync(limited, json({}))).status).toBe(429);
@@ -166,6 +190,36 @@ describe('rate limiting', () => {
       expect((await fetch(`${limited.url}/healthz`)).headers.get('ratelimit')).toBeNull();
     } finally {
       await limited.close();
+    }
+  });
+
+  it('puts RateLimit-Policy on refusals before the route (401, 413, 503) without counting them', async () => {
+    const guarded = await startServer({ rateLimit: 1, apiKeys: ['key-one'], maxBody: '1kb' }, { engine });
+    try {
+      const auth = { Authorization: 'Bearer key-one' };
+      const refusals = [
+        await sync(guarded, json({ htmlContent: '<p>x</p>' })),
+        await sync(guarded, json({ htmlContent: '<p>x</p>' }, { Authorization: 'Bearer wrong' })),
+        await sync(guarded, json({ htmlContent: 'x'.repeat(4000) }, auth)),
+      ];
+      guarded.deps.lifecycle.draining = true;
+      refusals.push(await sync(guarded, json({ htmlContent: '<p>x</p>' }, auth)));
+      guarded.deps.lifecycle.draining = false;
+      expect(refusals.map((r) => r.status)).toEqual([401, 401, 413, 503]);
+      for (const refusal of refusals) {
+        expect(refusal.headers.get('ratelimit-policy')).toBe('"sync";q=1;w=60');
+        // Not counted, so no RateLimit value to report.
+        expect(refusal.headers.get('ratelimit')).toBeNull();
+      }
+      // None of them used the one request of this window.
+      const counted = await sync(guarded, json({ htmlContent: '<p>x</p>' }, auth));
+      expect(counted.status).toBe(200);
+      expect(counted.headers.get('ratelimit')).toBe('"sync";r=0;t=60');
+      expect(counted.headers.get('ratelimit-policy')).toBe('"sync";q=1;w=60');
+      // Other routes carry no rate-limit headers.
+      expect((await fetch(`${guarded.url}/api/webhooks`, { headers: auth })).headers.get('ratelimit-policy')).toBeNull();
+    } finally {
+      await guarded.close();
     }
   });
 
@@ -229,6 +283,21 @@ describe('authentication', () => {
       expect((await fetch(fileUrl)).status).toBe(401);
       expect((await fetch(fileUrl, { headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
       expect((await fetch(`${keyed.url}/healthz`)).status).toBe(200);
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it('refuses keys of other lengths than the configured ones with 401 INVALID_API_KEY', async () => {
+    const keyed = await startServer({ apiKeys: ['s3cret', 'a-much-longer-second-key-0123456789'] }, { engine });
+    try {
+      // Shorter, longer, a prefix, an extension, one character short of the long key; header values are Latin-1.
+      for (const key of ['s', 's3cre', 's3cretX', 's3cret s3cret', 'a-much-longer-second-key-012345678', 'x'.repeat(5000), 'ß3crét']) {
+        const response = await sync(keyed, json({ htmlContent: '<p>x</p>' }, { Authorization: `Bearer ${key}` }));
+        expect(response.status, key.slice(0, 40)).toBe(401);
+        expect((await response.json()).outcome, key.slice(0, 40)).toBe('INVALID_API_KEY');
+      }
+      expect((await sync(keyed, json({ htmlContent: '<p>x</p>' }, { Authorization: 'Bearer a-much-longer-second-key-0123456789' }))).status).toBe(200);
     } finally {
       await keyed.close();
     }
@@ -299,13 +368,26 @@ describe('files, routes and operations', () => {
     expect(server.logs.slice(before)).toEqual([{ method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 }]);
   });
 
-  it('refuses new work with 503 while draining', async () => {
+  it('formats access-log lines as pretty text or JSON lines', () => {
+    const lines: string[] = [];
+    const entry = { method: 'POST', path: '/api/pdfs/render-sync', status: 200, ms: 812, bytes: 14_211 };
+    accessLogWriter('pretty', (line) => lines.push(line))(entry);
+    accessLogWriter('json', (line) => lines.push(line))(entry);
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST \/api\/pdfs\/render-sync 200 812 ms 14211 B$/);
+    expect(JSON.parse(lines[1]!)).toEqual({ time: expect.stringMatching(/Z$/), ...entry });
+  });
+
+  it('refuses new work with 503 while draining, and /readyz says not ready while /healthz stays up', async () => {
     server.deps.lifecycle.draining = true;
     try {
       const response = await sync(server, json({ htmlContent: '<p>x</p>' }));
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('5');
       expect((await response.json()).outcome).toBe('SHUTTING_DOWN');
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: 'not ready', checks: { browser: true, database: true, accepting: false } });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     } finally {
       server.deps.lifecycle.draining = false;
     }

@@ -1,7 +1,7 @@
 /**
  * The running server of `pdfrender serve`: opens the data dir, starts the engine and the Hono app,
  * and on SIGINT/SIGTERM stops accepting, lets renders in flight finish (bounded by
- * --shutdown-grace), then closes the browser and the database.
+ * --shutdown-grace, after which those still going answer 503), then closes the browser and the database.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import type { ServeConfig } from '../config.js';
@@ -38,7 +38,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     };
     await sweep();
     const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
-    const server = await listen(createApp(deps, version), config);
+    // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
+    const stopRenders = new AbortController();
+    const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
@@ -50,10 +52,27 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     io.stderr.write('pdfrender: shutting down: no new requests, waiting for renders in flight\n');
     deps.lifecycle.draining = true;
     clearInterval(sweeper);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const deadline = Date.now() + config.shutdownGrace;
-    while (deps.lifecycle.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    let serverClosed = false;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => void (serverClosed = true));
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const waitForInFlight = async (ms: number) => {
+      const until = Date.now() + ms;
+      while (deps.lifecycle.inFlight > 0 && Date.now() < until) await pause();
+    };
+    await waitForInFlight(config.shutdownGrace);
+    if (deps.lifecycle.inFlight > 0) {
+      io.stderr.write(`pdfrender: shutdown grace ran out; stopping ${deps.lifecycle.inFlight} request(s) in flight (renders answer 503 SHUTTING_DOWN)\n`);
+      stopRenders.abort(new PdfRenderError('SHUTTING_DOWN', 'the server stopped before the document finished rendering; send it again', { retryAfter: 5 }));
+      // An aborted render answers at once; this only bounds a request stuck elsewhere (a body still uploading).
+      await waitForInFlight(2_000);
+    }
+    // A handled request leaves inFlight before Node has written its answer: close sockets as they go
+    // idle, so every answer reaches its client, and cut the rest only after a bounded wait.
+    const flushUntil = Date.now() + 2_000;
+    while (!serverClosed && Date.now() < flushUntil) {
+      if ('closeIdleConnections' in server) server.closeIdleConnections();
+      await pause();
+    }
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
   } finally {

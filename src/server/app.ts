@@ -4,6 +4,7 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { accessLog } from './access-log.js';
 import { asyncRoutes } from './async-routes.js';
@@ -13,6 +14,7 @@ import { errorResponse } from './error-response.js';
 import { filesRoute } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { openApiDocument } from './openapi.js';
+import { rateLimitPolicy } from './rate-limit.js';
 import { renderSyncRoute } from './render-sync-route.js';
 import { webhooksRoutes } from './webhooks-routes.js';
 
@@ -26,9 +28,19 @@ const routeMethods: Array<[RegExp, string[]]> = [
   [/^\/(healthz|readyz|openapi\.json)$/, ['GET']],
 ];
 
+export interface AppOptions {
+  /**
+   * Fires when a stopping server's grace period runs out: every render in flight then ends, and its
+   * caller gets the signal's reason (a 503 SHUTTING_DOWN) instead of a dropped connection.
+   */
+  stopRenders?: AbortSignal;
+}
+
 /** Build the app. */
-export function createApp(deps: AppDeps, version: string): Hono<{ Variables: { apiKey: string | undefined } }> {
+export function createApp(deps: AppDeps, version: string, options: AppOptions = {}): Hono<{ Variables: { apiKey: string | undefined } }> {
   const app = new Hono<{ Variables: { apiKey: string | undefined } }>();
+  // The routes pass the request's signal to engine.render; this engine adds the stop signal to it.
+  const routeDeps: AppDeps = options.stopRenders ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) } : deps;
   app.onError((error, c) => errorResponse(c, error));
   app.notFound((c) => {
     const allowed = routeMethods.find(([pattern]) => pattern.test(c.req.path))?.[1];
@@ -39,6 +51,8 @@ export function createApp(deps: AppDeps, version: string): Hono<{ Variables: { a
     return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   });
   app.use(accessLog(deps.log));
+  // First, so refusals before the route (draining, auth, body limit) carry the policy too.
+  app.use('/api/pdfs/render-sync', rateLimitPolicy(deps.config.rateLimit));
   app.use('/api/*', async (_, next) => {
     if (deps.lifecycle.draining) throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });
     deps.lifecycle.inFlight += 1;
@@ -61,10 +75,24 @@ export function createApp(deps: AppDeps, version: string): Hono<{ Variables: { a
   );
   const document = openApiDocument(version);
   app.get('/openapi.json', (c) => c.json(document));
-  healthRoutes(app, deps);
-  renderSyncRoute(app, deps);
-  asyncRoutes(app, deps);
-  filesRoute(app, deps);
-  webhooksRoutes(app, deps);
+  healthRoutes(app, routeDeps);
+  renderSyncRoute(app, routeDeps);
+  asyncRoutes(app, routeDeps);
+  filesRoute(app, routeDeps);
+  webhooksRoutes(app, routeDeps);
   return app;
+}
+
+/** `engine` whose renders also end when `stop` fires, rejecting with its reason. */
+function stoppable(engine: Engine, stop: AbortSignal): Engine {
+  // Inherit everything else, so methods added to Engine later pass straight through.
+  const wrapped: Engine = Object.create(engine);
+  wrapped.render = (request, renderOptions = {}) =>
+    engine
+      .render(request, { ...renderOptions, signal: renderOptions.signal ? AbortSignal.any([renderOptions.signal, stop]) : stop })
+      // Whatever the engine made of the abort (a wait for a page cut short, say), the caller hears why.
+      .catch((error: unknown) => {
+        throw stop.aborted ? stop.reason : error;
+      });
+  return wrapped;
 }

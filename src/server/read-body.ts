@@ -1,6 +1,7 @@
 /**
  * Request bodies in the three encodings RenderPDF.io clients send: JSON, multipart/form-data
  * (where the HTML fields may be uploaded files) and application/x-www-form-urlencoded.
+ * A body that cannot be decoded is the caller's mistake: 422 with `errors.body`, never a 500.
  */
 import type { Context } from 'hono';
 import { PdfRenderError } from '../errors.js';
@@ -9,28 +10,96 @@ import { PdfRenderError } from '../errors.js';
 export async function readBody(c: Context): Promise<unknown> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) {
-    const text = await c.req.text();
+    const text = await bodyText(c);
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new PdfRenderError('VALIDATION_FAILED', 'the body is not valid JSON', {
-        fieldErrors: { body: [`is not valid JSON: ${(error as Error).message}`] },
-      });
+      throw bodyError(`is not valid JSON: ${(error as Error).message}`);
     }
   }
-  if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
-    const form = await c.req.parseBody({ all: true });
-    const fields: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(form)) {
-      // A field sent twice is kept as a list, which the schema then rejects with the field's name.
-      const values = Array.isArray(value) ? value : [value];
-      const texts = await Promise.all(values.map((v) => (typeof v === 'string' ? v : v.text())));
-      fields[name] = texts.length === 1 ? texts[0] : texts;
+  if (type === 'application/x-www-form-urlencoded') return fieldsOf(parseUrlEncoded(await bodyText(c)));
+  if (type === 'multipart/form-data') {
+    let form: FormData;
+    try {
+      form = await c.req.formData();
+    } catch {
+      // undici says only "Failed to parse body as FormData"; say what usually causes it.
+      throw bodyError('is not valid multipart/form-data: check that the Content-Type has the boundary the body uses (let your HTTP client set it)');
     }
-    return fields;
+    const parts: Array<[string, FormDataEntryValue]> = [];
+    form.forEach((value, name) => parts.push([name, value]));
+    const entries: Array<[string, string]> = [];
+    const problems: Record<string, string[]> = {};
+    for (const [name, value] of parts) {
+      // An uploaded file is decoded as strictly as a JSON body.
+      const text = typeof value === 'string' ? value : utf8(await value.arrayBuffer());
+      if (text === undefined) (problems[name] ??= []).push('is an uploaded file that is not valid UTF-8 text');
+      else entries.push([name, text]);
+    }
+    if (Object.keys(problems).length > 0) throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file is not UTF-8 text', { fieldErrors: problems });
+    return fieldsOf(entries);
   }
   throw new PdfRenderError(
     'UNSUPPORTED_MEDIA_TYPE',
     `send the request as application/json, multipart/form-data or application/x-www-form-urlencoded${type ? `, not ${type}` : ' (no Content-Type was given)'}`,
   );
+}
+
+/** Fields from name/value pairs; a field sent twice is kept as a list, which the schema then rejects by name. */
+function fieldsOf(entries: Iterable<[string, string]>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of entries) {
+    // Assigning "__proto__" on a plain object would replace its prototype (with a list sent twice);
+    // it is no request field, so it is dropped like any other unknown name.
+    if (name === '__proto__') continue;
+    const previous = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (previous === undefined) fields[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else fields[name] = [previous, value];
+  }
+  return fields;
+}
+
+/**
+ * Strict application/x-www-form-urlencoded: URLSearchParams would quietly keep a bad "%" escape
+ * and turn undecodable bytes into U+FFFD, so a mangled document would render as if all was well.
+ */
+function parseUrlEncoded(text: string): Array<[string, string]> {
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      throw bodyError(
+        `is not valid application/x-www-form-urlencoded: "${part.slice(0, 40)}" has a "%" that is not followed by two hex digits, or escapes that are not UTF-8; percent-encode each value (curl --data-urlencode)`,
+      );
+    }
+  };
+  return text
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals === -1 ? [decode(pair), ''] : [decode(pair.slice(0, equals)), decode(pair.slice(equals + 1))];
+    });
+}
+
+/** The whole body as text; 422 when it is not UTF-8. */
+async function bodyText(c: Context): Promise<string> {
+  const text = utf8(await c.req.arrayBuffer());
+  if (text === undefined) throw bodyError('is not valid UTF-8: send the body encoded as UTF-8');
+  return text;
+}
+
+/** Decode UTF-8, or undefined for bytes that are not UTF-8 (rather than replacing them with U+FFFD). */
+function utf8(bytes: ArrayBuffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 422 about the body as a whole, reported as the field `body`. */
+function bodyError(message: string): PdfRenderError {
+  return new PdfRenderError('VALIDATION_FAILED', `the body ${message}`, { fieldErrors: { body: [message] } });
 }
