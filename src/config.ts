@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from './errors.js';
 import { booleanField, byteSizeField, durationField, numberField } from './fields.js';
+import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseWith } from './request.js';
 
 interface Setting {
@@ -18,11 +19,6 @@ interface Setting {
   schema: z.ZodType;
 }
 
-const keyList = z
-  .union([z.array(z.string()), z.string()])
-  .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((key) => key.trim()).filter(Boolean))
-  .prefault([]);
-
 /** Every serve setting: its flag, its environment twin and its schema (with the help text). */
 export const serveSettings = {
   port: { flag: '--port <n>', env: 'PDFRENDER_PORT', schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)') },
@@ -30,7 +26,7 @@ export const serveSettings = {
   dataDir: { flag: '--data-dir <dir>', env: 'PDFRENDER_DATA_DIR', schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)') },
   rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
-  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: keyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
+  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: listSetting.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
   logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('access log lines: pretty or json (default pretty)') },
   publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses (default: from the request\'s Host)') },
   trustProxy: { flag: '--trust-proxy', env: 'PDFRENDER_TRUST_PROXY', schema: booleanField('take the client address from X-Forwarded-For (only behind a proxy you run)') },
@@ -43,6 +39,8 @@ export const serveSettings = {
   dedupeWindow: { flag: '--dedupe-window <duration>', env: 'PDFRENDER_DEDUPE_WINDOW', schema: durationField().prefault('60s').describe('how long a caller may not reuse an async identifier (default 60s)') },
   maxAttempts: { flag: '--max-attempts <n>', env: 'PDFRENDER_MAX_ATTEMPTS', schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)') },
   chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
+  ...policySettings,
+  allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
 } satisfies Record<string, Setting>;
 
 type Settings = typeof serveSettings;

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { defaultFetcher } from '../src/engine/inline-images.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { parseRenderRequest, type RenderRequestInput } from '../src/request.js';
 import { executablePath } from './support/browser.js';
@@ -19,7 +18,8 @@ import { pt, readPaint, readPdf } from './support/pdf.js';
 let engine: Engine;
 
 beforeAll(() => {
-  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000, fetcher: defaultFetcher({ allowFiles: true }) });
+  // As the CLI renders: the document's folder and the whole network are open.
+  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000, files: 'document-folder', network: { network: 'all', allowHosts: [] } });
 });
 
 afterAll(async () => {
@@ -207,7 +207,7 @@ describe('isolation between documents', () => {
   it('gives every document a fresh window, cookies and storage', async () => {
     // A real http origin, so cookies and localStorage work as on any web page.
     const server = await serve((_, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html>'));
-    const single = createEngine({ executablePath, concurrency: 1 });
+    const single = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
     try {
       const baseUrl = `${server.url}/`;
       const writer = `<script>

@@ -10,13 +10,13 @@ import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
 import { createEngine, type Engine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
-import { defaultFetcher } from '../engine/inline-images.js';
+import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError, exitCodeFor, type FieldErrors } from '../errors.js';
 import { parseRenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
 import { flagOfField, requestFieldsFromFlags, requestOptions } from './request-flags.js';
-import { parseRunOptions, runOptionsSchema } from './run-options.js';
+import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 
 /** Build the `render` command; its action sets the exit code through `setExitCode`. */
@@ -28,18 +28,24 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
   for (const option of requestOptions()) command.addOption(option);
+  // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
+  const runAttributes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
-    const flag = { chrome: '--chrome <path>', timeout: '--timeout <duration>', maxPages: '--max-pages <n>', concurrency: '--concurrency <n>' }[name as keyof typeof runOptionsSchema.shape];
-    command.addOption(new Option(flag, schema.description));
+    const option = new Option(runOptionFlags[name as keyof typeof runOptionFlags], schema.description);
+    if (name === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    command.addOption(option);
+    runAttributes[name] = option.attributeName();
   }
   command
-    .option('--json', 'print a JSON summary (per document: output, pages, bytes, ms, error) on standard output')
+    .option('--json', 'print a JSON summary (per document: output, pages, bytes, ms, blocked and failed URLs, error) on standard output')
     .option('-q, --quiet', 'print only errors')
     .addHelpText(
       'after',
       `
 Lengths take a unit (pt, px, in, mm, cm, pc); without one they are inches.
 Relative links in a document (images, stylesheets, fonts) resolve against its own folder.
+A document may load files from its own folder (and below) and anything on the network;
+--block-network, --allow-host and --disable-javascript narrow that.
 
 Examples:
   pdfrender render invoice.html                  writes invoice.pdf beside it
@@ -51,14 +57,15 @@ Examples:
 Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation or no browser.`,
     )
     .action(async (inputs: string[], options: Record<string, unknown>) => {
-      setExitCode(await runRender(io, inputs, options));
+      const run = Object.fromEntries(Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]));
+      setExitCode(await runRender(io, inputs, options, run));
     });
   return command;
 }
 
-async function runRender(io: CliIO, inputs: string[], options: Record<string, unknown>): Promise<number> {
+async function runRender(io: CliIO, inputs: string[], options: Record<string, unknown>, runFlags: Record<string, unknown>): Promise<number> {
   if (options.json && options.output === '-') throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
-  const run = parseRunOptions(options);
+  const run = parseRunOptions(runFlags);
   const requestFile = typeof options.request === 'string' ? options.request : undefined;
   const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
   const { fields, sources } = await requestFieldsFromFlags(options);
@@ -82,8 +89,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
-    // The CLI renders the user's own files, so header images may come from disk too.
-    fetcher: defaultFetcher({ allowFiles: true }),
+    // The CLI renders the user's own files: their folder and the whole network are open by default.
+    files: 'document-folder',
+    ...engineNetworkOptions(run, 'all'),
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
   const reporter = createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
@@ -143,7 +151,8 @@ async function renderOne(
     const result = await engine.render(request, { baseUrl: document.baseUrl, signal: io.signal });
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
-    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, exitCode: 0 };
+    const { blocked, failed } = result.network;
+    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, blocked, failed, exitCode: 0 };
   } catch (error) {
     if (io.signal.aborted) throw io.signal.reason;
     const message = (error instanceof Error ? error.message : String(error)).replaceAll('\n', '; ');

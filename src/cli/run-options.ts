@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from '../errors.js';
 import { durationField, numberField } from '../fields.js';
+import { policySettings } from '../network/policy-settings.js';
 import { parseWith } from '../request.js';
 
 /** Run options and their help text. */
@@ -16,18 +17,31 @@ export const runOptionsSchema = z.object({
   timeout: durationField().prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   maxPages: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails (default 2000)'),
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
+  ...Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'] },
 });
+
+/** The flag of each run option (commander syntax). */
+export const runOptionFlags: Record<keyof typeof runOptionsSchema.shape, string> = {
+  chrome: '--chrome <path>',
+  timeout: '--timeout <duration>',
+  maxPages: '--max-pages <n>',
+  concurrency: '--concurrency <n>',
+  ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.flag])) as { [K in keyof typeof policySettings]: string }),
+};
 
 export type RunOptions = z.output<typeof runOptionsSchema>;
 
-/** Validate the run options among commander's parsed options. */
+/** Validate the run options (keyed by option name, as in runOptionsSchema). */
 export function parseRunOptions(options: Record<string, unknown>): RunOptions {
   try {
-    return parseWith(runOptionsSchema, { concurrency: options.concurrency, timeout: options.timeout, maxPages: options.maxPages, chrome: options.chrome });
+    return parseWith(runOptionsSchema, Object.fromEntries(Object.keys(runOptionsSchema.shape).map((key) => [key, options[key]])));
   } catch (error) {
     if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
-    // Each of these fields is a flag of the same name (maxPages is --max-pages).
-    const flag = (line: string) => `--${line.replace(/^[a-z]+[A-Z][^:]*/, (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))}`;
+    // Name the flag behind each field (maxPages is --max-pages).
+    const flag = (line: string) => {
+      const name = line.slice(0, line.indexOf(':')) as keyof typeof runOptionFlags;
+      return runOptionFlags[name] ? `${runOptionFlags[name].split(' ')[0]}${line.slice(line.indexOf(':'))}` : line;
+    };
     throw new PdfRenderError('VALIDATION_FAILED', describeFieldErrors(error.fieldErrors).map(flag).join('\n'), {
       fieldErrors: error.fieldErrors,
     });

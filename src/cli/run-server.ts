@@ -7,6 +7,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
+import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
@@ -18,7 +19,8 @@ const sweepEveryMs = 60_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout, maxPages: config.maxPages });
+  // Documents from callers are untrusted: public addresses only, no files, unless the flags relax it.
+  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout, maxPages: config.maxPages, ...engineNetworkOptions(config, 'public') });
   const runtime = startRuntime({
     config,
     engine,

@@ -13,7 +13,8 @@ export function serveCommand(io: CliIO, version: string): Command {
   const attributes: Record<string, string> = {};
   for (const [key, setting] of Object.entries(serveSettings)) {
     const option = new Option(setting.flag, `${setting.schema.description} [env ${setting.env}]`);
-    if (key === 'apiKeys') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    // Repeatable flags collect every value.
+    if (key === 'apiKeys' || key === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
     attributes[key] = option.attributeName();
   }

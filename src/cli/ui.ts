@@ -16,6 +16,9 @@ export interface DocumentOutcome {
   ms: number;
   error?: string;
   warnings: string[];
+  /** URLs the network policy refused, and URLs that failed to load. */
+  blocked?: Array<{ url: string; reason: string }>;
+  failed?: Array<{ url: string; reason: string }>;
 }
 
 export type ReportMode = 'normal' | 'quiet' | 'json';
@@ -54,6 +57,7 @@ export function createReporter(mode: ReportMode, interactive: boolean, stdout: N
       if (spinner) spinner.text = progressText();
       if (mode === 'json') return;
       for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
+      for (const issue of outcome.blocked ?? []) line(`${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}`);
       if (outcome.error) line(`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
     },

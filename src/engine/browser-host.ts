@@ -17,7 +17,8 @@ export class BrowserHost {
 
   constructor(
     private readonly executablePath: string,
-    private readonly extraArgs: readonly string[] = [],
+    /** Extra Chromium flags, asked for at each launch (the egress proxy starts with the first). */
+    private readonly extraArgs: () => Promise<readonly string[]> = async () => [],
   ) {}
 
   /** The live browser, launching one if there is none (or the last one died). */
@@ -25,7 +26,7 @@ export class BrowserHost {
     if (this.closed) throw new Error('the render engine is closed');
     if (!this.current) {
       const generation = ++this.generation;
-      const launching = launchBrowser(this.executablePath, this.extraArgs).then((launched) => {
+      const launching = this.extraArgs().then((args) => launchBrowser(this.executablePath, args)).then((launched) => {
         // A browser that dies (crash, OOM kill) is forgotten, so the next render relaunches.
         launched.browser.once('disconnected', () => {
           if (this.generation === generation) this.current = undefined;

@@ -10,7 +10,10 @@ import { BrowserHost } from './browser-host.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
 import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
+import { startEgressProxy, type EgressProxy, type Resolver } from '../network/egress-proxy.js';
+import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import { countPdfPages } from './page-count.js';
+import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool } from './page-pool.js';
 import { printDocument, resetPage, type Templates } from './print-document.js';
 
@@ -29,6 +32,16 @@ export interface EngineOptions {
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
   browserArgs?: string[];
+  /** What documents may reach over the network; default public addresses only (the server's default). */
+  network?: NetworkPolicy;
+  /** 'document-folder' lets a document load files from its own folder (the CLI); default 'none'. */
+  files?: 'none' | 'document-folder';
+  /** Run documents' JavaScript; default true. */
+  javascript?: boolean;
+  /** A document that asked for a blocked URL fails instead of rendering without it; default false. */
+  failOnBlocked?: boolean;
+  /** Resolves host names for the egress proxy; default the system resolver (tests give a DNS answer). */
+  resolver?: Resolver;
 }
 
 export interface RenderOptions {
@@ -50,6 +63,8 @@ export interface RenderResult {
   ms: number;
   /** Things that went wrong without failing the render (a header image that could not be fetched). */
   warnings: string[];
+  /** URLs the network policy refused, and URLs that failed to load, while rendering. */
+  network: NetworkReport;
 }
 
 export interface Engine {
@@ -73,10 +88,22 @@ export const defaultMaxPages = 2000;
 export function createEngine(options: EngineOptions): Engine {
   const concurrency = options.concurrency ?? availableParallelism();
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-  const fetcher = options.fetcher ?? defaultFetcher({ allowFiles: false });
+  const fetcher = options.fetcher ?? defaultFetcher({ allowFiles: options.files === 'document-folder', policy: options.network ?? publicOnly, resolver: options.resolver });
   const maxPages = options.maxPages ?? defaultMaxPages;
-  const host = new BrowserHost(options.executablePath, options.browserArgs);
-  const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000);
+  const policy = options.network ?? publicOnly;
+  // One proxy for the engine's life, started with the first browser; every launch routes through it,
+  // loopback included (Chromium otherwise bypasses a proxy for loopback).
+  let proxy: Promise<EgressProxy> | undefined;
+  const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
+  const host = new BrowserHost(options.executablePath, async () => [
+    ...(options.browserArgs ?? []),
+    `--proxy-server=${(await startProxy()).url}`,
+    '--proxy-bypass-list=<-loopback>',
+  ]);
+  const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
+    if (options.javascript === false) await page.setJavaScriptEnabled(false);
+    return guardPage(page, client, { files: options.files ?? 'none', proxy: await startProxy() });
+  });
   const never = new AbortController().signal;
 
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
@@ -85,11 +112,12 @@ export function createEngine(options: EngineOptions): Engine {
     const callerSignal = renderOptions.signal ?? never;
     const limitMs = renderOptions.timeoutMs ?? timeoutMs;
     const warnings: string[] = [];
+    const templateIssues: NetworkReport = { blocked: [], failed: [] };
     // Template images are fetched before taking a page, so slow servers never hold one; they get
     // a deadline of their own, as long as the render's.
     const fetching = deadlineSignal(limitMs);
     const templates = await raceAbort(
-      prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings),
+      prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings, templateIssues),
       callerSignal,
     ).finally(fetching.clear);
     const slot = await pool.acquire(callerSignal, renderOptions.lane);
@@ -97,16 +125,24 @@ export function createEngine(options: EngineOptions): Engine {
     const deadline = deadlineSignal(limitMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let reusable = false;
+    slot.guard.begin(baseUrl);
     try {
       const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages), slot.crashed]), signal);
+      const seen = slot.guard.end();
+      const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
       await raceAbort(resetPage(slot, baseUrl), signal);
       reusable = true;
       const pages = countPdfPages(pdf);
       if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (--max-pages)`);
-      return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings };
+      if (options.failOnBlocked && network.blocked.length > 0) {
+        const first = network.blocked[0]!;
+        throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (--fail-on-blocked), first ${first.url}: ${first.reason}`);
+      }
+      return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
     } catch (error) {
       throw asRenderError(error);
     } finally {
+      slot.guard.end();
       deadline.clear();
       pool.release(slot, reusable);
     }
@@ -120,6 +156,7 @@ export function createEngine(options: EngineOptions): Engine {
     async close() {
       await pool.drain();
       await host.close();
+      await (await proxy?.catch(() => undefined))?.close();
     },
   };
 }
@@ -130,12 +167,15 @@ async function prepareTemplates(
   fetcher: ResourceFetcher,
   signal: AbortSignal,
   warnings: string[],
+  issues: NetworkReport,
 ): Promise<Templates> {
   const insets = { left: request.marginLeft, right: request.marginRight };
   const side = async (html: string | null, name: string) => {
     if (!html) return buildTemplate(null, insets);
     const inlined = await inlineTemplateImages(html, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
-    for (const failure of inlined.failed) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
+    for (const failure of [...inlined.blocked, ...inlined.failed]) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
+    issues.blocked.push(...inlined.blocked);
+    issues.failed.push(...inlined.failed);
     return buildTemplate(inlined.html, insets);
   };
   const [header, footer] = await Promise.all([side(request.headerHtmlContent, 'header'), side(request.footerHtmlContent, 'footer')]);

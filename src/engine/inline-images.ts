@@ -4,8 +4,11 @@
  * image a template references and inline it as a data: URI before printing.
  */
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { dirname, extname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Resolver } from '../network/egress-proxy.js';
+import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
+import type { NetworkPolicy } from '../network/policy.js';
 
 /** Bytes of a fetched resource and its media type. */
 export interface FetchedResource {
@@ -13,8 +16,11 @@ export interface FetchedResource {
   contentType: string;
 }
 
-/** Fetches one URL for inlining; the engine's caller decides what may be fetched. */
-export type ResourceFetcher = (url: URL, signal: AbortSignal) => Promise<FetchedResource>;
+/** Fetches one URL for inlining, for a document at `baseUrl`; throws RefusedUrlError for what the policy refuses. */
+export type ResourceFetcher = (url: URL, signal: AbortSignal, baseUrl?: string) => Promise<FetchedResource>;
+
+/** Header and footer images larger than this are left out. */
+const maxImageBytes = 10 * 1024 * 1024;
 
 // Image types by file extension, for local files (http responses carry their own Content-Type).
 const imageTypes: Record<string, string> = {
@@ -29,20 +35,24 @@ const imageTypes: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-/** Fetch http(s) URLs, and file: URLs only when `allowFiles` (the CLI renders the user's own files). */
-export function defaultFetcher(options: { allowFiles: boolean }): ResourceFetcher {
-  return async (url, signal) => {
-    if (url.protocol === 'file:' && options.allowFiles) {
+/**
+ * Fetch http(s) URLs under the network policy (the same one documents are held to), and file: URLs
+ * only when `allowFiles` and inside the document's own folder (the CLI renders the user's files).
+ */
+export function defaultFetcher(options: { allowFiles: boolean; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
+  return async (url, signal, baseUrl) => {
+    if (url.protocol === 'file:') {
       const path = fileURLToPath(url);
+      const folder = options.allowFiles && baseUrl?.startsWith('file:') ? fileURLToPath(new URL('.', baseUrl)) : null;
+      if (folder === null || !`${dirname(path)}${sep}`.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`)) {
+        throw new RefusedUrlError(folder === null ? 'file: URLs are not allowed' : "file: URLs outside the document's folder are not allowed");
+      }
       return { bytes: await readFile(path, { signal }), contentType: imageTypes[extname(path).toLowerCase()] ?? 'application/octet-stream' };
     }
-    if (url.protocol === 'http:' || url.protocol === 'https:') {
-      const response = await fetch(url, { signal, redirect: 'follow' });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() || imageTypes[extname(url.pathname).toLowerCase()];
-      return { bytes: new Uint8Array(await response.arrayBuffer()), contentType: contentType ?? 'application/octet-stream' };
-    }
-    throw new Error(`${url.protocol} URLs are not fetched`);
+    const response = await pinnedRequest(url, { policy: options.policy, resolver: options.resolver, signal, maxRedirects: 5, maxBytes: maxImageBytes });
+    if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${response.status}`);
+    const contentType = response.headers['content-type']?.split(';')[0]?.trim() || imageTypes[extname(url.pathname).toLowerCase()];
+    return { bytes: response.body, contentType: contentType ?? 'application/octet-stream' };
   };
 }
 
@@ -54,6 +64,8 @@ export interface InlineResult {
   html: string;
   /** References that could not be inlined, with the reason, so callers can report them. */
   failed: Array<{ url: string; reason: string }>;
+  /** References the network policy refused. */
+  blocked: Array<{ url: string; reason: string }>;
 }
 
 /** Replace image references in a template with data: URIs, resolving relative ones against `baseUrl`. */
@@ -67,6 +79,7 @@ export async function inlineTemplateImages(
 
   const inlined = new Map<string, string>();
   const failed: InlineResult['failed'] = [];
+  const blocked: InlineResult['blocked'] = [];
   await Promise.all(
     [...references].map(async (reference) => {
       if (reference === '' || /^data:/i.test(reference)) return;
@@ -78,14 +91,15 @@ export async function inlineTemplateImages(
         return;
       }
       try {
-        const { bytes, contentType } = await options.fetcher(url, options.signal);
+        const { bytes, contentType } = await options.fetcher(url, options.signal, options.baseUrl);
         inlined.set(reference, `data:${contentType};base64,${Buffer.from(bytes).toString('base64')}`);
       } catch (error) {
-        failed.push({ url: url.href, reason: error instanceof Error ? error.message : String(error) });
+        const issue = { url: url.href, reason: error instanceof Error ? error.message : String(error) };
+        (error instanceof RefusedUrlError ? blocked : failed).push(issue);
       }
     }),
   );
-  if (inlined.size === 0) return { html, failed };
+  if (inlined.size === 0) return { html, failed, blocked };
 
   const replaced = html
     .replace(imgSrcPattern, (whole, prefix: string, dq?: string, sq?: string, bare?: string) => {
@@ -96,5 +110,5 @@ export async function inlineTemplateImages(
       const data = inlined.get(dq ?? sq ?? bare ?? '');
       return data ? `url("${data}")` : whole;
     });
-  return { html: replaced, failed };
+  return { html: replaced, failed, blocked };
 }

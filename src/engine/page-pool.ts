@@ -6,6 +6,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import type { BrowserHost } from './browser-host.js';
+import type { PageGuard } from './page-guard.js';
 
 /** One warm page and what belongs to it. */
 export interface Slot {
@@ -22,7 +23,12 @@ export interface Slot {
   crashed: Promise<never>;
   /** Set once the renderer has crashed, so an idle page that crashed is never handed out. */
   broken: boolean;
+  /** Refuses what the document may not load and collects what it could not. */
+  guard: PageGuard;
 }
+
+/** Prepares a new page for documents (network guard, JavaScript switch); given by the engine. */
+export type PageSetup = (page: Page, client: CDPSession) => Promise<PageGuard>;
 
 /** How long a page may take to close before its browser is deemed hung and killed. */
 const closeGraceMs = 5_000;
@@ -38,6 +44,7 @@ export class PagePool {
     readonly size: number,
     /** A page is replaced after this many documents, which keeps renderer memory flat. */
     private readonly recycleAfter: number,
+    private readonly setup: PageSetup,
   ) {}
 
   /** Wait for a free place, then hand out a warm page (opening one if none is idle). Background waits behind every urgent one. */
@@ -81,16 +88,24 @@ export class PagePool {
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it
-      const slot: Slot = { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed, broken: false };
+      const guard = await this.setup(page, client);
+      const slot: Slot = { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed, broken: false, guard };
       page.on('error', () => {
         slot.broken = true;
         onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));
       });
       // Documents must never stall waiting for a person: dismiss dialogs, close popups.
-      page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+      // A beforeunload prompt is accepted instead, since dismissing it would keep the document
+      // from being navigated away from after printing.
+      page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
       page.on('popup', (popup) => void popup?.close().catch(() => undefined));
+      // Downloads (a link with download=, a navigation to an attachment) never touch the disk.
+      await client.send('Page.setDownloadBehavior', { behavior: 'deny' });
+      // print() would wait for a dialog; open() would spawn a popup per call (a hundred of them take
+      // seconds to close), so both are no-ops. Popups that still appear (target=_blank) are closed above.
       await page.evaluateOnNewDocument(() => {
         window.print = () => undefined;
+        window.open = () => null;
       });
       return slot;
     } catch (error) {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
+const resourceIssues = (description: string) => ({ type: 'array', description, items: { type: 'object', required: ['url', 'reason'], properties: { url: { type: 'string' }, reason: { type: 'string' } } } });
 const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}) => ({
   description: outcomes.join(' / '),
   content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
@@ -42,7 +43,11 @@ export function openApiDocument(version: string) {
               headers: { RateLimit: { schema: { type: 'string' } }, 'RateLimit-Policy': { schema: { type: 'string' } } },
               content: {
                 'application/json': {
-                  schema: { type: 'object', required: ['outcome', 'fileUrl', 'pages', 'bytes'], properties: { outcome: outcome(['SUCCESS']), fileUrl: { type: 'string', format: 'uri' }, pages: { type: 'integer' }, bytes: { type: 'integer' } } },
+                  schema: {
+                    type: 'object',
+                    required: ['outcome', 'fileUrl', 'pages', 'bytes'],
+                    properties: { outcome: outcome(['SUCCESS']), fileUrl: { type: 'string', format: 'uri' }, pages: { type: 'integer' }, bytes: { type: 'integer' }, blocked: resourceIssues('URLs the network policy refused'), failed: resourceIssues('URLs that failed to load') },
+                  },
                 },
                 'application/pdf': { schema: { type: 'string', format: 'binary' } },
               },
@@ -85,7 +90,7 @@ export function openApiDocument(version: string) {
         get: {
           summary: "An async job's status: queued, rendering, succeeded or failed",
           parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, error?}' }, ...auth, 404: errorBody(['NOT_FOUND']) },
+          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, blocked?, failed?, error?}' }, ...auth, 404: errorBody(['NOT_FOUND']) },
         },
       },
       '/api/pdfs/files/{fileId}': {

@@ -3,6 +3,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { loadServeConfig } from '../../src/config.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
+import type { Resolver } from '../../src/network/egress-proxy.js';
+import { engineNetworkOptions } from '../../src/network/policy-settings.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
 import { startRuntime } from '../../src/server/runtime.js';
@@ -18,10 +20,17 @@ export interface TestServer {
 }
 
 /** Start a server with serve flags (as the CLI would take them) on a shared or new engine. */
-export async function startServer(flags: Record<string, unknown> = {}, shared?: { engine: Engine }, options: { realClock?: boolean; webhookTimeoutMs?: number } = {}): Promise<TestServer> {
+export async function startServer(
+  flags: Record<string, unknown> = {},
+  shared?: { engine: Engine },
+  options: { realClock?: boolean; webhookTimeoutMs?: number; resolver?: Resolver } = {},
+): Promise<TestServer> {
   const dataDir = await tempDir();
   const config = loadServeConfig({ port: 0, dataDir, ...flags }, {}, dataDir);
-  const engine = shared?.engine ?? createEngine({ executablePath, concurrency: flags.concurrency ? config.concurrency : 2, timeoutMs: config.timeout, maxPages: config.maxPages });
+  // As run-server.ts builds it, with a DNS answer of the test's choosing when it gives one.
+  const engine =
+    shared?.engine ??
+    createEngine({ executablePath, concurrency: flags.concurrency ? config.concurrency : 2, timeoutMs: config.timeout, maxPages: config.maxPages, ...engineNetworkOptions(config, 'public'), resolver: options.resolver });
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];

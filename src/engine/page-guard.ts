@@ -1,0 +1,111 @@
+/**
+ * What one page may load besides http(s), and what it could not load. http(s), ws(s) go through
+ * the egress proxy, which enforces the network policy; every other scheme a document asks for is
+ * paused here by the DevTools Fetch domain and refused, except file: URLs inside the document's
+ * own folder when the CLI renders a file. Each render collects its blocked and failed URLs.
+ */
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
+
+/** A URL a document asked for and did not get, and why. */
+export interface ResourceIssue {
+  url: string;
+  reason: string;
+}
+
+/** The URLs of one render that the policy refused (`blocked`) or that failed to load (`failed`). */
+export interface NetworkReport {
+  blocked: ResourceIssue[];
+  failed: ResourceIssue[];
+}
+
+export interface PageGuard {
+  /** Start collecting for a document whose base URL is `baseUrl` (file: access is judged against it). */
+  begin(baseUrl: string): void;
+  /** Stop collecting and return what was collected. */
+  end(): NetworkReport;
+}
+
+export interface GuardOptions {
+  /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
+  files: 'none' | 'document-folder';
+  proxy: EgressProxy;
+}
+
+// Schemes a document might reach that the proxy never sees; data:, blob: and about: are harmless.
+const pausedSchemes = ['file', 'filesystem', 'chrome', 'chrome-extension', 'chrome-untrusted', 'devtools', 'view-source', 'ftp'];
+// Reports are capped, so a document that asks for a million URLs cannot grow one without bound.
+const maxIssues = 100;
+
+/** Install the guard on a new page. */
+export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
+  let report: NetworkReport | null = null;
+  let folder: string | null = null;
+  const add = (list: keyof NetworkReport, url: string, reason: string) => {
+    if (report && report[list].length < maxIssues && !report[list].some((issue) => issue.url === url)) report[list].push({ url: url.slice(0, 2000), reason });
+  };
+
+  client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
+    const refusal = fileRefusal(event.request.url, folder, options.files);
+    if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    add('blocked', event.request.url, refusal);
+    void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+  });
+  await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
+
+  page.on('requestfailed', (request: HTTPRequest) => {
+    const url = request.url();
+    const error = request.failure()?.errorText ?? '';
+    if (error === 'net::ERR_ABORTED' || error === 'net::ERR_BLOCKED_BY_CLIENT') return; // cancelled, or refused above
+    const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+    if (pausedSchemes.includes(scheme)) return add('blocked', url, `${scheme}: URLs are not allowed here`); // Chromium's own refusal
+    const refused = proxyRefusal(url, options.proxy);
+    if (refused) add('blocked', url, refused);
+    else add('failed', url, error || 'failed to load');
+  });
+  page.on('response', (response: HTTPResponse) => {
+    const refused = response.headers()[refusalHeader];
+    if (refused) add('blocked', response.url(), refused);
+    else if (response.status() >= 400) add('failed', response.url(), `HTTP ${response.status()}`);
+  });
+
+  return {
+    begin(baseUrl) {
+      report = { blocked: [], failed: [] };
+      folder = baseUrl.startsWith('file:') ? fileURLToPath(baseUrl) : null;
+    },
+    end() {
+      const done = report ?? { blocked: [], failed: [] };
+      report = null;
+      return done;
+    },
+  };
+}
+
+// Why a paused (non-network) URL is refused, or null when it may load.
+function fileRefusal(url: string, folder: string | null, files: GuardOptions['files']): string | null {
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme !== 'file') return `${scheme}: URLs are not allowed`;
+  if (files === 'none' || folder === null) return 'file: URLs are not allowed';
+  let path: string;
+  try {
+    path = fileURLToPath(url);
+  } catch {
+    return 'not a local file URL';
+  }
+  const root = folder.endsWith(sep) ? folder : `${folder}${sep}`;
+  return path === folder || path.startsWith(root) ? null : "file: URLs outside the document's folder are not allowed";
+}
+
+// An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
+function proxyRefusal(url: string, proxy: EgressProxy): string | undefined {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';
+    return proxy.refusal(parsed.hostname, port);
+  } catch {
+    return undefined;
+  }
+}

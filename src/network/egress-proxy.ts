@@ -1,0 +1,139 @@
+/**
+ * The in-process HTTP proxy all of Chromium's traffic goes through (--proxy-server, with loopback
+ * no longer bypassed). Request interception cannot see WebSocket, EventSource-in-worker or worker
+ * traffic, nor stop a redirect or a DNS answer that changes between check and use; a proxy can:
+ * it resolves each host once, checks every address it got, and dials the address it checked.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { addressRefusal, hostDecision, normalizeHost, type NetworkPolicy } from './policy.js';
+
+/** Resolves a host name to its addresses (injectable, so tests can give a DNS answer). */
+export type Resolver = (host: string) => Promise<string[]>;
+
+/** The system resolver: every address of the host, as the OS would hand them to a dialler. */
+export const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+export interface EgressProxy {
+  /** "http://127.0.0.1:<port>", for Chromium's --proxy-server. */
+  url: string;
+  /** Why the proxy recently refused `host:port`, if it did (for reporting blocked URLs per document). */
+  refusal(host: string, port: string): string | undefined;
+  close(): Promise<void>;
+}
+
+/** Header on the proxy's own refusals of plain-http requests, so a page can tell them from a server's 403. */
+export const refusalHeader = 'x-pdfrender-blocked';
+
+const dialTimeoutMs = 15_000;
+const rememberedRefusals = 1_000;
+
+/** Start a proxy on an ephemeral loopback port that enforces `policy`. */
+export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver): Promise<EgressProxy> {
+  const refusals = new Map<string, string>();
+  const sockets = new Set<Socket | Duplex>();
+  const remember = (key: string, reason: string) => {
+    refusals.delete(key);
+    refusals.set(key, reason);
+    if (refusals.size > rememberedRefusals) refusals.delete(refusals.keys().next().value!);
+  };
+
+  /** The address to dial for host:port, or a refusal. */
+  const pick = async (host: string, port: string): Promise<{ address: string } | { refused: string }> => {
+    const name = normalizeHost(host);
+    const decision = hostDecision(policy, name);
+    let refused: string | undefined;
+    let address: string | undefined;
+    if (decision.verdict === 'refuse') refused = decision.reason;
+    else {
+      try {
+        const addresses = isIP(name) ? [name] : await resolve(name);
+        if (addresses.length === 0) throw new Error('no addresses');
+        if (decision.verdict === 'check') refused = addresses.map((a) => addressRefusal(name, a)).find((reason) => reason !== null) ?? undefined;
+        address = addresses[0];
+      } catch (error) {
+        return { refused: `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+      }
+    }
+    if (refused !== undefined) {
+      remember(`${name}:${port}`, refused);
+      return { refused };
+    }
+    return { address: address! };
+  };
+
+  const track = <T extends Socket | Duplex>(socket: T): T => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    return socket;
+  };
+
+  // Plain http: the request line carries an absolute URL.
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+      if (target.protocol !== 'http:') throw new Error('not http');
+    } catch {
+      return res.writeHead(400, { [refusalHeader]: 'not a proxy request' }).end();
+    }
+    const port = target.port || '80';
+    const chosen = await pick(target.hostname, port);
+    if ('refused' in chosen) return res.writeHead(403, { [refusalHeader]: chosen.refused.replace(/[^\x20-\x7e]/g, '?') }).end();
+    const headers = { ...req.headers };
+    delete headers['proxy-connection'];
+    delete headers['proxy-authorization'];
+    const upstream = httpRequest({ host: chosen.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, timeout: dialTimeoutMs });
+    upstream.on('response', (response) => {
+      res.writeHead(response.statusCode ?? 502, response.rawHeaders);
+      response.pipe(res);
+    });
+    upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    req.pipe(upstream);
+  };
+
+  // https, ws and wss: a CONNECT tunnel to host:port, opened only to the checked address.
+  const tunnel = async (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    track(client);
+    const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(req.url ?? '');
+    if (!match) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const chosen = await pick(match[1]!, match[2]!);
+    if ('refused' in chosen) return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.replace(/[^\x20-\x7e]/g, '?')}\r\n\r\n`);
+    const upstream = track(netConnect({ host: chosen.address, port: Number(match[2]), timeout: dialTimeoutMs }));
+    upstream.once('connect', () => {
+      upstream.setTimeout(0);
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.once('timeout', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+    client.once('close', () => upstream.destroy());
+    upstream.once('error', () => client.writable && client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+  };
+
+  const server = createServer((req, res) => void forward(req, res).catch(() => res.destroy()));
+  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => void tunnel(req, client, head).catch(() => client.destroy()));
+  // A plain-http WebSocket upgrade is not expected (Chromium tunnels ws:// with CONNECT); refuse it.
+  server.on('upgrade', (_req: IncomingMessage, client: Duplex) => client.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
+  server.on('connection', (socket: Socket) => void track(socket));
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ready());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refusal: (host, port) => refusals.get(`${normalizeHost(host)}:${port}`),
+    async close() {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * HTTP requests made by pdfrender itself (header and footer images, webhook deliveries) under the
+ * same network policy as documents: the host is resolved once, every address is checked, and the
+ * connection goes to the address that was checked, so a DNS answer cannot change in between.
+ * Redirects are followed only when asked, each hop checked again.
+ */
+import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { systemResolver, type Resolver } from './egress-proxy.js';
+import { addressRefusal, hostDecision, type NetworkPolicy } from './policy.js';
+
+export interface PinnedResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Uint8Array;
+}
+
+export interface PinnedRequestOptions {
+  policy: NetworkPolicy;
+  resolver?: Resolver | undefined;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** Redirects to follow (GET only); 0 returns the 3xx itself. */
+  maxRedirects?: number;
+  /** Largest response body read; more is an error. */
+  maxBytes?: number;
+}
+
+/** An error that names a URL the policy refused (as opposed to one that failed to load). */
+export class RefusedUrlError extends Error {
+  override readonly name = 'RefusedUrlError';
+}
+
+/** Make one request under `policy`, following up to `maxRedirects` redirects. */
+export async function pinnedRequest(url: URL, options: PinnedRequestOptions): Promise<PinnedResponse> {
+  let current = url;
+  for (let hop = 0; ; hop += 1) {
+    const response = await requestOnce(current, options);
+    const location = response.headers.location;
+    if (response.status < 300 || response.status >= 400 || !location || hop >= (options.maxRedirects ?? 0)) return response;
+    current = new URL(location, current);
+  }
+}
+
+/** Throw a RefusedUrlError when `url` may not be requested under `policy` (scheme, literal address or resolved addresses). */
+export async function checkUrl(url: URL, policy: NetworkPolicy, resolver: Resolver = systemResolver): Promise<void> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUrlError(`${url.protocol} URLs are not allowed`);
+  const decision = hostDecision(policy, url.hostname);
+  if (decision.verdict === 'refuse') throw new RefusedUrlError(decision.reason);
+  if (decision.verdict === 'check') {
+    const addresses = await resolver(url.hostname);
+    const refusal = addresses.map((address) => addressRefusal(url.hostname, address)).find((reason) => reason !== null);
+    if (refusal) throw new RefusedUrlError(refusal);
+  }
+}
+
+function requestOnce(url: URL, options: PinnedRequestOptions): Promise<PinnedResponse> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new RefusedUrlError(`${url.protocol} URLs are not allowed`));
+  const decision = hostDecision(options.policy, url.hostname);
+  if (decision.verdict === 'refuse') return Promise.reject(new RefusedUrlError(decision.reason));
+  const resolver = options.resolver ?? systemResolver;
+  // Node calls `lookup` only for names (an IP literal was judged above); we hand it the one
+  // address we checked, so the socket connects to exactly that.
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        const refusal = decision.verdict === 'check' ? addresses.map((address) => addressRefusal(hostname, address)).find((reason) => reason !== null) : undefined;
+        if (refusal) return callback(new RefusedUrlError(refusal), '', 4);
+        const address = addresses[0];
+        if (!address) return callback(new Error(`no addresses for ${hostname}`), '', 4);
+        const family = address.includes(':') ? 6 : 4;
+        if (lookupOptions.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+        else callback(null, address, family);
+      },
+      (error: Error) => callback(error, '', 4),
+    );
+  };
+  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, requestOptions, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (options.maxBytes !== undefined && size > options.maxBytes) return req.destroy(new Error(`the response is larger than ${options.maxBytes} bytes`));
+        chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
+      res.on('error', reject);
+    });
+    req.on('error', (error) => reject(error.cause instanceof RefusedUrlError ? error.cause : error));
+    req.end(options.body);
+  });
+}
