@@ -1,0 +1,278 @@
+/**
+ * Hostile documents and bodies, rendered through a real server with its default (public-only)
+ * network policy. For every case: the status, a canary HTTP server on loopback that must receive
+ * nothing, a secret file whose contents must not appear in the PDF, and an ordinary render after
+ * it that must still succeed. Host names resolve through a DNS answer the test gives.
+ */
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { folderWith, removeTempDirs } from './support/files.js';
+import { readPdf } from './support/pdf.js';
+import { startServer, type TestServer } from './support/server.js';
+
+const secret = 'SECRET-CANARY-7f3a9c';
+let server: TestServer;
+let canary: { server: Server; port: number; hits: string[] };
+let canary6: { server: Server; port: number; hits: string[] };
+let redirector: { server: Server; port: number };
+let secretUrl: string;
+
+async function listen(host: string, handler: (req: IncomingMessage, res: import('node:http').ServerResponse) => void) {
+  const s = createServer(handler);
+  await new Promise<void>((resolve) => s.listen(0, host, resolve));
+  return { server: s, port: (s.address() as AddressInfo).port };
+}
+
+/** A loopback server that records every request (and WebSocket upgrade) it gets. */
+async function startCanary(host: string) {
+  const hits: string[] = [];
+  const started = await listen(host, (req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end(secret);
+  });
+  started.server.on('upgrade', (req, socket) => {
+    hits.push(`UPGRADE ${req.url}`);
+    socket.destroy();
+  });
+  started.server.on('connect', (req, socket) => {
+    hits.push(`CONNECT ${req.url}`);
+    socket.destroy();
+  });
+  return { ...started, hits };
+}
+
+beforeAll(async () => {
+  canary = await startCanary('127.0.0.1');
+  canary6 = await startCanary('::1');
+  // An allowed host (by --allow-host) that redirects every request to the canary on loopback.
+  redirector = await listen('127.0.0.1', (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${canary.port}/redirected` }).end());
+  const dir = await folderWith({ 'secret.txt': secret });
+  secretUrl = pathToFileURL(join(dir, 'secret.txt')).href;
+  // rebind.test and redirector.test resolve to loopback: the DNS answer an attacker would arrange.
+  const resolver = async (host: string) => (host === 'rebind.test' || host === 'redirector.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' })));
+  server = await startServer({ rateLimit: 100_000, timeout: '4s', allowHosts: ['redirector.test'] }, undefined, { resolver });
+});
+
+afterAll(async () => {
+  await server?.close();
+  canary?.server.close();
+  canary6?.server.close();
+  redirector?.server.close();
+  await removeTempDirs();
+});
+
+beforeEach(() => {
+  // Each case is judged on its own requests.
+  canary.hits.length = 0;
+  canary6.hits.length = 0;
+});
+
+afterEach(async () => {
+  // The service keeps working after every case.
+  const response = await render('<h1>Ordinary</h1>');
+  expect(response.status).toBe(200);
+  expect((await readPdf(await pdfOf(response))).pages[0]!.text).toContain('Ordinary');
+  expect(canary.hits).toEqual([]);
+  expect(canary6.hits).toEqual([]);
+});
+
+function render(htmlContent: string, extra: Record<string, unknown> = {}) {
+  return fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent, ...extra }) });
+}
+
+async function pdfOf(response: Response): Promise<Uint8Array> {
+  const body = await response.json();
+  return new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
+}
+
+/** Render, expect 200, and return the body and the PDF's text. */
+async function renderOk(htmlContent: string) {
+  const response = await render(htmlContent);
+  expect(response.status).toBe(200);
+  const body = await response.json();
+  const pdf = new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
+  const text = (await readPdf(pdf)).pages.map((page) => page.text).join('\n');
+  expect(text).not.toContain(secret);
+  return { body, text, headers: response.headers };
+}
+
+/** Loopback, written every way a URL can write it. */
+const loopbackTargets = () => [
+  `http://127.0.0.1:${canary.port}/plain`,
+  `http://localhost:${canary.port}/name`,
+  `HTTP://LOCALHOST.:${canary.port}/upper-trailing-dot`,
+  `http://2130706433:${canary.port}/decimal`,
+  `http://0x7f000001:${canary.port}/hex`,
+  `http://0177.0.0.1:${canary.port}/octal`,
+  `http://127.1:${canary.port}/short`,
+  `http://[::ffff:127.0.0.1]:${canary.port}/mapped`,
+  `http://[::1]:${canary6.port}/ipv6`,
+  `http://rebind.test:${canary.port}/dns`,
+  `http://redirector.test:${redirector.port}/redirect`,
+  `https://127.0.0.1:${canary.port}/tls`,
+];
+
+const vectors: Record<string, (url: string) => string> = {
+  iframe: (url) => `<iframe src="${url}"></iframe>`,
+  img: (url) => `<img src="${url}">`,
+  'CSS @import': (url) => `<style>@import url("${url}");</style>`,
+  'CSS background': (url) => `<div style="background:url('${url}');width:10px;height:10px"></div>`,
+  fetch: (url) => `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(t)).catch(() => {});</script>`,
+  XHR: (url) => `<script>try { const x = new XMLHttpRequest(); x.open('GET', ${JSON.stringify(url)}, false); x.send(); document.body.append(x.responseText); } catch {}</script>`,
+  EventSource: (url) => `<script>new EventSource(${JSON.stringify(url)}).onmessage = (e) => document.body.append(e.data);</script>`,
+  Worker: (url) =>
+    `<script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(`fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => postMessage(t)).catch(() => {});`)}])));
+     w.onmessage = (e) => document.body.append(e.data);</script>`,
+};
+
+// Let script-started requests go out before the page prints.
+const settle = '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" onload="void 0"><script>const until = Date.now() + 300; while (Date.now() < until) {}</script>';
+
+describe('documents cannot reach loopback, whatever the encoding', () => {
+  it.each(Object.keys(vectors))('%s', async (vector) => {
+    const html = loopbackTargets().map((url) => vectors[vector]!(url)).join('\n') + settle;
+    const { body } = await renderOk(`<p>start</p>${html}`);
+    if (['iframe', 'img', 'CSS @import', 'CSS background'].includes(vector)) {
+      // What the page itself loads is reported as blocked, with the policy's reason.
+      const blocked = body.blocked.map((issue: { url: string }) => issue.url);
+      expect(blocked.length).toBeGreaterThanOrEqual(8);
+      expect(body.blocked.every((issue: { reason: string }) => /not a public address|is this machine|resolves to/.test(issue.reason))).toBe(true);
+    }
+  });
+
+  it('WebSocket', async () => {
+    const sockets = loopbackTargets()
+      .map((url) => url.replace(/^https?/i, 'ws'))
+      .map((url) => `<script>try { const s = new WebSocket(${JSON.stringify(url)}); s.onmessage = (e) => document.body.append(e.data); } catch {}</script>`)
+      .join('\n');
+    await renderOk(`<p>ws</p>${sockets}${settle}`);
+  });
+
+  it('reports the blocked URLs in the sync response headers too', async () => {
+    const { headers } = await renderOk(`<img src="http://127.0.0.1:${canary.port}/header-report">`);
+    expect(headers.get('x-pdfrender-blocked-count')).toBe('1');
+    expect(JSON.parse(headers.get('x-pdfrender-blocked')!)).toEqual([{ url: `http://127.0.0.1:${canary.port}/header-report`, reason: expect.stringContaining('127.0.0.1 is not a public address (loopback)') }]);
+  });
+
+  it('fails the render with --fail-on-blocked', async () => {
+    const strict = await startServer({ failOnBlocked: true });
+    try {
+      const response = await fetch(`${strict.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/strict">` }) });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('--fail-on-blocked') });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('keeps header and footer images to the same policy', async () => {
+    const response = await render('<p>body</p>', { headerHtmlContent: `<img src="http://127.0.0.1:${canary.port}/header-image">`, footerHtmlContent: `<img src="${secretUrl}">` });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.blocked.map((issue: { url: string }) => issue.url).sort()).toEqual([`http://127.0.0.1:${canary.port}/header-image`, secretUrl].sort());
+  });
+});
+
+describe('documents cannot read files or browser pages', () => {
+  const schemes = () => [secretUrl, secretUrl.toUpperCase().replace('FILE:', 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
+  it.each(['iframe', 'img', 'CSS @import', 'fetch', 'XHR', 'Worker'])('%s', async (vector) => {
+    const html = schemes().map((url) => vectors[vector]!(url)).join('\n') + settle;
+    const { text } = await renderOk(`<p>files</p>${html}`);
+    expect(text).not.toMatch(/root:x:0:0/);
+  });
+
+  it('a popup to a file or to loopback', async () => {
+    await renderOk(`<p>popups</p><script>window.open(${JSON.stringify(secretUrl)}); window.open('http://127.0.0.1:${canary.port}/popup');</script>${settle}`);
+  });
+});
+
+describe('runaway documents', () => {
+  it('while (true) {} fails at the deadline', async () => {
+    const response = await render('<script>while (true) {}</script>');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('deadline') });
+  });
+
+  it('a 2 GB allocation fails that render alone, or renders without it', async () => {
+    const response = await render('<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>');
+    expect([200, 400]).toContain(response.status);
+    if (response.status === 400) expect((await response.json()).outcome).toBe('RENDER_PDF_FAILED');
+  });
+
+  it('100 window.open calls', async () => {
+    const { text } = await renderOk('<p>opener</p><script>for (let i = 0; i < 100; i++) window.open("about:blank#" + i); document.body.append("done opening");</script>');
+    expect(text).toContain('done opening');
+  });
+
+  it('alert, confirm and prompt loops, beforeunload and print', async () => {
+    const { text } = await renderOk(
+      '<p>dialogs</p><script>for (let i = 0; i < 50; i++) { alert(i); confirm("sure?"); prompt("name?"); } window.print(); window.onbeforeunload = (e) => { e.preventDefault(); return "stay"; }; document.body.append("dialogs done");</script>',
+    );
+    expect(text).toContain('dialogs done');
+  });
+
+  it('a download is denied', async () => {
+    await renderOk('<p>download</p><a id="d" href="data:application/octet-stream;base64,AAAA" download="x.bin">x</a><script>document.getElementById("d").click();</script>');
+  });
+});
+
+describe('hostile bodies', () => {
+  const post = (body: BodyInit, contentType: string) => fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': contentType }, body });
+
+  it('a 20 MB body is refused with 413 before it is read whole', async () => {
+    // node:http rather than fetch: the server answers and closes while the client is still sending,
+    // which fetch reports as a reset instead of the answer.
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      // Once the answer is in, the rest of the upload is refused (EPIPE, reset): expected.
+      let answered = false;
+      req.on('response', () => (answered = true));
+      req.on('error', (error) => (answered ? undefined : reject(error)));
+      req.on('socket', (socket) => socket.on('error', () => undefined));
+      req.end(`{"htmlContent":"${'x'.repeat(20 * 1024 * 1024)}"}`);
+    });
+    expect(status).toBe(413);
+    expect(JSON.parse(body).outcome).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('malformed JSON is refused with 422', async () => {
+    const response = await post('{"htmlContent": "<p>', 'application/json');
+    expect(response.status).toBe(422);
+    expect((await response.json()).outcome).toBe('VALIDATION_FAILED');
+  });
+
+  it('invalid UTF-8 is not a server error', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"htmlContent":"<p>bad '), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('</p>"}')]);
+    const response = await post(bytes, 'application/json');
+    expect([200, 422]).toContain(response.status);
+  });
+
+  it('truncated multipart is refused with 422', async () => {
+    const response = await post('--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>cut', 'multipart/form-data; boundary=xyz');
+    expect(response.status).toBe(422);
+  });
+
+  it('10 000 multipart parts and a __proto__ field neither crash nor pollute', async () => {
+    const form = new FormData();
+    form.append('htmlContent', '<p>many parts</p>');
+    form.append('__proto__', '{"polluted":true}');
+    form.append('constructor', 'x');
+    for (let i = 0; i < 10_000; i++) form.append(`field${i}`, 'v');
+    const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body: form });
+    expect([200, 413, 422]).toContain(response.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a JSON __proto__ field does not pollute', async () => {
+    const response = await post('{"htmlContent":"<p>proto</p>","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', 'application/json');
+    expect([200, 422]).toContain(response.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
