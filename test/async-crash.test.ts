@@ -18,7 +18,7 @@ function cli(args: string[]): string {
 }
 
 async function serve(dataDir: string) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2'], { env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks'], { env: { ...process.env, NO_COLOR: '1' } });
   let stderr = '';
   const url = await new Promise<string>((resolvePromise, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {
@@ -47,7 +47,7 @@ describe('crash safety', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const dataDir = await tempDir();
-    cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir]);
+    cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir, '--allow-private-webhooks']);
 
     const first = await serve(dataDir);
     // Each document keeps its renderer busy for 200 ms, so the kill lands mid-render.

@@ -82,7 +82,12 @@ describe('pdfrender webhooks', () => {
     const server = await startServer();
     const dataDir = server.deps.config.dataDir;
     try {
-      const added = await pdfrender(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir], dataDir);
+      // A receiver on this machine is refused unless asked for.
+      const refused = await pdfrender(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir], dataDir);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('127.0.0.1 is not a public address (loopback)');
+      expect(refused.stderr).toContain('--allow-private-webhooks');
+      const added = await pdfrender(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir, '--allow-private-webhooks'], dataDir);
       expect(added.code).toBe(0);
       const [, id] = /^id: +(wh_[\w-]+)$/m.exec(added.stdout)!;
       expect(added.stdout).toMatch(/^secret: whsec_[A-Za-z0-9+/]{43}=$/m);

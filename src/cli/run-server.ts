@@ -47,6 +47,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const port = typeof address === 'object' && address ? address.port : config.port;
     const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
     io.stderr.write(`pdfrender ${version} listening on http://${formatHost(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; data in ${config.dataDir})\n`);
+    // Relaxed defaults are said out loud at every start, so they are never on by accident.
+    if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
+    if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');
     if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
       io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
     }

@@ -11,6 +11,7 @@ import { parseWith } from '../request.js';
 import { deliveries } from '../store/deliveries.js';
 import { openDb, type Db } from '../store/open-db.js';
 import { webhookEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 
 /** Build the `webhooks` command group. */
@@ -33,8 +34,11 @@ export function webhooksCommand(io: CliIO): Command {
     .description('add an endpoint; prints its id and its signing secret')
     .option('--data-dir <dir>', dataDirHelp)
     .option('--json', 'print the endpoint as JSON')
-    .action(async (url: string, options: { dataDir?: string; json?: boolean }) => {
-      const endpoint = await withEndpoints(options, (endpoints) => endpoints.add(url, Date.now()));
+    .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
+    .action(async (url: string, options: { dataDir?: string; json?: boolean; allowPrivateWebhooks?: boolean }) => {
+      const allowPrivate = Boolean(options.allowPrivateWebhooks) || (parseWith(serveSettings.allowPrivateWebhooks.schema, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
+      const checked = await checkWebhookUrl(url, allowPrivate);
+      const endpoint = await withEndpoints(options, (endpoints) => endpoints.add(checked, Date.now()));
       print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\nsecret: ${endpoint.secret}`);
     });
   group

@@ -12,7 +12,9 @@ import { jobQueue } from '../store/jobs.js';
 import { openDb } from '../store/open-db.js';
 import { rateWindows } from '../store/rate-windows.js';
 import { webhookEndpoints } from '../store/webhook-endpoints.js';
+import type { Resolver } from '../network/egress-proxy.js';
 import { startSender } from '../webhooks/sender.js';
+import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps, Clock } from './deps.js';
 
 export interface Runtime {
@@ -29,7 +31,9 @@ export function startRuntime(options: {
   log: (entry: AccessLogEntry) => void;
   version: string;
   /** How long a webhook receiver has to answer (default 15 s). */
-  webhookTimeoutMs?: number;
+  webhookTimeoutMs?: number | undefined;
+  /** Resolves webhook hosts; default the system resolver (tests give a DNS answer). */
+  resolver?: Resolver | undefined;
 }): Runtime {
   const { config, engine, clock } = options;
   const db = openDb(join(config.dataDir, 'pdfrender.db'));
@@ -37,7 +41,7 @@ export function startRuntime(options: {
   const queue = jobQueue(db);
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs });
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;

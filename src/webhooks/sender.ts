@@ -3,6 +3,9 @@
  * secret (read afresh for every attempt, so a removed endpoint gets nothing more). A 2xx ends a
  * delivery, 410 Gone disables the endpoint, anything else is retried on the persisted schedule.
  */
+import type { Resolver } from '../network/egress-proxy.js';
+import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
+import type { NetworkPolicy } from '../network/policy.js';
 import type { Clock } from '../server/deps.js';
 import type { Deliveries, Delivery } from '../store/deliveries.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
@@ -22,7 +25,16 @@ export interface Sender {
 }
 
 /** Start sending. */
-export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEndpoints; clock: Clock; version: string; timeoutMs?: number | undefined }): Sender {
+export function startSender(deps: {
+  deliveries: Deliveries;
+  webhooks: WebhookEndpoints;
+  clock: Clock;
+  version: string;
+  timeoutMs?: number | undefined;
+  /** Where deliveries may go (see webhookPolicy); each attempt resolves, checks and dials a pinned address. */
+  policy: NetworkPolicy;
+  resolver?: Resolver | undefined;
+}): Sender {
   const requestTimeoutMs = deps.timeoutMs ?? 15_000;
   // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
   // (its receiver may have answered) is retried soon after a restart rather than much later.
@@ -39,8 +51,11 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
+    const signal = AbortSignal.timeout(requestTimeoutMs);
     try {
-      const response = await fetch(endpoint.url, {
+      const response = await pinnedRequest(new URL(endpoint.url), {
+        policy: deps.policy,
+        resolver: deps.resolver,
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
@@ -51,14 +66,22 @@ export function startSender(deps: { deliveries: Deliveries; webhooks: WebhookEnd
           'webhook-signature': signWebhook(endpoint.secret, delivery.eventId, timestamp, delivery.body),
         },
         body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(requestTimeoutMs),
+        // Redirects are not followed: a receiver could otherwise point the signed event anywhere.
+        maxRedirects: 0,
+        maxBytes: 64 * 1024,
+        signal,
       });
       status = response.status;
-      retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), deps.clock.now());
-      await response.body?.cancel();
+      const retryAfter = response.headers['retry-after'];
+      retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, deps.clock.now());
     } catch (error) {
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${requestTimeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+      const reason = signal.aborted
+        ? `no answer within ${requestTimeoutMs / 1000} s`
+        : error instanceof RefusedUrlError
+          ? `refused by the network policy: ${error.message}`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       return deps.deliveries.failed(delivery, null, reason, deps.clock.now());
     }
     if (status >= 200 && status < 300) return deps.deliveries.succeeded(delivery.id, status, deps.clock.now());

@@ -26,7 +26,8 @@ export async function startServer(
   options: { realClock?: boolean; webhookTimeoutMs?: number; resolver?: Resolver } = {},
 ): Promise<TestServer> {
   const dataDir = await tempDir();
-  const config = loadServeConfig({ port: 0, dataDir, ...flags }, {}, dataDir);
+  // Every webhook receiver in the tests listens on loopback, which the server refuses by default.
+  const config = loadServeConfig({ port: 0, dataDir, allowPrivateWebhooks: true, ...flags }, {}, dataDir);
   // As run-server.ts builds it, with a DNS answer of the test's choosing when it gives one.
   const engine =
     shared?.engine ??
@@ -34,7 +35,7 @@ export async function startServer(
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
-  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs });
+  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs, resolver: options.resolver });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
