@@ -211,3 +211,65 @@ describe('errors and exit codes', () => {
     expect(await readFile(join(dir, 'doc.pdf'), 'utf8')).toBe('previous');
   });
 });
+
+describe('what a rendered file may load', () => {
+  /** A loopback HTTP server counting requests. */
+  async function counter() {
+    const { createServer } = await import('node:http');
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    return { url: `http://127.0.0.1:${port}/img.svg`, hits: () => hits, close: () => server.close() };
+  }
+
+  it("loads files from the document's folder and below, not from outside it", async () => {
+    const outside = await folderWith({ 'secret.txt': 'OUTSIDE-SECRET' });
+    const dir = await folderWith({ 'inside.txt': 'INSIDE-TEXT' });
+    const html = `<iframe src="inside.txt"></iframe><iframe src="file://${join(outside, 'secret.txt')}"></iframe><iframe src="../${outside.split('/').pop()}/secret.txt"></iframe>`;
+    await writeFile(join(dir, 'page.html'), html);
+    const run = await pdfrender(['render', 'page.html', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout.toString());
+    expect(summary.documents[0].blocked).toEqual([
+      { url: `file://${join(outside, 'secret.txt')}`, reason: "file: URLs outside the document's folder are not allowed" },
+    ]);
+    const text = (await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text;
+    expect(text).toContain('INSIDE-TEXT');
+    expect(text).not.toContain('OUTSIDE-SECRET');
+  });
+
+  it('reaches the network by default, nothing with --block-network, and fails with --fail-on-blocked', async () => {
+    const server = await counter();
+    try {
+      const dir = await folderWith({ 'page.html': `<p>net</p><img src="${server.url}">` });
+      expect((await pdfrender(['render', 'page.html'], { cwd: dir })).code).toBe(0);
+      expect(server.hits()).toBe(1);
+      const blocked = await pdfrender(['render', 'page.html', '--block-network', '--json'], { cwd: dir });
+      expect(blocked.code).toBe(0);
+      expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([{ url: server.url, reason: 'network access is blocked (--block-network)' }]);
+      const allowed = await pdfrender(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
+      expect(allowed.code).toBe(0);
+      expect(server.hits()).toBe(2);
+      const strict = await pdfrender(['render', 'page.html', '--block-network', '--fail-on-blocked'], { cwd: dir });
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain('--fail-on-blocked');
+      expect(server.hits()).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs no script with --disable-javascript', async () => {
+    const dir = await folderWith({ 'page.html': '<p>static</p><script>document.body.append("SCRIPTED")</script>' });
+    expect((await pdfrender(['render', 'page.html'], { cwd: dir })).code).toBe(0);
+    expect((await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text).toContain('SCRIPTED');
+    expect((await pdfrender(['render', 'page.html', '--disable-javascript'], { cwd: dir })).code).toBe(0);
+    const text = (await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text;
+    expect(text).toContain('static');
+    expect(text).not.toContain('SCRIPTED');
+  });
+});

@@ -157,6 +157,26 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
     expect(JSON.parse(headers.get('x-pdfrender-blocked')!)).toEqual([{ url: `http://127.0.0.1:${canary.port}/header-report`, reason: expect.stringContaining('127.0.0.1 is not a public address (loopback)') }]);
   });
 
+  it('reports the blocked URLs in the async job status', async () => {
+    const hook = createServer((_req, res) => res.writeHead(200).end());
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    try {
+      server.deps.webhooks.add(`http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, Date.now());
+      const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/async">`, identifier: 'hostile-async' }),
+      });
+      expect(queued.status).toBe(202);
+      const { statusUrl } = await queued.json();
+      let status = await (await fetch(statusUrl)).json();
+      for (const deadline = Date.now() + 20_000; status.status !== 'succeeded' && Date.now() < deadline; status = await (await fetch(statusUrl)).json()) await new Promise((r) => setTimeout(r, 100));
+      expect(status).toMatchObject({ status: 'succeeded', blocked: [{ url: `http://127.0.0.1:${canary.port}/async`, reason: expect.stringContaining('loopback') }], failed: [] });
+    } finally {
+      hook.close();
+    }
+  });
+
   it('fails the render with --fail-on-blocked', async () => {
     const strict = await startServer({ failOnBlocked: true });
     try {

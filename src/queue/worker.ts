@@ -90,7 +90,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
       const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
-      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes })) deps.onEvent();
+      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes, network: result.network })) deps.onEvent();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const now = deps.clock.now();

@@ -48,6 +48,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       startedAt: job.claimedAt === null ? null : new Date(job.claimedAt).toISOString(),
       finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
       ...(job.fileId ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
+      ...(job.network ? { blocked: job.network.blocked, failed: job.network.failed } : {}),
       ...(job.error ? { error: job.error } : {}),
     });
   });

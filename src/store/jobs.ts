@@ -7,6 +7,7 @@
  * between the two cannot lose the event.
  */
 import { randomBytes } from 'node:crypto';
+import type { NetworkReport } from '../engine/page-guard.js';
 import { PdfRenderError } from '../errors.js';
 import { fileUrlPath } from '../queue/urls.js';
 import { deliveries } from './deliveries.js';
@@ -36,6 +37,8 @@ export interface Job {
   pages: number | null;
   bytes: number | null;
   error: string | null;
+  /** URLs the document could not load, once it rendered. */
+  network: NetworkReport | null;
 }
 
 interface JobRow {
@@ -58,6 +61,7 @@ interface JobRow {
   pages: number | null;
   bytes: number | null;
   error: string | null;
+  network: string | null;
 }
 
 const fromRow = (row: JobRow): Job => ({
@@ -80,7 +84,16 @@ const fromRow = (row: JobRow): Job => ({
   pages: row.pages,
   bytes: row.bytes,
   error: row.error,
+  network: row.network === null ? null : JSON.parse(row.network),
 });
+
+/** What a finished render leaves on its job. */
+export interface JobResult {
+  fileId: string;
+  pages: number;
+  bytes: number;
+  network?: NetworkReport;
+}
 
 export interface EnqueueInput {
   caller: string;
@@ -126,7 +139,7 @@ export function jobQueue(db: Db) {
   );
   const extend = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'rendering'");
   const succeed = db.prepare(
-    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, error = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
   );
   const settleFailure = db.prepare(
     `UPDATE jobs SET
@@ -162,8 +175,8 @@ export function jobQueue(db: Db) {
     return fromRow(byId.get(row.id)!);
   });
 
-  const complete = db.transaction((id: string, worker: string, now: number, result: { fileId: string; pages: number; bytes: number }): boolean => {
-    if (succeed.run(now, result.fileId, result.pages, result.bytes, id, worker).changes === 0) return false;
+  const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
+    if (succeed.run(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker).changes === 0) return false;
     outbox.queueEvent(id, renderedEvent(byId.get(id)!), now);
     return true;
   });
@@ -192,7 +205,7 @@ export function jobQueue(db: Db) {
     /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
     /** Mark a job done and queue its PDF_RENDERED event; false when `worker` no longer holds it (its lease ran out and another took it). */
-    complete: (id: string, worker: string, now: number, result: { fileId: string; pages: number; bytes: number }): boolean =>
+    complete: (id: string, worker: string, now: number, result: JobResult): boolean =>
       complete.immediate(id, worker, now, result),
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),

@@ -79,6 +79,8 @@ const migrations: string[] = [
   // Until when an attempt is in flight (set by the claim, cleared by its outcome), so a redelivery
   // can tell a delivery being sent from one waiting for its next attempt.
   `ALTER TABLE webhook_deliveries ADD COLUMN claimed_until INTEGER;`,
+  // The URLs a job's document could not load ({blocked, failed} as JSON), for its status.
+  `ALTER TABLE jobs ADD COLUMN network TEXT;`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */
