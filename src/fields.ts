@@ -74,10 +74,17 @@ function outOfBounds(number: number, { min, max, above }: NumberBounds): string 
   return null;
 }
 
-/** Optional HTML; an empty string counts as none. */
+/**
+ * The largest header or footer template, in characters. Chromium lays a template out again on
+ * every page, so a huge one multiplies into every page of a long document.
+ */
+export const maxTemplateChars = 512 * 1024;
+
+/** Optional HTML for a header or footer; an empty string counts as none. */
 export function optionalHtmlField(description: string) {
   return z
     .string({ error: 'must be a string of HTML' })
+    .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
     .nullish()
     .transform((value) => (value ? value : null))
     .describe(description);

@@ -196,6 +196,9 @@ describe('errors', () => {
     expect(errorsOf({ htmlContent: '' })).toEqual({ htmlContent: ['must not be empty'] });
     expect(errorsOf({ htmlContent: 42 })).toEqual({ htmlContent: ['must be a string of HTML'] });
     expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 7 })).toEqual({ headerHtmlContent: ['must be a string of HTML'] });
+    // A template at the limit is fine; one character more is reported with its size.
+    expect(parseRenderRequest({ htmlContent: 'x', footerHtmlContent: 'f'.repeat(512 * 1024) }).footerHtmlContent).toHaveLength(512 * 1024);
+    expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 'h'.repeat(512 * 1024 + 1) })).toEqual({ headerHtmlContent: [`must be at most 524288 characters (512 KiB); got ${512 * 1024 + 1}`] });
   });
 
   it('reports every bad field at once', () => {

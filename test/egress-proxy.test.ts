@@ -1,0 +1,123 @@
+/**
+ * The egress proxy on its own, with real sockets on loopback and a DNS answer the test gives:
+ * every resolved address is checked, the host is resolved once per connection, and the proxy
+ * dials the address it checked. Plus the host rules of the policy.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusalHeader, startEgressProxy, type EgressProxy } from '../src/network/egress-proxy.js';
+import { hostAllowed, hostDecision } from '../src/network/policy.js';
+
+let target: Server;
+let targetPort: number;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  target = createServer((req, res) => {
+    seen.push(`${req.headers.host} ${req.url}`);
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('target says hi');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  targetPort = (target.address() as AddressInfo).port;
+});
+
+afterAll(() => target.close());
+
+/** GET an absolute URL through the proxy (plain http). */
+function viaProxy(proxy: EgressProxy, url: string): Promise<{ status: number; body: string; refused: string | undefined }> {
+  const { port } = new URL(proxy.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: url, headers: { host: new URL(url).host } }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, refused: res.headers[refusalHeader] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Open a CONNECT tunnel through the proxy; resolves with the proxy's status. */
+function connectVia(proxy: EgressProxy, authority: string): Promise<number> {
+  const { port } = new URL(proxy.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'CONNECT', path: authority });
+    req.on('connect', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('response', (res) => resolve(res.statusCode ?? 0));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('egress proxy', () => {
+  it('refuses a name when any of its addresses is not public, before dialling', async () => {
+    const proxy = await startEgressProxy({ network: 'public', allowHosts: [] }, async () => ['93.184.216.34', '127.0.0.1']);
+    try {
+      const answer = await viaProxy(proxy, `http://mixed.test:${targetPort}/x`);
+      expect(answer.status).toBe(403);
+      expect(answer.refused).toBe('mixed.test resolves to 127.0.0.1, which is not a public address (loopback)');
+      expect(proxy.refusal('mixed.test', String(targetPort))).toBe(answer.refused);
+      expect(await connectVia(proxy, `mixed.test:${targetPort}`)).toBe(403);
+      expect(await connectVia(proxy, `127.0.0.1:${targetPort}`)).toBe(403);
+      expect(await connectVia(proxy, `[::1]:${targetPort}`)).toBe(403);
+      expect(seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('resolves once per request and dials the address it checked, whatever the name resolves to next', async () => {
+    // The answer changes on every lookup, as a rebinding DNS server's would.
+    const answers = [['127.0.0.1'], ['10.9.9.9'], ['10.9.9.9']];
+    let lookups = 0;
+    const proxy = await startEgressProxy({ network: 'public', allowHosts: ['pinned.test'] }, async () => answers[lookups++]!);
+    try {
+      const answer = await viaProxy(proxy, `http://pinned.test:${targetPort}/pinned`);
+      expect(answer).toMatchObject({ status: 200, body: 'target says hi' });
+      expect(lookups).toBe(1);
+      expect(seen).toEqual([`pinned.test:${targetPort} /pinned`]);
+    } finally {
+      seen.length = 0;
+      await proxy.close();
+    }
+  });
+
+  it('tunnels to an allowed host, and refuses everything under --block-network', async () => {
+    const open = await startEgressProxy({ network: 'all', allowHosts: [] });
+    const closed = await startEgressProxy({ network: 'none', allowHosts: [] });
+    try {
+      expect(await connectVia(open, `127.0.0.1:${targetPort}`)).toBe(200);
+      expect(await connectVia(closed, `127.0.0.1:${targetPort}`)).toBe(403);
+      expect((await viaProxy(closed, `http://127.0.0.1:${targetPort}/`)).refused).toBe('network access is blocked (--block-network)');
+    } finally {
+      await open.close();
+      await closed.close();
+    }
+  });
+});
+
+describe('policy host rules', () => {
+  it('matches allowed hosts exactly or by *.domain, ignoring case and a trailing dot', () => {
+    expect(hostAllowed('Intranet.Local.', ['intranet.local'])).toBe(true);
+    expect(hostAllowed('cdn.example.com', ['*.example.com'])).toBe(true);
+    expect(hostAllowed('example.com', ['*.example.com'])).toBe(true);
+    expect(hostAllowed('badexample.com', ['*.example.com'])).toBe(false);
+    expect(hostAllowed('example.com.evil.test', ['example.com'])).toBe(false);
+  });
+
+  it.each([
+    ['localhost', 'refuse'],
+    ['sub.localhost', 'refuse'],
+    ['127.0.0.1', 'refuse'],
+    ['[::1]', 'refuse'],
+    ['169.254.169.254', 'refuse'],
+    ['8.8.8.8', 'allow'],
+    ['example.com', 'check'],
+  ])('under the public policy, %s is %s', (host, verdict) => {
+    expect(hostDecision({ network: 'public', allowHosts: [] }, host).verdict).toBe(verdict);
+  });
+});
