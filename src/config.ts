@@ -35,6 +35,7 @@ export const serveSettings = {
   timeout: { flag: '--timeout <duration>', env: 'PDFRENDER_TIMEOUT', schema: durationField().prefault('30s').describe('deadline for each render (default 30s)') },
   shutdownGrace: { flag: '--shutdown-grace <duration>', env: 'PDFRENDER_SHUTDOWN_GRACE', schema: durationField().prefault('30s').describe('how long a stopping server waits for renders in flight (default 30s)') },
   maxPages: { flag: '--max-pages <n>', env: 'PDFRENDER_MAX_PAGES', schema: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails to render (default 2000)') },
+  browserRecycleAfter: { flag: '--browser-recycle-after <n>', env: 'PDFRENDER_BROWSER_RECYCLE_AFTER', schema: numberField({ min: 1, integer: true }).prefault(2000).describe('documents one browser renders before a fresh one takes over (default 2000)') },
   maxQueue: { flag: '--max-queue <n>', env: 'PDFRENDER_MAX_QUEUE', schema: numberField({ min: 1, integer: true }).prefault(10_000).describe('async jobs queued or rendering beyond which render-async answers 503 (default 10000)') },
   dedupeWindow: { flag: '--dedupe-window <duration>', env: 'PDFRENDER_DEDUPE_WINDOW', schema: durationField().prefault('60s').describe('how long a caller may not reuse an async identifier (default 60s)') },
   maxAttempts: { flag: '--max-attempts <n>', env: 'PDFRENDER_MAX_ATTEMPTS', schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)') },

@@ -3,10 +3,12 @@
  * The CLI and the server both render through `engine.render`; only delivery differs.
  */
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PdfRenderError, isPdfRenderError } from '../errors.js';
 import type { RenderRequest } from '../request.js';
 import { BrowserHost } from './browser-host.js';
+import { browserRecord } from './browser-record.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
 import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
@@ -26,6 +28,10 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Replace a page after this many documents; default 1000. */
   recycleAfter?: number;
+  /** Launch a fresh browser for new pages after this many documents (the old one finishes its renders, then closes); default 2000. */
+  browserRecycleAfter?: number;
+  /** The server's data dir: running browsers are written down in its `browsers` folder, so the next run clears what a killed run left; default none (the CLI). */
+  dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
   maxPages?: number;
   /** Fetches images referenced by header and footer templates; default: http(s) only. */
@@ -99,7 +105,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.browserArgs ?? []),
     `--proxy-server=${(await startProxy()).url}`,
     '--proxy-bypass-list=<-loopback>',
-  ]);
+  ], { recycleAfter: options.browserRecycleAfter ?? 2000, record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined });
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
     return guardPage(page, client, { files: options.files ?? 'none', proxy: await startProxy() });

@@ -34,9 +34,16 @@ export const droppedDefaultFlags = ['--export-tagged-pdf', '--generate-pdf-docum
 
 export interface LaunchedBrowser {
   browser: Browser;
-  /** Close the browser and remove its profile directory. */
+  /** Chromium's process id, which is also its process group id (puppeteer starts it detached). */
+  pid: number | undefined;
+  /** The throw-away profile folder, removed by close(). */
+  profileDir: string;
+  /** Close the browser (killing its process group if it does not close in time) and remove its profile directory. */
   close(): Promise<void>;
 }
+
+/** How long a graceful close may take before the browser's process group is killed. */
+const closeGraceMs = 5_000;
 
 /** Launch a headless Chromium with a throw-away profile. */
 export async function launchBrowser(executablePath: string, extraArgs: readonly string[] = []): Promise<LaunchedBrowser> {
@@ -47,6 +54,11 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
     browser = await puppeteer.launch({
       executablePath,
       headless: true,
+      // The pipe is also what keeps Chromium from outliving pdfrender: Chromium quits when its end of
+      // the DevTools pipe closes, and the kernel closes it however pdfrender dies, SIGKILL included
+      // (measured: every Chromium process gone within 0.5 s, renderers stuck in scripts too).
+      // Puppeteer starts Chromium in a process group of its own, so a signal to pdfrender's group
+      // never reaches it; the pipe does. A browser too hung to notice is what browser-record.ts is for.
       pipe: true,
       userDataDir,
       args: [...chromiumFlags, ...extraArgs],
@@ -66,12 +78,33 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
     });
   }
   let closed: Promise<void> | undefined;
+  const pid = browser.process()?.pid;
   return {
     browser,
+    pid,
+    profileDir: userDataDir,
     close: () =>
       (closed ??= (async () => {
-        await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+        // A hung browser never answers Browser.close, so the close gets a deadline.
+        const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
+        const graceful = browser.close().then(() => true, () => false);
+        if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
         await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
       })()),
   };
+}
+
+/** SIGKILL a browser's whole process group (renderers, zygotes and utilities with it); quiet if it is gone. */
+export function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already (or was never a group): the leader alone, if it is still there.
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }

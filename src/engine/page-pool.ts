@@ -50,14 +50,18 @@ export class PagePool {
   /** Wait for a free place, then hand out a warm page (opening one if none is idle). Background waits behind every urgent one. */
   async acquire(signal: AbortSignal, lane: 'urgent' | 'background' = 'urgent'): Promise<Slot> {
     await this.takePlace(signal, lane);
+    let held: number | undefined;
     try {
-      const { browser, generation } = await this.host.get();
+      // use() counts the render toward the browser's recycle and keeps that browser open until release.
+      const { browser, generation } = await this.host.use();
+      held = generation;
       for (let slot = this.idle.pop(); slot; slot = this.idle.pop()) {
         if (slot.generation === generation && !slot.broken && !slot.page.isClosed()) return slot;
         void this.discard(slot);
       }
       return await this.open(browser, generation);
     } catch (error) {
+      if (held !== undefined) this.host.done(held);
       this.giveBackPlace();
       throw error;
     }
@@ -68,11 +72,15 @@ export class PagePool {
     slot.renders += 1;
     if (reusable && slot.renders < this.recycleAfter && this.host.isCurrent(slot.generation) && !slot.page.isClosed()) {
       this.idle.push(slot);
+      this.host.done(slot.generation);
       this.giveBackPlace();
       return;
     }
     // The place is given back only once the page is gone, so a hung renderer never runs beside a full pool.
-    void this.discard(slot).finally(() => this.giveBackPlace());
+    void this.discard(slot).finally(() => {
+      this.host.done(slot.generation);
+      this.giveBackPlace();
+    });
   }
 
   /** Close every idle page (the browser itself belongs to the host). */
@@ -99,6 +107,8 @@ export class PagePool {
       // from being navigated away from after printing.
       page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
       page.on('popup', (popup) => void popup?.close().catch(() => undefined));
+      // No HTTP cache: a document could otherwise time a fetch to learn what the one before it loaded.
+      await page.setCacheEnabled(false);
       // Downloads (a link with download=, a navigation to an attachment) never touch the disk.
       await client.send('Page.setDownloadBehavior', { behavior: 'deny' });
       // print() would wait for a dialog; open() would spawn a popup per call (a hundred of them take

@@ -1,0 +1,203 @@
+/**
+ * The browser's life: recycled after a number of renders without failing any, and never left
+ * behind when pdfrender dies (SIGKILL of `serve` or of `render` mid-batch), with a restarted
+ * server clearing what a killed one left (a browser too stopped to notice, its profile folder).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseRunOptions } from '../src/cli/run-options.js';
+import { loadServeConfig } from '../src/config.js';
+import { createEngine } from '../src/engine/engine.js';
+import { parseRenderRequest } from '../src/request.js';
+import { executablePath } from './support/browser.js';
+import { browsersOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { readPdf } from './support/pdf.js';
+
+const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
+const busy = (ms: number) => `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;
+
+// Whatever a failed test left running is killed here, so one failure does not leak browsers.
+const cleanups: Array<() => void> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+  await removeTempDirs();
+});
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Start `pdfrender serve` on `dataDir` and wait for its start-up line. */
+async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2'], { env: { ...process.env, NO_COLOR: '1' } });
+  cleanups.push(() => killQuietly(child.pid!));
+  const exited = new Promise((r) => child.on('close', r));
+  let stderr = '';
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolvePromise(match[1]!);
+    });
+    child.on('close', () => reject(new Error(`serve exited:\n${stderr}`)));
+  });
+  return { child, url, exited };
+}
+
+async function renderSync(url: string, htmlContent: string): Promise<Response> {
+  return fetch(`${url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent }) });
+}
+
+/** The one browser `pid` runs, once it has started. */
+async function onlyBrowserOf(pid: number): Promise<{ browser: number; profile: string }> {
+  const until = Date.now() + 10_000;
+  let found = browsersOf(pid);
+  while (found.size === 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    found = browsersOf(pid);
+  }
+  expect(found.size).toBe(1);
+  const [browser, profile] = [...found][0]!;
+  cleanups.push(() => processesUsing(profile).forEach(killQuietly));
+  return { browser, profile };
+}
+
+describe('browser recycling', () => {
+  it('launches a fresh browser every 3 renders, fails none, and closes the old ones', async () => {
+    const engine = createEngine({ executablePath, concurrency: 2, browserRecycleAfter: 3 });
+    const seen = new Map<number, string>();
+    const sample = () => browsersOf(process.pid).forEach((profile, pid) => seen.set(pid, profile));
+    const sampler = setInterval(sample, 10);
+    try {
+      const render = async (i: number, slow = false) => {
+        const result = await engine.render(parseRenderRequest({ htmlContent: `${slow ? busy(400) : ''}<p>Document ${i}</p>` }));
+        return (await readPdf(result.pdf)).pages[0]!.text;
+      };
+      const texts = [await render(0), await render(1)];
+      // Document 2 is the first browser's last, and slow: documents 3 to 5 start the second browser
+      // while it is still printing on the first.
+      texts.push(...(await Promise.all([render(2, true), render(3), render(4), render(5)])));
+      texts.push(...(await Promise.all([6, 7, 8, 9].map((i) => render(i, i === 8)))));
+      texts.forEach((text, i) => expect(text).toContain(`Document ${i}`));
+      sample();
+
+      // Ten renders, three per browser: four launches, each its own Chromium.
+      expect(seen.size).toBe(4);
+      const live = browsersOf(process.pid);
+      expect(live.size).toBe(1);
+      const [current] = [...live.keys()];
+      for (const [pid, profile] of seen) {
+        if (pid === current) continue;
+        expect(await remainingAfter(profile, 5_000)).toEqual([]);
+        expect(existsSync(profile)).toBe(false);
+      }
+      clearInterval(sampler);
+      await engine.close();
+      expect(await remainingAfter(seen.get(current!)!, 5_000)).toEqual([]);
+    } finally {
+      clearInterval(sampler);
+      for (const profile of seen.values()) processesUsing(profile).forEach(killQuietly);
+    }
+  }, 120_000);
+
+  it('is a serve setting with an environment twin, and a render option', () => {
+    expect(loadServeConfig({}, {}, '/srv').browserRecycleAfter).toBe(2000);
+    expect(loadServeConfig({}, { PDFRENDER_BROWSER_RECYCLE_AFTER: '50' }, '/srv').browserRecycleAfter).toBe(50);
+    expect(() => loadServeConfig({ browserRecycleAfter: '0' }, {}, '/srv')).toThrow(/--browser-recycle-after \(PDFRENDER_BROWSER_RECYCLE_AFTER\)/);
+    expect(parseRunOptions({}).browserRecycleAfter).toBe(2000);
+    expect(parseRunOptions({ browserRecycleAfter: '7' }).browserRecycleAfter).toBe(7);
+    expect(() => parseRunOptions({ browserRecycleAfter: 'x' })).toThrow(/--browser-recycle-after/);
+  });
+});
+
+describe('no browser left behind', () => {
+  it('a serve killed with SIGKILL mid-render takes its browser with it; the restart removes its profile', async () => {
+    const dataDir = await tempDir();
+    const first = await serve(dataDir);
+    expect((await renderSync(first.url, '<p>warm</p>')).status).toBe(200);
+    const { browser, profile } = await onlyBrowserOf(first.child.pid!);
+    // The data dir knows the browser, for the next run.
+    const recorded = JSON.parse(await readFile(join(dataDir, 'browsers', `${browser}.json`), 'utf8'));
+    expect(recorded).toEqual({ owner: first.child.pid, pid: browser, profileDir: profile });
+    // Two renders in flight, their renderers busy in a script, when the kill lands.
+    const inFlight = [renderSync(first.url, busy(5_000)), renderSync(first.url, busy(5_000))].map((r) => r.catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(processesUsing(profile).length).toBeGreaterThan(2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await Promise.all(inFlight);
+    expect(await remainingAfter(profile, 5_000)).toEqual([]);
+    // The killed server could not delete its profile; the next one does, before its own browser starts.
+    expect(existsSync(profile)).toBe(true);
+
+    const second = await serve(dataDir);
+    try {
+      const next = await onlyBrowserOf(second.child.pid!);
+      expect(existsSync(profile)).toBe(false);
+      expect(readdirSync(join(dataDir, 'browsers'))).toEqual([`${next.browser}.json`]);
+      second.child.kill('SIGTERM');
+      await second.exited;
+      expect(processesUsing(next.profile)).toEqual([]);
+      expect(readdirSync(join(dataDir, 'browsers'))).toEqual([]);
+    } finally {
+      second.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('a restarted serve kills the browser a killed one left because it could not notice (stopped)', async () => {
+    const dataDir = await tempDir();
+    const first = await serve(dataDir);
+    expect((await renderSync(first.url, '<p>warm</p>')).status).toBe(200);
+    const { browser, profile } = await onlyBrowserOf(first.child.pid!);
+    // A stopped browser never reads the end of its pipe: the one case the pipe cannot cover.
+    process.kill(-browser, 'SIGSTOP');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(processesUsing(profile)).toContain(browser);
+
+    const second = await serve(dataDir);
+    try {
+      await onlyBrowserOf(second.child.pid!);
+      expect(await remainingAfter(profile, 5_000)).toEqual([]);
+      expect(existsSync(profile)).toBe(false);
+      expect((await renderSync(second.url, '<p>after</p>')).status).toBe(200);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  }, 60_000);
+
+  it('a render killed with SIGKILL mid-batch leaves no Chromium running', async () => {
+    const dir = await tempDir();
+    const inputs = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const file = join(dir, `doc-${i}.html`);
+        await writeFile(file, `${busy(300)}<p>document ${i}</p>`);
+        return file;
+      }),
+    );
+    const outDir = join(dir, 'out');
+    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '-q'], { env: { ...process.env, NO_COLOR: '1' } });
+    cleanups.push(() => killQuietly(child.pid!));
+    const exited = new Promise((r) => child.on('close', r));
+    const { profile } = await onlyBrowserOf(child.pid!);
+    // Mid-batch: some documents written, most still to come.
+    const until = Date.now() + 30_000;
+    while (!(existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf'))) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(outDir).filter((name) => name.endsWith('.pdf')).length).toBeLessThan(20);
+    child.kill('SIGKILL');
+    await exited;
+    expect(await remainingAfter(profile, 5_000)).toEqual([]);
+    // The CLI keeps no data dir, so its profile folder stays behind; tidy up after the test.
+    await rm(profile, { recursive: true, force: true });
+  }, 60_000);
+});

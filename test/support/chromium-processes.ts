@@ -1,0 +1,55 @@
+/**
+ * Chromium processes found through /proc, by the pdfrender profile folder on their command line
+ * (the browser and every renderer, zygote and utility process it starts carry it), so tests can
+ * tell which browsers a pdfrender process started and whether anything of them is left.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return ''; // the process went away while we looked
+  }
+}
+
+function pids(): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+}
+
+function parentOf(pid: number): number {
+  const stat = read(`/proc/${pid}/stat`);
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+function profileOf(pid: number): string | undefined {
+  const flag = read(`/proc/${pid}/cmdline`).split('\0').find((arg) => arg.startsWith('--user-data-dir=') && arg.includes('pdfrender-profile-'));
+  return flag?.slice('--user-data-dir='.length);
+}
+
+/** The browsers `parent` started: browser pid to its profile folder. */
+export function browsersOf(parent: number): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const pid of pids()) {
+    if (parentOf(pid) !== parent) continue;
+    const profile = profileOf(pid);
+    if (profile) found.set(pid, profile);
+  }
+  return found;
+}
+
+/** Every live process (browser, renderers, helpers) whose command line names `profileDir`. */
+export function processesUsing(profileDir: string): number[] {
+  return pids().filter((pid) => pid !== process.pid && read(`/proc/${pid}/cmdline`).split('\0').some((arg) => arg.includes(profileDir)));
+}
+
+/** Wait up to `ms` for every process of `profileDir` to go; answers those still there. */
+export async function remainingAfter(profileDir: string, ms: number): Promise<number[]> {
+  const until = Date.now() + ms;
+  let left = processesUsing(profileDir);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = processesUsing(profileDir);
+  }
+  return left;
+}
