@@ -5,9 +5,10 @@ import { spawn } from 'node:child_process';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { folderWith, removeTempDirs, tempDir } from './support/files.js';
-import { pt, readPdf } from './support/pdf.js';
+import { folderWith, redPng, removeTempDirs, tempDir } from './support/files.js';
+import { pt, readPaint, readPdf } from './support/pdf.js';
 
 const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 const fixtures = resolve(import.meta.dirname, '../fixtures');
@@ -272,4 +273,20 @@ describe('what a rendered file may load', () => {
     expect(text).toContain('static');
     expect(text).not.toContain('SCRIPTED');
   });
+
+  it("prints the file's own URL for a header's url class, and inlines header images from anywhere on disk", async () => {
+    const assets = await folderWith({ 'logo.png': redPng });
+    const dir = await folderWith({ 'letter.html': '<p>Letter body</p>', 'header.html': `<span class="url"></span> <img src="file://${join(assets, 'logo.png')}" style="height:10px">` });
+    const run = await pdfrender(['render', 'letter.html', '--header', 'header.html', '--margin-top', '1in', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout.toString()).documents[0];
+    expect(summary.blocked).toEqual([]);
+    expect(summary.warnings).toEqual([]);
+    const pdf = await readFile(join(dir, 'letter.pdf'));
+    const text = (await readPdf(pdf)).pages[0]!.text;
+    expect(text).toContain('Letter body');
+    expect(text.replace(/\s+/g, '')).toContain(`${pathToFileURL(join(dir, 'letter.html')).href}`);
+    expect((await readPaint(pdf)).images).toBe(1);
+  });
 });
+

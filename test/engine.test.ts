@@ -206,7 +206,15 @@ describe('document resources', () => {
 describe('isolation between documents', () => {
   it('gives every document a fresh window, cookies and storage', async () => {
     // A real http origin, so cookies and localStorage work as on any web page.
-    const server = await serve((_, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html>'));
+    // A cacheable resource too: the second document must not find it in a cache the first one filled.
+    let cachedFetches = 0;
+    const server = await serve((req, res) => {
+      if (req.url === '/cached.css') {
+        cachedFetches += 1;
+        return res.writeHead(200, { 'Content-Type': 'text/css', 'Cache-Control': 'max-age=3600' }).end('p { color: black }');
+      }
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html>');
+    });
     const single = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
     try {
       const baseUrl = `${server.url}/`;
@@ -225,10 +233,11 @@ describe('isolation between documents', () => {
         out.textContent = ['cookie=' + document.cookie, 'local=' + localStorage.getItem('secret'),
           'session=' + sessionStorage.getItem('secret'), 'global=' + window.secretGlobal, 'total=' + total].join(' ');
       </script>`;
-      const written = await single.render(parseRenderRequest({ htmlContent: writer }), { baseUrl });
+      const written = await single.render(parseRenderRequest({ htmlContent: `<link rel="stylesheet" href="cached.css">${writer}` }), { baseUrl });
       // Proof that A really stored something for B to find.
       expect((await readPdf(written.pdf)).pages[0]!.text).toContain('A wrote secret=fromA fromA fromA');
-      const result = await single.render(parseRenderRequest({ htmlContent: `<title>B</title>${reader}` }), { baseUrl });
+      const result = await single.render(parseRenderRequest({ htmlContent: `<title>B</title><link rel="stylesheet" href="cached.css">${reader}` }), { baseUrl });
+      expect(cachedFetches).toBe(2);
       const text = (await readPdf(result.pdf)).pages[0]!.text;
       expect(text).toContain('cookie= local=null session=null global=undefined total=2');
       expect(text).not.toContain('timer from A');

@@ -5,10 +5,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
 import { createEngine, type Engine } from '../engine/engine.js';
+import { defaultFetcher } from '../engine/inline-images.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError, exitCodeFor, type FieldErrors } from '../errors.js';
@@ -84,14 +86,19 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     cwd: io.cwd,
   });
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
+  const network = engineNetworkOptions(run, 'all');
   const engine = createEngine({
     executablePath: browser.executablePath,
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
+    browserRecycleAfter: run.browserRecycleAfter,
     // The CLI renders the user's own files: their folder and the whole network are open by default.
     files: 'document-folder',
-    ...engineNetworkOptions(run, 'all'),
+    ...network,
+    // Header and footer files are named by the user on the command line, so their images may come
+    // from any local file; documents stay within their own folder.
+    fetcher: defaultFetcher({ files: 'any', policy: network.network }),
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
   const reporter = createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
@@ -148,7 +155,9 @@ async function renderOne(
   try {
     const htmlContent = await readSource(io, document);
     const request = validate(htmlContent === undefined ? shared : { ...shared, htmlContent }, sources, requestFile);
-    const result = await engine.render(request, { baseUrl: document.baseUrl, signal: io.signal });
+    // A file's own URL, so a header's `url` class prints it (standard input has none).
+    const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
+    const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
     const { blocked, failed } = result.network;

@@ -53,6 +53,8 @@ export interface EngineOptions {
 export interface RenderOptions {
   /** URL the document's relative links resolve against: the input file's folder for the CLI. Default about:blank. */
   baseUrl?: string;
+  /** The document's own file: URL (the CLI's input file), printed by a template's `url` class instead of the folder. */
+  documentUrl?: string;
   /** Overrides the engine's deadline for this render. */
   timeoutMs?: number;
   /** Cancels the render (and its wait for a page). */
@@ -94,7 +96,7 @@ export const defaultMaxPages = 2000;
 export function createEngine(options: EngineOptions): Engine {
   const concurrency = options.concurrency ?? availableParallelism();
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-  const fetcher = options.fetcher ?? defaultFetcher({ allowFiles: options.files === 'document-folder', policy: options.network ?? publicOnly, resolver: options.resolver });
+  const fetcher = options.fetcher ?? defaultFetcher({ files: options.files ?? 'none', policy: options.network ?? publicOnly, resolver: options.resolver });
   const maxPages = options.maxPages ?? defaultMaxPages;
   const policy = options.network ?? publicOnly;
   // One proxy for the engine's life, started with the first browser; every launch routes through it,
@@ -133,7 +135,7 @@ export function createEngine(options: EngineOptions): Engine {
     let reusable = false;
     slot.guard.begin(baseUrl);
     try {
-      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages), slot.crashed]), signal);
+      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, renderOptions.documentUrl), slot.crashed]), signal);
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
       await raceAbort(resetPage(slot, baseUrl), signal);
@@ -179,13 +181,15 @@ async function prepareTemplates(
   const side = async (html: string | null, name: string) => {
     if (!html) return buildTemplate(null, insets);
     const inlined = await inlineTemplateImages(html, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
-    for (const failure of [...inlined.blocked, ...inlined.failed]) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
+    // Blocked images are reported as blocked only, so nothing is said twice.
+    for (const failure of inlined.failed) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
     issues.blocked.push(...inlined.blocked);
     issues.failed.push(...inlined.failed);
     return buildTemplate(inlined.html, insets);
   };
   const [header, footer] = await Promise.all([side(request.headerHtmlContent, 'header'), side(request.footerHtmlContent, 'footer')]);
-  return { header, footer, display: Boolean(request.headerHtmlContent || request.footerHtmlContent) };
+  const usesUrl = [request.headerHtmlContent, request.footerHtmlContent].some((html) => html !== null && /class\s*=\s*["']?[^"'>]*\burl\b/i.test(html));
+  return { header, footer, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl };
 }
 
 // Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line.

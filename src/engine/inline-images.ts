@@ -37,15 +37,17 @@ const imageTypes: Record<string, string> = {
 
 /**
  * Fetch http(s) URLs under the network policy (the same one documents are held to), and file: URLs
- * only when `allowFiles` and inside the document's own folder (the CLI renders the user's files).
+ * as `files` says: 'any' (the CLI's header files are the user's own), 'document-folder' (inside
+ * the document's folder), or 'none' (the server).
  */
-export function defaultFetcher(options: { allowFiles: boolean; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
+export function defaultFetcher(options: { files: 'none' | 'document-folder' | 'any'; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
   return async (url, signal, baseUrl) => {
     if (url.protocol === 'file:') {
       const path = fileURLToPath(url);
-      const folder = options.allowFiles && baseUrl?.startsWith('file:') ? fileURLToPath(new URL('.', baseUrl)) : null;
-      if (folder === null || !`${dirname(path)}${sep}`.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`)) {
-        throw new RefusedUrlError(folder === null ? 'file: URLs are not allowed' : "file: URLs outside the document's folder are not allowed");
+      const folder = options.files === 'document-folder' && baseUrl?.startsWith('file:') ? fileURLToPath(new URL('.', baseUrl)) : null;
+      const inFolder = folder !== null && `${dirname(path)}${sep}`.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+      if (options.files !== 'any' && !inFolder) {
+        throw new RefusedUrlError(options.files === 'none' ? 'file: URLs are not allowed' : "file: URLs outside the document's folder are not allowed");
       }
       return { bytes: await readFile(path, { signal }), contentType: imageTypes[extname(path).toLowerCase()] ?? 'application/octet-stream' };
     }

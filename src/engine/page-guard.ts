@@ -22,8 +22,11 @@ export interface NetworkReport {
 }
 
 export interface PageGuard {
-  /** Start collecting for a document whose base URL is `baseUrl` (file: access is judged against it). */
-  begin(baseUrl: string): void;
+  /**
+   * Start collecting for a document whose base URL is `baseUrl` (file: access is judged against
+   * it). When `document` is given, a navigation to its file: URL is answered with its HTML.
+   */
+  begin(baseUrl: string, document?: { url: string; html: string }): void;
   /** Stop collecting and return what was collected. */
   end(): NetworkReport;
 }
@@ -43,11 +46,19 @@ const maxIssues = 100;
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;
   let folder: string | null = null;
+  let served: { url: string; html: string } | undefined;
   const add = (list: keyof NetworkReport, url: string, reason: string) => {
     if (report && report[list].length < maxIssues && !report[list].some((issue) => issue.url === url)) report[list].push({ url: url.slice(0, 2000), reason });
   };
 
   client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
+    if (served && event.request.url === served.url) {
+      const { html } = served;
+      served = undefined;
+      const body = Buffer.from(html).toString('base64');
+      const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
+      return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
+    }
     const refusal = fileRefusal(event.request.url, folder, options.files);
     if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
     add('blocked', event.request.url, refusal);
@@ -72,13 +83,15 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   });
 
   return {
-    begin(baseUrl) {
+    begin(baseUrl, document) {
       report = { blocked: [], failed: [] };
+      served = document;
       folder = baseUrl.startsWith('file:') ? fileURLToPath(baseUrl) : null;
     },
     end() {
       const done = report ?? { blocked: [], failed: [] };
       report = null;
+      served = undefined;
       return done;
     },
   };

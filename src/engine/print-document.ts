@@ -12,11 +12,25 @@ export interface Templates {
   header: string;
   footer: string;
   display: boolean;
+  /** A template prints the document's URL (class "url"). */
+  usesUrl: boolean;
 }
 
-/** Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. */
-export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string, maxPages: number): Promise<Uint8Array> {
+/**
+ * Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. With
+ * a `documentUrl` (the CLI's input file) and a template that prints the URL, the page navigates
+ * to that URL instead, answered with the same HTML, so `url` prints the file rather than its
+ * folder; that costs a navigation, so it is done only then.
+ */
+export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string, maxPages: number, documentUrl?: string): Promise<Uint8Array> {
   const { page } = slot;
+  if (documentUrl && templates.usesUrl) {
+    slot.guard.begin(baseUrl, { url: documentUrl, html: request.htmlContent });
+    await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
+    slot.windowUrl = documentUrl;
+    slot.dirty = true; // its window is not the folder's, so the next document gets a fresh one
+    return page.pdf(pdfOptions(request, templates, maxPages));
+  }
   // The page keeps its window while the base URL stays the same: the last document ran no script
   // (resetPage navigated away from any that might have), so its window holds nothing of it.
   if (slot.windowUrl !== baseUrl) {
