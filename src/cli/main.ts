@@ -20,7 +20,9 @@ const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdoutIsTTY: process.stdout.isTTY === true,
-  stderrIsTTY: process.stderr.isTTY === true,
+  // A terminal that reports zero columns (`stty cols 0`, some CI ptys) gets plain lines: ora
+  // divides by the width and would spin forever clearing an "infinitely tall" progress line.
+  stderrIsTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

@@ -1,0 +1,80 @@
+/**
+ * Running the built CLI (bin/pdfrender.js) as a child process: plainly, as a shell script or CI
+ * job would, or inside a pseudo-terminal through util-linux `script`, as a person at a terminal would.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The built CLI; `npm run build` first, since it runs dist/. */
+export const bin = resolve(import.meta.dirname, '../../bin/pdfrender.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export interface CliRunOptions {
+  cwd?: string;
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Run the CLI like a shell would: not a terminal, so output is plain lines, without colour. */
+export function pdfrender(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      // An env value of undefined leaves that variable out.
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+    });
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout: Buffer.concat(stdout), stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Whether util-linux `script` is installed (Debian: bsdutils), which ptyRun needs. */
+export const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+
+export interface PtyRun {
+  /** The CLI's exit code, or null when it was killed at the deadline. */
+  code: number | null;
+  timedOut: boolean;
+  /** Everything the terminal showed (stdout and stderr share the pty), up to 1 MB. */
+  output: string;
+}
+
+/**
+ * Run the CLI with a pseudo-terminal of `columns` width as stdin, stdout and stderr, killing it
+ * after `timeoutMs`. A hung CLI can print without end (a spinner redrawing), so output is capped.
+ */
+export function ptyRun(args: string[], options: { cwd: string; columns: number; timeoutMs: number }): Promise<PtyRun> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = `stty cols ${options.columns} rows 24; exec ${[process.execPath, bin, ...args].map(quote).join(' ')}`;
+  return new Promise((resolvePromise, reject) => {
+    // -e: exit with the command's code; -q: no "Script started" banner; /dev/null: no typescript file.
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      if (output.length < 1_000_000) output += chunk.toString();
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let timedOut = false;
+    // SIGTERM to script: it passes the hang-up on to the CLI, then kills it if it does not leave.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+    }, options.timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: timedOut ? null : code, timedOut, output });
+    });
+  });
+}
