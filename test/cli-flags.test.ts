@@ -155,7 +155,7 @@ describe('output modes', () => {
 
   // Skipped until render-command.ts labels a shorthand's field errors by the shorthand alone and
   // drops repeated lines (see fieldErrorLines); today --margin's one bad value prints four lines.
-  it.skip('names --margin once for a bad --margin value', async () => {
+  it('names --margin once for a bad --margin value', async () => {
     const dir = await folderWith({ 'a.html': '<p>a</p>' });
     const bad = await pdfrender(['render', 'a.html', '--margin', '1furlong'], { cwd: dir });
     expect(bad.code).toBe(2);

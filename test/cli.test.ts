@@ -118,7 +118,7 @@ describe('errors and exit codes', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--scale: must be between 0.1 and 2 (got 5)');
     expect(run.stderr).toContain('--paper-width: unknown unit "furlongs" in "12 furlongs"');
-    expect(run.stderr).toContain('--margin (marginTop): must not be negative');
+    expect(run.stderr).toContain('--margin: must not be negative');
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await readdir(dir)).toEqual(['a.html']);
   });

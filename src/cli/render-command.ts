@@ -17,7 +17,7 @@ import { PdfRenderError, exitCodeFor, type FieldErrors } from '../errors.js';
 import { parseRenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
-import { flagOfField, requestFieldsFromFlags, requestOptions } from './request-flags.js';
+import { requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 
@@ -212,15 +212,17 @@ function validate(input: Record<string, unknown>, sources: Record<string, string
 }
 
 function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, string>, requestFile: string | undefined): string[] {
-  return Object.entries(fieldErrors).flatMap(([field, messages]) => {
+  const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => {
     const label = fieldLabel(field, sources[field], requestFile);
     return messages.map((message) => `${label}: ${message}`);
   });
+  // A shorthand such as --margin sets four fields; one bad value is one line, not four.
+  return [...new Set(lines)];
 }
 
-// "--scale" when its own flag set it, "--margin (marginTop)" for a shorthand, "scale in req.json" from the file.
+// The flag that set the field ("--scale", "--margin"), or "scale in req.json" from the file.
 function fieldLabel(field: string, flag: string | undefined, requestFile: string | undefined): string {
-  if (flag) return flagOfField[field as keyof typeof flagOfField] === flag ? flag : `${flag} (${field})`;
+  if (flag) return flag;
   if (requestFile && field !== 'htmlContent') return `${field} in ${requestFile}`;
   return field;
 }

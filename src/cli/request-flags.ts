@@ -42,11 +42,6 @@ function keyOf(spec: FlagSpec): string {
   return new Option(spec.flags).attributeName();
 }
 
-/** The flag that sets each field, for error messages ("--scale: must be a number"). */
-export const flagOfField: Partial<Record<Field, string>> = Object.fromEntries(
-  specs.map((spec) => [spec.field, spec.flags.split(' ')[0]!]),
-);
-
 /** Commander options for every request field, plus the --margin and --format shorthands. */
 export function requestOptions(): Option[] {
   const formats = Object.keys(paperFormats).join(', ');
