@@ -6,6 +6,8 @@
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -198,7 +200,7 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
 
 describe('documents cannot read files or browser pages', () => {
   const schemes = () => [secretUrl, secretUrl.toUpperCase().replace('FILE:', 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
-  it.each(['iframe', 'img', 'CSS @import', 'fetch', 'XHR', 'Worker'])('%s', async (vector) => {
+  it.each(['iframe', 'img', 'CSS @import', 'fetch', 'XHR', 'EventSource', 'Worker'])('%s', async (vector) => {
     const html = schemes().map((url) => vectors[vector]!(url)).join('\n') + settle;
     const { text } = await renderOk(`<p>files</p>${html}`);
     expect(text).not.toMatch(/root:x:0:0/);
@@ -234,8 +236,12 @@ describe('runaway documents', () => {
     expect(text).toContain('dialogs done');
   });
 
-  it('a download is denied', async () => {
-    await renderOk('<p>download</p><a id="d" href="data:application/octet-stream;base64,AAAA" download="x.bin">x</a><script>document.getElementById("d").click();</script>');
+  it('a download neither holds up the render nor writes a file', async () => {
+    const name = `pdfrender-hostile-${process.pid}.bin`;
+    const { text } = await renderOk(`<p>download</p><a id="d" href="data:application/octet-stream;base64,AAAA" download="${name}">x</a><script>document.getElementById("d").click();</script>`);
+    expect(text).toContain('download');
+    expect(existsSync(join(homedir(), 'Downloads', name))).toBe(false);
+    expect(existsSync(join(process.cwd(), name))).toBe(false);
   });
 });
 
