@@ -7,6 +7,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalHeader, startEgressProxy, type EgressProxy } from '../src/network/egress-proxy.js';
+import { pinnedRequest } from '../src/network/pinned-request.js';
 import { hostAllowed, hostDecision } from '../src/network/policy.js';
 
 let target: Server;
@@ -32,6 +33,7 @@ function viaProxy(proxy: EgressProxy, url: string): Promise<{ status: number; bo
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, refused: res.headers[refusalHeader] as string | undefined }));
+      res.on('error', reject);
     });
     req.on('error', reject);
     req.end();
@@ -60,7 +62,8 @@ describe('egress proxy', () => {
       const answer = await viaProxy(proxy, `http://mixed.test:${targetPort}/x`);
       expect(answer.status).toBe(403);
       expect(answer.refused).toBe('mixed.test resolves to 127.0.0.1, which is not a public address (loopback)');
-      expect(proxy.refusal('mixed.test', String(targetPort))).toBe(answer.refused);
+      expect(proxy.refusal('mixed.test', String(targetPort), 0)).toBe(answer.refused);
+      expect(proxy.refusal('mixed.test', String(targetPort), Date.now() + 1000)).toBeUndefined();
       expect(await connectVia(proxy, `mixed.test:${targetPort}`)).toBe(403);
       expect(await connectVia(proxy, `127.0.0.1:${targetPort}`)).toBe(403);
       expect(await connectVia(proxy, `[::1]:${targetPort}`)).toBe(403);
@@ -97,6 +100,65 @@ describe('egress proxy', () => {
       await open.close();
       await closed.close();
     }
+  });
+});
+
+describe('egress proxy against a misbehaving upstream', () => {
+  /** A raw TCP server on loopback that writes `reply` to every connection, then maybe closes. */
+  async function rawServer(reply: string, close: boolean) {
+    const { createServer: createTcpServer } = await import('node:net');
+    const server = createTcpServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => (close ? socket.end(reply) : socket.write(reply)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, port: (server.address() as AddressInfo).port };
+  }
+
+  it('answers 502 for a status Node cannot repeat, and keeps running', async () => {
+    const upstream = await rawServer('HTTP/1.1 099 Nope\r\nContent-Length: 0\r\n\r\n', true);
+    const proxy = await startEgressProxy({ network: 'all', allowHosts: [] });
+    try {
+      expect((await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/`)).status).toBe(502);
+      expect((await viaProxy(proxy, `http://127.0.0.1:${targetPort}/after`)).status).toBe(200);
+    } finally {
+      seen.length = 0;
+      upstream.server.close();
+      await proxy.close();
+    }
+  });
+
+  it("drops an upstream's own blocked header, so only the proxy can report a block", async () => {
+    const upstream = await rawServer(`HTTP/1.1 200 OK\r\n${refusalHeader}: fake\r\nContent-Length: 2\r\n\r\nok`, true);
+    const proxy = await startEgressProxy({ network: 'all', allowHosts: [] });
+    try {
+      expect(await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/`)).toEqual({ status: 200, body: 'ok', refused: undefined });
+    } finally {
+      upstream.server.close();
+      await proxy.close();
+    }
+  });
+
+  it('ends the client side when the upstream stops short', async () => {
+    const upstream = await rawServer('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc', true);
+    const proxy = await startEgressProxy({ network: 'all', allowHosts: [] });
+    try {
+      await expect(viaProxy(proxy, `http://127.0.0.1:${upstream.port}/`)).rejects.toThrow('aborted');
+    } finally {
+      upstream.server.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('pinned requests', () => {
+  it('never reuse a socket opened under another policy', async () => {
+    const resolver = async () => ['127.0.0.1'];
+    const url = new URL(`http://reused.test:${targetPort}/pinned-request`);
+    expect((await pinnedRequest(url, { policy: { network: 'all', allowHosts: [] }, resolver })).status).toBe(200);
+    await expect(pinnedRequest(url, { policy: { network: 'public', allowHosts: [] }, resolver })).rejects.toThrow('reused.test resolves to 127.0.0.1');
+    expect(seen).toEqual([`reused.test:${targetPort} /pinned-request`]);
+    seen.length = 0;
   });
 });
 

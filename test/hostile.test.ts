@@ -6,6 +6,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +152,25 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
       .map((url) => `<script>try { const s = new WebSocket(${JSON.stringify(url)}); s.onmessage = (e) => document.body.append(e.data); } catch {}</script>`)
       .join('\n');
     await renderOk(`<p>ws</p>${sockets}${settle}`);
+  });
+
+  it('WebRTC STUN and TURN (UDP and TCP, which no HTTP proxy sees)', async () => {
+    const udp = createSocket('udp4');
+    const packets: string[] = [];
+    udp.on('message', (_message, from) => packets.push(`${from.address}:${from.port}`));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    try {
+      const { port } = udp.address();
+      await renderOk(`<p>rtc</p><script>
+        const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${port}' }, { urls: 'turn:127.0.0.1:${canary.port}?transport=tcp', username: 'u', credential: 'p' }] });
+        pc.createDataChannel('x');
+        pc.createOffer().then((offer) => pc.setLocalDescription(offer));
+      </script>${settle}`);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(packets).toEqual([]);
+    } finally {
+      udp.close();
+    }
   });
 
   it('reports the blocked URLs in the sync response headers too', async () => {

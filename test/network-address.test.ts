@@ -33,6 +33,8 @@ describe('nonPublicReason', () => {
     ['64:ff9b::a9fe:a9fe', /^linkLocal .*169\.254\.169\.254/],
     ['2002:7f00:1::', /^loopback \(6to4 form of 127\.0\.0\.1\)$/],
     ['2002:c0a8:101::1', /^private .*192\.168\.1\.1/],
+    ['::7f00:1', /^loopback .*127\.0\.0\.1/],
+    ['::a9fe:a9fe', /^linkLocal .*169\.254\.169\.254/],
   ])('refuses the IPv4-carrying IPv6 form %s', (address, reason) => {
     expect(nonPublicReason(address)).toMatch(reason);
   });

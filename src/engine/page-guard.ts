@@ -47,6 +47,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let report: NetworkReport | null = null;
   let folder: string | null = null;
   let served: { url: string; html: string } | undefined;
+  let began = 0;
   const add = (list: keyof NetworkReport, url: string, reason: string) => {
     if (report && report[list].length < maxIssues && !report[list].some((issue) => issue.url === url)) report[list].push({ url: url.slice(0, 2000), reason });
   };
@@ -72,7 +73,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     if (error === 'net::ERR_ABORTED' || error === 'net::ERR_BLOCKED_BY_CLIENT') return; // cancelled, or refused above
     const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
     if (pausedSchemes.includes(scheme)) return add('blocked', url, `${scheme}: URLs are not allowed here`); // Chromium's own refusal
-    const refused = proxyRefusal(url, options.proxy);
+    const refused = proxyRefusal(url, options.proxy, began);
     if (refused) add('blocked', url, refused);
     else add('failed', url, error || 'failed to load');
   });
@@ -86,6 +87,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     begin(baseUrl, document) {
       report = { blocked: [], failed: [] };
       served = document;
+      began = Date.now();
       folder = baseUrl.startsWith('file:') ? fileURLToPath(baseUrl) : null;
     },
     end() {
@@ -113,11 +115,11 @@ function fileRefusal(url: string, folder: string | null, files: GuardOptions['fi
 }
 
 // An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
-function proxyRefusal(url: string, proxy: EgressProxy): string | undefined {
+function proxyRefusal(url: string, proxy: EgressProxy, since: number): string | undefined {
   try {
     const parsed = new URL(url);
     const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';
-    return proxy.refusal(parsed.hostname, port);
+    return proxy.refusal(parsed.hostname, port, since);
   } catch {
     return undefined;
   }

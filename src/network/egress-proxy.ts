@@ -7,7 +7,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { pipeline, type Duplex } from 'node:stream';
 import { addressRefusal, hostDecision, normalizeHost, type NetworkPolicy } from './policy.js';
 
 /** Resolves a host name to its addresses (injectable, so tests can give a DNS answer). */
@@ -19,8 +19,8 @@ export const systemResolver: Resolver = async (host) => (await dnsLookup(host, {
 export interface EgressProxy {
   /** "http://127.0.0.1:<port>", for Chromium's --proxy-server. */
   url: string;
-  /** Why the proxy recently refused `host:port`, if it did (for reporting blocked URLs per document). */
-  refusal(host: string, port: string): string | undefined;
+  /** Why the proxy refused `host:port` at or after `since` (ms since the epoch), if it did (for reporting blocked URLs per document). */
+  refusal(host: string, port: string, since: number): string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,11 +32,11 @@ const rememberedRefusals = 1_000;
 
 /** Start a proxy on an ephemeral loopback port that enforces `policy`. */
 export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver): Promise<EgressProxy> {
-  const refusals = new Map<string, string>();
+  const refusals = new Map<string, { reason: string; at: number }>();
   const sockets = new Set<Socket | Duplex>();
   const remember = (key: string, reason: string) => {
     refusals.delete(key);
-    refusals.set(key, reason);
+    refusals.set(key, { reason, at: Date.now() });
     if (refusals.size > rememberedRefusals) refusals.delete(refusals.keys().next().value!);
   };
 
@@ -88,8 +88,17 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     delete headers['proxy-authorization'];
     const upstream = httpRequest({ host: chosen.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, timeout: dialTimeoutMs });
     upstream.on('response', (response) => {
-      res.writeHead(response.statusCode ?? 502, response.rawHeaders);
-      response.pipe(res);
+      // Node's parser takes statuses writeHead refuses (099); an upstream must not crash the server.
+      const status = response.statusCode ?? 0;
+      if (status < 100 || status > 999) {
+        response.destroy();
+        return void res.writeHead(502).end();
+      }
+      // Only the proxy may say a URL was blocked; an upstream's own header of that name is dropped.
+      const headers = response.rawHeaders.flatMap((value, i, all) => (i % 2 === 0 && value.toLowerCase() !== refusalHeader ? [value, all[i + 1]!] : []));
+      res.writeHead(status, headers);
+      // pipeline ends Chromium's side too when the upstream stops short, instead of leaving it open.
+      pipeline(response, res, (error) => error && res.destroy());
     });
     upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
     upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
@@ -129,7 +138,10 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    refusal: (host, port) => refusals.get(`${normalizeHost(host)}:${port}`),
+    refusal: (host, port, since) => {
+      const refused = refusals.get(`${normalizeHost(host)}:${port}`);
+      return refused && refused.at >= since ? refused.reason : undefined;
+    },
     async close() {
       const closed = new Promise<void>((done) => server.close(() => done()));
       for (const socket of sockets) socket.destroy();

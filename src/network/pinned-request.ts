@@ -78,7 +78,9 @@ function requestOnce(url: URL, options: PinnedRequestOptions): Promise<PinnedRes
       (error: Error) => callback(error, '', 4),
     );
   };
-  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal };
+  // agent: false, a fresh socket each time: a pooled one would skip `lookup`, so a socket opened
+  // under one policy (say, webhooks allowed to loopback) could serve a request under another.
+  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal, agent: false };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(url, requestOptions, (res) => {
