@@ -1,0 +1,65 @@
+/**
+ * Batch, whole process: N copies of the invoice through `pdfrender render --out-dir` and through
+ * the raw puppeteer-core loops at the same concurrency, in turn (A B C D A B C D ...). The raw
+ * reused-page loop is the reference (the practical floor); page-per-document and
+ * launch-per-document are what a user's own script typically does instead.
+ */
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { alternate } from '../lib/alternate.mjs';
+import { invoiceBatch, printFlags } from '../lib/documents.mjs';
+import { runProcess } from '../lib/run-process.mjs';
+import { median } from '../lib/stats.mjs';
+
+/** The raw-loop.mjs modes compared, by the name they are reported under. */
+export const rawModes = {
+  'raw reused-page loop (reference)': 'reused',
+  'raw page per document': 'page-per-doc',
+  'raw launch per document': 'launch-per-doc',
+};
+
+/**
+ * Resolves to { docs, concurrency, cases: { [name]: { medianMs, docsPerSecond, peakRssKb, runs } | { error } } }.
+ * A run that does not leave one PDF per input counts as failed.
+ */
+export async function batch({ root, docs, concurrency, rounds, work, log }) {
+  log(`batch: ${docs} invoices, concurrency ${concurrency}, ${rounds} round(s)`);
+  const { doc, inputs } = await invoiceBatch(root, join(work, 'batch-inputs'), docs);
+  const commands = {
+    pdfrender: (out) => [join(root, 'bin/pdfrender.js'), 'render', ...inputs, '--out-dir', out, '--concurrency', String(concurrency), '-q', ...printFlags(doc)],
+    ...Object.fromEntries(
+      Object.entries(rawModes).map(([name, mode]) => [
+        name,
+        (out) => [join(root, 'bench/raw-loop.mjs'), '--mode', mode, '--out-dir', out, '--concurrency', String(concurrency), ...printFlags(doc), ...inputs],
+      ]),
+    ),
+  };
+  const cases = Object.fromEntries(
+    Object.entries(commands).map(([name, args]) => {
+      const run = async () => {
+        const out = join(work, 'batch-out', name.replace(/\W+/g, '-'));
+        await rm(out, { recursive: true, force: true });
+        await mkdir(out, { recursive: true });
+        const result = await runProcess(process.execPath, args(out));
+        const written = (await readdir(out)).filter((f) => f.endsWith('.pdf')).length;
+        if (written !== docs) throw new Error(`wrote ${written} PDFs for ${docs} inputs`);
+        await rm(out, { recursive: true, force: true });
+        return result;
+      };
+      // A browser per document is an order of magnitude slower (minutes for 200): one round is enough to show it.
+      return [name, name === 'raw launch per document' ? { run, rounds: 1 } : run];
+    }),
+  );
+  const measured = await alternate(cases, rounds, log);
+  return {
+    docs,
+    concurrency,
+    cases: Object.fromEntries(
+      Object.entries(measured).map(([name, { runs, error }]) => {
+        if (error) return [name, { error }];
+        const ms = median(runs.map((r) => r.ms));
+        return [name, { medianMs: ms, docsPerSecond: docs / (ms / 1000), peakRssKb: median(runs.map((r) => r.peakRssKb)), runs: runs.map((r) => Math.round(r.ms)) }];
+      }),
+    ),
+  };
+}

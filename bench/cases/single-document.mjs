@@ -1,0 +1,84 @@
+/**
+ * Single document, cold, whole process: one command renders one document and exits, browser start
+ * included, for each tool a user might pick instead of pdfrender, in turn (A B C ...).
+ *
+ * Same work where the tools allow it: Letter paper, the document's margins, its header and footer
+ * where the tool takes HTML templates (pdfrender, puppeteer). `chromium --print-to-pdf` cannot take
+ * templates or margins (it runs with --no-pdf-header-footer, its CSS default margins), nor can
+ * wkhtmltopdf (Debian's build has no patched Qt) or weasyprint (CSS margin boxes only), so they
+ * print the invoice without its header and footer, which favours them. The page count of every
+ * output is checked and reported, so a tool that printed something else shows.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { alternate } from '../lib/alternate.mjs';
+import { printFlags } from '../lib/documents.mjs';
+import { runProcess } from '../lib/run-process.mjs';
+import { median } from '../lib/stats.mjs';
+
+/** Pages in a PDF, counted from its page objects (none of the tools here compresses them into object streams). */
+export function pdfPageCount(bytes) {
+  return bytes.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
+}
+
+/** The command line of each tool for `doc`, writing `out`; tools that are skipped carry a note instead. */
+function toolCommands({ root, chromiumPath, tools, work }) {
+  const node = process.execPath;
+  const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
+  return {
+    pdfrender: (doc, out) => [node, [join(root, 'bin/pdfrender.js'), 'render', doc.file, '-o', out, '-q', ...printFlags(doc)]],
+    'chromium --print-to-pdf': (doc, out) => [chromiumPath, ['--headless', ...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]],
+    'puppeteer, launch per document': (doc, out) => [
+      node,
+      [join(root, 'bench/raw-loop.mjs'), '--mode', 'launch-per-doc', '--stock', '--out-dir', dirname(out), ...printFlags(doc), doc.file],
+    ],
+    wkhtmltopdf: tools.wkhtmltopdf.path
+      ? (doc, out) => [
+          tools.wkhtmltopdf.path,
+          ['-q', '--enable-local-file-access', '--page-size', 'Letter', '-T', doc.marginTop, '-B', doc.marginBottom, '-L', '0.39in', '-R', '0.39in', doc.file, out],
+        ]
+      : tools.wkhtmltopdf.note,
+    weasyprint: tools.weasyprint.path ? (doc, out) => [tools.weasyprint.path, ['-q', '-s', join(work, `page-${doc.name}.css`), doc.file, out]] : tools.weasyprint.note,
+  };
+}
+
+/**
+ * Runs every tool on every document for `rounds` rounds, after one untimed warm-up run each when
+ * `warmUp` is set (so the first tool does not pay for a cold disk cache). Resolves to
+ * { [doc]: { [tool]: { medianMs, peakRssKb, pages, runs } | { skipped } | { error } } }.
+ */
+export async function singleDocument({ root, chromiumPath, tools, documents, rounds, warmUp, work, log }) {
+  // weasyprint takes paper size and margins from CSS only: a user stylesheet per document.
+  for (const doc of documents) await writeFile(join(work, `page-${doc.name}.css`), `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`);
+  const commands = toolCommands({ root, chromiumPath, tools, work });
+  const results = {};
+  for (const doc of documents) {
+    log(`single document, cold: ${doc.name}`);
+    const cases = {};
+    for (const [tool, command] of Object.entries(commands)) {
+      if (typeof command !== 'function') continue;
+      const dir = join(work, 'single', doc.name, tool.replace(/\W+/g, '-'));
+      cases[tool] = async () => {
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(dir, { recursive: true });
+        // raw-loop names its output after the input, so every tool is given that name.
+        const out = join(dir, `${basename(doc.file, '.html')}.pdf`);
+        const [program, args] = command(doc, out);
+        const run = await runProcess(program, args);
+        return { ...run, pages: pdfPageCount(await readFile(out)) };
+      };
+    }
+    if (warmUp && doc === documents[0]) await alternate(cases, 1, () => {}); // warm-up, untimed
+    const measured = await alternate(cases, rounds, log);
+    results[doc.name] = Object.fromEntries(
+      Object.entries(commands).map(([tool, command]) => {
+        if (typeof command !== 'function') return [tool, { skipped: command }];
+        const { runs, error } = measured[tool];
+        if (error) return [tool, { error }];
+        return [tool, { medianMs: median(runs.map((r) => r.ms)), peakRssKb: median(runs.map((r) => r.peakRssKb)), pages: runs[0].pages, runs: runs.map((r) => Math.round(r.ms)) }];
+      }),
+    );
+  }
+  return results;
+}

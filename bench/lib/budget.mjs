@@ -1,0 +1,66 @@
+/**
+ * The performance budget from the issue, checked against one run's figures. Each line is PASS or
+ * MISS with the figures it was decided on (or "not measured" when its case did not run). A miss
+ * is reported, never an exit code: benchmarks on a shared machine are not tests.
+ */
+
+const line = (budget, measured, pass) => ({ budget, measured, result: pass === undefined ? 'not measured' : pass ? 'PASS' : 'MISS' });
+const fixed = (n, digits = 2) => n.toFixed(digits);
+
+/** The budget lines for `results` (the object written to latest.json, without its budget). */
+export function budgetLines({ singleDocument, batch, server, memory }) {
+  const lines = [];
+
+  const pdfrender = batch?.cases.pdfrender?.docsPerSecond;
+  const raw = batch?.cases['raw reused-page loop (reference)']?.docsPerSecond;
+  const perPage = batch?.cases['raw page per document']?.docsPerSecond;
+  lines.push(
+    pdfrender && raw
+      ? line('batch throughput >= 0.9 x raw reused-page loop', `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`, pdfrender / raw >= 0.9)
+      : line('batch throughput >= 0.9 x raw reused-page loop', '-'),
+  );
+  lines.push(
+    pdfrender && perPage
+      ? line('batch throughput >= 3 x page per document', `${fixed(pdfrender, 1)} vs ${fixed(perPage, 1)} docs/s = ${fixed(pdfrender / perPage)} x`, pdfrender / perPage >= 3)
+      : line('batch throughput >= 3 x page per document', '-'),
+  );
+
+  for (const [doc, tools] of Object.entries(singleDocument ?? {})) {
+    const ours = tools.pdfrender?.medianMs;
+    const chromium = tools['chromium --print-to-pdf']?.medianMs;
+    const name = `cold single document (${doc}) <= 0.6 x chromium --print-to-pdf`;
+    lines.push(ours && chromium ? line(name, `${fixed(ours / 1000)} vs ${fixed(chromium / 1000)} s = ${fixed(ours / chromium)} x`, ours / chromium <= 0.6) : line(name, '-'));
+  }
+
+  const c1 = server?.sync.find((s) => s.connections === 1);
+  lines.push(
+    c1?.p50 !== undefined && server.rawPerDocMs
+      ? line(
+          'sync p50 at concurrency 1 <= raw per-document time + 15 ms',
+          `${fixed(c1.p50, 0)} ms vs ${fixed(server.rawPerDocMs, 0)} + 15 = ${fixed(server.rawPerDocMs + 15, 0)} ms (${c1.p50 - server.rawPerDocMs >= 0 ? '+' : ''}${fixed(c1.p50 - server.rawPerDocMs, 0)} ms)`,
+          c1.p50 <= server.rawPerDocMs + 15,
+        )
+      : line('sync p50 at concurrency 1 <= raw per-document time + 15 ms', '-'),
+  );
+  const c16 = server?.sync.find((s) => s.connections === 16);
+  lines.push(c16 ? line('no error responses at concurrency 16 (below the rate limit)', `${c16.errors} errors in ${c16.requests} requests`, c16.errors === 0) : line('no error responses at concurrency 16 (below the rate limit)', '-'));
+  const bestSync = server?.sync.reduce((best, s) => (s.perSecond > (best?.perSecond ?? 0) ? s : best), undefined);
+  lines.push(
+    server?.async && bestSync
+      ? line(
+          'async throughput >= sync throughput (best sync level)',
+          `${fixed(server.async.perSecond, 1)} vs ${fixed(bestSync.perSecond, 1)} jobs/s at concurrency ${bestSync.connections} = ${fixed(server.async.perSecond / bestSync.perSecond)} x`,
+          server.async.perSecond >= bestSync.perSecond && server.async.refused === 0 && server.async.failed === 0,
+        )
+      : line('async throughput >= sync throughput (best sync level)', '-'),
+  );
+
+  const growthName = `RSS after ${memory?.late ?? 1000} renders within 20% of RSS after ${memory?.early ?? 100}`;
+  if (memory) {
+    const growth = memory.atLate.rssKb / memory.atEarly.rssKb - 1;
+    const pss = memory.atLate.pssKb / memory.atEarly.pssKb - 1;
+    const mb = (kb) => fixed(kb / 1024, 0);
+    lines.push(line(growthName, `${mb(memory.atEarly.rssKb)} -> ${mb(memory.atLate.rssKb)} MB, ${growth >= 0 ? '+' : ''}${fixed(growth * 100, 1)}% (PSS ${pss >= 0 ? '+' : ''}${fixed(pss * 100, 1)}%)`, Math.abs(growth) <= 0.2));
+  } else lines.push(line(growthName, '-'));
+  return lines;
+}

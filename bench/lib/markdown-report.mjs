@@ -1,0 +1,80 @@
+/**
+ * The run's figures as markdown tables for stdout (and for pasting into the README); latest.json
+ * holds the same figures and every individual run.
+ */
+
+const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const millis = (ms) => (ms === undefined ? '-' : `${ms.toFixed(0)} ms`);
+const mb = (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-');
+
+function singleSection(singleDocument) {
+  const rows = [];
+  const notes = [];
+  for (const [doc, tools] of Object.entries(singleDocument)) {
+    const chromium = tools['chromium --print-to-pdf']?.medianMs;
+    for (const [tool, r] of Object.entries(tools)) {
+      if (r.skipped) notes.push(`${tool}: skipped, ${r.skipped}`);
+      else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-']);
+      else rows.push([doc, tool, seconds(r.medianMs), chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-', mb(r.peakRssKb), String(r.pages)]);
+    }
+  }
+  const errors = Object.entries(singleDocument).flatMap(([doc, tools]) => Object.entries(tools).filter(([, r]) => r.error).map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`));
+  return { text: table(['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'peak RSS', 'pages'], rows), notes: [...new Set(notes), ...errors] };
+}
+
+function batchSection(batch) {
+  const ours = batch.cases.pdfrender?.docsPerSecond;
+  const rows = Object.entries(batch.cases).map(([name, r]) =>
+    r.error ? [name, 'failed', '-', '-', '-', '-'] : [name, seconds(r.medianMs), r.docsPerSecond.toFixed(1), ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-', mb(r.peakRssKb), String(r.runs.length)],
+  );
+  const notes = Object.entries(batch.cases).filter(([, r]) => r.error).map(([name, r]) => `${name} failed: ${r.error}`);
+  return { text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows), notes };
+}
+
+function serverSection(server) {
+  const rows = server.sync.map((s) => [
+    `render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`,
+    String(s.requests),
+    millis(s.p50),
+    millis(s.p95),
+    millis(s.p99),
+    s.perSecond.toFixed(1),
+    String(s.errors),
+    mb(s.peakRssKb),
+  ]);
+  const a = server.async;
+  if (a) rows.push(['render-async, first enqueue to last webhook', String(a.jobs), '-', '-', '-', a.perSecond.toFixed(1), String(a.refused + a.failed), mb(a.peakRssKb)]);
+  rows.push(['raw reused-page loop, per document at concurrency 1', String(server.rawSamples.length), millis(server.rawPerDocMs), '-', '-', (1000 / server.rawPerDocMs).toFixed(1), '-', '-']);
+  return table(['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'peak RSS'], rows);
+}
+
+function memorySection(memory) {
+  const row = (n, m) => [String(n), mb(m.rssKb), mb(m.pssKb), String(m.processes)];
+  return table(['after renders', 'RSS (tree)', 'PSS (tree)', 'processes'], [row(memory.early, memory.atEarly), row(memory.late, memory.atLate)]);
+}
+
+/** The whole report: machine line, one table per case that ran, the budget, notes. */
+export function markdownReport(results) {
+  const m = results.machine;
+  const out = [
+    `pdfrender bench${results.quick ? ' (--quick)' : ''}: ${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, ${m.chromium}, Node ${m.node}, ${m.os}, commit ${m.commit}`,
+  ];
+  const notes = [];
+  if (results.singleDocument) {
+    const s = singleSection(results.singleDocument);
+    out.push(`\n### Single document, cold, whole process (median of ${results.options.singleRounds})\n`, s.text);
+    notes.push(...s.notes);
+  }
+  if (results.batch) {
+    const b = batchSection(results.batch);
+    out.push(`\n### Batch: ${results.batch.docs} invoices, whole process, concurrency ${results.batch.concurrency}\n`, b.text);
+    notes.push(...b.notes);
+  }
+  if (results.server) out.push('\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n', serverSection(results.server));
+  if (results.memory) out.push(`\n### Memory: pdfrender serve and its Chromium, at rest after render-sync load (${results.memory.connections} connections)\n`, memorySection(results.memory));
+  out.push('\n### Budget\n', table(['budget', 'measured', 'result'], results.budget.map((b) => [b.budget, b.measured, b.result])));
+  notes.push('Peak RSS: the highest sum of VmRSS over the measured process and all its descendants, sampled every 50 ms (median over runs); pages shared between processes count once per process, so it over-counts, alike for every tool.');
+  out.push('\n' + notes.map((n) => `- ${n}`).join('\n'));
+  return out.join('\n');
+}

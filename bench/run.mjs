@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: measures pdfrender and the alternatives a user would pick instead, side by side
+ * in one run on one machine (cases alternate A B A B), and reports medians and ratios: a markdown
+ * report on stdout (progress on stderr) and every figure in bench/results/latest.json with the
+ * machine it ran on. The budget lines say PASS or MISS; a miss never changes the exit code.
+ *
+ * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory]
+ *          [--docs 200] [--rounds N] [--concurrency <cores>] [--out bench/results/latest.json]
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { requireBrowser } from '../dist/engine/find-browser.js';
+import { batch } from './cases/batch.mjs';
+import { memoryGrowth } from './cases/memory-growth.mjs';
+import { serverCases } from './cases/server.mjs';
+import { singleDocument } from './cases/single-document.mjs';
+import { budgetLines } from './lib/budget.mjs';
+import { benchDocuments } from './lib/documents.mjs';
+import { machineInfo } from './lib/machine.mjs';
+import { markdownReport } from './lib/markdown-report.mjs';
+import { optionalTools } from './lib/optional-tools.mjs';
+
+const sections = ['single', 'batch', 'server', 'memory'];
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'no-install': { type: 'boolean', default: false },
+    only: { type: 'string', default: sections.join(',') },
+    docs: { type: 'string' },
+    rounds: { type: 'string' },
+    concurrency: { type: 'string', default: String(availableParallelism()) },
+    out: { type: 'string' },
+  },
+});
+const root = resolve(import.meta.dirname, '..');
+const only = values.only.split(',');
+const unknown = only.filter((s) => !sections.includes(s));
+if (unknown.length > 0) {
+  console.error(`unknown --only section ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
+  process.exit(2);
+}
+
+// --quick keeps every case but shrinks its work, to finish in under two minutes on 2 cores.
+const quick = values.quick;
+const concurrency = Number(values.concurrency);
+const options = {
+  singleRounds: Number(values.rounds ?? (quick ? 1 : 5)),
+  batchDocs: Number(values.docs ?? (quick ? 30 : 200)),
+  batchRounds: Number(values.rounds ?? (quick ? 1 : 3)),
+  concurrency,
+  // render-sync: [connections, requests] per level.
+  syncLevels: quick ? [[1, 20], [4, 40], [16, 64]] : [[1, 60], [4, 160], [16, 320]],
+  asyncJobs: quick ? 60 : 200,
+  rawDocs: quick ? 10 : 30,
+  memoryEarly: quick ? 50 : 100,
+  memoryLate: quick ? 250 : 1000,
+  memoryConnections: 4,
+};
+
+const started = performance.now();
+const log = (message) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const work = await mkdtemp(join(tmpdir(), 'pdfrender-bench-'));
+const results = { format: 1, startedAt: new Date().toISOString(), quick, options };
+try {
+  const chromiumPath = requireBrowser().executablePath;
+  const tools = only.includes('single') ? optionalTools({ install: !values['no-install'], log }) : { wkhtmltopdf: { note: 'not used' }, weasyprint: { note: 'not used' } };
+  results.machine = machineInfo({ root, chromiumPath, tools });
+  log(`${results.machine.cores} cores, ${results.machine.chromium}; work in ${work}`);
+
+  if (only.includes('single')) {
+    results.singleDocument = await singleDocument({ root, chromiumPath, tools, documents: benchDocuments(root), rounds: options.singleRounds, warmUp: !quick, work, log });
+  }
+  if (only.includes('batch')) results.batch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log });
+  if (only.includes('server')) {
+    results.server = await serverCases({ root, work, levels: options.syncLevels, asyncJobs: options.asyncJobs, rawDocs: options.rawDocs, log });
+  }
+  if (only.includes('memory')) {
+    results.memory = await memoryGrowth({ root, work, early: options.memoryEarly, late: options.memoryLate, connections: options.memoryConnections, log });
+  }
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
+
+results.budget = budgetLines(results);
+results.seconds = Math.round((performance.now() - started) / 1000);
+results.finishedAt = new Date().toISOString();
+const out = resolve(values.out ?? join(root, 'bench/results/latest.json'));
+await mkdir(dirname(out), { recursive: true });
+await writeFile(out, JSON.stringify(results, null, 2) + '\n');
+console.log(markdownReport(results));
+console.log(`\n${results.seconds} s; every figure in ${out}`);
