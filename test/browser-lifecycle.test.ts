@@ -91,12 +91,16 @@ describe('browser recycling', () => {
 
       // Ten renders, three per browser: four launches, each its own Chromium.
       expect(seen.size).toBe(4);
-      const live = browsersOf(process.pid);
+      // The last retired browser closes once its pages are released, a moment after its last render.
+      let live = browsersOf(process.pid);
+      for (const until = Date.now() + 5_000; live.size > 1 && Date.now() < until; live = browsersOf(process.pid)) await new Promise((r) => setTimeout(r, 50));
       expect(live.size).toBe(1);
       const [current] = [...live.keys()];
       for (const [pid, profile] of seen) {
         if (pid === current) continue;
         expect(await remainingAfter(profile, 5_000)).toEqual([]);
+        // Its profile folder is removed just after its processes are gone.
+        for (const until = Date.now() + 5_000; existsSync(profile) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
         expect(existsSync(profile)).toBe(false);
       }
       clearInterval(sampler);
@@ -130,7 +134,8 @@ describe('no browser left behind', () => {
     // Two renders in flight, their renderers busy in a script, when the kill lands.
     const inFlight = [renderSync(first.url, busy(5_000)), renderSync(first.url, busy(5_000))].map((r) => r.catch(() => undefined));
     await new Promise((r) => setTimeout(r, 700));
-    expect(processesUsing(profile).length).toBeGreaterThan(2);
+    // The browser and at least one renderer (the headless shell runs fewer helper processes than chromium).
+    expect(processesUsing(profile).length).toBeGreaterThan(1);
     first.child.kill('SIGKILL');
     await first.exited;
     await Promise.all(inFlight);

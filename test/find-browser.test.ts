@@ -141,10 +141,17 @@ describe('findBrowser: a named path that does not work', () => {
 });
 
 describe('findBrowser: PATH lookup', () => {
-  it.each(['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome', 'chrome-headless-shell'])('finds %s on PATH', async (name) => {
+  it.each(['chromium-headless-shell', 'chrome-headless-shell', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'])('finds %s on PATH', async (name) => {
     const env = await emptyEnv();
     const path = await executable(env.PATH!, name);
     expect(findBrowser({ env, systemPaths: [] })).toEqual({ executablePath: path, source: 'PATH' });
+  });
+
+  it('prefers the headless shell to chromium in the same folder (it starts in half the time)', async () => {
+    const env = await emptyEnv();
+    await executable(env.PATH!, 'chromium');
+    const shell = await executable(env.PATH!, 'chromium-headless-shell');
+    expect(findBrowser({ env, systemPaths: [] })!.executablePath).toBe(shell);
   });
 
   it('prefers chromium to google-chrome in the same folder', async () => {

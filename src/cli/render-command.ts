@@ -101,7 +101,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     fetcher: defaultFetcher({ files: 'any', policy: network.network }),
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
-  const reporter = createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
+  const reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
   const started = performance.now();
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.

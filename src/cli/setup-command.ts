@@ -1,6 +1,7 @@
 /**
  * `pdfrender setup`: make sure a browser is there. Fast and idempotent when one is found; on
- * Debian/Ubuntu as root it installs the distribution's chromium; elsewhere it tries Chrome for
+ * Debian/Ubuntu as root it installs the distribution's chromium (and its headless shell where
+ * there is one); elsewhere it tries Chrome for
  * Testing's headless shell (which needs the internet) and otherwise says what to do.
  */
 import { spawn } from 'node:child_process';
@@ -29,7 +30,10 @@ async function provision(io: CliIO): Promise<FoundBrowser> {
     if (process.getuid?.() === 0) {
       say('no browser found; installing Debian/Ubuntu chromium with apt-get ...');
       const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-      if ((await run(io, 'apt-get', ['update', '-qq'], env)) && (await run(io, 'apt-get', ['install', '-y', '-qq', 'chromium'], env))) {
+      // chromium-headless-shell (Debian 12 and later) starts in half the time; where the
+      // distribution has no such package, chromium alone.
+      const install = (packages: string[]) => run(io, 'apt-get', ['install', '-y', '-qq', ...packages], env);
+      if ((await run(io, 'apt-get', ['update', '-qq'], env)) && ((await install(['chromium', 'chromium-headless-shell'])) || (await install(['chromium'])))) {
         const found = findBrowser({ env: io.env });
         if (found) return found;
       }

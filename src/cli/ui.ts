@@ -4,7 +4,7 @@
  * Progress goes to stderr; stdout is kept for data (the JSON summary, or a PDF with -o -).
  */
 import { chalkStderr as chalk } from 'chalk';
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 
 /** What happened to one document, as printed and as in the JSON summary. */
 export interface DocumentOutcome {
@@ -32,7 +32,9 @@ export interface Reporter {
 }
 
 /** A reporter for the mode; `interactive` is whether stderr is a terminal. */
-export function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Reporter {
+export async function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<Reporter> {
+  // ora is loaded only for a spinner: it costs about 55 ms of start-up that CI logs never use.
+  const ora = mode === 'normal' && interactive ? (await import('ora')).default : undefined;
   let spinner: Ora | undefined;
   let total = 0;
   let finished = 0;
@@ -43,13 +45,17 @@ export function createReporter(mode: ReportMode, interactive: boolean, stdout: N
     stderr.write(`${text}\n`);
     spinner?.render();
   };
+  const stopSpinner = () => {
+    spinner?.stop();
+    spinner = undefined;
+  };
   const progressText = () => `Rendering ${finished}/${total}${failed ? chalk.red(` (${failed} failed)`) : ''}`;
 
   return {
     start(count) {
       total = count;
       // discardStdin off: ora would otherwise put the terminal in raw mode and field Ctrl-C itself.
-      if (mode === 'normal' && interactive && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false }).start();
+      if (ora && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false }).start();
     },
     document(outcome) {
       finished += 1;
@@ -61,12 +67,9 @@ export function createReporter(mode: ReportMode, interactive: boolean, stdout: N
       if (outcome.error) line(`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
     },
-    close() {
-      spinner?.stop();
-      spinner = undefined;
-    },
+    close: stopSpinner,
     finish(outcomes, ms) {
-      this.close();
+      stopSpinner();
       if (mode === 'json') {
         const rendered = outcomes.filter((o) => !o.error).length;
         stdout.write(`${JSON.stringify({ rendered, failed: outcomes.length - rendered, ms: Math.round(ms), documents: outcomes.map(jsonOutcome) }, null, 2)}\n`);

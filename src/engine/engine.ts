@@ -108,8 +108,10 @@ export function createEngine(options: EngineOptions): Engine {
     `--proxy-server=${(await startProxy()).url}`,
     '--proxy-bypass-list=<-loopback>',
     // WebRTC's UDP (STUN, ICE) does not go through an HTTP proxy; without this a document could
-    // send UDP to any address and read local addresses from its ICE candidates.
+    // send UDP to any address and read local addresses from its ICE candidates. The full browser
+    // reads the first switch, the headless shell only the second (both measured).
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   ], { recycleAfter: options.browserRecycleAfter ?? 2000, record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined });
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
