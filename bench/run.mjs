@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { requireBrowser } from '../dist/engine/find-browser.js';
 import { batch } from './cases/batch.mjs';
 import { memoryGrowth } from './cases/memory-growth.mjs';
@@ -65,13 +66,17 @@ const log = (message) => process.stderr.write(`[${((performance.now() - started)
 const work = await mkdtemp(join(tmpdir(), 'pdfrender-bench-'));
 const results = { format: 1, startedAt: new Date().toISOString(), quick, options };
 try {
+  // pdfrender's own browser (the headless shell where installed), and the full `chromium` that the
+  // budget's `chromium --print-to-pdf` names; the shell's own --print-to-pdf is measured beside it.
   const chromiumPath = requireBrowser().executablePath;
+  const fullChromiumPath = commandPath('chromium') ?? commandPath('chromium-browser') ?? commandPath('google-chrome') ?? chromiumPath;
   const tools = only.includes('single') ? optionalTools({ install: !values['no-install'], log }) : { wkhtmltopdf: { note: 'not used' }, weasyprint: { note: 'not used' } };
   results.machine = machineInfo({ root, chromiumPath, tools });
+  results.machine.printToPdfChromiumPath = fullChromiumPath;
   log(`${results.machine.cores} cores, ${results.machine.chromium}; work in ${work}`);
 
   if (only.includes('single')) {
-    results.singleDocument = await singleDocument({ root, chromiumPath, tools, documents: benchDocuments(root), rounds: options.singleRounds, warmUp: !quick, work, log });
+    results.singleDocument = await singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents: benchDocuments(root), rounds: options.singleRounds, warmUp: !quick, work, log });
   }
   if (only.includes('batch')) results.batch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log });
   if (only.includes('server')) {
@@ -92,3 +97,12 @@ await mkdir(dirname(out), { recursive: true });
 await writeFile(out, JSON.stringify(results, null, 2) + '\n');
 console.log(markdownReport(results));
 console.log(`\n${results.seconds} s; every figure in ${out}`);
+
+/** The full path of a command on PATH, or undefined. */
+function commandPath(name) {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -23,12 +23,16 @@ export function pdfPageCount(bytes) {
 }
 
 /** The command line of each tool for `doc`, writing `out`; tools that are skipped carry a note instead. */
-function toolCommands({ root, chromiumPath, tools, work }) {
+function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
   const node = process.execPath;
   const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
   return {
     pdfrender: (doc, out) => [node, [join(root, 'bin/pdfrender.js'), 'render', doc.file, '-o', out, '-q', ...printFlags(doc)]],
-    'chromium --print-to-pdf': (doc, out) => [chromiumPath, ['--headless', ...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]],
+    'chromium --print-to-pdf': (doc, out) => [fullChromiumPath, ['--headless', ...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]],
+    // The headless shell pdfrender itself drives, when that is not the full browser above.
+    ...(chromiumPath !== fullChromiumPath
+      ? { [`${basename(chromiumPath)} --print-to-pdf`]: (doc, out) => [chromiumPath, [...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]] }
+      : {}),
     'puppeteer, launch per document': (doc, out) => [
       node,
       [join(root, 'bench/raw-loop.mjs'), '--mode', 'launch-per-doc', '--stock', '--out-dir', dirname(out), ...printFlags(doc), doc.file],
@@ -48,10 +52,10 @@ function toolCommands({ root, chromiumPath, tools, work }) {
  * `warmUp` is set (so the first tool does not pay for a cold disk cache). Resolves to
  * { [doc]: { [tool]: { medianMs, peakRssKb, pages, runs } | { skipped } | { error } } }.
  */
-export async function singleDocument({ root, chromiumPath, tools, documents, rounds, warmUp, work, log }) {
+export async function singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents, rounds, warmUp, work, log }) {
   // weasyprint takes paper size and margins from CSS only: a user stylesheet per document.
   for (const doc of documents) await writeFile(join(work, `page-${doc.name}.css`), `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`);
-  const commands = toolCommands({ root, chromiumPath, tools, work });
+  const commands = toolCommands({ root, chromiumPath, fullChromiumPath, tools, work });
   const results = {};
   for (const doc of documents) {
     log(`single document, cold: ${doc.name}`);

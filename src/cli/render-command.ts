@@ -112,7 +112,8 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     return Math.max(0, ...outcomes.map((o) => o.exitCode));
   } finally {
     reporter.close();
-    await engine.close();
+    // Every PDF is written by now (or the run was stopped): the browser can simply be killed.
+    await engine.close({ kill: true });
   }
 }
 

@@ -104,13 +104,13 @@ export class BrowserHost {
     return (await this.get()).browser.version();
   }
 
-  /** Close every browser for good, retired ones still finishing included. */
-  async close(): Promise<void> {
+  /** Close every browser for good, retired ones still finishing included; `kill` skips the graceful close. */
+  async close(kill = false): Promise<void> {
     this.closed = true;
     const all = [...(this.current ? [this.current] : []), ...this.retiring.values()];
     this.current = undefined;
     this.retiring.clear();
-    await Promise.all(all.map((generation) => this.shut(generation)));
+    await Promise.all(all.map((generation) => this.shut(generation, kill)));
   }
 
   private launch(): Generation {
@@ -146,10 +146,10 @@ export class BrowserHost {
     this.retiring.delete(generation.number);
   }
 
-  private async shut(generation: Generation): Promise<void> {
+  private async shut(generation: Generation, kill = false): Promise<void> {
     const launched = await generation.launching.catch(() => undefined);
     if (!launched) return;
-    await launched.close();
+    await launched.close(kill);
     await this.record?.remove(launched.pid);
   }
 }

@@ -83,7 +83,7 @@ export interface Engine {
   /** The Chromium version, launching the browser if it is not running yet. */
   version(): Promise<string>;
   /** Close every page and the browser. */
-  close(): Promise<void>;
+  close(options?: { kill?: boolean }): Promise<void>;
   readonly concurrency: number;
 }
 
@@ -166,9 +166,11 @@ export function createEngine(options: EngineOptions): Engine {
     concurrency,
     start: async () => void (await host.get()),
     version: () => host.version(),
-    async close() {
-      await pool.drain();
-      await host.close();
+    async close({ kill = false } = {}) {
+      // `kill` is for a process about to exit (the CLI): no page or browser needs a graceful
+      // goodbye, and killing the browser saves about 40 ms of a cold render.
+      if (!kill) await pool.drain();
+      await host.close(kill);
       await (await proxy?.catch(() => undefined))?.close();
     },
   };

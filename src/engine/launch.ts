@@ -38,8 +38,11 @@ export interface LaunchedBrowser {
   pid: number | undefined;
   /** The throw-away profile folder, removed by close(). */
   profileDir: string;
-  /** Close the browser (killing its process group if it does not close in time) and remove its profile directory. */
-  close(): Promise<void>;
+  /**
+   * Close the browser (killing its process group if it does not close in time) and remove its
+   * profile directory; with `kill`, kill it at once (nothing of it is needed any more).
+   */
+  close(kill?: boolean): Promise<void>;
 }
 
 /** How long a graceful close may take before the browser's process group is killed. */
@@ -83,12 +86,17 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
     browser,
     pid,
     profileDir: userDataDir,
-    close: () =>
+    close: (kill = false) =>
       (closed ??= (async () => {
-        // A hung browser never answers Browser.close, so the close gets a deadline.
-        const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
-        const graceful = browser.close().then(() => true, () => false);
-        if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
+        if (kill) {
+          killGroup(pid);
+          browser.disconnect().catch(() => undefined);
+        } else {
+          // A hung browser never answers Browser.close, so the close gets a deadline.
+          const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
+          const graceful = browser.close().then(() => true, () => false);
+          if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
+        }
         await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
       })()),
   };

@@ -96,7 +96,20 @@ export class PagePool {
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it
-      const guard = await this.setup(page, client);
+      // The page's settings are independent CDP calls: sent together, they cost one round trip.
+      const [guard] = await Promise.all([
+        this.setup(page, client),
+        // No HTTP cache: a document could otherwise time a fetch to learn what the one before it loaded.
+        page.setCacheEnabled(false),
+        // Downloads (a link with download=, a navigation to an attachment) never touch the disk.
+        client.send('Page.setDownloadBehavior', { behavior: 'deny' }),
+        // print() would wait for a dialog; open() would spawn a popup per call (a hundred of them take
+        // seconds to close), so both are no-ops. Popups that still appear (target=_blank) are closed below.
+        page.evaluateOnNewDocument(() => {
+          window.print = () => undefined;
+          window.open = () => null;
+        }),
+      ]);
       const slot: Slot = { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed, broken: false, guard };
       page.on('error', () => {
         slot.broken = true;
@@ -107,16 +120,6 @@ export class PagePool {
       // from being navigated away from after printing.
       page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
       page.on('popup', (popup) => void popup?.close().catch(() => undefined));
-      // No HTTP cache: a document could otherwise time a fetch to learn what the one before it loaded.
-      await page.setCacheEnabled(false);
-      // Downloads (a link with download=, a navigation to an attachment) never touch the disk.
-      await client.send('Page.setDownloadBehavior', { behavior: 'deny' });
-      // print() would wait for a dialog; open() would spawn a popup per call (a hundred of them take
-      // seconds to close), so both are no-ops. Popups that still appear (target=_blank) are closed above.
-      await page.evaluateOnNewDocument(() => {
-        window.print = () => undefined;
-        window.open = () => null;
-      });
       return slot;
     } catch (error) {
       await context.close().catch(() => undefined);
