@@ -58,12 +58,18 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       sleepers.push(done);
     });
 
+  let nextExpiryCheck = 0;
   const loop = async (index: number) => {
     const holder = `${workerId}.${index}`;
     while (!stopped) {
       try {
-        // A job that ran out of attempts this way has queued its failure event.
-        if (deps.queue.requeueExpired(deps.clock.now()) > 0) deps.onEvent();
+        // Expired leases are looked for once per poll interval, not before every claim: each look is
+        // a write transaction, and at saturation one per job cost throughput. A job that ran out of
+        // attempts this way has queued its failure event.
+        if (deps.clock.now() >= nextExpiryCheck) {
+          nextExpiryCheck = deps.clock.now() + pollMs;
+          if (deps.queue.requeueExpired(deps.clock.now()) > 0) deps.onEvent();
+        }
         const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
         if (job) await run(job, holder);
         else await sleep();
