@@ -193,7 +193,7 @@ describe('rate limiting', () => {
     }
   });
 
-  it('puts RateLimit-Policy on refusals before the route (401, 413, 503) without counting them', async () => {
+  it('puts RateLimit-Policy and RateLimit on refusals before the route (401, 413, 503) without counting them', async () => {
     const guarded = await startServer({ rateLimit: 1, apiKeys: ['key-one'], maxBody: '1kb' }, { engine });
     try {
       const auth = { Authorization: 'Bearer key-one' };
@@ -208,14 +208,18 @@ describe('rate limiting', () => {
       expect(refusals.map((r) => r.status)).toEqual([401, 401, 413, 503]);
       for (const refusal of refusals) {
         expect(refusal.headers.get('ratelimit-policy')).toBe('"sync";q=1;w=60');
-        // Not counted, so no RateLimit value to report.
-        expect(refusal.headers.get('ratelimit')).toBeNull();
+        // Not counted: the window as it stands, its one request still there.
+        expect(refusal.headers.get('ratelimit')).toBe('"sync";r=1;t=60');
       }
       // None of them used the one request of this window.
       const counted = await sync(guarded, json({ htmlContent: '<p>x</p>' }, auth));
       expect(counted.status).toBe(200);
       expect(counted.headers.get('ratelimit')).toBe('"sync";r=0;t=60');
       expect(counted.headers.get('ratelimit-policy')).toBe('"sync";q=1;w=60');
+      // A refusal after it reads the used-up window of the same key.
+      const tooLarge = await sync(guarded, json({ htmlContent: 'x'.repeat(4000) }, auth));
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.headers.get('ratelimit')).toBe('"sync";r=0;t=60');
       // Other routes carry no rate-limit headers.
       expect((await fetch(`${guarded.url}/api/webhooks`, { headers: auth })).headers.get('ratelimit-policy')).toBeNull();
     } finally {

@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   });
   app.use(accessLog(deps.log));
   // First, so refusals before the route (draining, auth, body limit) carry the policy too.
-  app.use('/api/pdfs/render-sync', rateLimitPolicy(deps.config.rateLimit));
+  app.use('/api/pdfs/render-sync', rateLimitPolicy(deps));
   app.use('/api/*', async (_, next) => {
     if (deps.lifecycle.draining) throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });
     deps.lifecycle.inFlight += 1;

@@ -1,9 +1,9 @@
 /**
  * Rate limiting for render-sync: N requests per caller per fixed one-minute window, counted in
  * SQLite. A caller is its API key when auth is on, else its address. Every render-sync response
- * carries the IETF RateLimit-Policy header (rateLimitPolicy, mounted first in app.ts); every counted
- * one carries RateLimit too, and a 429 Retry-After. Requests refused before counting (401, 413, 503
- * while draining) are not counted, so their RateLimit would be a guess and is left out.
+ * carries the IETF RateLimit-Policy and RateLimit headers (rateLimitPolicy, mounted first in
+ * app.ts), and a 429 Retry-After. Requests refused before counting (401, 413, 503 while draining)
+ * are not counted; their RateLimit reads the caller's window as it stands.
  */
 import type { MiddlewareHandler } from 'hono';
 import { PdfRenderError } from '../errors.js';
@@ -17,15 +17,30 @@ export function policyHeader(rateLimit: number): string {
 }
 
 /**
- * Middleware that puts RateLimit-Policy on every response of its route, refusals included: it is
- * mounted before draining, auth and the body limit, and sets the header on whatever comes back.
+ * Middleware that puts RateLimit-Policy and RateLimit on every response of its route, refusals
+ * included: it is mounted before draining, auth and the body limit, and sets the headers on
+ * whatever comes back; a request that was never counted gets its window as it stands.
  */
-export function rateLimitPolicy(rateLimit: number): MiddlewareHandler {
-  const policy = policyHeader(rateLimit);
+export function rateLimitPolicy(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKey: string | undefined } }> {
+  const { config, rateWindows, clock } = deps;
+  const policy = policyHeader(config.rateLimit);
   return async (c, next) => {
     await next();
     c.res.headers.set('RateLimit-Policy', policy);
+    if (!c.res.headers.has('RateLimit')) {
+      const now = clock.now();
+      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, rateWindows.peek(callerKey(c, config.trustProxy), now), now));
+    }
   };
+}
+
+// "sync";r=<remaining>;t=<seconds until the window resets>
+function limitHeader(rateLimit: number, window: { count: number; resetAt: number }, now: number): string {
+  return `"sync";r=${Math.max(0, rateLimit - window.count)};t=${secondsUntil(window.resetAt, now)}`;
+}
+
+function secondsUntil(resetAt: number, now: number): number {
+  return Math.max(1, Math.ceil((resetAt - now) / 1000));
 }
 
 /** Middleware counting each request against its caller's window. */
@@ -33,11 +48,11 @@ export function rateLimit(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKe
   const { config, rateWindows, clock } = deps;
   return async (c, next) => {
     const now = clock.now();
-    const { count, resetAt } = rateWindows.hit(callerKey(c, config.trustProxy), now);
-    const remaining = Math.max(0, config.rateLimit - count);
-    const reset = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    const window = rateWindows.hit(callerKey(c, config.trustProxy), now);
+    const { count } = window;
+    const reset = secondsUntil(window.resetAt, now);
     c.header('RateLimit-Policy', policyHeader(config.rateLimit));
-    c.header('RateLimit', `"sync";r=${remaining};t=${reset}`);
+    c.header('RateLimit', limitHeader(config.rateLimit, window, now));
     if (count > config.rateLimit) {
       throw new PdfRenderError('RATE_LIMITED', `rate limit of ${config.rateLimit} render-sync requests per minute reached; try again in ${reset} s`, {
         retryAfter: reset,

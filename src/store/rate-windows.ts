@@ -21,6 +21,7 @@ export function rateWindows(db: Db) {
      ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
      RETURNING count`,
   );
+  const read = db.prepare<[string, number], { count: number }>('SELECT count FROM rate_windows WHERE key = ? AND window_start = ?');
   const prune = db.prepare<[number]>('DELETE FROM rate_windows WHERE window_start < ?');
   return {
     /** Count one request by `key` at time `now`. */
@@ -28,6 +29,11 @@ export function rateWindows(db: Db) {
       const start = Math.floor(now / windowMs) * windowMs;
       const { count } = hit.get(key, start)!;
       return { count, resetAt: start + windowMs };
+    },
+    /** The requests `key` has made in the window of `now`, without counting one more. */
+    peek(key: string, now: number): WindowCount {
+      const start = Math.floor(now / windowMs) * windowMs;
+      return { count: read.get(key, start)?.count ?? 0, resetAt: start + windowMs };
     },
     /** Forget windows that ended before `now`. */
     prune(now: number): void {
