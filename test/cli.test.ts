@@ -1,42 +1,18 @@
 /**
  * `pdfrender render` as users run it: the built bin in a child process, real files, real Chromium.
  */
-import { spawn } from 'node:child_process';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pdfrender } from './support/cli.js';
 import { folderWith, redPng, removeTempDirs, tempDir } from './support/files.js';
 import { pt, readPaint, readPdf } from './support/pdf.js';
 
-const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 const fixtures = resolve(import.meta.dirname, '../fixtures');
 
 afterAll(removeTempDirs);
-
-interface Run {
-  code: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-/** Run the CLI like a shell would: not a terminal, so output is plain lines. */
-function pdfrender(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-    });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout: Buffer.concat(stdout), stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
 
 async function pdfAt(path: string) {
   return readPdf(await readFile(path));
