@@ -50,7 +50,7 @@ describe('redeliver', () => {
     const [toSlow, toFast] = outbox.claim(1_000, 10, 20_000);
     outbox.succeeded(toFast!.id, 200, 1_100);
     // toSlow is still in flight (held until 21_000).
-    expect(outbox.redeliver('job_1', 2_000)).toBe(1);
+    expect(outbox.redeliver('job_1', 2_000)).toEqual({ queued: 1, inFlight: 1 });
     expect(row(toFast!.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000 });
     expect(outbox.claim(2_000, 10, 20_000).map((d) => d.id)).toEqual([toFast!.id]);
     // The in-flight attempt finishes as it would have; nothing claimed it a second time meanwhile.
@@ -58,14 +58,21 @@ describe('redeliver', () => {
     expect(row(toSlow!.id)).toMatchObject({ status: 'delivered', attempts: 1, claimed_until: null });
     // Once settled, both may be sent again.
     outbox.succeeded(toFast!.id, 200, 3_000);
-    expect(outbox.redeliver('job_1', 4_000)).toBe(2);
+    expect(outbox.redeliver('job_1', 4_000)).toEqual({ queued: 2, inFlight: 0 });
+  });
+
+  it('says so when every delivery of the job is being sent right now', () => {
+    outbox.queueEvent('job_1', {}, 1_000);
+    outbox.claim(1_000, 10, 20_000);
+    expect(outbox.redeliver('job_1', 2_000)).toEqual({ queued: 0, inFlight: 2 });
+    expect(outbox.redeliver('job_unknown', 2_000)).toEqual({ queued: 0, inFlight: 0 });
   });
 
   it('resends an attempt whose sender died (its hold ran out), and a delivery waiting for its next attempt', () => {
     outbox.queueEvent('job_1', {}, 1_000);
     const [dead, waiting] = outbox.claim(1_000, 10, 20_000);
     outbox.failed(waiting!, 500, 'the receiver answered 500', 1_500);
-    expect(outbox.redeliver('job_1', 30_000)).toBe(2);
+    expect(outbox.redeliver('job_1', 30_000)).toEqual({ queued: 2, inFlight: 0 });
     expect(outbox.claim(30_000, 10, 20_000).map((d) => d.id)).toEqual([dead!.id, waiting!.id]);
   });
 });

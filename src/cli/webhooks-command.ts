@@ -92,9 +92,11 @@ export function webhooksCommand(io: CliIO): Command {
     .description("send a job's webhook events again (a running server sends them within a second)")
     .option('--data-dir <dir>', dataDirHelp)
     .action(async (jobId: string, options: { dataDir?: string }) => {
-      const count = await withDb(options, (db) => deliveries(db).redeliver(jobId, Date.now()));
-      if (count === 0) throw new PdfRenderError('USAGE', `no deliveries for job ${jobId}; see \`pdfrender webhooks deliveries\``);
-      print(`queued ${count} deliver${count === 1 ? 'y' : 'ies'} of ${jobId} again`);
+      const { queued, inFlight } = await withDb(options, (db) => deliveries(db).redeliver(jobId, Date.now()));
+      if (queued === 0 && inFlight === 0) throw new PdfRenderError('USAGE', `no deliveries for job ${jobId}; see \`pdfrender webhooks deliveries\``);
+      const plural = (n: number) => `${n} deliver${n === 1 ? 'y' : 'ies'}`;
+      const busy = inFlight > 0 ? `; ${plural(inFlight)} being sent right now left alone` : '';
+      print(`queued ${plural(queued)} of ${jobId} again${busy}`);
     });
   return group;
 }

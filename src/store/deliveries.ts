@@ -87,6 +87,8 @@ export function deliveries(db: Db) {
   const again = db.prepare<[number, string, number]>(
     "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE job_id = ? AND (claimed_until IS NULL OR claimed_until <= ?)",
   );
+  const inFlightOf = db.prepare<[string, number], { count: number }>('SELECT COUNT(*) AS count FROM webhook_deliveries WHERE job_id = ? AND claimed_until > ?');
+  const redeliverJob = db.transaction((jobId: string, now: number) => ({ queued: again.run(now, jobId, now).changes, inFlight: inFlightOf.get(jobId, now)!.count }));
   const hold = db.prepare<[number, number, number]>('UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id = ?');
   const delivered = db.prepare(
     "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, delivered_at = ?, claimed_until = NULL WHERE id = ?",
@@ -151,9 +153,9 @@ export function deliveries(db: Db) {
     log(limit: number, failedOnly = false): DeliveryLogEntry[] {
       return (failedOnly ? failedLog : log).all(limit).map(toEntry);
     },
-    /** Send every delivery of a job again, now, except one in flight (it is being sent); returns how many. */
-    redeliver(jobId: string, now: number): number {
-      return again.run(now, jobId, now).changes;
+    /** Send every delivery of a job again, now, except those in flight (being sent); says how many of each. */
+    redeliver(jobId: string, now: number): { queued: number; inFlight: number } {
+      return redeliverJob.immediate(jobId, now);
     },
     /** Stop for good (the endpoint is gone or answered 410). */
     abandon(id: number, status: number | null, error: string): void {
