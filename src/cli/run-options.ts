@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from '../errors.js';
 import { durationField, numberField } from '../fields.js';
+import { serveSettings } from '../config.js';
 import { policySettings } from '../network/policy-settings.js';
 import { parseWith } from '../request.js';
 
@@ -16,7 +17,7 @@ export const runOptionsSchema = z.object({
     .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
   timeout: durationField().prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   maxPages: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails (default 2000)'),
-  browserRecycleAfter: numberField({ min: 1, integer: true }).prefault(2000).describe('documents one browser renders before a fresh one takes over (default 2000)'),
+  browserRecycleAfter: serveSettings.browserRecycleAfter.schema,
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
   ...Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'] },
 });
@@ -26,7 +27,7 @@ export const runOptionFlags: Record<keyof typeof runOptionsSchema.shape, string>
   chrome: '--chrome <path>',
   timeout: '--timeout <duration>',
   maxPages: '--max-pages <n>',
-  browserRecycleAfter: '--browser-recycle-after <n>',
+  browserRecycleAfter: serveSettings.browserRecycleAfter.flag,
   concurrency: '--concurrency <n>',
   ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.flag])) as { [K in keyof typeof policySettings]: string }),
 };

@@ -6,14 +6,16 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PdfRenderError, isPdfRenderError } from '../errors.js';
+import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
+import { publicOnly, type NetworkPolicy } from '../network/policy.js';
+import type { Resolver } from '../network/resolve-checked.js';
 import type { RenderRequest } from '../request.js';
 import { BrowserHost } from './browser-host.js';
 import { browserRecord } from './browser-record.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
+import type { FileAccess } from './file-access.js';
 import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
-import { startEgressProxy, type EgressProxy, type Resolver } from '../network/egress-proxy.js';
-import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import { countPdfPages } from './page-count.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool } from './page-pool.js';
@@ -41,7 +43,7 @@ export interface EngineOptions {
   /** What documents may reach over the network; default public addresses only (the server's default). */
   network?: NetworkPolicy;
   /** 'document-folder' lets a document load files from its own folder (the CLI); default 'none'. */
-  files?: 'none' | 'document-folder';
+  files?: Exclude<FileAccess, 'any'>;
   /** Run documents' JavaScript; default true. */
   javascript?: boolean;
   /** A document that asked for a blocked URL fails instead of rendering without it; default false. */
@@ -96,9 +98,10 @@ export const defaultMaxPages = 2000;
 export function createEngine(options: EngineOptions): Engine {
   const concurrency = options.concurrency ?? availableParallelism();
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-  const fetcher = options.fetcher ?? defaultFetcher({ files: options.files ?? 'none', policy: options.network ?? publicOnly, resolver: options.resolver });
   const maxPages = options.maxPages ?? defaultMaxPages;
   const policy = options.network ?? publicOnly;
+  const files = options.files ?? 'none';
+  const fetcher = options.fetcher ?? defaultFetcher({ files, policy, resolver: options.resolver });
   // One proxy for the engine's life, started with the first browser; every launch routes through it,
   // loopback included (Chromium otherwise bypasses a proxy for loopback).
   let proxy: Promise<EgressProxy> | undefined;
@@ -115,7 +118,7 @@ export function createEngine(options: EngineOptions): Engine {
   ], { recycleAfter: options.browserRecycleAfter ?? 2000, record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined });
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
-    return guardPage(page, client, { files: options.files ?? 'none', proxy: await startProxy() });
+    return guardPage(page, client, { files, proxy: await startProxy() });
   });
   const never = new AbortController().signal;
 
@@ -138,9 +141,11 @@ export function createEngine(options: EngineOptions): Engine {
     const deadline = deadlineSignal(limitMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let reusable = false;
-    slot.guard.begin(baseUrl);
+    // A template that prints the URL needs the page at the document's own URL (see printDocument).
+    const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
+    slot.guard.begin(baseUrl, documentUrl ? { url: documentUrl, html: request.htmlContent } : undefined);
     try {
-      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, renderOptions.documentUrl), slot.crashed]), signal);
+      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, documentUrl), slot.crashed]), signal);
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
       await raceAbort(resetPage(slot, baseUrl), signal);

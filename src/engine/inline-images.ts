@@ -4,11 +4,12 @@
  * image a template references and inline it as a data: URI before printing.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, sep } from 'node:path';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Resolver } from '../network/egress-proxy.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
+import type { Resolver } from '../network/resolve-checked.js';
+import { fileRefusal, type FileAccess } from './file-access.js';
 
 /** Bytes of a fetched resource and its media type. */
 export interface FetchedResource {
@@ -40,15 +41,12 @@ const imageTypes: Record<string, string> = {
  * as `files` says: 'any' (the CLI's header files are the user's own), 'document-folder' (inside
  * the document's folder), or 'none' (the server).
  */
-export function defaultFetcher(options: { files: 'none' | 'document-folder' | 'any'; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
+export function defaultFetcher(options: { files: FileAccess; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
   return async (url, signal, baseUrl) => {
     if (url.protocol === 'file:') {
+      const refusal = fileRefusal(url, baseUrl, options.files);
+      if (refusal) throw new RefusedUrlError(refusal);
       const path = fileURLToPath(url);
-      const folder = options.files === 'document-folder' && baseUrl?.startsWith('file:') ? fileURLToPath(new URL('.', baseUrl)) : null;
-      const inFolder = folder !== null && `${dirname(path)}${sep}`.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
-      if (options.files !== 'any' && !inFolder) {
-        throw new RefusedUrlError(options.files === 'none' ? 'file: URLs are not allowed' : "file: URLs outside the document's folder are not allowed");
-      }
       return { bytes: await readFile(path, { signal }), contentType: imageTypes[extname(path).toLowerCase()] ?? 'application/octet-stream' };
     }
     const response = await pinnedRequest(url, { policy: options.policy, resolver: options.resolver, signal, maxRedirects: 5, maxBytes: maxImageBytes });

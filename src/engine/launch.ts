@@ -108,11 +108,7 @@ export function killGroup(pid: number | undefined): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
-    // The group is gone already (or was never a group): the leader alone, if it is still there.
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    // The group is gone, and its leader with it (puppeteer always starts the browser as one); a
+    // kill of the bare pid could only reach a process that reused it.
   }
 }

@@ -4,10 +4,9 @@
  * paused here by the DevTools Fetch domain and refused, except file: URLs inside the document's
  * own folder when the CLI renders a file. Each render collects its blocked and failed URLs.
  */
-import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
+import { fileRefusal, type FileAccess } from './file-access.js';
 
 /** A URL a document asked for and did not get, and why. */
 export interface ResourceIssue {
@@ -33,7 +32,7 @@ export interface PageGuard {
 
 export interface GuardOptions {
   /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
-  files: 'none' | 'document-folder';
+  files: Exclude<FileAccess, 'any'>;
   proxy: EgressProxy;
 }
 
@@ -45,7 +44,7 @@ const maxIssues = 100;
 /** Install the guard on a new page. */
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;
-  let folder: string | null = null;
+  let documentBase: string | undefined;
   let served: { url: string; html: string } | undefined;
   let began = 0;
   const add = (list: keyof NetworkReport, url: string, reason: string) => {
@@ -60,7 +59,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
-    const refusal = fileRefusal(event.request.url, folder, options.files);
+    const refusal = pausedRefusal(event.request.url, documentBase, options.files);
     if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
     add('blocked', event.request.url, refusal);
     void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
@@ -88,7 +87,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       report = { blocked: [], failed: [] };
       served = document;
       began = Date.now();
-      folder = baseUrl.startsWith('file:') ? fileURLToPath(baseUrl) : null;
+      documentBase = baseUrl;
     },
     end() {
       const done = report ?? { blocked: [], failed: [] };
@@ -100,18 +99,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
 }
 
 // Why a paused (non-network) URL is refused, or null when it may load.
-function fileRefusal(url: string, folder: string | null, files: GuardOptions['files']): string | null {
+function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']): string | null {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  if (scheme !== 'file') return `${scheme}: URLs are not allowed`;
-  if (files === 'none' || folder === null) return 'file: URLs are not allowed';
-  let path: string;
-  try {
-    path = fileURLToPath(url);
-  } catch {
-    return 'not a local file URL';
-  }
-  const root = folder.endsWith(sep) ? folder : `${folder}${sep}`;
-  return path === folder || path.startsWith(root) ? null : "file: URLs outside the document's folder are not allowed";
+  return scheme === 'file' ? fileRefusal(url, baseUrl, files) : `${scheme}: URLs are not allowed`;
 }
 
 // An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.

@@ -18,14 +18,13 @@ export interface Templates {
 
 /**
  * Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. With
- * a `documentUrl` (the CLI's input file) and a template that prints the URL, the page navigates
- * to that URL instead, answered with the same HTML, so `url` prints the file rather than its
- * folder; that costs a navigation, so it is done only then.
+ * a `documentUrl` (given only when a template prints the URL), the page navigates to that URL
+ * instead, which the page's guard answers with the same HTML, so `url` prints the file rather
+ * than its folder; that costs a navigation, so it is done only then.
  */
 export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string, maxPages: number, documentUrl?: string): Promise<Uint8Array> {
   const { page } = slot;
-  if (documentUrl && templates.usesUrl) {
-    slot.guard.begin(baseUrl, { url: documentUrl, html: request.htmlContent });
+  if (documentUrl) {
     await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
     slot.windowUrl = documentUrl;
     slot.dirty = true; // its window is not the folder's, so the next document gets a fresh one

@@ -4,17 +4,11 @@
  * traffic, nor stop a redirect or a DNS answer that changes between check and use; a proxy can:
  * it resolves each host once, checks every address it got, and dials the address it checked.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net';
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
-import { addressRefusal, hostDecision, normalizeHost, type NetworkPolicy } from './policy.js';
-
-/** Resolves a host name to its addresses (injectable, so tests can give a DNS answer). */
-export type Resolver = (host: string) => Promise<string[]>;
-
-/** The system resolver: every address of the host, as the OS would hand them to a dialler. */
-export const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+import { normalizeHost, type NetworkPolicy } from './policy.js';
+import { resolveChecked, systemResolver, type Resolver } from './resolve-checked.js';
 
 export interface EgressProxy {
   /** "http://127.0.0.1:<port>", for Chromium's --proxy-server. */
@@ -40,28 +34,16 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     if (refusals.size > rememberedRefusals) refusals.delete(refusals.keys().next().value!);
   };
 
-  /** The address to dial for host:port, or a refusal. */
+  /** The address to dial for host:port, or a refusal (remembered, for the per-document report). */
   const pick = async (host: string, port: string): Promise<{ address: string } | { refused: string }> => {
-    const name = normalizeHost(host);
-    const decision = hostDecision(policy, name);
-    let refused: string | undefined;
-    let address: string | undefined;
-    if (decision.verdict === 'refuse') refused = decision.reason;
-    else {
-      try {
-        const addresses = isIP(name) ? [name] : await resolve(name);
-        if (addresses.length === 0) throw new Error('no addresses');
-        if (decision.verdict === 'check') refused = addresses.map((a) => addressRefusal(name, a)).find((reason) => reason !== null) ?? undefined;
-        address = addresses[0];
-      } catch (error) {
-        return { refused: `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
-      }
+    try {
+      const chosen = await resolveChecked(policy, host, resolve);
+      if ('refused' in chosen) remember(`${normalizeHost(host)}:${port}`, chosen.refused);
+      return chosen;
+    } catch (error) {
+      // A name that does not resolve failed to load; it was not refused, so it is not remembered.
+      return { refused: `cannot resolve ${normalizeHost(host)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
     }
-    if (refused !== undefined) {
-      remember(`${name}:${port}`, refused);
-      return { refused };
-    }
-    return { address: address! };
   };
 
   const track = <T extends Socket | Duplex>(socket: T): T => {

@@ -7,8 +7,9 @@
 import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { systemResolver, type Resolver } from './egress-proxy.js';
-import { addressRefusal, hostDecision, type NetworkPolicy } from './policy.js';
+import { raceAbort } from '../engine/deadline.js';
+import { hostDecision, type NetworkPolicy } from './policy.js';
+import { resolveChecked, type Resolver } from './resolve-checked.js';
 
 export interface PinnedResponse {
   status: number;
@@ -45,38 +46,35 @@ export async function pinnedRequest(url: URL, options: PinnedRequestOptions): Pr
   }
 }
 
-/** Throw a RefusedUrlError when `url` may not be requested under `policy` (scheme, literal address or resolved addresses). */
-export async function checkUrl(url: URL, policy: NetworkPolicy, resolver: Resolver = systemResolver): Promise<void> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUrlError(`${url.protocol} URLs are not allowed`);
-  const decision = hostDecision(policy, url.hostname);
-  if (decision.verdict === 'refuse') throw new RefusedUrlError(decision.reason);
-  if (decision.verdict === 'check') {
-    const addresses = await resolver(url.hostname);
-    const refusal = addresses.map((address) => addressRefusal(url.hostname, address)).find((reason) => reason !== null);
-    if (refusal) throw new RefusedUrlError(refusal);
-  }
+/**
+ * Throw a RefusedUrlError when `url` may not be requested under `policy` (its scheme, or an address
+ * its host resolves to), and the resolver's error when a name that must be checked does not resolve.
+ * A host the policy allows outright is not resolved.
+ */
+export async function checkUrl(url: URL, policy: NetworkPolicy, resolver?: Resolver): Promise<void> {
+  if (hostDecision(policy, url.hostname).verdict === 'allow' && isHttp(url)) return;
+  await addressFor(url, policy, resolver);
 }
 
-function requestOnce(url: URL, options: PinnedRequestOptions): Promise<PinnedResponse> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new RefusedUrlError(`${url.protocol} URLs are not allowed`));
-  const decision = hostDecision(options.policy, url.hostname);
-  if (decision.verdict === 'refuse') return Promise.reject(new RefusedUrlError(decision.reason));
-  const resolver = options.resolver ?? systemResolver;
-  // Node calls `lookup` only for names (an IP literal was judged above); we hand it the one
-  // address we checked, so the socket connects to exactly that.
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolver(hostname).then(
-      (addresses) => {
-        const refusal = decision.verdict === 'check' ? addresses.map((address) => addressRefusal(hostname, address)).find((reason) => reason !== null) : undefined;
-        if (refusal) return callback(new RefusedUrlError(refusal), '', 4);
-        const address = addresses[0];
-        if (!address) return callback(new Error(`no addresses for ${hostname}`), '', 4);
-        const family = address.includes(':') ? 6 : 4;
-        if (lookupOptions.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-        else callback(null, address, family);
-      },
-      (error: Error) => callback(error, '', 4),
-    );
+// The checked address to connect to for `url`, or a RefusedUrlError.
+async function addressFor(url: URL, policy: NetworkPolicy, resolver?: Resolver, signal?: AbortSignal): Promise<string> {
+  if (!isHttp(url)) throw new RefusedUrlError(`${url.protocol} URLs are not allowed`);
+  const resolving = resolveChecked(policy, url.hostname, resolver);
+  const chosen = await (signal ? raceAbort(resolving, signal) : resolving);
+  if ('refused' in chosen) throw new RefusedUrlError(chosen.refused);
+  return chosen.address;
+}
+
+const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
+
+async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<PinnedResponse> {
+  const address = await addressFor(url, options.policy, options.resolver, options.signal);
+  // Node asks `lookup` for the host's address (names only; a literal is dialled as it is): it gets
+  // the one that was checked, so the socket connects to exactly that.
+  const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+    const family = address.includes(':') ? 6 : 4;
+    if (lookupOptions.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
   };
   // agent: false, a fresh socket each time: a pooled one would skip `lookup`, so a socket opened
   // under one policy (say, webhooks allowed to loopback) could serve a request under another.
@@ -94,7 +92,7 @@ function requestOnce(url: URL, options: PinnedRequestOptions): Promise<PinnedRes
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
       res.on('error', reject);
     });
-    req.on('error', (error) => reject(error.cause instanceof RefusedUrlError ? error.cause : error));
+    req.on('error', reject);
     req.end(options.body);
   });
 }

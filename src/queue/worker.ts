@@ -9,10 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { Engine } from '../engine/engine.js';
 import { parseRenderRequest } from '../request.js';
 import type { Clock } from '../server/deps.js';
-import type { Deliveries } from '../store/deliveries.js';
 import type { FileStore } from '../store/file-store.js';
 import type { Job, JobQueue } from '../store/jobs.js';
-import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 
 const pollMs = 1_000;
 /** Delay before retrying a failed attempt, growing with each attempt. */
@@ -22,10 +20,6 @@ export interface WorkerDeps {
   engine: Engine;
   queue: JobQueue;
   files: FileStore;
-  /** Unused: the job store queues webhook events itself, with the status change. */
-  deliveries?: Deliveries;
-  /** Unused, as `deliveries`. */
-  webhooks?: WebhookEndpoints;
   clock: Clock;
   /** Retention of rendered files, ms. */
   retentionMs: number;

@@ -12,7 +12,7 @@ import { jobQueue } from '../store/jobs.js';
 import { openDb } from '../store/open-db.js';
 import { rateWindows } from '../store/rate-windows.js';
 import { webhookEndpoints } from '../store/webhook-endpoints.js';
-import type { Resolver } from '../network/egress-proxy.js';
+import type { Resolver } from '../network/resolve-checked.js';
 import { startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps, Clock } from './deps.js';
@@ -46,7 +46,7 @@ export function startRuntime(options: {
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;
   const workers = startWorkers(
-    { engine, queue, files, deliveries: outbox, webhooks, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake() },
+    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake() },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
     // already waits for the page, so no page idles between jobs (async ran at 0.85 x sync's
     // throughput with one loop per page). Sync requests still go first: the engine serves them

@@ -3,7 +3,7 @@
  * secret (read afresh for every attempt, so a removed endpoint gets nothing more). A 2xx ends a
  * delivery, 410 Gone disables the endpoint, anything else is retried on the persisted schedule.
  */
-import type { Resolver } from '../network/egress-proxy.js';
+import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import type { Clock } from '../server/deps.js';

@@ -4,7 +4,7 @@
  * developer box). Checked when an endpoint is added, and again, with the pinned address, on every
  * delivery attempt, since a name may resolve elsewhere by then.
  */
-import type { Resolver } from '../network/egress-proxy.js';
+import type { Resolver } from '../network/resolve-checked.js';
 import { checkUrl, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import { PdfRenderError } from '../errors.js';

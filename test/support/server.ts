@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { loadServeConfig } from '../../src/config.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import type { Resolver } from '../../src/network/egress-proxy.js';
+import type { Resolver } from '../../src/network/resolve-checked.js';
 import { engineNetworkOptions } from '../../src/network/policy-settings.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
