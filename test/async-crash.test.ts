@@ -3,34 +3,23 @@
  * with SIGKILL mid-render, started again on the same data dir, and every job reaches a final state
  * with its webhook delivered. Also the delivery log and redelivery from the command line.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { browsersOf, remainingAfter } from './support/chromium-processes.js';
+import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
-const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 afterAll(removeTempDirs);
 
-function cli(args: string[]): string {
-  return execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+/** Run the CLI and answer its standard output (failing the test on a non-zero exit). */
+async function cli(args: string[]): Promise<string> {
+  const run = await pdfrender(args);
+  expect(run.code, run.stderr).toBe(0);
+  return run.stdout.toString();
 }
 
-async function serve(dataDir: string) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks'], { env: { ...process.env, NO_COLOR: '1' } });
-  let stderr = '';
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolvePromise(match[1]!);
-    });
-    child.on('close', () => reject(new Error(`serve exited:\n${stderr}`)));
-  });
-  return { child, url, exited: new Promise((r) => child.on('close', r)) };
-}
+const serve = (dataDir: string) => startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks']);
 
 describe('crash safety', () => {
   it('delivers every job of a server killed with SIGKILL mid-render, after a restart', async () => {
@@ -48,7 +37,7 @@ describe('crash safety', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const dataDir = await tempDir();
-    cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir, '--allow-private-webhooks']);
+    await cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir, '--allow-private-webhooks']);
 
     const first = await serve(dataDir);
     // Each document keeps its renderer busy for 200 ms, so the kill lands mid-render.
@@ -77,18 +66,18 @@ describe('crash safety', () => {
       // The delivery log and a redelivery, from the command line, while the server runs. An attempt
       // the killed server had in flight (its receiver may have answered) is sent again once its
       // hold runs out (request timeout + 5 s), so the log may need that long to settle.
-      const readLog = () => JSON.parse(cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
-      let log = readLog();
+      const readLog = async () => JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
+      let log = await readLog();
       while (log.some((entry) => entry.status === 'pending') && Date.now() < deadline + 30_000) {
         await new Promise((r) => setTimeout(r, 1_000));
-        log = readLog();
+        log = await readLog();
       }
       expect(log.length).toBeGreaterThanOrEqual(30);
       expect(log.filter((entry) => entry.status !== 'delivered')).toEqual([]);
-      expect(cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir]).trim()).toBe('no failed deliveries');
+      expect((await cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir])).trim()).toBe('no failed deliveries');
       const status = await (await fetch(`${second.url}/api/pdfs/jobs/${log[0]!.jobId}`)).json();
       const before = events.get(status.identifier)!.length;
-      expect(cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir]).trim()).toBe(`queued 1 delivery of ${log[0]!.jobId} again`);
+      expect((await cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir])).trim()).toBe(`queued 1 delivery of ${log[0]!.jobId} again`);
       const until = Date.now() + 10_000;
       while (events.get(status.identifier)!.length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       const again = events.get(status.identifier)!;

@@ -3,10 +3,10 @@
  * behind when pdfrender dies (SIGKILL of `serve` or of `render` mid-batch), with a restarted
  * server clearing what a killed one left (a browser too stopped to notice, its profile folder).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunOptions } from '../src/cli/run-options.js';
 import { loadServeConfig } from '../src/config.js';
@@ -14,10 +14,10 @@ import { createEngine } from '../src/engine/engine.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { browsersOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
+import { bin, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
-const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 const busy = (ms: number) => `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;
 
 // Whatever a failed test left running is killed here, so one failure does not leak browsers.
@@ -35,21 +35,11 @@ function killQuietly(pid: number): void {
   }
 }
 
-/** Start `pdfrender serve` on `dataDir` and wait for its start-up line. */
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--concurrency', '2'], { env: { ...process.env, NO_COLOR: '1' } });
-  cleanups.push(() => killQuietly(child.pid!));
-  const exited = new Promise((r) => child.on('close', r));
-  let stderr = '';
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolvePromise(match[1]!);
-    });
-    child.on('close', () => reject(new Error(`serve exited:\n${stderr}`)));
-  });
-  return { child, url, exited };
+/** Start `pdfrender serve` on `dataDir`; killed after the tests if a failure left it running. */
+async function serve(dataDir: string) {
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2']);
+  cleanups.push(() => killQuietly(server.child.pid!));
+  return server;
 }
 
 async function renderSync(url: string, htmlContent: string): Promise<Response> {

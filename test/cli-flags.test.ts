@@ -153,8 +153,7 @@ describe('output modes', () => {
     expect(existsSync(join(dir, 'two.pdf'))).toBe(false);
   });
 
-  // Skipped until render-command.ts labels a shorthand's field errors by the shorthand alone and
-  // drops repeated lines (see fieldErrorLines); today --margin's one bad value prints four lines.
+  // A shorthand sets four fields; its one bad value is one line naming the shorthand.
   it('names --margin once for a bad --margin value', async () => {
     const dir = await folderWith({ 'a.html': '<p>a</p>' });
     const bad = await pdfrender(['render', 'a.html', '--margin', '1furlong'], { cwd: dir });

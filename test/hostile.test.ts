@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { folderWith, removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -29,13 +29,14 @@ async function listen(host: string, handler: (req: IncomingMessage, res: import(
   return { server: s, port: (s.address() as AddressInfo).port };
 }
 
-/** A loopback server that records every request (and WebSocket upgrade) it gets. */
+/** A loopback server that records every connection (TLS and TURN included), request and upgrade it gets. */
 async function startCanary(host: string) {
   const hits: string[] = [];
   const started = await listen(host, (req, res) => {
     hits.push(`${req.method} ${req.url}`);
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end(secret);
   });
+  started.server.on('connection', (socket) => hits.push(`CONNECTION from ${socket.remoteAddress}:${socket.remotePort}`));
   started.server.on('upgrade', (req, socket) => {
     hits.push(`UPGRADE ${req.url}`);
     socket.destroy();
@@ -60,17 +61,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Nothing reached the canaries, late arrivals after the last case included.
+  expect(canary.hits).toEqual([]);
+  expect(canary6.hits).toEqual([]);
   await server?.close();
   canary?.server.close();
   canary6?.server.close();
   redirector?.server.close();
   await removeTempDirs();
-});
-
-beforeEach(() => {
-  // Each case is judged on its own requests.
-  canary.hits.length = 0;
-  canary6.hits.length = 0;
 });
 
 afterEach(async () => {
@@ -219,7 +217,7 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
 });
 
 describe('documents cannot read files or browser pages', () => {
-  const schemes = () => [secretUrl, secretUrl.toUpperCase().replace('FILE:', 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
+  const schemes = () => [secretUrl, secretUrl.replace(/^file:/, 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
   it.each(['iframe', 'img', 'CSS @import', 'fetch', 'XHR', 'EventSource', 'Worker'])('%s', async (vector) => {
     const html = schemes().map((url) => vectors[vector]!(url)).join('\n') + settle;
     const { text } = await renderOk(`<p>files</p>${html}`);
@@ -240,8 +238,10 @@ describe('runaway documents', () => {
 
   it('a 2 GB allocation fails that render alone, or renders without it', async () => {
     const response = await render('<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>');
+    // Whether Chromium grants 2 GB depends on the machine; either way only this render is affected.
     expect([200, 400]).toContain(response.status);
     if (response.status === 400) expect((await response.json()).outcome).toBe('RENDER_PDF_FAILED');
+    else expect((await readPdf(await pdfOf(response))).pages[0]!.text).toMatch(/big\s*16/);
   });
 
   it('100 window.open calls', async () => {
@@ -294,10 +294,11 @@ describe('hostile bodies', () => {
     expect((await response.json()).outcome).toBe('VALIDATION_FAILED');
   });
 
-  it('invalid UTF-8 is not a server error', async () => {
+  it('invalid UTF-8 is refused with 422 naming the body', async () => {
     const bytes = Buffer.concat([Buffer.from('{"htmlContent":"<p>bad '), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('</p>"}')]);
     const response = await post(bytes, 'application/json');
-    expect([200, 422]).toContain(response.status);
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ outcome: 'VALIDATION_FAILED', errors: { body: [expect.stringContaining('UTF-8')] } });
   });
 
   it('truncated multipart is refused with 422', async () => {
@@ -308,17 +309,21 @@ describe('hostile bodies', () => {
   it('10 000 multipart parts and a __proto__ field neither crash nor pollute', async () => {
     const form = new FormData();
     form.append('htmlContent', '<p>many parts</p>');
+    // Sent twice, a __proto__ field would become a list that replaces a plain object's prototype.
+    form.append('__proto__', '{"polluted":true}');
     form.append('__proto__', '{"polluted":true}');
     form.append('constructor', 'x');
     for (let i = 0; i < 10_000; i++) form.append(`field${i}`, 'v');
     const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body: form });
-    expect([200, 413, 422]).toContain(response.status);
+    expect(response.status).toBe(200);
+    expect((await readPdf(await pdfOf(response))).pages[0]!.text).toContain('many parts');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('a JSON __proto__ field does not pollute', async () => {
     const response = await post('{"htmlContent":"<p>proto</p>","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', 'application/json');
-    expect([200, 422]).toContain(response.status);
+    expect(response.status).toBe(200);
+    expect((await readPdf(await pdfOf(response))).pages[0]!.text).toContain('proto');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

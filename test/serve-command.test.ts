@@ -2,16 +2,15 @@
  * `pdfrender serve` as a process: configuration from flags and PDFRENDER_* variables, the start-up
  * line, and a graceful stop that lets a render in flight finish.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { isPdfRenderError } from '../src/errors.js';
+import { startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
-
-const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 
 afterAll(removeTempDirs);
 
@@ -67,23 +66,6 @@ describe('serve configuration', () => {
     expect(message).toContain('--max-body (PDFRENDER_MAX_BODY): must be a positive amount such as "10mb"');
   });
 });
-
-/** Start the server as a user would and wait for its "listening on" line. */
-async function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(stderr);
-      if (match) resolvePromise(match[1]!);
-    };
-    child.stderr!.on('data', check);
-    child.on('close', () => reject(new Error(`serve exited early:\n${stderr}`)));
-  });
-  return { child, url, exited, stderr: () => stderr };
-}
 
 describe('pdfrender serve', () => {
   let running: ChildProcess | undefined;

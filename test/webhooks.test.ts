@@ -2,7 +2,6 @@
  * Webhook endpoints: Standard Webhooks signing (the specification's known answer, and verification
  * by the standardwebhooks package), the endpoint store, the CLI and the HTTP routes.
  */
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,10 +9,9 @@ import { isPdfRenderError } from '../src/errors.js';
 import { openDb } from '../src/store/open-db.js';
 import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
 import { newWebhookSecret, signWebhook } from '../src/webhooks/signing.js';
+import { pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startServer } from './support/server.js';
-
-const bin = resolve(import.meta.dirname, '../bin/pdfrender.js');
 
 afterAll(removeTempDirs);
 
@@ -65,16 +63,10 @@ describe('endpoint store', () => {
   });
 });
 
-function pdfrender(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
+/** The CLI run in `cwd`, with its standard output as text. */
+async function webhooksCli(args: string[], cwd: string) {
+  const run = await pdfrender(args, { cwd });
+  return { ...run, stdout: run.stdout.toString() };
 }
 
 describe('pdfrender webhooks', () => {
@@ -83,29 +75,29 @@ describe('pdfrender webhooks', () => {
     const dataDir = server.deps.config.dataDir;
     try {
       // A receiver on this machine is refused unless asked for.
-      const refused = await pdfrender(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir], dataDir);
+      const refused = await webhooksCli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir], dataDir);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('127.0.0.1 is not a public address (loopback)');
       expect(refused.stderr).toContain('--allow-private-webhooks');
-      const added = await pdfrender(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir, '--allow-private-webhooks'], dataDir);
+      const added = await webhooksCli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir, '--allow-private-webhooks'], dataDir);
       expect(added.code).toBe(0);
       const [, id] = /^id: +(wh_[\w-]+)$/m.exec(added.stdout)!;
       expect(added.stdout).toMatch(/^secret: whsec_[A-Za-z0-9+/]{43}=$/m);
       const seen = await (await fetch(`${server.url}/api/webhooks`)).json();
       expect(seen.webhooks).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null }]);
 
-      const listed = await pdfrender(['webhooks', 'list', '--data-dir', dataDir], dataDir);
+      const listed = await webhooksCli(['webhooks', 'list', '--data-dir', dataDir], dataDir);
       expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  active`);
-      const asJson = JSON.parse((await pdfrender(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout);
+      const asJson = JSON.parse((await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout);
       expect(asJson).toEqual([expect.objectContaining({ id, secret: expect.stringMatching(/^whsec_/) })]);
 
-      expect((await pdfrender(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(`removed ${id}`);
+      expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(`removed ${id}`);
       expect((await (await fetch(`${server.url}/api/webhooks`)).json()).webhooks).toEqual([]);
 
-      const again = await pdfrender(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir);
+      const again = await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir);
       expect(again.code).toBe(2);
       expect(again.stderr).toContain(`no webhook endpoint with id ${id}`);
-      const bad = await pdfrender(['webhooks', 'add', 'ftp://example.com', '--data-dir', dataDir], dataDir);
+      const bad = await webhooksCli(['webhooks', 'add', 'ftp://example.com', '--data-dir', dataDir], dataDir);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('webhook URLs must be http or https, not ftp:');
     } finally {

@@ -2,7 +2,7 @@
  * Running the built CLI (bin/pdfrender.js) as a child process: plainly, as a shell script or CI
  * job would, or inside a pseudo-terminal through util-linux `script`, as a person at a terminal would.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 /** The built CLI; `npm run build` first, since it runs dist/. */
@@ -36,6 +36,32 @@ export function pdfrender(args: string[], options: CliRunOptions = {}): Promise<
     child.on('close', (code) => resolvePromise({ code, stdout: Buffer.concat(stdout), stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Where it listens, from its start-up line. */
+  url: string;
+  /** Resolves with the exit code when the process has exited. */
+  exited: Promise<number | null>;
+  /** Everything it printed on stderr so far. */
+  stderr(): string;
+}
+
+/** Start `pdfrender serve --port 0 ...args` as a user would, and wait for its "listening on" line. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolvePromise(match[1]!);
+    });
+    child.on('close', () => reject(new Error(`serve exited before listening:\n${stderr}`)));
+  });
+  return { child, url, exited, stderr: () => stderr };
 }
 
 /** Whether util-linux `script` is installed (Debian: bsdutils), which ptyRun needs. */
