@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * Writes fixtures/report/: a 50-page report with PNG and SVG figures and a web font loaded by
- * @font-face from the fixture's own folder. The output is committed (the bench needs no network
+ * Writes fixtures/report/report.html and its figures: a 50-page report with PNG and SVG figures
+ * and a web font loaded by @font-face from the fixture's own folder (fonts/, copied from Debian's
+ * DejaVu package with its licence, is not generated). The output is committed (the bench needs no network
  * and no generator run); this script is kept so the fixture can be changed and rebuilt the same way.
  * Deterministic: a seeded generator, so a rebuild gives the same bytes.
  *

@@ -12,7 +12,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { execFileSync } from 'node:child_process';
 import { requireBrowser } from '../dist/engine/find-browser.js';
 import { batch } from './cases/batch.mjs';
 import { memoryGrowth } from './cases/memory-growth.mjs';
@@ -22,7 +21,7 @@ import { budgetLines } from './lib/budget.mjs';
 import { benchDocuments } from './lib/documents.mjs';
 import { machineInfo } from './lib/machine.mjs';
 import { markdownReport } from './lib/markdown-report.mjs';
-import { optionalTools } from './lib/optional-tools.mjs';
+import { optionalTools, which } from './lib/optional-tools.mjs';
 
 const sections = ['single', 'batch', 'server', 'memory'];
 const { values } = parseArgs({
@@ -69,7 +68,7 @@ try {
   // pdfrender's own browser (the headless shell where installed), and the full `chromium` that the
   // budget's `chromium --print-to-pdf` names; the shell's own --print-to-pdf is measured beside it.
   const chromiumPath = requireBrowser().executablePath;
-  const fullChromiumPath = commandPath('chromium') ?? commandPath('chromium-browser') ?? commandPath('google-chrome') ?? chromiumPath;
+  const fullChromiumPath = which('chromium') ?? which('chromium-browser') ?? which('google-chrome') ?? chromiumPath;
   const tools = only.includes('single') ? optionalTools({ install: !values['no-install'], log }) : { wkhtmltopdf: { note: 'not used' }, weasyprint: { note: 'not used' } };
   results.machine = machineInfo({ root, chromiumPath, tools });
   results.machine.printToPdfChromiumPath = fullChromiumPath;
@@ -98,11 +97,3 @@ await writeFile(out, JSON.stringify(results, null, 2) + '\n');
 console.log(markdownReport(results));
 console.log(`\n${results.seconds} s; every figure in ${out}`);
 
-/** The full path of a command on PATH, or undefined. */
-function commandPath(name) {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}

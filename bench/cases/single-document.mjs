@@ -80,7 +80,7 @@ export async function singleDocument({ root, chromiumPath, fullChromiumPath, too
         if (typeof command !== 'function') return [tool, { skipped: command }];
         const { runs, error } = measured[tool];
         if (error) return [tool, { error }];
-        return [tool, { medianMs: median(runs.map((r) => r.ms)), peakRssKb: median(runs.map((r) => r.peakRssKb)), pages: runs[0].pages, runs: runs.map((r) => Math.round(r.ms)) }];
+        return [tool, { medianMs: median(runs.map((r) => r.ms)), peakRssKb: median(runs.map((r) => r.peakRssKb)), pages: runs[0].pages, pagesExpected: doc.pages, runs: runs.map((r) => Math.round(r.ms)) }];
       }),
     );
   }

@@ -26,10 +26,16 @@ export function budgetLines({ singleDocument, batch, server, memory }) {
   );
 
   for (const [doc, tools] of Object.entries(singleDocument ?? {})) {
-    const ours = tools.pdfrender?.medianMs;
-    const chromium = tools['chromium --print-to-pdf']?.medianMs;
-    const name = `cold single document (${doc}) <= 0.6 x chromium --print-to-pdf`;
-    lines.push(ours && chromium ? line(name, `${fixed(ours / 1000)} vs ${fixed(chromium / 1000)} s = ${fixed(ours / chromium)} x`, ours / chromium <= 0.6) : line(name, '-'));
+    const ours = tools.pdfrender;
+    // Against the full browser the budget names, and against the headless shell pdfrender itself
+    // drives where that is measured too: a time only counts for the right page count.
+    const rivals = Object.keys(tools).filter((tool) => tool.endsWith('--print-to-pdf'));
+    for (const rival of rivals) {
+      const theirs = tools[rival];
+      const name = `cold single document (${doc}) <= 0.6 x ${rival}`;
+      const complete = ours?.medianMs && theirs?.medianMs && ours.pages === ours.pagesExpected;
+      lines.push(complete ? line(name, `${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x`, ours.medianMs / theirs.medianMs <= 0.6) : line(name, '-'));
+    }
   }
 
   const c1 = server?.sync.find((s) => s.connections === 1);
@@ -60,7 +66,14 @@ export function budgetLines({ singleDocument, batch, server, memory }) {
     const growth = memory.atLate.rssKb / memory.atEarly.rssKb - 1;
     const pss = memory.atLate.pssKb / memory.atEarly.pssKb - 1;
     const mb = (kb) => fixed(kb / 1024, 0);
-    lines.push(line(growthName, `${mb(memory.atEarly.rssKb)} -> ${mb(memory.atLate.rssKb)} MB, ${growth >= 0 ? '+' : ''}${fixed(growth * 100, 1)}% (PSS ${pss >= 0 ? '+' : ''}${fixed(pss * 100, 1)}%)`, Math.abs(growth) <= 0.2));
+    // Flat memory from failing renders is no pass: every render must have succeeded.
+    lines.push(
+      line(
+        growthName,
+        `${mb(memory.atEarly.rssKb)} -> ${mb(memory.atLate.rssKb)} MB, ${growth >= 0 ? '+' : ''}${fixed(growth * 100, 1)}% (PSS ${pss >= 0 ? '+' : ''}${fixed(pss * 100, 1)}%), ${memory.errors} failed renders`,
+        Math.abs(growth) <= 0.2 && memory.errors === 0,
+      ),
+    );
   } else lines.push(line(growthName, '-'));
   return lines;
 }

@@ -16,7 +16,11 @@ function singleSection(singleDocument) {
     for (const [tool, r] of Object.entries(tools)) {
       if (r.skipped) notes.push(`${tool}: skipped, ${r.skipped}`);
       else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-']);
-      else rows.push([doc, tool, seconds(r.medianMs), chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-', mb(r.peakRssKb), String(r.pages)]);
+      else {
+        const wrong = r.pages !== r.pagesExpected;
+        if (wrong) notes.push(`${tool} printed ${r.pages} pages of the ${doc}, not ${r.pagesExpected}: its time is for other output`);
+        rows.push([doc, tool, seconds(r.medianMs), chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-', mb(r.peakRssKb), wrong ? `${r.pages} (not ${r.pagesExpected})` : String(r.pages)]);
+      }
     }
   }
   const errors = Object.entries(singleDocument).flatMap(([doc, tools]) => Object.entries(tools).filter(([, r]) => r.error).map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`));

@@ -1,6 +1,7 @@
 /**
  * Memory of a process and everything it started, read from /proc (Linux only): pdfrender or a
- * rival tool together with its Chromium browser, zygotes, renderers and utilities.
+ * rival tool together with its Chromium browser, zygotes, renderers and utilities. The soak test
+ * reads its server the same way (process-tree.d.mts gives TypeScript the types).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -68,7 +69,7 @@ export function treeRssKb(root) {
   return total;
 }
 
-/** One reading of the tree: summed RSS and PSS (KiB) and the number of processes. */
+/** One reading of the tree: summed RSS and PSS (KiB), the number of processes and their pids. */
 export function treeMemory(root) {
   const pids = processTree(root);
   let rssKb = 0;
@@ -77,7 +78,7 @@ export function treeMemory(root) {
     rssKb += kbField(`/proc/${pid}/status`, 'VmRSS');
     pssKb += kbField(`/proc/${pid}/smaps_rollup`, 'Pss');
   }
-  return { rssKb, pssKb, processes: pids.length };
+  return { rssKb, pssKb, processes: pids.length, pids };
 }
 
 /**

@@ -10,9 +10,9 @@ import { join } from 'node:path';
  * Start `pdfrender serve` on a free port with `dataDir`; the rate limit is raised far above what the
  * bench sends, so every figure is a render, never a 429. Resolves to { url, pid, stop() }.
  */
-export async function startServer({ root, dataDir, extraArgs = [] }) {
+export async function startServer({ root, dataDir }) {
   const bin = join(root, 'bin/pdfrender.js');
-  const args = [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '1000000', '--allow-private-webhooks', '--log-format', 'json', ...extraArgs];
+  const args = [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '1000000', '--allow-private-webhooks', '--log-format', 'json'];
   const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const closed = new Promise((resolve) => server.on('close', resolve));
   let stderr = '';

@@ -1,8 +1,10 @@
 /**
- * Memory and process counts of a process and everything it started, read from /proc (Linux only):
- * the soak test samples the server this way, Chromium's browser, zygotes and renderers included.
+ * Memory and process counts of a process and everything it started, read from /proc (Linux only)
+ * by the bench's reader: the soak test samples the server this way, Chromium's browser, zygotes
+ * and renderers included, and counts the Chromium processes among them.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { treeMemory } from '../../bench/lib/process-tree.mjs';
 
 export interface TreeSample {
   /** Processes in the tree, the root included. */
@@ -15,45 +17,6 @@ export interface TreeSample {
   pssKb: number;
   /** Pids of the Chromium processes, to check that none outlives the server. */
   chromiumPids: number[];
-}
-
-/** The parent pid from /proc/<pid>/stat, or undefined when the process is gone. */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The program name (field 2) may hold spaces and parentheses; the fields after the last ")" are state, ppid, ...
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `root` and all its descendants that are alive now. */
-export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const parent = parentOf(Number(name));
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
-  }
-  const tree: number[] = [];
-  const pending = [root];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    tree.push(pid);
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-/** The "<field>: <n> kB" value of a /proc file, 0 when absent (zombies, kernel threads) or gone. */
-function kbField(path: string, field: string): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(path, 'utf8'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -80,13 +43,7 @@ export function isRunning(pid: number): boolean {
 
 /** Sample the tree under `root` now. */
 export function sampleTree(root: number): TreeSample {
-  const pids = processTree(root);
+  const { pids, processes, rssKb, pssKb } = treeMemory(root);
   const chromiumPids = pids.filter(isChromium);
-  return {
-    processes: pids.length,
-    chromium: chromiumPids.length,
-    rssKb: pids.reduce((sum, pid) => sum + kbField(`/proc/${pid}/status`, 'VmRSS'), 0),
-    pssKb: pids.reduce((sum, pid) => sum + kbField(`/proc/${pid}/smaps_rollup`, 'Pss'), 0),
-    chromiumPids,
-  };
+  return { processes, chromium: chromiumPids.length, rssKb, pssKb, chromiumPids };
 }
