@@ -294,12 +294,41 @@ describe('runaway documents', () => {
       await single.render(parseRenderRequest({ htmlContent: '<p>first</p>' }));
       const started = childPids().filter((pid) => !before.has(pid));
       expect(started).toHaveLength(1);
-      process.kill(started[0]!, 'SIGKILL');
+      process.kill(-started[0]!, 'SIGKILL'); // the whole group: the binary may be a wrapper around the browser
       await new Promise((resolve) => setTimeout(resolve, 200));
       const result = await single.render(parseRenderRequest({ htmlContent: '<p>second browser</p>' }));
       expect((await readPdf(result.pdf)).pages[0]!.text).toContain('second browser');
     } finally {
       await single.close();
+    }
+  });
+  it('retries once on a fresh browser the renders in flight when the whole browser dies under them', async () => {
+    const pair = createEngine({ executablePath, concurrency: 2, network: { network: 'all', allowHosts: [] } });
+    try {
+      const before = new Set(childPids());
+      await pair.render(parseRenderRequest({ htmlContent: '<p>warm</p>' }));
+      const browserPid = childPids().find((pid) => !before.has(pid))!;
+      // Each document pings once it is on its page, so the kill lands mid-render, not before.
+      let onPage = 0;
+      const receiver = createServer((_req, res) => {
+        onPage += 1;
+        res.writeHead(204).end();
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const port = (receiver.address() as AddressInfo).port;
+      const slow = (label: string) =>
+        parseRenderRequest({ htmlContent: `<p>${label}</p><script>fetch('http://127.0.0.1:${port}/'); const until = Date.now() + 1500; while (Date.now() < until) {}</script>` });
+      const renders = [pair.render(slow('first caller'), { timeoutMs: 20_000 }), pair.render(slow('second caller'), { timeoutMs: 20_000 })];
+      while (onPage < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      process.kill(-browserPid, 'SIGKILL'); // the whole group: the binary may be a wrapper around the browser
+      const results = await Promise.all(renders);
+      expect((await readPdf(results[0]!.pdf)).pages[0]!.text).toContain('first caller');
+      expect((await readPdf(results[1]!.pdf)).pages[0]!.text).toContain('second caller');
+      // They were printed by a new browser: the killed one was mid-render.
+      expect(childPids().filter((pid) => !before.has(pid) && pid !== browserPid)).toHaveLength(1);
+      receiver.close();
+    } finally {
+      await pair.close();
     }
   });
 });

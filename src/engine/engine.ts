@@ -136,9 +136,26 @@ export function createEngine(options: EngineOptions): Engine {
       prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings, templateIssues),
       callerSignal,
     ).finally(fetching.clear);
+    // A document written into a page reaches the PDF only through that page's own renderer; when the
+    // whole browser dies under it (another document crashed it, or it was killed), the render is not
+    // this document's fault, so it is tried once more on the fresh browser rather than failed.
+    const attempt = () => renderOnPage(request, renderOptions, templates, templateIssues, warnings, started);
+    try {
+      return await attempt().catch((error: unknown) => {
+        if (!(error instanceof BrowserGone) || callerSignal.aborted) throw error;
+        return attempt();
+      });
+    } catch (error) {
+      throw asRenderError(error instanceof BrowserGone ? error.cause : error);
+    }
+  }
+
+  async function renderOnPage(request: RenderRequest, renderOptions: RenderOptions, templates: Templates, templateIssues: NetworkReport, warnings: string[], started: number): Promise<RenderResult> {
+    const baseUrl = renderOptions.baseUrl ?? 'about:blank';
+    const callerSignal = renderOptions.signal ?? never;
     const slot = await pool.acquire(callerSignal, renderOptions.lane);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
-    const deadline = deadlineSignal(limitMs);
+    const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let reusable = false;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
@@ -158,7 +175,9 @@ export function createEngine(options: EngineOptions): Engine {
       }
       return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
     } catch (error) {
-      throw asRenderError(error);
+      // Its own renderer crashing is the document's doing; the browser going away is not.
+      if (!reusable && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
+      throw error;
     } finally {
       slot.guard.end();
       deadline.clear();
@@ -202,6 +221,13 @@ async function prepareTemplates(
   const [header, footer] = await Promise.all([side(request.headerHtmlContent, 'header'), side(request.footerHtmlContent, 'footer')]);
   const usesUrl = [request.headerHtmlContent, request.footerHtmlContent].some((html) => html !== null && /class\s*=\s*["']?[^"'>]*\burl\b/i.test(html));
   return { header, footer, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl };
+}
+
+/** A render that failed because its whole browser went away (crash or kill), with why as the cause. */
+class BrowserGone extends Error {
+  constructor(cause: unknown) {
+    super('the browser went away', { cause });
+  }
 }
 
 // Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line.

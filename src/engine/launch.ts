@@ -22,8 +22,12 @@ export const chromiumFlags = [
   '--disable-quic',
   '--no-first-run',
   '--no-default-browser-check',
-  // Unused browser UI that otherwise costs start-up time in headless mode.
-  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,MediaRouter,OptimizationHints,Translate',
+  // Unused browser UI that otherwise costs start-up time in headless mode. BackForwardCache and
+  // Prerender2: a document navigated away from must be gone, not kept frozen (timers and all) where a
+  // history navigation could bring it back, and no document may start pages of its own. RenderDocument:
+  // a new renderer document per navigation doubles the cost of a pooled page's fresh window (measured
+  // 21 -> 12 ms); documents stay in their own browser context's process either way.
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,MediaRouter,OptimizationHints,Translate,BackForwardCache,Prerender2,RenderDocument',
 ];
 
 /**

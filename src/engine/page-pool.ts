@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
+import { watchPageState, type PageState } from './page-state.js';
 
 /** One warm page and what belongs to it. */
 export interface Slot {
@@ -15,10 +16,8 @@ export interface Slot {
   client: CDPSession;
   generation: number;
   renders: number;
-  /** URL of the page's current document's window, or null before the first document. */
-  windowUrl: string | null;
-  /** The document on the page may have run script, so its window must not be reused. */
-  dirty: boolean;
+  /** What the last document left behind, as the page reports it (see page-state.ts). */
+  state: PageState;
   /** Rejects when the page's renderer crashes; every render races against it. */
   crashed: Promise<never>;
   /** Set once the renderer has crashed, so an idle page that crashed is never handed out. */
@@ -97,8 +96,9 @@ export class PagePool {
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it
       // The page's settings are independent CDP calls: sent together, they cost one round trip.
-      const [guard] = await Promise.all([
+      const [guard, state] = await Promise.all([
         this.setup(page, client),
+        watchPageState(page, client),
         // No HTTP cache: a document could otherwise time a fetch to learn what the one before it loaded.
         page.setCacheEnabled(false),
         // Downloads (a link with download=, a navigation to an attachment) never touch the disk.
@@ -110,7 +110,7 @@ export class PagePool {
           window.open = () => null;
         }),
       ]);
-      const slot: Slot = { page, context, client, generation, renders: 0, windowUrl: null, dirty: false, crashed, broken: false, guard };
+      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, broken: false, guard };
       page.on('error', () => {
         slot.broken = true;
         onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));

@@ -4,8 +4,8 @@
  */
 import type { PDFOptions } from 'puppeteer-core';
 import type { RenderRequest } from '../request.js';
-import { mayRunScript } from './may-run-script.js';
 import type { Slot } from './page-pool.js';
+import { storageOrigin } from './page-state.js';
 
 /** Header and footer templates, ready for Chromium (defaults applied, images inlined). */
 export interface Templates {
@@ -26,44 +26,88 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   const { page } = slot;
   if (documentUrl) {
     await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
-    slot.windowUrl = documentUrl;
-    slot.dirty = true; // its window is not the folder's, so the next document gets a fresh one
     return page.pdf(pdfOptions(request, templates, maxPages));
   }
-  // The page keeps its window while the base URL stays the same: the last document ran no script
-  // (resetPage navigated away from any that might have), so its window holds nothing of it.
-  if (slot.windowUrl !== baseUrl) {
-    await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
-    slot.windowUrl = baseUrl;
-  }
-  slot.dirty = mayRunScript(request.htmlContent);
-  await page.setContent(request.htmlContent, { waitUntil: 'load', timeout: 0 });
+  // Decided from the page's state, not from the new document: the window is reused only when
+  // nothing of the last document can be alive in it and it is at this document's base URL.
+  if (slot.state.taint !== null || page.url() !== baseUrl || page.frames().length > 1) await freshWindow(slot, baseUrl);
+  await writeDocument(slot, request.htmlContent);
   return page.pdf(pdfOptions(request, templates, maxPages));
 }
 
 /**
- * Leave the page as a fresh window at `baseUrl` with nothing stored. setContent alone
- * (document.open) keeps a window's globals, top-level consts and timers, so after a document
- * that may have run script the page navigates first: that stops the script, and only then is
- * what it stored wiped, so nothing can write after the wipe.
+ * Leave the page ready for another caller's document. The document is replaced by an empty one
+ * first, which removes its nodes and their handlers, so nothing of a document that ran no script
+ * can run from then on (a handler on a late event, an SVG animation's onbegin). Then the state the
+ * page reported decides: a document that ran script or asked for a navigation (a pending meta
+ * refresh) gets the page navigated to a fresh window; any other page keeps its window.
  */
 export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
-  if (slot.dirty) {
-    const origins = new Set([baseUrl, ...slot.page.frames().map((frame) => frame.url())].map(storageOrigin).filter((o) => o !== null));
-    await slot.page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
-    slot.windowUrl = baseUrl;
-    await slot.page.evaluate(() => {
+  const { client, state } = slot;
+  await client.send('Page.setDocumentContent', { frameId: state.frameId, html: '' });
+  // Cookies can come from any subresource's Set-Cookie, script or not. The session keeps order, so
+  // once this answers, every event the page sent before it (a script, a scheduled refresh) is in.
+  await client.send('Network.clearBrowserCookies');
+  if (state.taint !== null || slot.page.url() !== baseUrl || slot.page.frames().length > 1) return freshWindow(slot, baseUrl);
+  // No script of ours ran, but cross-origin frames run theirs in other processes.
+  await clearStorage(slot, state.origins);
+  state.clear();
+}
+
+/**
+ * Navigate the page to a fresh window at `baseUrl` with nothing stored and no history, and check
+ * that it got there. The navigation stops every script, timer, worker and pending navigation of the
+ * old document; only then is what it stored wiped, so nothing can write after the wipe.
+ */
+async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
+  const { page, client, state } = slot;
+  const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));
+  await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
+  await Promise.all([
+    // History would tell the next document how many came before it, and is how a bfcache entry comes back.
+    client.send('Page.resetNavigationHistory'),
+    // Kept per tab, across navigations: clearing data for an origin does not reach them.
+    page.evaluate(() => {
+      window.name = '';
       try {
-        sessionStorage.clear(); // kept per tab, so clearing data for an origin does not reach it
+        sessionStorage.clear();
       } catch {
         // opaque origins (about:blank) have no storage
       }
-    });
-    await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
-    slot.dirty = false;
+    }),
+    clearStorage(slot, origins),
+  ]);
+  // Everything the page reported up to here was the old document or this reset; a round trip on the
+  // same session makes sure all of it is in before it is forgotten.
+  await client.send('Network.clearBrowserCookies');
+  state.clear();
+  if (page.url() !== baseUrl || page.frames().length > 1) throw new Error(`the page could not be reset to ${baseUrl}`);
+}
+
+/** Write `html` as the page's document, in place of the one there, and wait for its load event. */
+async function writeDocument(slot: Slot, html: string): Promise<void> {
+  const { client, state } = slot;
+  let onLifecycle: (event: { frameId: string; name: string }) => void = () => undefined;
+  // Registered before the write: a document with nothing to load fires load while it is written.
+  const loaded = new Promise<void>((resolve) => {
+    onLifecycle = (event) => {
+      if (event.frameId === state.frameId && event.name === 'load') resolve();
+    };
+    client.on('Page.lifecycleEvent', onLifecycle);
+  });
+  try {
+    // Written by DevTools itself rather than by a script in the page, so every script the page
+    // reports is the document's own.
+    await client.send('Page.setDocumentContent', { frameId: state.frameId, html });
+    await loaded;
+  } finally {
+    client.off('Page.lifecycleEvent', onLifecycle);
   }
-  // Cookies can come from any subresource's Set-Cookie, script or not.
-  await slot.client.send('Network.clearBrowserCookies');
+}
+
+// Storage of every type (local, session, IndexedDB, Cache Storage, service workers) for `origins`.
+async function clearStorage(slot: Slot, origins: Iterable<string>): Promise<void> {
+  await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
 }
 
 /** Puppeteer's PDF options for a validated request; lengths are already in inches. */
@@ -92,11 +136,4 @@ export function pdfOptions(request: RenderRequest, templates: Templates, maxPage
     pageRanges: `1-${maxPages + 1}`,
     timeout: 0,
   };
-}
-
-// The origin under which a frame's storage is kept; file: documents share one, about: has none.
-function storageOrigin(url: string): string | null {
-  if (url.startsWith('file:')) return 'file://';
-  if (!/^https?:/i.test(url)) return null;
-  return new URL(url).origin;
 }

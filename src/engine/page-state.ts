@@ -1,0 +1,77 @@
+/**
+ * What a document left behind on its pooled page, observed rather than guessed from its HTML.
+ *
+ * A window outlives the document written into it (document.open keeps the window's globals,
+ * timers, workers and pending navigations), so a page may only take the next caller's document as
+ * it is when the last one could have left nothing alive there. Two things can: script that ran in
+ * the page's main world (DevTools' Debugger reports every script V8 compiles there: inline
+ * handlers, javascript: URLs and same-origin frames included), and a navigation the document asked
+ * for (a meta refresh, which needs no script, or anything that moves the page or its history). Each
+ * taints the page; a tainted page gets a fresh window before its next document. Frames' origins are
+ * collected whatever ran, since cross-origin frames run script in other processes and can store data
+ * for their origin, which must be wiped before another caller's document could embed that origin.
+ */
+import type { CDPSession, Frame, Page } from 'puppeteer-core';
+
+export interface PageState {
+  /** Why the page's window cannot take another document as it is, or null when it can. */
+  readonly taint: string | null;
+  /** The page's main frame, for DevTools calls that name a frame. */
+  readonly frameId: string;
+  /** Origins of the frames the page had (opaque ones left out), whose storage must be cleared. */
+  readonly origins: ReadonlySet<string>;
+  /** Forget what was seen: the page is known clean from here on (a fresh window, wiped storage). */
+  clear(): void;
+}
+
+// Navigation events of the main frame, every one of which means the document asked to leave (or
+// rewrite) its URL. setDocumentContent, which writes each document, fires none of them.
+const navigationEvents = ['Page.frameScheduledNavigation', 'Page.frameRequestedNavigation', 'Page.frameStartedNavigating', 'Page.navigatedWithinDocument'] as const;
+
+/** Start watching a new page. It starts tainted: its first document needs a window set up by pdfrender. */
+export async function watchPageState(page: Page, client: CDPSession): Promise<PageState> {
+  let taint: string | null = 'the page has not been set up yet';
+  const origins = new Set<string>();
+  const { frameTree } = await client.send('Page.getFrameTree');
+  const frameId = frameTree.frame.id;
+
+  client.on('Debugger.scriptParsed', (event) => {
+    if (event.executionContextAuxData?.['isDefault'] === true) taint ??= 'the document ran script';
+  });
+  for (const name of navigationEvents) {
+    client.on(name, (event: { frameId: string; reason?: string }) => {
+      if (event.frameId === frameId) taint ??= `the document asked for a navigation${event.reason ? ` (${event.reason})` : ''}`;
+    });
+  }
+  page.on('framenavigated', (frame: Frame) => {
+    const origin = storageOrigin(frame.url());
+    if (origin) origins.add(origin);
+  });
+
+  await Promise.all([
+    client.send('Page.enable'),
+    client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+    client.send('Debugger.enable'),
+    // A `debugger;` statement would otherwise stop the document until its deadline.
+    client.send('Debugger.setSkipAllPauses', { skip: true }),
+  ]);
+
+  return {
+    get taint() {
+      return taint;
+    },
+    frameId,
+    origins,
+    clear() {
+      taint = null;
+      origins.clear();
+    },
+  };
+}
+
+/** The origin under which a frame's storage is kept; file: documents share one, about:, data: and blob: have none of their own. */
+export function storageOrigin(url: string): string | null {
+  if (url.startsWith('file:')) return 'file://';
+  if (!/^https?:/i.test(url)) return null;
+  return new URL(url).origin;
+}
