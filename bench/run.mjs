@@ -77,7 +77,11 @@ try {
   if (only.includes('single')) {
     results.singleDocument = await singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents: benchDocuments(root), rounds: options.singleRounds, warmUp: !quick, work, log });
   }
-  if (only.includes('batch')) results.batch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log });
+  if (only.includes('batch')) {
+    results.batch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log });
+    // Documents that run script take the slow path (a fresh window after each): against the raw loop, which never resets.
+    results.scriptBatch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log, script: true, modes: ['raw reused-page loop (reference)'] });
+  }
   if (only.includes('server')) {
     results.server = await serverCases({ root, work, levels: options.syncLevels, asyncJobs: options.asyncJobs, rawDocs: options.rawDocs, log });
   }

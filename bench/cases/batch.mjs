@@ -19,16 +19,17 @@ export const rawModes = {
 };
 
 /**
- * Resolves to { docs, concurrency, cases: { [name]: { medianMs, docsPerSecond, peakRssKb, runs } | { error } } }.
+ * With `script`, every invoice runs a small script (pdfrender's fresh-window reset after each);
+ * `modes` picks the raw loops. Resolves to { docs, concurrency, script, cases: { [name]: { medianMs, docsPerSecond, peakRssKb, runs } | { error } } }.
  * A run that does not leave one PDF per input counts as failed.
  */
-export async function batch({ root, docs, concurrency, rounds, work, log }) {
-  log(`batch: ${docs} invoices, concurrency ${concurrency}, ${rounds} round(s)`);
-  const { doc, inputs } = await invoiceBatch(root, join(work, 'batch-inputs'), docs);
+export async function batch({ root, docs, concurrency, rounds, work, log, script = false, modes = Object.keys(rawModes) }) {
+  log(`batch: ${docs} invoices${script ? ' that run script' : ''}, concurrency ${concurrency}, ${rounds} round(s)`);
+  const { doc, inputs } = await invoiceBatch(root, join(work, 'batch-inputs'), docs, { script });
   const commands = {
     pdfrender: (out) => [join(root, 'bin/pdfrender.js'), 'render', ...inputs, '--out-dir', out, '--concurrency', String(concurrency), '-q', ...printFlags(doc)],
     ...Object.fromEntries(
-      Object.entries(rawModes).map(([name, mode]) => [
+      Object.entries(rawModes).filter(([name]) => modes.includes(name)).map(([name, mode]) => [
         name,
         (out) => [join(root, 'bench/raw-loop.mjs'), '--mode', mode, '--out-dir', out, '--concurrency', String(concurrency), ...printFlags(doc), ...inputs],
       ]),
@@ -54,6 +55,7 @@ export async function batch({ root, docs, concurrency, rounds, work, log }) {
   return {
     docs,
     concurrency,
+    script,
     cases: Object.fromEntries(
       Object.entries(measured).map(([name, { runs, error }]) => {
         if (error) return [name, { error }];

@@ -8,7 +8,7 @@ const line = (budget, measured, pass) => ({ budget, measured, result: pass === u
 const fixed = (n, digits = 2) => n.toFixed(digits);
 
 /** The budget lines for `results` (the object written to latest.json, without its budget). */
-export function budgetLines({ singleDocument, batch, server, memory }) {
+export function budgetLines({ singleDocument, batch, scriptBatch, server, memory }) {
   const lines = [];
 
   const pdfrender = batch?.cases.pdfrender?.docsPerSecond;
@@ -19,6 +19,10 @@ export function budgetLines({ singleDocument, batch, server, memory }) {
       ? line('batch throughput >= 0.9 x raw reused-page loop', `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`, pdfrender / raw >= 0.9)
       : line('batch throughput >= 0.9 x raw reused-page loop', '-'),
   );
+  const scripted = scriptBatch?.cases.pdfrender?.docsPerSecond;
+  const scriptedRaw = scriptBatch?.cases['raw reused-page loop (reference)']?.docsPerSecond;
+  const scriptName = 'batch of documents that run script >= 0.8 x raw reused-page loop';
+  lines.push(scripted && scriptedRaw ? line(scriptName, `${fixed(scripted, 1)} vs ${fixed(scriptedRaw, 1)} docs/s = ${fixed(scripted / scriptedRaw)} x`, scripted / scriptedRaw >= 0.8) : line(scriptName, '-'));
   lines.push(
     pdfrender && perPage
       ? line('batch throughput >= 3 x page per document', `${fixed(pdfrender, 1)} vs ${fixed(perPage, 1)} docs/s = ${fixed(pdfrender / perPage)} x`, pdfrender / perPage >= 3)

@@ -34,18 +34,23 @@ export function printFlags(doc) {
   ];
 }
 
+/** A small script of the kind invoices carry (a total filled in on load): it makes every document take the fresh-window reset. */
+const invoiceScript = "<script>document.addEventListener('DOMContentLoaded', () => { document.title = document.title + ' (' + document.querySelectorAll('tr').length + ' rows)'; });</script>";
+
 /**
  * `count` copies of the invoice (with its stylesheet, logo, header and footer) in `dir`, named
- * invoice-0000.html ...: a batch of distinct files, as a real batch would be. Returns the doc
- * settings pointing at the copies and the list of inputs.
+ * invoice-0000.html ...: a batch of distinct files, as a real batch would be; with `script`, each
+ * copy runs a small script. Returns the doc settings pointing at the copies and the list of inputs.
  */
-export async function invoiceBatch(root, dir, count) {
+export async function invoiceBatch(root, dir, count, { script = false } = {}) {
   const invoice = benchDocuments(root)[0];
   await cp(join(root, 'fixtures/invoice'), dir, { recursive: true });
+  const html = await readFile(join(dir, 'invoice.html'), 'utf8');
+  if (script && !html.includes('</body>')) throw new Error('fixtures/invoice/invoice.html has no </body> to put the script before');
   const inputs = [];
   for (let i = 0; i < count; i += 1) {
     const name = join(dir, `invoice-${String(i).padStart(4, '0')}.html`);
-    await cp(join(dir, 'invoice.html'), name);
+    await writeFile(name, script ? html.replace('</body>', `${invoiceScript}</body>`) : html);
     inputs.push(name);
   }
   return { doc: { ...invoice, header: join(dir, 'header.html'), footer: join(dir, 'footer.html') }, inputs };

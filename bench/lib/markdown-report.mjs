@@ -75,6 +75,11 @@ export function markdownReport(results) {
     out.push(`\n### Batch: ${results.batch.docs} invoices, whole process, concurrency ${results.batch.concurrency}\n`, b.text);
     notes.push(...b.notes);
   }
+  if (results.scriptBatch) {
+    const b = batchSection(results.scriptBatch);
+    out.push(`\n### Batch: ${results.scriptBatch.docs} invoices that run script, whole process, concurrency ${results.scriptBatch.concurrency}\n`, b.text);
+    notes.push(...b.notes);
+  }
   if (results.server) out.push('\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n', serverSection(results.server));
   if (results.memory) out.push(`\n### Memory: pdfrender serve and its Chromium, at rest after render-sync load (${results.memory.connections} connections)\n`, memorySection(results.memory));
   out.push('\n### Budget\n', table(['budget', 'measured', 'result'], results.budget.map((b) => [b.budget, b.measured, b.result])));

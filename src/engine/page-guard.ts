@@ -28,6 +28,8 @@ export interface PageGuard {
   begin(baseUrl: string, document?: { url: string; html: string }): void;
   /** Stop collecting and return what was collected. */
   end(): NetworkReport;
+  /** Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder listing) there. */
+  serveOnce(url: string, html: string): void;
 }
 
 export interface GuardOptions {
@@ -94,6 +96,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       report = null;
       served = undefined;
       return done;
+    },
+    serveOnce(url, html) {
+      served = { url, html };
     },
   };
 }
