@@ -218,10 +218,38 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
 
 describe('documents cannot read files or browser pages', () => {
   const schemes = () => [secretUrl, secretUrl.replace(/^file:/, 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
-  it.each(['iframe', 'img', 'CSS @import', 'fetch', 'XHR', 'EventSource', 'Worker'])('%s', async (vector) => {
+  // An image or a stylesheet would never print the file's text, so what was refused is asserted: each
+  // file and browser URL is in the blocked report, with the reason.
+  it.each(['img', 'CSS @import', 'XHR', 'EventSource'])('%s', async (vector) => {
     const html = schemes().map((url) => vectors[vector]!(url)).join('\n') + settle;
-    const { text } = await renderOk(`<p>files</p>${html}`);
+    const { text, body } = await renderOk(`<p>files</p>${html}`);
     expect(text).not.toMatch(/root:x:0:0/);
+    const blocked = new Map<string, string>(body.blocked.map((issue: { url: string; reason: string }) => [issue.url, issue.reason]));
+    for (const url of [secretUrl, 'file:///etc/passwd']) expect(blocked.get(url)).toMatch(/^file: URLs are not allowed/);
+    expect(blocked.get('chrome://version/')).toMatch(/^chrome: URLs are not allowed/);
+    expect(blocked.get('view-source:file:///etc/passwd')).toMatch(/^view-source: URLs are not allowed/);
+  });
+
+  // Chromium refuses these before any request exists (nothing to report), so the document itself
+  // says what it got: every attempt must end in an error, none in the file's contents.
+  it.each(['iframe', 'fetch', 'Worker'])('%s', async (vector) => {
+    const attempt: Record<string, (url: string, i: number) => string> = {
+      iframe: (url, i) => `<iframe id="f${i}" src="${url}"></iframe><script>addEventListener('load', () => { let t; try { t = document.getElementById('f${i}').contentDocument?.body?.innerText; } catch { t = null; } document.body.append(t ? ' READ:' + t : ' refused-${i}'); });</script>`,
+      fetch: (url, i) => `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(' READ:' + t), () => document.body.append(' refused-${i}'));</script>`,
+      Worker: () => '',
+    };
+    // One worker tries every URL and answers once, while the settling loop holds the page's load.
+    const inWorker = (urls: string[]) =>
+      `<script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(
+        `Promise.all(${JSON.stringify(urls)}.map((url, i) => fetch(url).then((r) => r.text()).then((t) => ' READ:' + t, () => ' refused-' + i))).then((all) => postMessage(all.join('')));`,
+      )}]))); w.onmessage = (e) => document.body.append(e.data);</script>`;
+    // In a worker only the file: URLs: a fetch of some browser schemes there never settles.
+    const urls = vector === 'Worker' ? schemes().filter((url) => /^file:/i.test(url)) : schemes();
+    const html = vector === 'Worker' ? inWorker(urls) : urls.map((url, i) => attempt[vector]!(url, i)).join('\n');
+    const { text } = await renderOk(`<p>files</p>${html}${settle}`);
+    expect(text).not.toContain('READ:');
+    // A worker's answer may come after the print, so only what did come is checked there.
+    if (vector !== 'Worker') for (let i = 0; i < urls.length; i += 1) expect(text).toContain(`refused-${i}`);
   });
 
   it('a popup to a file or to loopback', async () => {
