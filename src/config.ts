@@ -11,6 +11,17 @@ import { booleanField, byteSizeField, durationField, numberField } from './field
 import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseWith } from './request.js';
 
+/**
+ * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is
+ * what `--api-key "$KEY"` with an unset variable gives, and dropping it would start the server with
+ * authentication off.
+ */
+const apiKeyList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()))
+  .refine((keys) => keys.every((key) => key !== ''), 'a blank API key would leave authentication off; give the key, or leave the setting out to run without auth')
+  .prefault([]);
+
 interface Setting {
   /** Commander flag syntax. */
   flag: string;
@@ -26,7 +37,7 @@ export const serveSettings = {
   dataDir: { flag: '--data-dir <dir>', env: 'PDFRENDER_DATA_DIR', schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)') },
   rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
-  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: listSetting.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
+  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
   logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('access log lines: pretty or json (default pretty)') },
   publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses (default: from the request\'s Host)') },
   trustProxy: { flag: '--trust-proxy', env: 'PDFRENDER_TRUST_PROXY', schema: booleanField('take the client address from X-Forwarded-For (only behind a proxy you run)') },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { isPdfRenderError } from '../src/errors.js';
-import { startServe } from './support/cli.js';
+import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
@@ -64,6 +64,35 @@ describe('serve configuration', () => {
     expect(message).toContain('--port (PDFRENDER_PORT): must be between 0 and 65535 (got 70000)');
     expect(message).toContain('--log-format (PDFRENDER_LOG_FORMAT):');
     expect(message).toContain('--max-body (PDFRENDER_MAX_BODY): must be a positive amount such as "10mb"');
+  });
+});
+
+describe('a blank API key fails closed', () => {
+  it.each([
+    ['--api-key ""', { apiKeys: [''] }, {}],
+    ['--api-key " " beside a real key', { apiKeys: ['k1', ' '] }, {}],
+    ['PDFRENDER_API_KEYS=" , "', {}, { PDFRENDER_API_KEYS: ' , ' }],
+    ['PDFRENDER_API_KEYS="a,,b"', {}, { PDFRENDER_API_KEYS: 'a,,b' }],
+  ])('%s is a start-up error naming the flag and its variable', (_name, flags, env) => {
+    const error = (() => {
+      try {
+        loadServeConfig(flags, env, '/srv');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isPdfRenderError(error, 'VALIDATION_FAILED')).toBe(true);
+    expect((error as Error).message).toBe('--api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth');
+  });
+
+  it('serve exits 2 with one line, before starting anything', async () => {
+    const run = await pdfrender(['serve', '--port', '0', '--api-key', '']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual(['pdfrender: --api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth']);
+  });
+
+  it('keys with surrounding spaces are trimmed, not refused', () => {
+    expect(loadServeConfig({}, { PDFRENDER_API_KEYS: ' k1 , k2 ' }, '/srv').apiKeys).toEqual(['k1', 'k2']);
   });
 });
 
