@@ -7,6 +7,13 @@ import { PdfRenderError, type FieldErrors } from './errors.js';
 import { booleanField, lengthField, numberField, optionalHtmlField } from './fields.js';
 import { formatInches } from './length.js';
 
+/**
+ * The largest paper side: 200 in (14 400 pt) is PDF's own page limit in Acrobat and most readers,
+ * and a bound that keeps one request from asking Chromium to lay out a page of absurd size (1e26 in
+ * was accepted; a 50 in page with heavy filters burned a whole deadline). Margins are bounded by it.
+ */
+export const maxPaperInches = 200;
+
 /** Chromium's printToPDF accepts scales from 0.1 to 2. */
 export const scaleRange = { min: 0.1, max: 2 } as const;
 
@@ -48,8 +55,10 @@ const whenPageFieldsParsed = {
 function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
   const pageWidth = request.landscape ? request.paperHeight : request.paperWidth;
   const pageHeight = request.landscape ? request.paperWidth : request.paperHeight;
-  if (request.paperWidth <= 0) ctx.addIssue({ code: 'custom', path: ['paperWidth'], message: 'must be greater than zero' });
-  if (request.paperHeight <= 0) ctx.addIssue({ code: 'custom', path: ['paperHeight'], message: 'must be greater than zero' });
+  for (const field of ['paperWidth', 'paperHeight'] as const) {
+    if (request[field] <= 0) ctx.addIssue({ code: 'custom', path: [field], message: 'must be greater than zero' });
+    else if (request[field] > maxPaperInches) ctx.addIssue({ code: 'custom', path: [field], message: `must be at most ${maxPaperInches}in (${maxPaperInches * 72}pt, the largest page PDF readers open) (got ${formatInches(request[field])})` });
+  }
   const across = request.marginLeft + request.marginRight;
   if (pageWidth > 0 && across >= pageWidth) {
     const message = `marginLeft + marginRight (${formatInches(across)}) must be smaller than the page width (${formatInches(pageWidth)})`;

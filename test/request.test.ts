@@ -57,10 +57,10 @@ describe('string forms, as flags and form fields send them', () => {
       outline: 'True',
       scale: '1.5',
       paperWidth: '210mm',
-      paperHeight: '297',
+      paperHeight: '97',
       marginTop: '1cm',
     });
-    expect(request).toMatchObject({ landscape: true, printBackground: true, tagged: false, outline: true, scale: 1.5, paperHeight: 297 / 1 });
+    expect(request).toMatchObject({ landscape: true, printBackground: true, tagged: false, outline: true, scale: 1.5, paperHeight: 97 });
     expect(request.paperWidth).toBeCloseTo(210 / 25.4, 10);
     expect(request.marginTop).toBeCloseTo(1 / 2.54, 10);
   });
@@ -135,6 +135,15 @@ describe('paper and margins', () => {
     const errors = errorsOf({ htmlContent: 'x', ...fields });
     expect(Object.keys(errors)).toEqual([field]);
     expect(errors[field]).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('bounds the paper at 200 in a side, naming the field, and takes the bound itself', () => {
+    expect(errorsOf({ htmlContent: 'x', paperWidth: 1e26, paperHeight: '201in' })).toEqual({
+      paperWidth: [expect.stringMatching(/^must be at most 200in \(14400pt, the largest page PDF readers open\) \(got /)],
+      paperHeight: ['must be at most 200in (14400pt, the largest page PDF readers open) (got 201in)'],
+    });
+    expect(errorsOf({ htmlContent: 'x', paperWidth: '5081mm' })).toEqual({ paperWidth: [expect.stringMatching(/at most 200in/)] });
+    expect(parseRenderRequest({ htmlContent: 'x', paperWidth: '200in', paperHeight: '14400pt' })).toMatchObject({ paperWidth: 200, paperHeight: 200 });
   });
 
   it('accepts zero margins and margins just inside the page', () => {
