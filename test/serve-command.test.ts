@@ -16,7 +16,7 @@ afterAll(removeTempDirs);
 
 describe('serve configuration', () => {
   it('takes flags over PDFRENDER_* variables over defaults', () => {
-    const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b,,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
+    const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b ,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
     const config = loadServeConfig({ port: '5000' }, env, '/srv');
     expect(config).toMatchObject({ port: 5000, rateLimit: 5, apiKeys: ['a', 'b', 'c'], maxBody: 2 * 1024 * 1024, retention: 90 * 60_000, host: '127.0.0.1', logFormat: 'pretty', trustProxy: false });
     expect(config.dataDir).toBe('/srv/.pdfrender');

@@ -237,5 +237,8 @@ function asRenderError(error: unknown): PdfRenderError {
   if (/Target closed|Session closed|Connection closed|browser has disconnected/i.test(detail ?? '')) {
     return new PdfRenderError('RENDER_PDF_FAILED', 'the browser closed while rendering the document (it crashed or was killed)', { cause: error });
   }
+  if (/Execution context was destroyed|navigat/i.test(detail ?? '')) {
+    return new PdfRenderError('RENDER_PDF_FAILED', 'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)', { cause: error });
+  }
   return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document: ${detail}`, { cause: error });
 }

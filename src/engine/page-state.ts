@@ -51,9 +51,10 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   await Promise.all([
     client.send('Page.enable'),
     client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
-    client.send('Debugger.enable'),
+    // With JavaScript off (--disable-javascript) Chromium refuses the Debugger, and no script can run to report.
+    client.send('Debugger.enable').catch(unlessScriptProhibited),
     // A `debugger;` statement would otherwise stop the document until its deadline.
-    client.send('Debugger.setSkipAllPauses', { skip: true }),
+    client.send('Debugger.setSkipAllPauses', { skip: true }).catch(unlessScriptProhibited),
   ]);
 
   return {
@@ -74,4 +75,9 @@ export function storageOrigin(url: string): string | null {
   if (url.startsWith('file:')) return 'file://';
   if (!/^https?:/i.test(url)) return null;
   return new URL(url).origin;
+}
+
+/** Rethrow `error` unless it is Chromium refusing script because JavaScript is off for the page. */
+export function unlessScriptProhibited(error: unknown): void {
+  if (!(error instanceof Error && /Script execution is prohibited/.test(error.message))) throw error;
 }

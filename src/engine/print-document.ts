@@ -5,7 +5,7 @@
 import type { PDFOptions } from 'puppeteer-core';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
-import { storageOrigin } from './page-state.js';
+import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 
 /** Header and footer templates, ready for Chromium (defaults applied, images inlined). */
 export interface Templates {
@@ -69,15 +69,18 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   await Promise.all([
     // History would tell the next document how many came before it, and is how a bfcache entry comes back.
     client.send('Page.resetNavigationHistory'),
-    // Kept per tab, across navigations: clearing data for an origin does not reach them.
-    page.evaluate(() => {
-      window.name = '';
-      try {
-        sessionStorage.clear();
-      } catch {
-        // opaque origins (about:blank) have no storage
-      }
-    }),
+    // Kept per tab, across navigations: clearing data for an origin does not reach them. With
+    // JavaScript off nothing could have set them, and Chromium refuses the call.
+    page
+      .evaluate(() => {
+        window.name = '';
+        try {
+          sessionStorage.clear();
+        } catch {
+          // opaque origins (about:blank) have no storage
+        }
+      })
+      .catch(unlessScriptProhibited),
     clearStorage(slot, origins),
   ]);
   // Everything the page reported up to here was the old document or this reset; a round trip on the
