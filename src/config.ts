@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from './errors.js';
 import { booleanField, byteSizeField, durationField, numberField } from './fields.js';
+import { trustProxyField } from './server/client-address.js';
 import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseWith } from './request.js';
 
@@ -21,6 +22,17 @@ const apiKeyList = z
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()))
   .refine((keys) => keys.every((key) => key !== ''), 'a blank API key would leave authentication off; give the key, or leave the setting out to run without auth')
   .prefault([]);
+
+/** Web origins, as browsers send them in Origin: scheme, host and port only (a default port dropped). */
+const originList = listSetting.transform((origins, ctx) =>
+  origins.map((origin) => {
+    const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.pathname !== '/' || parsed.search || parsed.hash) {
+      ctx.addIssue({ code: 'custom', message: `"${origin}" is not a web origin such as "https://app.example.com" (scheme, host and port only)`, input: origin });
+    }
+    return parsed?.origin ?? origin;
+  }),
+);
 
 interface Setting {
   /** Commander flag syntax. */
@@ -39,8 +51,12 @@ export const serveSettings = {
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
   apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
   logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('access log lines: pretty or json (default pretty)') },
-  publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses (default: from the request\'s Host)') },
-  trustProxy: { flag: '--trust-proxy', env: 'PDFRENDER_TRUST_PROXY', schema: booleanField('take the client address from X-Forwarded-For (only behind a proxy you run)') },
+  publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses and webhooks, as callers reach the server (default: the address it listens on; never the request\'s Host)') },
+  trustProxy: { flag: '--trust-proxy [hops|addresses]', env: 'PDFRENDER_TRUST_PROXY', schema: trustProxyField.describe('take the client address from X-Forwarded-For, as written by the proxies you run: a number of hops (the bare flag is 1), or a comma list of proxy addresses, CIDR ranges or "loopback" (default: off)') },
+  corsOrigins: { flag: '--cors-origin <origin>', env: 'PDFRENDER_CORS_ORIGINS', schema: originList.describe('a web origin ("https://app.example.com") whose pages may call the API from a browser; repeat for several (env: a comma list); other cross-site browser requests are refused') },
+  headersTimeout: { flag: '--headers-timeout <duration>', env: 'PDFRENDER_HEADERS_TIMEOUT', schema: durationField().prefault('20s').describe('a client must send its request headers within this (default 20s)') },
+  requestTimeout: { flag: '--request-timeout <duration>', env: 'PDFRENDER_REQUEST_TIMEOUT', schema: durationField().prefault('60s').describe('a client must send its whole request, body included, within this; the render and the answer are not counted (default 60s)') },
+  maxConnections: { flag: '--max-connections <n>', env: 'PDFRENDER_MAX_CONNECTIONS', schema: numberField({ min: 1, integer: true }).prefault(1000).describe('open connections beyond which new ones are closed at once (default 1000)') },
   maxBody: { flag: '--max-body <size>', env: 'PDFRENDER_MAX_BODY', schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)') },
   retention: { flag: '--retention <duration>', env: 'PDFRENDER_RETENTION', schema: durationField().prefault('24h').describe('how long rendered files stay downloadable (default 24h)') },
   timeout: { flag: '--timeout <duration>', env: 'PDFRENDER_TIMEOUT', schema: durationField().prefault('30s').describe('deadline for each render (default 30s)') },
@@ -57,7 +73,10 @@ export const serveSettings = {
 
 type Settings = typeof serveSettings;
 
-const serveConfigSchema = z.object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] });
+const serveConfigSchema = z
+  .object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] })
+  // Node refuses a server whose headers may take longer than the whole request.
+  .refine((config) => config.headersTimeout <= config.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than --request-timeout' });
 
 /** The server's validated settings. */
 export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;

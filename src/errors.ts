@@ -23,6 +23,10 @@ export type ErrorCode =
   /** HTTP: no such route or file, or a route that does not take this method. */
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  /** HTTP: a server on loopback without --public-url got a Host that is not this machine's (DNS rebinding). */
+  | 'HOST_NOT_ALLOWED'
+  /** HTTP: a browser page of another site (Origin or Sec-Fetch-Site) asked to change something; --cors-origin allows origins. */
+  | 'CROSS_SITE_REQUEST'
   /** HTTP: the server is stopping and takes no new work. */
   | 'SHUTTING_DOWN'
   /** Async: the same caller sent the same identifier within the dedupe window. */
@@ -70,13 +74,15 @@ const exitCodes: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 1,
   NOT_FOUND: 1,
   METHOD_NOT_ALLOWED: 1,
+  HOST_NOT_ALLOWED: 1,
+  CROSS_SITE_REQUEST: 1,
   SHUTTING_DOWN: 1,
   DUPLICATE_IDENTIFIER: 1,
   WEBHOOK_NOT_CONFIGURED: 1,
   QUEUE_FULL: 1,
 };
 
-const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 404 | 405 | 412 | 413 | 415 | 422 | 429 | 500 | 503> = {
+const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503> = {
   RENDER_PDF_FAILED: 400,
   VALIDATION_FAILED: 422,
   USAGE: 422,
@@ -88,6 +94,8 @@ const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 404 | 405 | 412 | 413 | 
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  HOST_NOT_ALLOWED: 421,
+  CROSS_SITE_REQUEST: 403,
   SHUTTING_DOWN: 503,
   DUPLICATE_IDENTIFIER: 402,
   WEBHOOK_NOT_CONFIGURED: 412,

@@ -3,7 +3,6 @@
  * and on SIGINT/SIGTERM stops accepting, lets renders in flight finish (bounded by
  * --shutdown-grace, after which those still going answer 503), then closes the browser and the database.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
@@ -11,6 +10,8 @@ import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
+import { listen } from '../server/listen.js';
+import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
 import type { CliIO } from './io.js';
 
@@ -42,14 +43,16 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
     // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
     const stopRenders = new AbortController();
-    const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config);
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
+    const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
+    const { port } = deps.listening.address!;
     const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
-    io.stderr.write(`pdfrender ${version} listening on http://${formatHost(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; data in ${config.dataDir})\n`);
+    io.stderr.write(`pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; data in ${config.dataDir})\n`);
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
     if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
     if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');
+    if (!config.publicUrl && isWildcard(config.host)) {
+      io.stderr.write(`pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`);
+    }
     if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
       io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
     }
@@ -88,20 +91,6 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   io.stderr.write('pdfrender: stopped\n');
 }
 
-function listen(app: ReturnType<typeof createApp>, config: ServeConfig): Promise<ServerType> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(server));
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
-      reject(new PdfRenderError('USAGE', `cannot listen on ${formatHost(config.host)}:${config.port}: ${why}`, { cause: error }));
-    });
-  });
-}
-
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }

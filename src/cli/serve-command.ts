@@ -14,7 +14,7 @@ export function serveCommand(io: CliIO, version: string): Command {
   for (const [key, setting] of Object.entries(serveSettings)) {
     const option = new Option(setting.flag, `${setting.schema.description} [env ${setting.env}]`);
     // Repeatable flags collect every value.
-    if (key === 'apiKeys' || key === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    if (key === 'apiKeys' || key === 'allowHosts' || key === 'corsOrigins') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
     attributes[key] = option.attributeName();
   }

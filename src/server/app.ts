@@ -9,10 +9,12 @@ import { PdfRenderError } from '../errors.js';
 import { accessLog } from './access-log.js';
 import { asyncRoutes } from './async-routes.js';
 import { apiKeyAuth } from './auth.js';
+import { corsAnswers, crossSiteGuard } from './cross-site.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
 import { filesRoute } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
+import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
 import { rateLimitPolicy } from './rate-limit.js';
 import { renderSyncRoute } from './render-sync-route.js';
@@ -51,7 +53,11 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
     return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   });
   app.use(accessLog(deps.log));
-  // First, so refusals before the route (draining, auth, body limit) carry the policy too.
+  app.use(hostGuard(deps));
+  // Before everything that can refuse, so a browser page allowed by --cors-origin can read why.
+  if (deps.config.corsOrigins.length > 0) app.use(corsAnswers(deps.config.corsOrigins));
+  app.use('/api/*', crossSiteGuard(deps.config.corsOrigins));
+  // First of the route's own, so refusals before the route (draining, auth, body limit) carry the policy too.
   app.use('/api/pdfs/render-sync', rateLimitPolicy(deps));
   app.use('/api/*', async (_, next) => {
     if (deps.lifecycle.draining) throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });

@@ -20,18 +20,18 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
     }
     const job = deps.queue.enqueue({
-      caller: callerKey(c, deps.config.trustProxy),
+      caller: callerKey(c, deps.config),
       identifier,
       priority,
       request,
-      baseUrl: publicBase(c, deps.config),
+      baseUrl: publicBase(c, deps),
       now: deps.clock.now(),
       dedupeWindowMs: deps.config.dedupeWindow,
       maxQueue: deps.config.maxQueue,
       maxAttempts: deps.config.maxAttempts,
     });
     deps.wakeWorkers();
-    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps.config, jobStatusPath(job.id)) }, 202);
+    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) }, 202);
   });
 
   app.get('/api/pdfs/jobs/:jobId', (c) => {

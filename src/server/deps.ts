@@ -6,6 +6,7 @@ import type { Db } from '../store/open-db.js';
 import type { RateWindows } from '../store/rate-windows.js';
 import type { JobQueue } from '../store/jobs.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
+import type { Listening } from './public-url.js';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -36,4 +37,6 @@ export interface AppDeps {
   log: (entry: AccessLogEntry) => void;
   /** `draining` is set when the server is stopping (new work gets 503); `inFlight` counts API requests being handled. */
   lifecycle: { draining: boolean; inFlight: number };
+  /** The address the server listens on, set by listen(): the base of absolute URLs and the Hosts a loopback server answers to. */
+  listening: Listening;
 }

@@ -29,7 +29,7 @@ export function rateLimitPolicy(deps: AppDeps): MiddlewareHandler<{ Variables: {
     c.res.headers.set('RateLimit-Policy', policy);
     if (!c.res.headers.has('RateLimit')) {
       const now = clock.now();
-      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, rateWindows.peek(callerKey(c, config.trustProxy), now), now));
+      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, rateWindows.peek(callerKey(c, config), now), now));
     }
   };
 }
@@ -48,7 +48,7 @@ export function rateLimit(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKe
   const { config, rateWindows, clock } = deps;
   return async (c, next) => {
     const now = clock.now();
-    const window = rateWindows.hit(callerKey(c, config.trustProxy), now);
+    const window = rateWindows.hit(callerKey(c, config), now);
     const { count } = window;
     const reset = secondsUntil(window.resetAt, now);
     c.header('RateLimit-Policy', policyHeader(config.rateLimit));

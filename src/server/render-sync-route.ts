@@ -21,7 +21,7 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
     if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?').slice(0, 4000));
     setNetworkHeaders(c, result.network);
     const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
-    const fileUrl = absoluteUrl(c, deps.config, fileUrlPath(file.id));
+    const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
     if (prefersPdf(c.req.header('accept'))) {
       c.header('Content-Type', 'application/pdf');
       c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);

@@ -65,6 +65,7 @@ export function startRuntime(options: {
     clock,
     log: options.log,
     lifecycle: { draining: false, inFlight: 0 },
+    listening: {},
   };
   return {
     deps,

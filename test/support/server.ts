@@ -1,12 +1,11 @@
 /** A real pdfrender server on an ephemeral port, with a real SQLite data dir and a clock the test moves. */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { loadServeConfig } from '../../src/config.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { Resolver } from '../../src/network/resolve-checked.js';
 import { engineNetworkOptions } from '../../src/network/policy-settings.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
+import { listen } from '../../src/server/listen.js';
 import { startRuntime } from '../../src/server/runtime.js';
 import { executablePath } from './browser.js';
 import { tempDir } from './files.js';
@@ -38,10 +37,9 @@ export async function startServer(
   const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs, resolver: options.resolver });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
+  // As run-server.ts listens: the same timeouts, connection cap and recorded address.
+  const server = await listen(app, config, deps.listening);
+  const { port } = deps.listening.address!;
   return {
     url: `http://127.0.0.1:${port}`,
     deps,
