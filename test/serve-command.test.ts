@@ -18,7 +18,7 @@ describe('serve configuration', () => {
   it('takes flags over PDFRENDER_* variables over defaults', () => {
     const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b ,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
     const config = loadServeConfig({ port: '5000' }, env, '/srv');
-    expect(config).toMatchObject({ port: 5000, rateLimit: 5, apiKeys: ['a', 'b', 'c'], maxBody: 2 * 1024 * 1024, retention: 90 * 60_000, host: '127.0.0.1', logFormat: 'pretty', trustProxy: false });
+    expect(config).toMatchObject({ port: 5000, rateLimit: 5, apiKeys: ['a', 'b', 'c'], maxBody: 2 * 1024 * 1024, retention: 90 * 60_000, host: '127.0.0.1', logFormat: 'pretty', trustProxy: 0 });
     expect(config.dataDir).toBe('/srv/.pdfrender');
     expect(Object.isFrozen(config)).toBe(true);
     expect(loadServeConfig({ apiKeys: ['x'] }, env, '/srv').apiKeys).toEqual(['x']);
@@ -38,13 +38,13 @@ describe('serve configuration', () => {
       dataDir: '/srv/state/pdf',
       concurrency: 3,
       publicUrl: 'https://pdf.example.com/base',
-      trustProxy: true,
+      trustProxy: 1,
       shutdownGrace: 2000,
     });
     // Flags still win, and an empty variable counts as unset.
     const flags = { host: '::1', dataDir: '/var/lib/pdfrender', concurrency: '5', publicUrl: 'http://localhost:8080', trustProxy: false, shutdownGrace: '1m' };
-    expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, shutdownGrace: 60_000 });
-    expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: false });
+    expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, trustProxy: 0, shutdownGrace: 60_000 });
+    expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: 0 });
     // Bad values name the variable.
     expect(() => loadServeConfig({}, { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'yes', PDFRENDER_SHUTDOWN_GRACE: 'soon' }, '/srv')).toThrow(
       /--concurrency \(PDFRENDER_CONCURRENCY\)[\s\S]*--public-url \(PDFRENDER_PUBLIC_URL\)[\s\S]*--trust-proxy \(PDFRENDER_TRUST_PROXY\)[\s\S]*--shutdown-grace \(PDFRENDER_SHUTDOWN_GRACE\)/,
