@@ -183,6 +183,11 @@ describe('cross-site browser requests (item 6)', () => {
       expect((await send(server, 'POST', '/api/pdfs/render-sync', formHeaders({ 'Sec-Fetch-Site': 'same-origin', Origin: server.url }), form({ htmlContent: '<p>x</p>' }))).status).toBe(200);
       // Reading stays open to anyone (the browser keeps the answer from the page without CORS).
       expect((await send(server, 'GET', '/api/webhooks', crossSite)).status).toBe(200);
+      // The OpenAPI document names both edge refusals.
+      const { paths } = await (await fetch(`${server.url}/openapi.json`)).json();
+      expect(paths['/api/webhooks'].post.responses['403'].content['application/json'].schema.properties.outcome.enum).toEqual(['CROSS_SITE_REQUEST']);
+      expect(paths['/api/webhooks'].get.responses['403']).toBeUndefined();
+      expect(paths['/api/pdfs/jobs/{jobId}'].get.responses['421'].content['application/json'].schema.properties.outcome.enum).toEqual(['HOST_NOT_ALLOWED']);
     } finally {
       await server.close();
     }

@@ -7,8 +7,8 @@ import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
 const resourceIssues = (description: string) => ({ type: 'array', description, items: { type: 'object', required: ['url', 'reason'], properties: { url: { type: 'string' }, reason: { type: 'string' } } } });
-const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}) => ({
-  description: outcomes.join(' / '),
+const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}, why?: string) => ({
+  description: why ? `${outcomes.join(' / ')}: ${why}` : outcomes.join(' / '),
   content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
 });
 
@@ -23,7 +23,7 @@ export function openApiDocument(version: string) {
     Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: `#/components/schemas/${name}` } }]));
   const bodies = bodiesOf('RenderRequest');
   const auth = { 401: errorBody(['MISSING_API_KEY', 'INVALID_API_KEY']) };
-  return {
+  const document = {
     openapi: '3.1.0',
     info: { title: 'pdfrender', version, description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API.' },
     components: {
@@ -115,4 +115,15 @@ export function openApiDocument(version: string) {
       '/readyz': { get: { summary: 'Readiness: the browser answers and the database takes writes', security: [], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },
     },
   };
+  // Refusals at the edge, before any route: every operation may meet the Host check, and every
+  // state-changing one the cross-site check.
+  for (const operations of Object.values(document.paths) as Array<Record<string, { responses: Record<number, unknown> }>>) {
+    for (const [method, operation] of Object.entries(operations)) {
+      operation.responses[421] = errorBody(['HOST_NOT_ALLOWED'], {}, 'a server on loopback without --public-url refuses a Host that is not this machine (DNS rebinding)');
+      if (method === 'post' || method === 'delete') {
+        operation.responses[403] = errorBody(['CROSS_SITE_REQUEST'], {}, "another site's browser page asked to change something; --cors-origin allows origins");
+      }
+    }
+  }
+  return document;
 }
