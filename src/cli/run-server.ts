@@ -11,6 +11,7 @@ import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
+import { eventLogWriter } from '../server/event-log.js';
 import { startRuntime } from '../server/runtime.js';
 import type { CliIO } from './io.js';
 
@@ -26,6 +27,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     engine,
     clock: { now: () => Date.now() },
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
+    events: eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
     version,
   });
   const { deps } = runtime;
