@@ -180,10 +180,12 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline' },
+        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
-      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline' });
+      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' });
+      // Each failed attempt's cause is in the operator's log, with the job it belongs to.
+      expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(2);
       expect(status).not.toHaveProperty('fileUrl');
     } finally {
       await server.close();
@@ -261,8 +263,9 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1, 20_000);
       expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'through-a-lock', jobId } });
       expect(status()).toBe('succeeded');
+      // The worker logs to the operator's event log, with the job and the cause; the sender still to the console.
+      expect(server.events).toContainEqual(expect.objectContaining({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId, error: expect.objectContaining({ code: 'SQLITE_BUSY' }) }));
       const logged = errors.mock.calls.map((call) => String(call[0]));
-      expect(logged).toContain('pdfrender: lease heartbeat failed; retrying at the next one:');
       expect(logged).toContain('pdfrender: webhook sender error; retrying shortly:');
     } finally {
       locker.close();
