@@ -41,7 +41,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
     };
     await sweep();
-    const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
+    const sweeper = setInterval(() => void sweep().catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error })), sweepEveryMs);
     // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config);

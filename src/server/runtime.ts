@@ -44,7 +44,7 @@ export function startRuntime(options: {
   const queue = jobQueue(db);
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver });
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;
