@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
-import { refusal as refused } from '../network/refusal.js';
+import { urlRefusal } from '../network/refusal.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { fileRefusal, type FileAccess } from './file-access.js';
 import type { ResourceIssue } from './page-guard.js';
@@ -47,7 +47,7 @@ export function defaultFetcher(options: { files: FileAccess; policy: NetworkPoli
   return async (url, signal, baseUrl) => {
     if (url.protocol === 'file:') {
       const refusal = fileRefusal(url, baseUrl, options.files);
-      if (refusal) throw new RefusedUrlError(refused('FILE_NOT_ALLOWED', undefined, refusal));
+      if (refusal) throw new RefusedUrlError(urlRefusal('FILE_NOT_ALLOWED', refusal));
       const path = fileURLToPath(url);
       return { bytes: await readFile(path, { signal }), contentType: imageTypes[extname(path).toLowerCase()] ?? 'application/octet-stream' };
     }

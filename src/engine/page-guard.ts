@@ -6,7 +6,7 @@
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
-import { isRefusalCode, refusal, type RefusalCode } from '../network/refusal.js';
+import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
 import { fileRefusal, type FileAccess } from './file-access.js';
 
 /** Why a URL failed to load: the server answered an HTTP error, or the load failed (a net:: error). */
@@ -96,7 +96,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   });
   page.on('response', (response: HTTPResponse) => {
     const refused = response.headers()[refusalHeader];
-    if (refused) add('blocked', response.url(), proxyRefusal(response.url(), options.proxy, began) ?? refusal(isRefusalCode(refused) ? refused : 'NETWORK_POLICY'));
+    if (refused) add('blocked', response.url(), proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'));
     else if (response.status() >= 400) add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });
 
@@ -124,10 +124,10 @@ function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOpt
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme !== 'file') return schemeRefusal(scheme);
   const reason = fileRefusal(url, baseUrl, files);
-  return reason === null ? null : refusal('FILE_NOT_ALLOWED', undefined, reason);
+  return reason === null ? null : urlRefusal('FILE_NOT_ALLOWED', reason);
 }
 
-const schemeRefusal = (scheme: string) => refusal('SCHEME_NOT_ALLOWED', undefined, `${scheme}: URLs are not allowed`);
+const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${scheme}: URLs are not allowed`);
 
 // An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
 function proxyRefusal(url: string, proxy: EgressProxy, since: number) {

@@ -9,7 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { raceAbort } from '../engine/deadline.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
-import { refusal, type Refusal } from './refusal.js';
+import { urlRefusal, type Refusal } from './refusal.js';
 import { resolveChecked, type Resolver } from './resolve-checked.js';
 
 export interface PinnedResponse {
@@ -65,7 +65,7 @@ export async function checkUrl(url: URL, policy: NetworkPolicy, resolver?: Resol
 
 // The checked address to connect to for `url`, or a RefusedUrlError.
 async function addressFor(url: URL, policy: NetworkPolicy, resolver?: Resolver, signal?: AbortSignal): Promise<string> {
-  if (!isHttp(url)) throw new RefusedUrlError(refusal('SCHEME_NOT_ALLOWED', undefined, `${url.protocol} URLs are not allowed`));
+  if (!isHttp(url)) throw new RefusedUrlError(urlRefusal('SCHEME_NOT_ALLOWED', `${url.protocol} URLs are not allowed`));
   const resolving = resolveChecked(policy, url.hostname, resolver);
   const chosen = await (signal ? raceAbort(resolving, signal) : resolving);
   if ('refused' in chosen) throw new RefusedUrlError(chosen.refused);

@@ -16,19 +16,18 @@ export interface Refusal {
   detail?: string;
 }
 
-// The same reason whether a name resolves to a private address or does not exist at all.
-const fixedReasons: Partial<Record<RefusalCode, string>> = {
+const networkReasons = {
+  // The same reason whether a name resolves to a private address or does not exist at all.
   NETWORK_POLICY: 'blocked by the network policy (public addresses only)',
   NETWORK_BLOCKED: 'network access is blocked (--block-network)',
 };
 
-/** A refusal with `code`; `reason` is only taken for codes whose reason is not fixed (it must be safe). */
-export function refusal(code: RefusalCode, detail?: string, reason?: string): Refusal {
-  const safe = fixedReasons[code] ?? reason ?? code;
-  return detail === undefined || detail === safe ? { code, reason: safe } : { code, reason: safe, detail };
+/** A refusal by the network policy: a fixed reason for the caller, `detail` (the address, the DNS error) for the log. */
+export function networkRefusal(code: keyof typeof networkReasons, detail?: string): Refusal {
+  return detail === undefined ? { code, reason: networkReasons[code] } : { code, reason: networkReasons[code], detail };
 }
 
-/** True when `value` is a refusal code (as the egress proxy's refusal header carries it). */
-export function isRefusalCode(value: string): value is RefusalCode {
-  return value === 'NETWORK_POLICY' || value === 'NETWORK_BLOCKED' || value === 'FILE_NOT_ALLOWED' || value === 'SCHEME_NOT_ALLOWED';
+/** A refusal decided by the URL alone (its scheme, its file path), whose `reason` is therefore safe as it is. */
+export function urlRefusal(code: 'FILE_NOT_ALLOWED' | 'SCHEME_NOT_ALLOWED', reason: string): Refusal {
+  return { code, reason };
 }

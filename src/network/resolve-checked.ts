@@ -6,7 +6,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { addressRefusal, hostDecision, normalizeHost, type NetworkPolicy } from './policy.js';
-import { refusal, type Refusal } from './refusal.js';
+import { networkRefusal, type Refusal } from './refusal.js';
 
 /** Resolves a host name to its addresses (injectable, so tests can give a DNS answer). */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -29,7 +29,7 @@ export async function resolveChecked(policy: NetworkPolicy, host: string, resolv
     if (addresses.length === 0) throw new Error(`no addresses for ${name}`);
   } catch (error) {
     if (decision.verdict === 'allow') throw error;
-    return { refused: refusal('NETWORK_POLICY', `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`) };
+    return { refused: networkRefusal('NETWORK_POLICY', `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`) };
   }
   if (decision.verdict === 'check') {
     const refused = addresses.map((address) => addressRefusal(name, address)).find((found) => found !== null);
