@@ -38,7 +38,7 @@ export const serveSettings = {
   rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
   apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
-  logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('access log lines: pretty or json (default pretty)') },
+  logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('the log on stderr (access lines, and errors with their causes): pretty or json (default pretty)') },
   publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses (default: from the request\'s Host)') },
   trustProxy: { flag: '--trust-proxy', env: 'PDFRENDER_TRUST_PROXY', schema: booleanField('take the client address from X-Forwarded-For (only behind a proxy you run)') },
   maxBody: { flag: '--max-body <size>', env: 'PDFRENDER_MAX_BODY', schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)') },
