@@ -34,7 +34,9 @@ export type ErrorCode =
   /** Async: no webhook endpoint is configured, so nobody would hear of the result. */
   | 'WEBHOOK_NOT_CONFIGURED'
   /** Async: the queue holds --max-queue jobs already. */
-  | 'QUEUE_FULL';
+  | 'QUEUE_FULL'
+  /** Anything that is not a PdfRenderError: the caller gets a generic message, the operator's log the cause. */
+  | 'INTERNAL_ERROR';
 
 /** Field name to its problems, as the HTTP API reports them (`errors: {field: [messages]}`). */
 export type FieldErrors = Record<string, string[]>;
@@ -80,6 +82,7 @@ const exitCodes: Record<ErrorCode, number> = {
   DUPLICATE_IDENTIFIER: 1,
   WEBHOOK_NOT_CONFIGURED: 1,
   QUEUE_FULL: 1,
+  INTERNAL_ERROR: 1,
 };
 
 const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503> = {
@@ -100,7 +103,15 @@ const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 
   DUPLICATE_IDENTIFIER: 402,
   WEBHOOK_NOT_CONFIGURED: 412,
   QUEUE_FULL: 503,
+  INTERNAL_ERROR: 500,
 };
+
+/** What a caller is told of any error: a PdfRenderError's code and message (written to be safe), else a generic one. */
+export function callerError(error: unknown): { code: ErrorCode; message: string } {
+  if (error instanceof PdfRenderError) return { code: error.code, message: error.message };
+  // A raw error's message may hold data-dir paths, addresses or library internals.
+  return { code: 'INTERNAL_ERROR', message: "pdfrender failed unexpectedly; the cause is in the operator's log" };
+}
 
 /** The HTTP status for an error code (the API's `outcome` is the code itself). */
 export function httpStatusFor(code: ErrorCode) {
@@ -115,4 +126,15 @@ export function exitCodeFor(error: unknown): number {
 /** One readable line per field problem, e.g. `paperWidth: must be a length ...`. */
 export function describeFieldErrors(fieldErrors: FieldErrors): string[] {
   return Object.entries(fieldErrors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+}
+
+/** An error and its causes as lines: each one's stack (or message), "caused by:" between them. */
+export function causeLines(error: unknown): string[] {
+  const lines: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 5; current = (current as Error).cause, depth += 1) {
+    if (depth > 0) lines.push('caused by:');
+    lines.push(...(current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current)).split('\n'));
+    if (!(current instanceof Error)) break;
+  }
+  return lines;
 }

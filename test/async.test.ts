@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { openDb } from '../src/store/open-db.js';
 import { executablePath } from './support/browser.js';
@@ -180,10 +180,12 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline' },
+        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
-      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline' });
+      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' });
+      // Each failed attempt's cause is in the operator's log, with the job it belongs to.
+      expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(2);
       expect(status).not.toHaveProperty('fileUrl');
     } finally {
       await server.close();
@@ -241,7 +243,6 @@ describe('render-async', () => {
   }, 40_000);
 
   it('keeps the lease heartbeat and the webhook sender running through a locked database', async () => {
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const hook = await receiver();
     // Its own engine, with the default 30 s deadline: the document below renders for 5 s.
     const server = await startServer({}, undefined, { realClock: true });
@@ -261,14 +262,13 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1, 20_000);
       expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'through-a-lock', jobId } });
       expect(status()).toBe('succeeded');
-      const logged = errors.mock.calls.map((call) => String(call[0]));
-      expect(logged).toContain('pdfrender: lease heartbeat failed; retrying at the next one:');
-      expect(logged).toContain('pdfrender: webhook sender error; retrying shortly:');
+      // Both go to the operator's event log, with the cause (and the job it belongs to).
+      expect(server.events).toContainEqual(expect.objectContaining({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId, error: expect.objectContaining({ code: 'SQLITE_BUSY' }) }));
+      expect(server.events).toContainEqual(expect.objectContaining({ level: 'error', message: 'webhook sender error; retrying shortly', error: expect.objectContaining({ code: 'SQLITE_BUSY' }) }));
     } finally {
       locker.close();
       await server.close();
       hook.close();
-      errors.mockRestore();
     }
   }, 30_000);
 });

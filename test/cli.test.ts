@@ -212,11 +212,21 @@ describe('what a rendered file may load', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString());
     expect(summary.documents[0].blocked).toEqual([
-      { url: `file://${join(outside, 'secret.txt')}`, reason: "file: URLs outside the document's folder are not allowed" },
+      { url: `file://${join(outside, 'secret.txt')}`, code: 'FILE_NOT_ALLOWED', reason: "file: URLs outside the document's folder are not allowed" },
     ]);
     const text = (await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text;
     expect(text).toContain('INSIDE-TEXT');
     expect(text).not.toContain('OUTSIDE-SECRET');
+  });
+
+  it('reports an unexpected failure as the server would (a code, a generic message), with the cause on stderr', async () => {
+    // A real fault: the output's folder is a file, so writing the PDF fails with an error naming the path.
+    const dir = await folderWith({ 'page.html': '<p>cause</p>', 'not-a-folder': 'x' });
+    const run = await pdfrender(['render', 'page.html', '-o', 'not-a-folder/out.pdf', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout.toString()).documents[0]).toMatchObject({ output: null, errorCode: 'INTERNAL_ERROR', error: "pdfrender failed unexpectedly; the cause is in the operator's log" });
+    expect(run.stdout.toString()).not.toContain('not-a-folder');
+    expect(run.stderr.toString()).toMatch(/cause: .*not-a-folder/);
   });
 
   it('reaches the network by default, nothing with --block-network, and fails with --fail-on-blocked', async () => {
@@ -227,7 +237,7 @@ describe('what a rendered file may load', () => {
       expect(server.hits()).toBe(1);
       const blocked = await pdfrender(['render', 'page.html', '--block-network', '--json'], { cwd: dir });
       expect(blocked.code).toBe(0);
-      expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([{ url: server.url, reason: 'network access is blocked (--block-network)' }]);
+      expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([{ url: server.url, code: 'NETWORK_BLOCKED', reason: 'network access is blocked (--block-network)' }]);
       const allowed = await pdfrender(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
       expect(allowed.code).toBe(0);
       expect(server.hits()).toBe(2);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { deliveries } from '../src/store/deliveries.js';
-import { jobQueue, type EnqueueInput, type JobQueue } from '../src/store/jobs.js';
+import { jobQueue, type EnqueueInput, type JobError, type JobQueue } from '../src/store/jobs.js';
 import { openDb, type Db } from '../src/store/open-db.js';
 import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -37,6 +37,9 @@ const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
   maxAttempts: 3,
   ...overrides,
 });
+
+/** A failed attempt as the worker records it. */
+const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });
 
 function refusal(input: EnqueueInput, q: JobQueue = queue): unknown {
   try {
@@ -111,12 +114,12 @@ describe('claim', () => {
   it('retries a failed attempt later, and fails the job after its last attempt', () => {
     const queued = queue.enqueue(job({ maxAttempts: 2, now: 0 }));
     expect(queue.claim('w', 10, 1000)!.id).toBe(queued.id);
-    expect(queue.fail(queued.id, 'w', 20, 'renderer crashed', 5000)).toBe('queued');
+    expect(queue.fail(queued.id, 'w', 20, renderFailure('renderer crashed'), 5000)).toBe('queued');
     expect(queue.claim('w', 4999, 1000)).toBeNull(); // not before its retry time
     expect(queue.claim('w', 5000, 1000)!.attempts).toBe(2);
-    expect(queue.fail(queued.id, 'w', 5100, 'renderer crashed again', 9000)).toBe('failed');
-    expect(queue.get(queued.id)).toMatchObject({ status: 'failed', attempts: 2, error: 'renderer crashed again', finishedAt: 5100 });
-    expect(queue.fail(queued.id, 'w', 5200, 'late', 0)).toBeNull();
+    expect(queue.fail(queued.id, 'w', 5100, renderFailure('renderer crashed again'), 9000)).toBe('failed');
+    expect(queue.get(queued.id)).toMatchObject({ status: 'failed', attempts: 2, error: 'renderer crashed again', errorCode: 'RENDER_PDF_FAILED', finishedAt: 5100 });
+    expect(queue.fail(queued.id, 'w', 5200, renderFailure('late'), 0)).toBeNull();
   });
 
   it('sends jobs whose lease ran out back to the queue, and a stale holder cannot complete them', () => {
@@ -164,11 +167,11 @@ describe('webhook events', () => {
     webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
     const queued = queue.enqueue(job({ identifier: 'doomed', maxAttempts: 2, now: 0 }));
     queue.claim('w', 10, 1000);
-    expect(queue.fail(queued.id, 'w', 20, 'crash', 30)).toBe('queued');
+    expect(queue.fail(queued.id, 'w', 20, renderFailure('crash'), 30)).toBe('queued');
     expect(deliveryRows()).toEqual([]);
     queue.claim('w', 30, 1000);
-    expect(queue.fail(queued.id, 'w', 40, 'crash again', 50)).toBe('failed');
-    expect(deliveryRows(queued.id).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${queued.id}","error":"crash again"}}`]);
+    expect(queue.fail(queued.id, 'w', 40, renderFailure('crash again'), 50)).toBe('failed');
+    expect(deliveryRows(queued.id).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${queued.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`]);
   });
 
   it('queues RENDER_PDF_FAILED for a job whose last lease ran out', () => {
@@ -178,7 +181,7 @@ describe('webhook events', () => {
     expect(queue.requeueExpired(1101)).toBe(1);
     expect(queue.get(queued.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
     expect(deliveryRows(queued.id).map((row) => JSON.parse(row.body))).toEqual([
-      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)' } },
+      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' } },
     ]);
   });
 
@@ -191,7 +194,7 @@ describe('webhook events', () => {
     // A real failure inside the transaction, after the job row was updated.
     db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
     expect(() => queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toThrow('disk full');
-    expect(() => queue.fail(failing.id, 'b', 2_000_100, 'crash', 0)).toThrow('disk full');
+    expect(() => queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 0)).toThrow('disk full');
     expect(() => queue.requeueExpired(2_002_000)).toThrow('disk full');
     for (const { id } of [done, failing, expiring]) expect(queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
     db.exec('DROP TRIGGER no_deliveries');
@@ -208,7 +211,7 @@ describe('sweep', () => {
       const queued = queue.enqueue(job({ identifier, now: at, maxAttempts: 1 }));
       queue.claim(`w-${identifier}`, at, 1000);
       if (outcome === 'succeeded') queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
-      else queue.fail(queued.id, `w-${identifier}`, at, 'crash', at);
+      else queue.fail(queued.id, `w-${identifier}`, at, renderFailure('crash'), at);
       return queued.id;
     };
     const oldDelivered = finish('old-ok', 1_000, 'succeeded');

@@ -10,7 +10,7 @@ import { readBody } from '../src/server/read-body.js';
 
 let lastBody: unknown;
 const app = new Hono();
-app.onError((error, c) => errorResponse(c, error));
+app.onError((error, c) => errorResponse(c, error, () => undefined));
 app.post('/', async (c) => {
   lastBody = await readBody(c);
   return c.json({ ok: true });

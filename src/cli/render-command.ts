@@ -13,7 +13,7 @@ import { createEngine, type Engine } from '../engine/engine.js';
 import { defaultFetcher } from '../engine/inline-images.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
-import { PdfRenderError, exitCodeFor, type FieldErrors } from '../errors.js';
+import { PdfRenderError, callerError, exitCodeFor, type FieldErrors } from '../errors.js';
 import { parseRenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
@@ -165,8 +165,9 @@ async function renderOne(
     return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, blocked, failed, exitCode: 0 };
   } catch (error) {
     if (io.signal.aborted) throw io.signal.reason;
-    const message = (error instanceof Error ? error.message : String(error)).replaceAll('\n', '; ');
-    return { input: document.label, output: null, ms: performance.now() - started, error: message, warnings: [], exitCode: exitCodeFor(error) };
+    // One rule with the server: the safe message and its code, the cause for the log (stderr).
+    const { code, message } = callerError(error);
+    return { input: document.label, output: null, ms: performance.now() - started, error: message.replaceAll('\n', '; '), errorCode: code, cause: error, warnings: [], exitCode: exitCodeFor(error) };
   }
 }
 

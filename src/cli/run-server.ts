@@ -10,6 +10,7 @@ import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
+import { eventLogWriter } from '../server/event-log.js';
 import { listen } from '../server/listen.js';
 import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
@@ -27,6 +28,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     engine,
     clock: { now: () => Date.now() },
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
+    events: eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
     version,
   });
   const { deps } = runtime;
@@ -40,7 +42,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
     };
     await sweep();
-    const sweeper = setInterval(() => void sweep().catch((error) => io.stderr.write(`pdfrender: sweep failed: ${error}\n`)), sweepEveryMs);
+    const sweeper = setInterval(() => void sweep().catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error })), sweepEveryMs);
     // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);

@@ -2,9 +2,13 @@
  * What `pdfrender render` tells the person or the CI log: an ora progress line on a terminal,
  * one plain line per document elsewhere, only errors with --quiet, and a JSON summary with --json.
  * Progress goes to stderr; stdout is kept for data (the JSON summary, or a PDF with -o -).
+ * The JSON has what a server's caller would get (codes and safe reasons); stderr, the operator's
+ * log, also has the detail: what a blocked name resolved to, the cause of a failure.
  */
 import { chalkStderr as chalk } from 'chalk';
 import type { Ora } from 'ora';
+import { publicReport, type ResourceIssue } from '../engine/page-guard.js';
+import { PdfRenderError } from '../errors.js';
 
 /** What happened to one document, as printed and as in the JSON summary. */
 export interface DocumentOutcome {
@@ -14,11 +18,15 @@ export interface DocumentOutcome {
   pages?: number;
   bytes?: number;
   ms: number;
+  /** The safe message and code of the failure (as a server's caller would get them). */
   error?: string;
+  errorCode?: string;
+  /** The error itself, whose cause is printed on stderr, never in the JSON. */
+  cause?: unknown;
   warnings: string[];
   /** URLs the network policy refused, and URLs that failed to load. */
-  blocked?: Array<{ url: string; reason: string }>;
-  failed?: Array<{ url: string; reason: string }>;
+  blocked?: ResourceIssue[];
+  failed?: ResourceIssue[];
 }
 
 export type ReportMode = 'normal' | 'quiet' | 'json';
@@ -61,10 +69,17 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       finished += 1;
       if (outcome.error) failed += 1;
       if (spinner) spinner.text = progressText();
-      if (mode === 'json') return;
+      const blockedLine = (issue: ResourceIssue) => `${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`;
+      const errorLines = () => [`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`, ...causeMessages(outcome.cause).map((cause) => chalk.dim(`  cause: ${cause}`))];
+      if (mode === 'json') {
+        // The JSON on stdout leaves the detail out; stderr (the log) has it.
+        for (const issue of outcome.blocked ?? []) if (issue.detail) line(blockedLine(issue));
+        if (outcome.error && causeMessages(outcome.cause).length > 0) errorLines().forEach(line);
+        return;
+      }
       for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
-      for (const issue of outcome.blocked ?? []) line(`${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}`);
-      if (outcome.error) line(`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`);
+      for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
+      if (outcome.error) errorLines().forEach(line);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
     },
     close: stopSpinner,
@@ -90,8 +105,18 @@ function describe(outcome: DocumentOutcome): string {
   return `${outcome.input} → ${target} ${chalk.dim(`(${pages}, ${formatBytes(outcome.bytes ?? 0)}, ${Math.round(outcome.ms)} ms)`)}`;
 }
 
-function jsonOutcome(outcome: DocumentOutcome) {
-  return { ...outcome, ms: Math.round(outcome.ms) };
+function jsonOutcome({ cause: _cause, ...outcome }: DocumentOutcome) {
+  const network = outcome.blocked ? publicReport({ blocked: outcome.blocked, failed: outcome.failed ?? [] }) : {};
+  return { ...outcome, ...network, ms: Math.round(outcome.ms) };
+}
+
+// What the caller's safe message leaves out: a raw error's own message, and the causes of either.
+function causeMessages(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let current = error instanceof PdfRenderError ? error.cause : error; current !== undefined && messages.length < 5; current = current instanceof Error ? current.cause : undefined) {
+    messages.push(current instanceof Error ? current.message.replaceAll('\n', '; ') : String(current));
+  }
+  return messages;
 }
 
 /** "23.4 kB" style sizes. */

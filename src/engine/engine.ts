@@ -230,7 +230,9 @@ class BrowserGone extends Error {
   }
 }
 
-// Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line.
+// Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line, safe for any
+// caller: a net:: error name says what happened, but Chromium's own text may name local paths or
+// internals, so it stays in the cause, for the operator's log.
 function asRenderError(error: unknown): PdfRenderError {
   if (isPdfRenderError(error)) return error;
   const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
@@ -240,5 +242,6 @@ function asRenderError(error: unknown): PdfRenderError {
   if (/Execution context was destroyed|navigat/i.test(detail ?? '')) {
     return new PdfRenderError('RENDER_PDF_FAILED', 'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)', { cause: error });
   }
-  return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document: ${detail}`, { cause: error });
+  const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
+  return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document${netError ? ` (${netError})` : ''}`, { cause: error });
 }

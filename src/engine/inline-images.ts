@@ -8,8 +8,10 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
+import { urlRefusal } from '../network/refusal.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { fileRefusal, type FileAccess } from './file-access.js';
+import type { ResourceIssue } from './page-guard.js';
 
 /** Bytes of a fetched resource and its media type. */
 export interface FetchedResource {
@@ -45,7 +47,7 @@ export function defaultFetcher(options: { files: FileAccess; policy: NetworkPoli
   return async (url, signal, baseUrl) => {
     if (url.protocol === 'file:') {
       const refusal = fileRefusal(url, baseUrl, options.files);
-      if (refusal) throw new RefusedUrlError(refusal);
+      if (refusal) throw new RefusedUrlError(urlRefusal('FILE_NOT_ALLOWED', refusal));
       const path = fileURLToPath(url);
       return { bytes: await readFile(path, { signal }), contentType: imageTypes[extname(path).toLowerCase()] ?? 'application/octet-stream' };
     }
@@ -63,9 +65,9 @@ const cssUrlPattern = /url\(\s*(?:"([^"]*)"|'([^']*)'|([^)"'\s]+))\s*\)/gi;
 export interface InlineResult {
   html: string;
   /** References that could not be inlined, with the reason, so callers can report them. */
-  failed: Array<{ url: string; reason: string }>;
+  failed: ResourceIssue[];
   /** References the network policy refused. */
-  blocked: Array<{ url: string; reason: string }>;
+  blocked: ResourceIssue[];
 }
 
 /** Replace image references in a template with data: URIs, resolving relative ones against `baseUrl`. */
@@ -87,15 +89,15 @@ export async function inlineTemplateImages(
       try {
         url = new URL(reference.trim(), options.baseUrl);
       } catch {
-        failed.push({ url: reference, reason: 'relative URL with no base to resolve it against' });
+        failed.push({ url: reference, code: 'LOAD_FAILED', reason: 'relative URL with no base to resolve it against' });
         return;
       }
       try {
         const { bytes, contentType } = await options.fetcher(url, options.signal, options.baseUrl);
         inlined.set(reference, `data:${contentType};base64,${Buffer.from(bytes).toString('base64')}`);
       } catch (error) {
-        const issue = { url: url.href, reason: error instanceof Error ? error.message : String(error) };
-        (error instanceof RefusedUrlError ? blocked : failed).push(issue);
+        if (error instanceof RefusedUrlError) blocked.push({ url: url.href, ...error.refusal });
+        else failed.push({ url: url.href, ...fetchFailure(error) });
       }
     }),
   );
@@ -111,4 +113,15 @@ export async function inlineTemplateImages(
       return data ? `url("${data}")` : whole;
     });
   return { html: replaced, failed, blocked };
+}
+
+// A fetch failure as a caller may see it: an HTTP status, an errno name (ECONNREFUSED), a size or
+// time limit; the message itself (a resolved address, a local path) is the operator's detail.
+function fetchFailure(error: unknown): Omit<ResourceIssue, 'url'> {
+  const detail = error instanceof Error ? error.message : String(error);
+  const match = /^HTTP (\d{3})$/.exec(detail);
+  if (match) return { code: 'HTTP_ERROR', reason: detail };
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason = (error as Error | undefined)?.name === 'AbortError' ? 'timed out or cancelled' : /^the response is larger than \d+ bytes$/.test(detail) ? detail : typeof errno === 'string' && /^E[A-Z_]+$/.test(errno) ? errno : 'failed to load';
+  return reason === detail ? { code: 'LOAD_FAILED', reason } : { code: 'LOAD_FAILED', reason, detail };
 }

@@ -6,18 +6,33 @@
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
+import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
 import { fileRefusal, type FileAccess } from './file-access.js';
 
-/** A URL a document asked for and did not get, and why. */
+/** Why a URL failed to load: the server answered an HTTP error, or the load failed (a net:: error). */
+export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED';
+
+/**
+ * A URL a document asked for and did not get: a code and a reason safe for any caller (see
+ * network/refusal.ts), and the detail for the operator's log only (never sent to a caller).
+ */
 export interface ResourceIssue {
   url: string;
+  code: RefusalCode | FailureCode;
   reason: string;
+  detail?: string;
 }
 
 /** The URLs of one render that the policy refused (`blocked`) or that failed to load (`failed`). */
 export interface NetworkReport {
   blocked: ResourceIssue[];
   failed: ResourceIssue[];
+}
+
+/** The report as callers see it: each issue's url, code and safe reason, without the operator's detail. */
+export function publicReport(report: NetworkReport): NetworkReport {
+  const strip = (issues: ResourceIssue[]) => issues.map(({ url, code, reason }) => ({ url, code, reason }));
+  return { blocked: strip(report.blocked), failed: strip(report.failed) };
 }
 
 export interface PageGuard {
@@ -49,8 +64,8 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let documentBase: string | undefined;
   let served: { url: string; html: string } | undefined;
   let began = 0;
-  const add = (list: keyof NetworkReport, url: string, reason: string) => {
-    if (report && report[list].length < maxIssues && !report[list].some((issue) => issue.url === url)) report[list].push({ url: url.slice(0, 2000), reason });
+  const add = (list: keyof NetworkReport, url: string, issue: Omit<ResourceIssue, 'url'>) => {
+    if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url)) report[list].push({ url: url.slice(0, 2000), ...issue });
   };
 
   client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
@@ -61,9 +76,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
-    const refusal = pausedRefusal(event.request.url, documentBase, options.files);
-    if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    add('blocked', event.request.url, refusal);
+    const refused = pausedRefusal(event.request.url, documentBase, options.files);
+    if (refused === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    add('blocked', event.request.url, refused);
     void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
   });
   await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
@@ -73,15 +88,16 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     const error = request.failure()?.errorText ?? '';
     if (error === 'net::ERR_ABORTED' || error === 'net::ERR_BLOCKED_BY_CLIENT') return; // cancelled, or refused above
     const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-    if (pausedSchemes.includes(scheme)) return add('blocked', url, `${scheme}: URLs are not allowed here`); // Chromium's own refusal
+    if (pausedSchemes.includes(scheme)) return add('blocked', url, schemeRefusal(scheme)); // Chromium's own refusal
     const refused = proxyRefusal(url, options.proxy, began);
     if (refused) add('blocked', url, refused);
-    else add('failed', url, error || 'failed to load');
+    // Chromium's net error names say nothing of the server's network; anything else stays in the detail.
+    else add('failed', url, /^net::ERR_[A-Z0-9_]+$/.test(error) ? { code: 'LOAD_FAILED', reason: error } : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error });
   });
   page.on('response', (response: HTTPResponse) => {
     const refused = response.headers()[refusalHeader];
-    if (refused) add('blocked', response.url(), refused);
-    else if (response.status() >= 400) add('failed', response.url(), `HTTP ${response.status()}`);
+    if (refused) add('blocked', response.url(), proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'));
+    else if (response.status() >= 400) add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });
 
   return {
@@ -104,13 +120,17 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
 }
 
 // Why a paused (non-network) URL is refused, or null when it may load.
-function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']): string | null {
+function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  return scheme === 'file' ? fileRefusal(url, baseUrl, files) : `${scheme}: URLs are not allowed`;
+  if (scheme !== 'file') return schemeRefusal(scheme);
+  const reason = fileRefusal(url, baseUrl, files);
+  return reason === null ? null : urlRefusal('FILE_NOT_ALLOWED', reason);
 }
 
+const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${scheme}: URLs are not allowed`);
+
 // An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
-function proxyRefusal(url: string, proxy: EgressProxy, since: number): string | undefined {
+function proxyRefusal(url: string, proxy: EgressProxy, since: number) {
   try {
     const parsed = new URL(url);
     const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';

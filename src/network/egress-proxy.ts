@@ -8,17 +8,18 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
+import type { Refusal } from './refusal.js';
 import { resolveChecked, systemResolver, type Resolver } from './resolve-checked.js';
 
 export interface EgressProxy {
   /** "http://127.0.0.1:<port>", for Chromium's --proxy-server. */
   url: string;
   /** Why the proxy refused `host:port` at or after `since` (ms since the epoch), if it did (for reporting blocked URLs per document). */
-  refusal(host: string, port: string, since: number): string | undefined;
+  refusal(host: string, port: string, since: number): Refusal | undefined;
   close(): Promise<void>;
 }
 
-/** Header on the proxy's own refusals of plain-http requests, so a page can tell them from a server's 403. */
+/** Header on the proxy's own refusals of plain-http requests (its value the refusal's code), so a page can tell them from a server's 403. */
 export const refusalHeader = 'x-pdfrender-blocked';
 
 const dialTimeoutMs = 15_000;
@@ -26,23 +27,25 @@ const rememberedRefusals = 1_000;
 
 /** Start a proxy on an ephemeral loopback port that enforces `policy`. */
 export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver): Promise<EgressProxy> {
-  const refusals = new Map<string, { reason: string; at: number }>();
+  const refusals = new Map<string, { refused: Refusal; at: number }>();
   const sockets = new Set<Socket | Duplex>();
-  const remember = (key: string, reason: string) => {
+  const remember = (key: string, refused: Refusal) => {
     refusals.delete(key);
-    refusals.set(key, { reason, at: Date.now() });
+    refusals.set(key, { refused, at: Date.now() });
     if (refusals.size > rememberedRefusals) refusals.delete(refusals.keys().next().value!);
   };
 
-  /** The address to dial for host:port, or a refusal (remembered, for the per-document report). */
-  const pick = async (host: string, port: string): Promise<{ address: string } | { refused: string }> => {
+  /**
+   * The address to dial for host:port, a refusal (remembered, for the per-document report), or
+   * null when a name the policy allows outright does not resolve (it failed to load).
+   */
+  const pick = async (host: string, port: string): Promise<{ address: string } | { refused: Refusal } | null> => {
     try {
       const chosen = await resolveChecked(policy, host, resolve);
       if ('refused' in chosen) remember(`${normalizeHost(host)}:${port}`, chosen.refused);
       return chosen;
-    } catch (error) {
-      // A name that does not resolve failed to load; it was not refused, so it is not remembered.
-      return { refused: `cannot resolve ${normalizeHost(host)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    } catch {
+      return null;
     }
   };
 
@@ -64,7 +67,9 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     }
     const port = target.port || '80';
     const chosen = await pick(target.hostname, port);
-    if ('refused' in chosen) return res.writeHead(403, { [refusalHeader]: chosen.refused.replace(/[^\x20-\x7e]/g, '?') }).end();
+    if (!chosen) return res.writeHead(502).end();
+    // Only the code: the page can read this response, and the detail is the operator's.
+    if ('refused' in chosen) return res.writeHead(403, { [refusalHeader]: chosen.refused.code }).end();
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
@@ -93,7 +98,8 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(req.url ?? '');
     if (!match) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     const chosen = await pick(match[1]!, match[2]!);
-    if ('refused' in chosen) return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.replace(/[^\x20-\x7e]/g, '?')}\r\n\r\n`);
+    if (!chosen) return client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    if ('refused' in chosen) return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.code}\r\n\r\n`);
     const upstream = track(netConnect({ host: chosen.address, port: Number(match[2]), timeout: dialTimeoutMs }));
     upstream.once('connect', () => {
       upstream.setTimeout(0);
@@ -122,7 +128,7 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     url: `http://127.0.0.1:${port}`,
     refusal: (host, port, since) => {
       const refused = refusals.get(`${normalizeHost(host)}:${port}`);
-      return refused && refused.at >= since ? refused.reason : undefined;
+      return refused && refused.at >= since ? refused.refused : undefined;
     },
     async close() {
       const closed = new Promise<void>((done) => server.close(() => done()));

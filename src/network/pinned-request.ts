@@ -9,6 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { raceAbort } from '../engine/deadline.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
+import { urlRefusal, type Refusal } from './refusal.js';
 import { resolveChecked, type Resolver } from './resolve-checked.js';
 
 export interface PinnedResponse {
@@ -30,9 +31,15 @@ export interface PinnedRequestOptions {
   maxBytes?: number;
 }
 
-/** An error that names a URL the policy refused (as opposed to one that failed to load). */
+/** An error that names a URL the policy refused (as opposed to one that failed to load); its message is the detail, for the operator. */
 export class RefusedUrlError extends Error {
   override readonly name = 'RefusedUrlError';
+  readonly refusal: Refusal;
+
+  constructor(refused: Refusal) {
+    super(refused.detail ?? refused.reason);
+    this.refusal = refused;
+  }
 }
 
 /** Make one request under `policy`, following up to `maxRedirects` redirects. */
@@ -58,7 +65,7 @@ export async function checkUrl(url: URL, policy: NetworkPolicy, resolver?: Resol
 
 // The checked address to connect to for `url`, or a RefusedUrlError.
 async function addressFor(url: URL, policy: NetworkPolicy, resolver?: Resolver, signal?: AbortSignal): Promise<string> {
-  if (!isHttp(url)) throw new RefusedUrlError(`${url.protocol} URLs are not allowed`);
+  if (!isHttp(url)) throw new RefusedUrlError(urlRefusal('SCHEME_NOT_ALLOWED', `${url.protocol} URLs are not allowed`));
   const resolving = resolveChecked(policy, url.hostname, resolver);
   const chosen = await (signal ? raceAbort(resolving, signal) : resolving);
   if ('refused' in chosen) throw new RefusedUrlError(chosen.refused);

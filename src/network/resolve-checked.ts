@@ -6,6 +6,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { addressRefusal, hostDecision, normalizeHost, type NetworkPolicy } from './policy.js';
+import { networkRefusal, type Refusal } from './refusal.js';
 
 /** Resolves a host name to its addresses (injectable, so tests can give a DNS answer). */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -15,16 +16,23 @@ export const systemResolver: Resolver = async (host) => (await dnsLookup(host, {
 
 /**
  * The address to dial for `host`, or why the policy refuses it. An IP literal is not resolved.
- * Rejects when the name cannot be resolved, which is a failure, not a refusal.
+ * A name that must be checked and does not resolve is refused like a private one, so that callers
+ * cannot tell the two apart; a name allowed outright that does not resolve rejects (a failure).
  */
-export async function resolveChecked(policy: NetworkPolicy, host: string, resolver: Resolver = systemResolver): Promise<{ address: string } | { refused: string }> {
+export async function resolveChecked(policy: NetworkPolicy, host: string, resolver: Resolver = systemResolver): Promise<{ address: string } | { refused: Refusal }> {
   const name = normalizeHost(host);
   const decision = hostDecision(policy, name);
-  if (decision.verdict === 'refuse') return { refused: decision.reason };
-  const addresses = isIP(name) ? [name] : await resolver(name);
-  if (addresses.length === 0) throw new Error(`no addresses for ${name}`);
+  if (decision.verdict === 'refuse') return { refused: decision.refusal };
+  let addresses: string[];
+  try {
+    addresses = isIP(name) ? [name] : await resolver(name);
+    if (addresses.length === 0) throw new Error(`no addresses for ${name}`);
+  } catch (error) {
+    if (decision.verdict === 'allow') throw error;
+    return { refused: networkRefusal('NETWORK_POLICY', `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`) };
+  }
   if (decision.verdict === 'check') {
-    const refused = addresses.map((address) => addressRefusal(name, address)).find((reason) => reason !== null);
+    const refused = addresses.map((address) => addressRefusal(name, address)).find((found) => found !== null);
     if (refused) return { refused };
   }
   return { address: addresses[0]! };

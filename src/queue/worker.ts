@@ -7,8 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Engine } from '../engine/engine.js';
+import { publicReport } from '../engine/page-guard.js';
+import { callerError } from '../errors.js';
 import { parseRenderRequest } from '../request.js';
 import type { Clock } from '../server/deps.js';
+import { logReportDetail, type EventLog } from '../server/event-log.js';
 import type { FileStore } from '../store/file-store.js';
 import type { Job, JobQueue } from '../store/jobs.js';
 
@@ -27,6 +30,8 @@ export interface WorkerDeps {
   leaseMs: number;
   /** Called after an event was queued, so the sender looks at once. */
   onEvent: () => void;
+  /** The operator's log: the cause of every failed attempt (its caller only sees a safe message). */
+  events: EventLog;
 }
 
 export interface Workers {
@@ -70,7 +75,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       } catch (error) {
         // A busy or failing database must not end the loop: the job (if any) keeps its lease and
         // comes back when it runs out.
-        console.error('pdfrender: async worker error; retrying shortly:', error instanceof Error ? error.message : error);
+        deps.events({ level: 'error', message: 'async worker error; retrying shortly', error });
         await sleep();
       }
     }
@@ -83,18 +88,21 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       try {
         deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs);
       } catch (error) {
-        console.error('pdfrender: lease heartbeat failed; retrying at the next one:', error instanceof Error ? error.message : error);
+        deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
       }
     }, Math.max(1_000, deps.leaseMs / 3));
     try {
       const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
       const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
-      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes, network: result.network })) deps.onEvent();
+      logReportDetail(deps.events, result.network, { jobId: job.id });
+      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes, network: publicReport(result.network) })) deps.onEvent();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // The same rule as a sync response: the job status and webhook get the safe message, the log the cause.
+      const failure = callerError(error);
+      deps.events({ level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`, jobId: job.id, code: failure.code, error });
       const now = deps.clock.now();
-      if (deps.queue.fail(job.id, holder, now, message, now + retryDelayMs(job.attempts)) === 'failed') deps.onEvent();
+      if (deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)) === 'failed') deps.onEvent();
     } finally {
       clearInterval(heartbeat);
     }

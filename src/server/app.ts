@@ -43,14 +43,14 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   const app = new Hono<{ Variables: { apiKey: string | undefined } }>();
   // The routes pass the request's signal to engine.render; this engine adds the stop signal to it.
   const routeDeps: AppDeps = options.stopRenders ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) } : deps;
-  app.onError((error, c) => errorResponse(c, error));
+  app.onError((error, c) => errorResponse(c, error, deps.events));
   app.notFound((c) => {
     const allowed = routeMethods.find(([pattern]) => pattern.test(c.req.path))?.[1];
     if (allowed) {
       c.header('Allow', allowed.join(', '));
-      return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`));
+      return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`), deps.events);
     }
-    return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
+    return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events);
   });
   app.use(accessLog(deps.log));
   app.use(hostGuard(deps));

@@ -49,7 +49,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
       ...(job.fileId ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
       ...(job.network ? { blocked: job.network.blocked, failed: job.network.failed } : {}),
-      ...(job.error ? { error: job.error } : {}),
+      ...(job.error ? { error: job.error, errorCode: job.errorCode ?? 'RENDER_PDF_FAILED' } : {}),
     });
   });
 }

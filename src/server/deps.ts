@@ -6,6 +6,7 @@ import type { Db } from '../store/open-db.js';
 import type { RateWindows } from '../store/rate-windows.js';
 import type { JobQueue } from '../store/jobs.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
+import type { EventLog } from './event-log.js';
 import type { Listening } from './public-url.js';
 
 export interface Clock {
@@ -35,6 +36,8 @@ export interface AppDeps {
   clock: Clock;
   /** Receives one entry per request. */
   log: (entry: AccessLogEntry) => void;
+  /** The operator's log of errors and their causes (callers only get a code and a safe message). */
+  events: EventLog;
   /** `draining` is set when the server is stopping (new work gets 503); `inFlight` counts API requests being handled. */
   lifecycle: { draining: boolean; inFlight: number };
   /** The address the server listens on, set by listen(): the base of absolute URLs and the Hosts a loopback server answers to. */

@@ -1,20 +1,25 @@
 /**
  * The one place where errors become HTTP responses: the code is the API's `outcome`, its status
- * comes from errors.ts, and only the safe message is sent (the cause goes to the server's log).
+ * comes from errors.ts, and only the safe message is sent; the cause goes to the operator's log.
  */
 import type { Context } from 'hono';
-import { httpStatusFor, PdfRenderError } from '../errors.js';
+import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
+import type { EventLog } from './event-log.js';
+
+// Failures whose cause the caller is not told in full: the operator's log gets it.
+const loggedCodes = new Set<ErrorCode>(['RENDER_PDF_FAILED', 'BROWSER_NOT_FOUND', 'INTERNAL_ERROR']);
 
 /** The JSON error response for `error`; anything unexpected is a 500 without details. */
-export function errorResponse(c: Context, error: unknown): Response {
-  if (!(error instanceof PdfRenderError)) {
-    console.error('pdfrender: unexpected error while handling', c.req.method, c.req.path, error);
-    return c.json({ outcome: 'INTERNAL_ERROR', message: 'the server failed unexpectedly; see its log' }, 500);
+export function errorResponse(c: Context, error: unknown, events: EventLog): Response {
+  const { code, message } = callerError(error);
+  if (loggedCodes.has(code)) {
+    events({ level: code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: code === 'INTERNAL_ERROR' ? 'unexpected error' : 'render failed', request: `${c.req.method} ${c.req.path}`, code, error });
   }
+  if (!(error instanceof PdfRenderError)) return c.json({ outcome: code, message }, 500);
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
-  const body: Record<string, unknown> = { outcome: error.code };
-  if (error.code === 'VALIDATION_FAILED') body.errors = error.fieldErrors ?? {};
-  else if (error.code === 'RATE_LIMITED') body.retryAfter = error.retryAfter;
-  body.message = error.message;
-  return c.json(body, httpStatusFor(error.code));
+  const body: Record<string, unknown> = { outcome: code };
+  if (code === 'VALIDATION_FAILED') body.errors = error.fieldErrors ?? {};
+  else if (code === 'RATE_LIMITED') body.retryAfter = error.retryAfter;
+  body.message = message;
+  return c.json(body, httpStatusFor(code));
 }

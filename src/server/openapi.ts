@@ -6,7 +6,13 @@ import { z } from 'zod';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
-const resourceIssues = (description: string) => ({ type: 'array', description, items: { type: 'object', required: ['url', 'reason'], properties: { url: { type: 'string' }, reason: { type: 'string' } } } });
+// Codes and reasons of blocked and failed URLs depend only on the URL and the server's settings, never on DNS.
+const issueCodes = ['NETWORK_POLICY', 'NETWORK_BLOCKED', 'FILE_NOT_ALLOWED', 'SCHEME_NOT_ALLOWED', 'HTTP_ERROR', 'LOAD_FAILED'];
+const resourceIssues = (description: string) => ({
+  type: 'array',
+  description,
+  items: { type: 'object', required: ['url', 'code', 'reason'], properties: { url: { type: 'string' }, code: { type: 'string', enum: issueCodes }, reason: { type: 'string' } } },
+});
 const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}, why?: string) => ({
   description: why ? `${outcomes.join(' / ')}: ${why}` : outcomes.join(' / '),
   content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
@@ -58,6 +64,7 @@ export function openApiDocument(version: string) {
             415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
             422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
             429: errorBody(['RATE_LIMITED'], { retryAfter: { type: 'integer' } }),
+            500: errorBody(['INTERNAL_ERROR']),
             503: errorBody(['SHUTTING_DOWN']),
           },
         },
@@ -90,7 +97,7 @@ export function openApiDocument(version: string) {
         get: {
           summary: "An async job's status: queued, rendering, succeeded or failed",
           parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, blocked?, failed?, error?}' }, ...auth, 404: errorBody(['NOT_FOUND']) },
+          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, blocked?, failed?, error?, errorCode?}; error is a safe message and errorCode its code (RENDER_PDF_FAILED, or INTERNAL_ERROR whose cause is only in the server log)' }, ...auth, 404: errorBody(['NOT_FOUND']) },
         },
       },
       '/api/pdfs/files/{fileId}': {

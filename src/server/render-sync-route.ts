@@ -3,10 +3,12 @@
  * download, and answer with its URL (or, when the caller prefers application/pdf, the PDF itself).
  */
 import type { Hono } from 'hono';
+import { publicReport } from '../engine/page-guard.js';
 import { fileUrlPath } from '../queue/urls.js';
 import { parseRenderRequest } from '../request.js';
 import { prefersPdf } from './accept.js';
 import type { AppDeps } from './deps.js';
+import { logReportDetail } from './event-log.js';
 import { setNetworkHeaders } from './network-headers.js';
 import { absoluteUrl } from './public-url.js';
 import { rateLimit } from './rate-limit.js';
@@ -19,7 +21,9 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
     const result = await deps.engine.render(request, { signal: c.req.raw.signal });
     // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
     if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?').slice(0, 4000));
-    setNetworkHeaders(c, result.network);
+    logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
+    const network = publicReport(result.network);
+    setNetworkHeaders(c, network);
     const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
     const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
     if (prefersPdf(c.req.header('accept'))) {
@@ -28,6 +32,6 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
       c.header('Content-Location', fileUrl);
       return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
     }
-    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: result.network.blocked, failed: result.network.failed }, 200);
+    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed }, 200);
   });
 }

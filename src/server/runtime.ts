@@ -16,6 +16,7 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps, Clock } from './deps.js';
+import type { EventLog } from './event-log.js';
 
 export interface Runtime {
   deps: AppDeps;
@@ -29,6 +30,8 @@ export function startRuntime(options: {
   engine: Engine;
   clock: Clock;
   log: (entry: AccessLogEntry) => void;
+  /** The operator's log of errors and their causes. */
+  events: EventLog;
   version: string;
   /** How long a webhook receiver has to answer (default 15 s). */
   webhookTimeoutMs?: number | undefined;
@@ -41,12 +44,12 @@ export function startRuntime(options: {
   const queue = jobQueue(db);
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver });
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;
   const workers = startWorkers(
-    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake() },
+    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake(), events: options.events },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
     // already waits for the page, so no page idles between jobs (async ran at 0.85 x sync's
     // throughput with one loop per page). Sync requests still go first: the engine serves them
@@ -64,6 +67,7 @@ export function startRuntime(options: {
     wakeWorkers: () => workers.wake(),
     clock,
     log: options.log,
+    events: options.events,
     lifecycle: { draining: false, inFlight: 0 },
     listening: {},
   };

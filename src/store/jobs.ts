@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NetworkReport } from '../engine/page-guard.js';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError, type ErrorCode } from '../errors.js';
 import { fileUrlPath } from '../queue/urls.js';
 import { deliveries } from './deliveries.js';
 import type { Db } from './open-db.js';
@@ -36,7 +36,9 @@ export interface Job {
   fileId: string | null;
   pages: number | null;
   bytes: number | null;
+  /** The last attempt's error as its caller may see it (a safe message; the cause is in the operator's log). */
   error: string | null;
+  errorCode: ErrorCode | null;
   /** URLs the document could not load, once it rendered. */
   network: NetworkReport | null;
 }
@@ -61,6 +63,7 @@ interface JobRow {
   pages: number | null;
   bytes: number | null;
   error: string | null;
+  error_code: ErrorCode | null;
   network: string | null;
 }
 
@@ -84,6 +87,7 @@ const fromRow = (row: JobRow): Job => ({
   pages: row.pages,
   bytes: row.bytes,
   error: row.error,
+  errorCode: row.error_code,
   network: row.network === null ? null : JSON.parse(row.network),
 });
 
@@ -109,7 +113,14 @@ export interface EnqueueInput {
   maxAttempts: number;
 }
 
-const leaseExpiredError = 'the render stopped before finishing (its lease expired)';
+/** Why an attempt failed, as its caller may see it. */
+export interface JobError {
+  code: ErrorCode;
+  /** Safe for the caller: a PdfRenderError's message or a generic one (see callerError). */
+  message: string;
+}
+
+const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
 
 /** The PDF_RENDERED event of a job that has just succeeded. */
 const renderedEvent = (row: JobRow) => ({
@@ -118,7 +129,7 @@ const renderedEvent = (row: JobRow) => ({
 });
 
 /** The RENDER_PDF_FAILED event of a job that has just failed for good. */
-const failedEvent = (row: JobRow) => ({ type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error } });
+const failedEvent = (row: JobRow) => ({ type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error, errorCode: row.error_code } });
 
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {
@@ -139,13 +150,13 @@ export function jobQueue(db: Db) {
   );
   const extend = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'rendering'");
   const succeed = db.prepare(
-    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, error_code = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
   );
   const settleFailure = db.prepare(
     `UPDATE jobs SET
        status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
-       available_at = ?, error = ?, lease_until = NULL, claimed_by = NULL
+       available_at = ?, error = ?, error_code = ?, lease_until = NULL, claimed_by = NULL
      WHERE id = ? AND claimed_by = ? AND status = 'rendering'`,
   );
   const expired = db.prepare<[number], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ?");
@@ -182,8 +193,8 @@ export function jobQueue(db: Db) {
   });
 
   /** Record a failed attempt by `worker`; after the last, queue the failure event. */
-  const settle = (id: string, worker: string | null, now: number, error: string, retryAt: number): JobStatus | null => {
-    if (settleFailure.run(now, retryAt, error, id, worker).changes === 0) return null;
+  const settle = (id: string, worker: string | null, now: number, error: JobError, retryAt: number): JobStatus | null => {
+    if (settleFailure.run(now, retryAt, error.message, error.code, id, worker).changes === 0) return null;
     const row = byId.get(id)!;
     if (row.status === 'failed') outbox.queueEvent(id, failedEvent(row), now);
     return row.status;
@@ -208,7 +219,7 @@ export function jobQueue(db: Db) {
     complete: (id: string, worker: string, now: number, result: JobResult): boolean =>
       complete.immediate(id, worker, now, result),
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
-    fail: (id: string, worker: string, now: number, error: string, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
+    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
     /** Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing RENDER_PDF_FAILED). */
     requeueExpired: (now: number): number => requeueExpired.immediate(now),
     /** One job by id. */

@@ -81,6 +81,8 @@ const migrations: string[] = [
   `ALTER TABLE webhook_deliveries ADD COLUMN claimed_until INTEGER;`,
   // The URLs a job's document could not load ({blocked, failed} as JSON), for its status.
   `ALTER TABLE jobs ADD COLUMN network TEXT;`,
+  // The code of a job's error (its message is the safe one a caller may see; the cause is logged).
+  `ALTER TABLE jobs ADD COLUMN error_code TEXT;`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

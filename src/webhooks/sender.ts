@@ -7,6 +7,7 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import type { Clock } from '../server/deps.js';
+import type { EventLog } from '../server/event-log.js';
 import type { Deliveries, Delivery } from '../store/deliveries.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 import { signWebhook } from './signing.js';
@@ -34,6 +35,8 @@ export function startSender(deps: {
   /** Where deliveries may go (see webhookPolicy); each attempt resolves, checks and dials a pinned address. */
   policy: NetworkPolicy;
   resolver?: Resolver | undefined;
+  /** The operator's log, for the sender's own unexpected errors. */
+  events: EventLog;
 }): Sender {
   const requestTimeoutMs = deps.timeoutMs ?? 15_000;
   // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
@@ -95,7 +98,7 @@ export function startSender(deps: {
   const start = (delivery: Delivery) => {
     perEndpoint[delivery.endpointId] = (perEndpoint[delivery.endpointId] ?? 0) + 1;
     const running: Promise<void> = attempt(delivery)
-      .catch((error) => console.error('pdfrender: webhook delivery failed unexpectedly', error))
+      .catch((error) => deps.events({ level: 'error', message: 'webhook delivery failed unexpectedly', error }))
       .finally(() => {
         inFlight.delete(running);
         if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
@@ -114,7 +117,7 @@ export function startSender(deps: {
       const room = maxInFlight - inFlight.size;
       if (room > 0) for (const delivery of deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) start(delivery);
     } catch (error) {
-      console.error('pdfrender: webhook sender error; retrying shortly:', error instanceof Error ? error.message : error);
+      deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
     } finally {
       if (!stopped) timer = setTimeout(tick, pollMs);
     }

@@ -5,6 +5,7 @@ import type { Resolver } from '../../src/network/resolve-checked.js';
 import { engineNetworkOptions } from '../../src/network/policy-settings.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
+import type { LogEvent } from '../../src/server/event-log.js';
 import { listen } from '../../src/server/listen.js';
 import { startRuntime } from '../../src/server/runtime.js';
 import { executablePath } from './browser.js';
@@ -15,6 +16,8 @@ export interface TestServer {
   deps: AppDeps;
   clock: { time: number; now(): number };
   logs: AccessLogEntry[];
+  /** The operator's log (errors and their causes), as the server wrote it. */
+  events: LogEvent[];
   close(): Promise<void>;
 }
 
@@ -34,7 +37,8 @@ export async function startServer(
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
-  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs, resolver: options.resolver });
+  const events: LogEvent[] = [];
+  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs, resolver: options.resolver });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   // As run-server.ts listens: the same timeouts, connection cap and recorded address.
@@ -45,6 +49,7 @@ export async function startServer(
     deps,
     clock,
     logs,
+    events,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

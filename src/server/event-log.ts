@@ -1,0 +1,58 @@
+/**
+ * The operator's log of what went wrong, beside the access log (same --log-format, same stream):
+ * the cause of every unexpected error and of every failed render, with its stack, and the detail
+ * of blocked URLs. Callers get only a code and a safe message (see caller-error.ts); this is
+ * where the rest goes.
+ */
+import type { NetworkReport, ResourceIssue } from '../engine/page-guard.js';
+import { causeLines } from '../errors.js';
+
+/** One event: what happened, where (request or job), and why. */
+export interface LogEvent {
+  level: 'error' | 'warn' | 'info';
+  message: string;
+  /** The request it happened in ("POST /api/pdfs/render-sync"), or the async job. */
+  request?: string;
+  jobId?: string;
+  /** The code the caller was told. */
+  code?: string;
+  /** The cause, logged with its stack and its own causes. */
+  error?: unknown;
+  /** Blocked or failed URLs with the detail their callers were not told. */
+  issues?: ResourceIssue[];
+}
+
+/** Receives events for the operator's log. */
+export type EventLog = (event: LogEvent) => void;
+
+/** A writer for events in the chosen format, one JSON line or a pretty line (and its stack lines) each. */
+export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) => void): EventLog {
+  return ({ error, ...event }) => {
+    const time = new Date().toISOString();
+    if (format === 'json') return write(JSON.stringify({ time, ...event, ...(error === undefined ? {} : { error: errorFields(error) }) }));
+    const where = [event.request, event.jobId && `job ${event.jobId}`, event.code].filter(Boolean).join(' ');
+    const lines = [`${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`];
+    for (const issue of event.issues ?? []) lines.push(`  ${issue.url}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}`);
+    if (error !== undefined) lines.push(...causeLines(error).map((line) => `  ${line}`));
+    write(lines.join('\n'));
+  };
+}
+
+/** Log the blocked and failed URLs of a render that have a detail its caller was not told, if any. */
+export function logReportDetail(events: EventLog, report: NetworkReport, where: { request?: string; jobId?: string }): void {
+  const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
+  if (issues.length > 0) events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
+}
+
+// An error as JSON: name, message, code, stack, and its cause the same way.
+function errorFields(error: unknown, depth = 0): unknown {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return {
+    name: error.name,
+    message: error.message,
+    ...(code === undefined ? {} : { code }),
+    stack: error.stack,
+    ...(error.cause === undefined || depth >= 4 ? {} : { cause: errorFields(error.cause, depth + 1) }),
+  };
+}
