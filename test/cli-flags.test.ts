@@ -143,6 +143,7 @@ describe('output modes', () => {
       output: null,
       ms: expect.any(Number),
       error: 'the document has more pages than the limit of 1 (--max-pages)',
+      errorCode: 'RENDER_PDF_FAILED',
       warnings: [],
       // The process exit code this document alone would give: 1 failed to render, 2 invalid.
       exitCode: 1,

@@ -364,7 +364,7 @@ describe('files, routes and operations', () => {
     expect(schema.properties.paperWidth.default).toBe('8.5in');
     expect(document.components.schemas.AsyncRenderRequest.required).toEqual(['htmlContent', 'identifier']);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
-    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '503']);
+    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '500', '503']);
   });
 
   it('logs one access line per request', async () => {
