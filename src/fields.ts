@@ -4,6 +4,7 @@
  * typed value, with a message that says what was wrong.
  */
 import { z } from 'zod';
+import { distinctImageUrls } from './engine/template-references.js';
 import { parseLength } from './length.js';
 
 /** A length in any CSS unit, parsed to inches (see length.ts). */
@@ -80,11 +81,17 @@ function outOfBounds(number: number, { min, max, above }: NumberBounds): string 
  */
 export const maxTemplateChars = 512 * 1024;
 
+/** The most distinct images one header or footer template may reference (each is fetched and inlined). */
+export const maxTemplateImages = 10;
+
 /** Optional HTML for a header or footer; an empty string counts as none. */
 export function optionalHtmlField(description: string) {
   return z
     .string({ error: 'must be a string of HTML' })
     .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
+    .refine((html) => distinctImageUrls(html).size <= maxTemplateImages, {
+      error: (issue) => `references ${distinctImageUrls(issue.input as string).size} distinct images; at most ${maxTemplateImages} may be inlined`,
+    })
     .nullish()
     .transform((value) => (value ? value : null))
     .describe(description);

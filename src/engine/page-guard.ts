@@ -6,7 +6,7 @@
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
-import { fileRefusal, type FileAccess } from './file-access.js';
+import { fileDecision, type FileAccess } from './file-access.js';
 
 /** A URL a document asked for and did not get, and why. */
 export interface ResourceIssue {
@@ -34,7 +34,7 @@ export interface PageGuard {
 
 export interface GuardOptions {
   /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
-  files: Exclude<FileAccess, 'any'>;
+  files: FileAccess;
   proxy: EgressProxy;
 }
 
@@ -61,10 +61,13 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
-    const refusal = pausedRefusal(event.request.url, documentBase, options.files);
-    if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    add('blocked', event.request.url, refusal);
-    void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+    void pausedRefusal(event.request.url, documentBase, options.files)
+      .then((refusal) => {
+        if (refusal === null) return client.send('Fetch.continueRequest', { requestId: event.requestId });
+        add('blocked', event.request.url, refusal);
+        return client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+      })
+      .catch(() => undefined);
   });
   await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
 
@@ -104,9 +107,11 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
 }
 
 // Why a paused (non-network) URL is refused, or null when it may load.
-function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']): string | null {
+async function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']): Promise<string | null> {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  return scheme === 'file' ? fileRefusal(url, baseUrl, files) : `${scheme}: URLs are not allowed`;
+  if (scheme !== 'file') return `${scheme}: URLs are not allowed`;
+  const decision = await fileDecision(url, baseUrl, files);
+  return 'refused' in decision ? decision.refused : null;
 }
 
 // An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
