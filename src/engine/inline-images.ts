@@ -3,10 +3,13 @@
  * a document with no network access), so a logo in a header silently disappears. We fetch every
  * image a template references and inline it.
  *
- * Each distinct image is fetched once and written once per template, as a CSS custom property;
- * its references point at that (`url(x)` becomes `var(--…)`, an `<img>` gets it as its `content`),
- * so an image referenced sixty times costs one copy, not sixty. What one request may inline is
- * bounded: its bytes together (a ByteBudget taken before bytes are kept) and fetches at a time.
+ * Each distinct image is fetched once and written once per template: `<img>` references get it
+ * through one style rule (as their `content`), CSS `url()` references through one custom property
+ * (`var(--…)`), so an image referenced sixty times costs one copy, not sixty. Chromium drops a
+ * custom property over 2 MiB, so an image too big for one is written at each CSS reference
+ * instead, and counted once per reference. What one request may inline is bounded: the bytes it
+ * fetches together (a ByteBudget taken before bytes are kept), the bytes its templates carry,
+ * and the fetches at a time.
  */
 import { PdfRenderError } from '../errors.js';
 import { RefusedUrlError } from '../network/pinned-request.js';
@@ -17,6 +20,8 @@ import { templateReferences, type TemplateReference } from './template-reference
 
 /** Bytes of header and footer images one request may inline, together. */
 export const maxTemplateImageBytes = 10 * 1024 * 1024;
+// Chromium ignores a custom property whose value is longer than 2 MiB (measured: 2.27 MB failed).
+const maxVariableChars = 2_000_000;
 /** Header and footer images fetched at once for one request. */
 const fetchConcurrency = 4;
 
@@ -59,8 +64,19 @@ export async function inlineTemplateImages(
     (error instanceof RefusedUrlError ? blocked : failed).push(issue);
   });
   const names = new Map(distinct.map((href, index) => [href, `--pdfrender-image-${index}`]));
-  const rewritten = templates.map((html, index) => rewrite(html, found[index]!.filter(({ href }) => inlined.has(href)), inlined, names));
+  const usable = found.map((references) => references.filter(({ href }) => inlined.has(href)));
+  const carried = usable.reduce((sum, references) => sum + carriedBytes(references, inlined), 0);
+  if (carried > budget.limit) {
+    throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer would carry ${megabytes(carried)} MB of images, more than the ${megabytes(budget.limit)} MB limit for one request (an image over ${megabytes((maxVariableChars * 3) / 4)} MB counts once for each CSS url() that refers to it)`);
+  }
+  const rewritten = templates.map((html, index) => rewrite(html, usable[index]!, inlined, names));
   return { templates: rewritten, failed, blocked };
+}
+
+// An image as a data: URI, and its size in bytes.
+interface Inlined {
+  data: string;
+  bytes: number;
 }
 
 // Fetch every URL, at most `fetchConcurrency` at a time; a URL that fails is reported and left out.
@@ -69,8 +85,8 @@ async function fetchAll(
   budget: ByteBudget,
   options: { baseUrl?: string | undefined; fetcher: ResourceFetcher; signal: AbortSignal },
   report: (href: string, error: unknown) => void,
-): Promise<Map<string, string>> {
-  const inlined = new Map<string, string>();
+): Promise<Map<string, Inlined>> {
+  const inlined = new Map<string, Inlined>();
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let next = 0;
@@ -89,7 +105,7 @@ async function fetchAll(
         const { bytes, contentType } = await options.fetcher(new URL(href), signal, options.baseUrl, share);
         // A fetcher that did not take as it read is charged now.
         if (bytes.byteLength > taken && !share.take(bytes.byteLength - taken)) throw new Error('over budget');
-        inlined.set(href, `data:${safeMediaType(contentType)};base64,${Buffer.from(bytes).toString('base64')}`);
+        inlined.set(href, { data: `data:${safeMediaType(contentType)};base64,${Buffer.from(bytes).toString('base64')}`, bytes: bytes.byteLength });
       } catch (error) {
         budget.give(taken);
         if (budget.exceeded) stop.abort(); // the request fails: the other fetches need not finish
@@ -100,22 +116,38 @@ async function fetchAll(
   await Promise.all(Array.from({ length: Math.min(fetchConcurrency, urls.length) }, worker));
   options.signal.throwIfAborted();
   if (budget.exceeded) {
-    throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer images are larger than ${budget.limit / (1024 * 1024)} MB together, the limit for one request`);
+    throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer images are larger than ${megabytes(budget.limit)} MB together, the limit for one request`);
   }
   return inlined;
 }
 
+type Usable = Array<{ reference: TemplateReference; href: string }>;
+
+// Raw bytes of the images one template will carry: one copy of each, and one more for each CSS
+// reference to an image too big for a custom property.
+function carriedBytes(references: Usable, inlined: Map<string, Inlined>): number {
+  const once = new Set(references.filter(({ reference, href }) => reference.kind === 'img' || !tooBig(inlined.get(href)!)).map(({ href }) => href));
+  const each = references.filter(({ reference, href }) => reference.kind === 'css' && tooBig(inlined.get(href)!));
+  return [...once].reduce((sum, href) => sum + inlined.get(href)!.bytes, 0) + each.reduce((sum, { href }) => sum + inlined.get(href)!.bytes, 0);
+}
+
+const tooBig = (image: Inlined) => image.data.length > maxVariableChars;
+
 // The template with each reference pointing at its image, defined once in a style sheet before it.
-function rewrite(html: string, references: Array<{ reference: TemplateReference; href: string }>, inlined: Map<string, string>, names: Map<string, string>): string {
+function rewrite(html: string, references: Usable, inlined: Map<string, Inlined>, names: Map<string, string>): string {
   if (references.length === 0) return html;
-  const used = [...new Set(references.map(({ href }) => href))];
-  const definitions = used.map((href) => `${names.get(href)}:url("${inlined.get(href)}");`).join('');
-  // An <img> keeps its own box and attributes; its src becomes a marker that the rule gives the image to.
-  const imageRules = used.map((href) => `img[src="${marker(names.get(href)!)}"]{content:var(${names.get(href)})}`).join('');
+  const name = (href: string) => names.get(href)!;
+  const data = (href: string) => inlined.get(href)!.data;
+  const images = new Set(references.filter(({ reference }) => reference.kind === 'img').map(({ href }) => href));
+  const variables = new Set(references.filter(({ reference, href }) => reference.kind === 'css' && !tooBig(inlined.get(href)!)).map(({ href }) => href));
+  // An <img> keeps its own box and attributes; its src becomes a marker that a rule gives the image to.
+  const imageRules = [...images].map((href) => `img[src="${marker(name(href))}"]{content:url("${data(href)}")}`).join('');
+  const definitions = [...variables].map((href) => `${name(href)}:url("${data(href)}");`).join('');
   const parts = [`<style>:root{${definitions}}${imageRules}</style>`];
   let position = 0;
   for (const { reference, href } of references) {
-    parts.push(html.slice(position, reference.start), reference.kind === 'img' ? `"${marker(names.get(href)!)}"` : `var(${names.get(href)})`);
+    const replacement = reference.kind === 'img' ? `"${marker(name(href))}"` : variables.has(href) ? `var(${name(href)})` : `url("${data(href)}")`;
+    parts.push(html.slice(position, reference.start), replacement);
     position = reference.end;
   }
   parts.push(html.slice(position));
@@ -129,3 +161,5 @@ const marker = (name: string) => `data:,${name.slice(2)}`;
 function safeMediaType(type: string): string {
   return /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : 'application/octet-stream';
 }
+
+const megabytes = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
