@@ -103,7 +103,8 @@ const durationUnits: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_
 /** A quantity with a unit from `units` ("10mb", "24h"), as a number of base units; a bare number uses the '' unit. */
 function unitField(units: Record<string, number>, example: string) {
   return z.union([z.number(), z.string()], { error: `must be a number or a string such as "${example}"` }).transform((value, ctx) => {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(value));
+    // Trimmed first: \s* around an optional unit backtracks quadratically over a run of spaces.
+    const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(String(value).trim());
     const unit = match?.[2]?.toLowerCase() ?? '';
     if (!match || !(unit in units) || Number(match[1]) <= 0) {
       ctx.addIssue({ code: 'custom', message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`, input: value });

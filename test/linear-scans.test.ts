@@ -101,3 +101,24 @@ describe('the PDF page count is linear', () => {
     expect(countPdfPages(Buffer.from(pdf, 'latin1'))).toBe(7);
   });
 });
+
+describe('length and quantity parsing is linear', () => {
+  const spaces = ' '.repeat(size);
+  for (const [name, value] of Object.entries({ 'spaces then junk': `1${spaces}!`, 'spaces, a unit, junk': `1${spaces}mm${spaces}!`, 'digits then junk': `${'1'.repeat(size)}!`, 'fraction then junk': `1.${'1'.repeat(size)} x!` })) {
+    it(`rejects 1 MB of ${name} as marginTop`, () => {
+      const { value: error, ms } = timed(() => {
+        try {
+          parseRenderRequest({ htmlContent: '<p>x</p>', marginTop: value });
+        } catch (e) {
+          return e as Error;
+        }
+      });
+      expect(error?.message).toMatch(/failed validation/);
+      expect(ms).toBeLessThan(generousMs);
+    });
+  }
+
+  it('still reads lengths with spaces around them', () => {
+    expect(parseRenderRequest({ htmlContent: '<p>x</p>', marginTop: '  72 pt ' }).marginTop).toBe(1);
+  });
+});
