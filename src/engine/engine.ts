@@ -215,7 +215,11 @@ async function prepareTemplates(
   // One call for both, so the request's bound on inlined bytes covers them together.
   const inlined = await inlineTemplateImages(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
   // Blocked images are reported as blocked only, so nothing is said twice.
-  for (const failure of inlined.failed) warnings.push(`header or footer image ${failure.url} was left out: ${failure.reason}`);
+  const sideNames = ['header', 'footer'];
+  for (const failure of inlined.failed) {
+    const where = (inlined.referrers.get(failure.url) ?? []).map((index) => sideNames[index]).join(' and ');
+    warnings.push(`${where} image ${failure.url} was left out: ${failure.reason}`);
+  }
   issues.blocked.push(...inlined.blocked);
   issues.failed.push(...inlined.failed);
   const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));

@@ -32,6 +32,8 @@ export interface InlineResult {
   failed: ResourceIssue[];
   /** References the network policy refused. */
   blocked: ResourceIssue[];
+  /** Which templates (their indices) refer to a URL of `failed` or `blocked`. */
+  referrers: Map<string, number[]>;
 }
 
 /**
@@ -45,13 +47,18 @@ export async function inlineTemplateImages(
   const failed: ResourceIssue[] = [];
   const blocked: ResourceIssue[] = [];
   // Each template's references, with the absolute URL each one stands for.
-  const found = templates.map((html) =>
+  const referrers = new Map<string, number[]>();
+  const referredBy = (url: string, index: number) => referrers.set(url, [...new Set([...(referrers.get(url) ?? []), index])]);
+  const found = templates.map((html, index) =>
     templateReferences(html).flatMap((reference) => {
       const written = reference.url.trim();
       if (written === '' || /^data:/i.test(written)) return [];
       try {
-        return [{ reference, href: new URL(written, options.baseUrl).href }];
+        const href = new URL(written, options.baseUrl).href;
+        referredBy(href, index);
+        return [{ reference, href }];
       } catch {
+        referredBy(written, index);
         if (!failed.some((issue) => issue.url === written)) failed.push({ url: written, reason: 'relative URL with no base to resolve it against' });
         return [];
       }
@@ -70,7 +77,7 @@ export async function inlineTemplateImages(
     throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer would carry ${megabytes(carried)} MB of images, more than the ${megabytes(budget.limit)} MB limit for one request (an image over ${megabytes((maxVariableChars * 3) / 4)} MB counts once for each CSS url() that refers to it)`);
   }
   const rewritten = templates.map((html, index) => rewrite(html, usable[index]!, inlined, names));
-  return { templates: rewritten, failed, blocked };
+  return { templates: rewritten, failed, blocked, referrers };
 }
 
 // An image as a data: URI, and its size in bytes.
