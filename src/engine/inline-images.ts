@@ -46,9 +46,9 @@ export async function inlineTemplateImages(
 ): Promise<InlineResult> {
   const failed: ResourceIssue[] = [];
   const blocked: ResourceIssue[] = [];
-  // Each template's references, with the absolute URL each one stands for.
   const referrers = new Map<string, number[]>();
   const referredBy = (url: string, index: number) => referrers.set(url, [...new Set([...(referrers.get(url) ?? []), index])]);
+  // Each template's references, with the absolute URL each one stands for.
   const found = templates.map((html, index) =>
     templateReferences(html).flatMap((reference) => {
       const written = reference.url.trim();
