@@ -74,6 +74,7 @@ describe('template references', () => {
     expect(usesUrlClass('<span class="title url"></span>')).toBe(true);
     expect(usesUrlClass("<span class='url'></span>")).toBe(true);
     expect(usesUrlClass('<span class=url></span>')).toBe(true);
+    expect(usesUrlClass('<span class="URL"></span>')).toBe(true);
     expect(usesUrlClass('<span class="my-url"></span><p style="background:url(x)"></p>')).toBe(false);
   });
 });

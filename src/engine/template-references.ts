@@ -37,7 +37,8 @@ export function distinctImageUrls(html: string): Set<string> {
 
 /** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL. */
 export function usesUrlClass(html: string): boolean {
-  return attributeValues(html, /<[a-z][^\s/>]*/i, /\bclass\s*=\s*/i).some(({ url }) => url.split(/[\t\n\f\r ]+/).includes('url'));
+  // In any case: the template is a quirks-mode document, where class names match regardless of case.
+  return attributeValues(html, /<[a-z][^\s/>]*/i, /\bclass\s*=\s*/i).some(({ url }) => url.toLowerCase().split(/[\t\n\f\r ]+/).includes('url'));
 }
 
 interface Value {
