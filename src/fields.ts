@@ -4,6 +4,7 @@
  * typed value, with a message that says what was wrong.
  */
 import { z } from 'zod';
+import { distinctImageUrls } from './engine/template-references.js';
 import { parseLength } from './length.js';
 
 /** A length in any CSS unit, parsed to inches (see length.ts). */
@@ -80,11 +81,17 @@ function outOfBounds(number: number, { min, max, above }: NumberBounds): string 
  */
 export const maxTemplateChars = 512 * 1024;
 
+/** The most distinct images one header or footer template may reference (each is fetched and inlined). */
+export const maxTemplateImages = 10;
+
 /** Optional HTML for a header or footer; an empty string counts as none. */
 export function optionalHtmlField(description: string) {
   return z
     .string({ error: 'must be a string of HTML' })
     .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
+    .refine((html) => distinctImageUrls(html).size <= maxTemplateImages, {
+      error: (issue) => `references ${distinctImageUrls(issue.input as string).size} distinct images; at most ${maxTemplateImages} may be inlined`,
+    })
     .nullish()
     .transform((value) => (value ? value : null))
     .describe(description);
@@ -96,7 +103,8 @@ const durationUnits: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_
 /** A quantity with a unit from `units` ("10mb", "24h"), as a number of base units; a bare number uses the '' unit. */
 function unitField(units: Record<string, number>, example: string) {
   return z.union([z.number(), z.string()], { error: `must be a number or a string such as "${example}"` }).transform((value, ctx) => {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(value));
+    // Trimmed first: \s* around an optional unit backtracks quadratically over a run of spaces.
+    const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(String(value).trim());
     const unit = match?.[2]?.toLowerCase() ?? '';
     if (!match || !(unit in units) || Number(match[1]) <= 0) {
       ctx.addIssue({ code: 'custom', message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`, input: value });

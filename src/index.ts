@@ -3,5 +3,5 @@ export { parseRenderRequest, renderRequestSchema, renderRequestFields, type Rend
 export { parseLength, unitsPerInch, type LengthUnit } from './length.js';
 export { createEngine, defaultTimeoutMs, type Engine, type EngineOptions, type RenderOptions, type RenderResult } from './engine/engine.js';
 export { findBrowser, requireBrowser, type FoundBrowser } from './engine/find-browser.js';
-export { defaultFetcher, type ResourceFetcher, type FetchedResource } from './engine/inline-images.js';
+export { defaultFetcher, type FetchBudget, type ResourceFetcher, type FetchedResource } from './engine/template-fetch.js';
 export { PdfRenderError, isPdfRenderError, type ErrorCode, type FieldErrors } from './errors.js';

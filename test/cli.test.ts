@@ -1,7 +1,7 @@
 /**
  * `pdfrender render` as users run it: the built bin in a child process, real files, real Chromium.
  */
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -260,9 +260,11 @@ describe('what a rendered file may load', () => {
     expect(text).not.toContain('SCRIPTED');
   });
 
-  it("prints the file's own URL for a header's url class, and inlines header images from anywhere on disk", async () => {
-    const assets = await folderWith({ 'logo.png': redPng });
-    const dir = await folderWith({ 'letter.html': '<p>Letter body</p>', 'header.html': `<span class="url"></span> <img src="file://${join(assets, 'logo.png')}" style="height:10px">` });
+  it("prints the file's own URL for a header's url class, and inlines header images from the document's folder", async () => {
+    const dir = await folderWith({ 'letter.html': '<p>Letter body</p>' });
+    await mkdir(join(dir, 'assets'));
+    await writeFile(join(dir, 'assets', 'logo.png'), redPng);
+    await writeFile(join(dir, 'header.html'), `<span class="url"></span> <img src="${pathToFileURL(join(dir, 'assets', 'logo.png')).href}" style="height:10px">`);
     const run = await pdfrender(['render', 'letter.html', '--header', 'header.html', '--margin-top', '1in', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString()).documents[0];

@@ -10,7 +10,6 @@ import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
 import { createEngine, type Engine } from '../engine/engine.js';
-import { defaultFetcher } from '../engine/inline-images.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError, callerError, exitCodeFor, type FieldErrors } from '../errors.js';
@@ -95,10 +94,8 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     browserRecycleAfter: run.browserRecycleAfter,
     // The CLI renders the user's own files: their folder and the whole network are open by default.
     files: 'document-folder',
+    // Header and footer images follow the same rule (a --request body is often someone else's).
     ...network,
-    // Header and footer files are named by the user on the command line, so their images may come
-    // from any local file; documents stay within their own folder.
-    fetcher: defaultFetcher({ files: 'any', policy: network.network }),
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
   const reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);

@@ -15,7 +15,9 @@ import { browserRecord } from './browser-record.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
 import type { FileAccess } from './file-access.js';
-import { defaultFetcher, inlineTemplateImages, type ResourceFetcher } from './inline-images.js';
+import { inlineTemplateImages } from './inline-images.js';
+import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
+import { usesUrlClass } from './template-references.js';
 import { countPdfPages } from './page-count.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool } from './page-pool.js';
@@ -43,7 +45,7 @@ export interface EngineOptions {
   /** What documents may reach over the network; default public addresses only (the server's default). */
   network?: NetworkPolicy;
   /** 'document-folder' lets a document load files from its own folder (the CLI); default 'none'. */
-  files?: Exclude<FileAccess, 'any'>;
+  files?: FileAccess;
   /** Run documents' JavaScript; default true. */
   javascript?: boolean;
   /** A document that asked for a blocked URL fails instead of rendering without it; default false. */
@@ -209,18 +211,19 @@ async function prepareTemplates(
   issues: NetworkReport,
 ): Promise<Templates> {
   const insets = { left: request.marginLeft, right: request.marginRight };
-  const side = async (html: string | null, name: string) => {
-    if (!html) return buildTemplate(null, insets);
-    const inlined = await inlineTemplateImages(html, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
-    // Blocked images are reported as blocked only, so nothing is said twice.
-    for (const failure of inlined.failed) warnings.push(`${name} image ${failure.url} was left out: ${failure.reason}`);
-    issues.blocked.push(...inlined.blocked);
-    issues.failed.push(...inlined.failed);
-    return buildTemplate(inlined.html, insets);
-  };
-  const [header, footer] = await Promise.all([side(request.headerHtmlContent, 'header'), side(request.footerHtmlContent, 'footer')]);
-  const usesUrl = [request.headerHtmlContent, request.footerHtmlContent].some((html) => html !== null && /class\s*=\s*["']?[^"'>]*\burl\b/i.test(html));
-  return { header, footer, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl };
+  const sides = [request.headerHtmlContent ?? '', request.footerHtmlContent ?? ''];
+  // One call for both, so the request's bound on inlined bytes covers them together.
+  const inlined = await inlineTemplateImages(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
+  // Blocked images are reported as blocked only, so nothing is said twice.
+  const sideNames = ['header', 'footer'];
+  for (const failure of inlined.failed) {
+    const where = (inlined.referrers.get(failure.url) ?? []).map((index) => sideNames[index]).join(' and ');
+    warnings.push(`${where} image ${failure.url} was left out: ${failure.reason}`);
+  }
+  issues.blocked.push(...inlined.blocked);
+  issues.failed.push(...inlined.failed);
+  const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));
+  return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: sides.some(usesUrlClass) };
 }
 
 /** A render that failed because its whole browser went away (crash or kill), with why as the cause. */

@@ -1,24 +1,49 @@
 /**
- * Which local files a document may load: none (the server), those in its own folder and below (a
- * file the CLI renders), or any (header and footer files named on the CLI's command line). One
- * rule for the page's own loads and for the template images pdfrender fetches itself.
+ * Which local files a document may load: none (the server), or those in its own folder and below
+ * (a file the CLI renders). One rule for the page's own loads and for the header and footer images
+ * pdfrender fetches itself. The rule is judged on real paths, so a symbolic link inside the folder
+ * that points outside it (or a folder reached through a link) cannot widen it.
  */
-import { sep } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type FileAccess = 'none' | 'document-folder' | 'any';
+export type FileAccess = 'none' | 'document-folder';
 
-/** Why a document at `baseUrl` may not load the file: URL `url`, or null when it may. */
-export function fileRefusal(url: string | URL, baseUrl: string | undefined, access: FileAccess): string | null {
-  if (access === 'any') return null;
-  if (access === 'none' || !baseUrl?.startsWith('file:')) return 'file: URLs are not allowed';
+/** A file a document may load: its real path (links resolved), or why it may not. */
+export type FileDecision = { path: string } | { refused: string };
+
+/**
+ * Decide whether a document at `baseUrl` may load the file: URL `url`, judged by its real path
+ * against the real path of the document's folder (a missing file by its nearest existing parent).
+ */
+export async function fileDecision(url: string | URL, baseUrl: string | undefined, access: FileAccess): Promise<FileDecision> {
+  if (access === 'none' || !baseUrl?.startsWith('file:')) return { refused: 'file: URLs are not allowed' };
   let path: string;
   try {
     path = fileURLToPath(url);
   } catch {
-    return 'not a local file URL';
+    return { refused: 'not a local file URL' };
   }
   const folder = fileURLToPath(new URL('.', baseUrl));
+  const [realFolder, realTarget] = await Promise.all([realOrNearest(folder), realOrNearest(path)]);
+  if (realFolder === null || realTarget === null) return { refused: 'the file path cannot be resolved' };
+  return within(path, folder) && within(realTarget, realFolder) ? { path: realTarget } : { refused: "file: URLs outside the document's folder are not allowed" };
+}
+
+function within(path: string, folder: string): boolean {
   const root = folder.endsWith(sep) ? folder : `${folder}${sep}`;
-  return path === folder || path.startsWith(root) ? null : "file: URLs outside the document's folder are not allowed";
+  return path === folder || `${path}${sep}` === root || path.startsWith(root);
+}
+
+// The real path; for a path that does not exist, its nearest existing parent's real path and the
+// rest as written (nothing further to follow); null when it cannot be resolved (a loop, no access).
+async function realOrNearest(path: string): Promise<string | null> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(path) === path) return null;
+    const parent = await realOrNearest(dirname(path));
+    return parent === null ? null : join(parent, basename(path));
+  }
 }

@@ -7,7 +7,7 @@
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
 import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
-import { fileRefusal, type FileAccess } from './file-access.js';
+import { fileDecision, type FileAccess } from './file-access.js';
 
 /** Why a URL failed to load: the server answered an HTTP error, or the load failed (a net:: error). */
 export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED';
@@ -49,7 +49,7 @@ export interface PageGuard {
 
 export interface GuardOptions {
   /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
-  files: Exclude<FileAccess, 'any'>;
+  files: FileAccess;
   proxy: EgressProxy;
 }
 
@@ -76,10 +76,13 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
-    const refused = pausedRefusal(event.request.url, documentBase, options.files);
-    if (refused === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    add('blocked', event.request.url, refused);
-    void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+    void pausedRefusal(event.request.url, documentBase, options.files)
+      .then((refused) => {
+        if (refused === null) return client.send('Fetch.continueRequest', { requestId: event.requestId });
+        add('blocked', event.request.url, refused);
+        return client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+      })
+      .catch(() => undefined);
   });
   await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
 
@@ -120,11 +123,11 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
 }
 
 // Why a paused (non-network) URL is refused, or null when it may load.
-function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
+async function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme !== 'file') return schemeRefusal(scheme);
-  const reason = fileRefusal(url, baseUrl, files);
-  return reason === null ? null : urlRefusal('FILE_NOT_ALLOWED', reason);
+  const decision = await fileDecision(url, baseUrl, files);
+  return 'refused' in decision ? urlRefusal('FILE_NOT_ALLOWED', decision.refused) : null;
 }
 
 const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${scheme}: URLs are not allowed`);

@@ -29,6 +29,8 @@ export interface PinnedRequestOptions {
   maxRedirects?: number;
   /** Largest response body read; more is an error. */
   maxBytes?: number;
+  /** Asked for each chunk of the body before it is kept; a refusal ends the request with an error. */
+  budget?: { take(bytes: number): boolean } | undefined;
 }
 
 /** An error that names a URL the policy refused (as opposed to one that failed to load); its message is the detail, for the operator. */
@@ -94,6 +96,7 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (options.maxBytes !== undefined && size > options.maxBytes) return req.destroy(new Error(`the response is larger than ${options.maxBytes} bytes`));
+        if (options.budget && !options.budget.take(chunk.length)) return req.destroy(new Error('the response is larger than the bytes left for it'));
         chunks.push(chunk);
       });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));

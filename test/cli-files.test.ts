@@ -1,0 +1,76 @@
+/**
+ * The CLI reads no file a document may not: header and footer images (a --request body is often
+ * someone else's) follow the document's file rule, its own folder, and that rule holds through
+ * symbolic links. Through the built CLI and real Chromium; `npm run build` first.
+ */
+import { readFile, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdfrender } from './support/cli.js';
+import { folderWith, redPng, removeTempDirs } from './support/files.js';
+import { readPaint, readPdf } from './support/pdf.js';
+
+const secretText = 'TOPSECRET-5f1c';
+let outside: string;
+
+beforeAll(async () => {
+  outside = await folderWith({ 'secret.txt': secretText, 'secret.png': redPng });
+});
+
+afterAll(removeTempDirs);
+
+/** Render `body` with `pdfrender render --request` in `dir`, with --json and `flags`; the summary entry and the PDF. */
+async function renderRequest(dir: string, body: Record<string, unknown>, flags: string[] = []) {
+  await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'body.json'), JSON.stringify(body)));
+  const run = await pdfrender(['render', '--request', 'body.json', '-o', 'out.pdf', '--json', ...flags], { cwd: dir });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const entry = JSON.parse(run.stdout.toString()).documents[0] as { blocked: Array<{ url: string; reason: string }> };
+  const pdf = new Uint8Array(await readFile(join(dir, 'out.pdf')));
+  return { entry, pdf, blockedUrls: entry.blocked.map((issue) => issue.url) };
+}
+
+describe('header and footer images from a --request body', () => {
+  it('refuses file: URLs outside the folder, with --block-network --disable-javascript too', async () => {
+    const dir = await folderWith({});
+    const secret = pathToFileURL(join(outside, 'secret.png')).href;
+    const header = `<img src="${secret}" alt="" style="height:8px"><span style="display:inline-block;width:8px;height:8px;background:url(${secret}) 0 0/8px 8px"></span>Header`;
+    const footer = `<span style="display:inline-block;width:8px;height:8px;background:url('${pathToFileURL(join(outside, 'secret.txt')).href}')"></span>Footer`;
+    const { pdf, blockedUrls } = await renderRequest(dir, { htmlContent: '<p>Body</p>', headerHtmlContent: header, footerHtmlContent: footer, marginTop: '1in', marginBottom: '1in' }, ['--block-network', '--disable-javascript']);
+    expect((await readPaint(pdf)).images).toBe(0);
+    expect(blockedUrls).toEqual(expect.arrayContaining([secret, pathToFileURL(join(outside, 'secret.txt')).href]));
+    expect(Buffer.from(pdf).includes(Buffer.from(secretText).toString('base64').slice(0, 12))).toBe(false);
+  });
+
+  it('refuses a link inside the folder to a file outside it, and still prints an image inside the folder', async () => {
+    const dir = await folderWith({ 'logo.png': redPng });
+    await symlink(join(outside, 'secret.png'), join(dir, 'link.png'));
+    const { pdf, blockedUrls } = await renderRequest(dir, {
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: '<img src="logo.png" style="height:8px">Header',
+      footerHtmlContent: '<img src="link.png" alt="" style="height:8px">Footer',
+      marginTop: '1in',
+      marginBottom: '1in',
+    });
+    expect((await readPaint(pdf)).images).toBe(1); // the logo; the linked secret (alt="": nothing when missing) is not there
+    expect(blockedUrls).toEqual([pathToFileURL(join(dir, 'link.png')).href]);
+  });
+});
+
+describe('a document reaching through a symbolic link', () => {
+  it('gets nothing from a link to a file outside its folder (img, iframe, fetch)', async () => {
+    const dir = await folderWith({ 'own.txt': 'OWN-TEXT-77' });
+    await symlink(join(outside, 'secret.txt'), join(dir, 'link.txt'));
+    await symlink(join(outside, 'secret.png'), join(dir, 'link.png'));
+    await symlink(outside, join(dir, 'linked-folder'));
+    const html = `<p>Body</p><img src="link.png" alt=""><iframe src="link.txt"></iframe><iframe src="linked-folder/secret.txt"></iframe><iframe src="own.txt"></iframe>
+      <p id="out"></p><script>fetch('link.txt').then((r) => r.text()).then((t) => { out.textContent = 'READ ' + t; }, () => { out.textContent = 'FETCH FAILED'; });</script>`;
+    const { pdf, blockedUrls } = await renderRequest(dir, { htmlContent: html });
+    const text = (await readPdf(pdf)).pages.map((page) => page.text).join(' ');
+    expect(text).not.toContain(secretText);
+    expect(text).toContain('OWN-TEXT-77'); // a file inside the folder still loads
+    expect((await readPaint(pdf)).images).toBe(0);
+    expect(blockedUrls).toEqual(expect.arrayContaining(['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href)));
+  });
+});
