@@ -123,6 +123,12 @@ export const migrations: string[] = [
    CREATE INDEX jobs_ready ON jobs (status, priority DESC, available_at, created_at);
    CREATE INDEX jobs_leases ON jobs (status, lease_until);
    CREATE INDEX jobs_held ON jobs (status, caller, request_bytes);`,
+  // Each endpoint's key, sent as its deliveries' Bearer token, apart from the secret that signs
+  // them: one seen request (a proxy's log) no longer lets anyone sign events. Existing endpoints
+  // keep their secret (their receivers' signature checks go on working) and get a fresh key each,
+  // in the format newWebhookKey makes.
+  `ALTER TABLE webhook_endpoints ADD COLUMN key TEXT NOT NULL DEFAULT '';
+   UPDATE webhook_endpoints SET key = 'whk_' || lower(hex(randomblob(32)));`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */
