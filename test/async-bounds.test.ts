@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
+import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let engine: Engine;
@@ -55,20 +56,6 @@ async function startGate() {
   };
 }
 
-/** A webhook receiver that keeps the bodies it got. */
-async function startHook() {
-  const received: string[] = [];
-  const server = await listening((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200).end();
-    });
-  });
-  return { ...server, url: `http://127.0.0.1:${server.port}/hook`, received };
-}
-
 /** A server whose documents may reach the gate, with API keys a, b and c (one caller each). */
 async function boundedServer(flags: Record<string, unknown>, hook: { url: string }): Promise<TestServer> {
   const server = await startServer({ apiKeys: ['key-a', 'key-b', 'key-c'], allowHosts: ['127.0.0.1'], ...flags }, { engine }, { realClock: true });
@@ -102,7 +89,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 
 describe('render-async bounds', () => {
   it("bounds each caller's jobs: one caller at its bound gets 503 QUEUE_FULL while another still gets 202, and simultaneous requests cannot overshoot", async () => {
-    const [gate, hook] = [await startGate(), await startHook()];
+    const [gate, hook] = [await startGate(), await receiver()];
     const server = await boundedServer({ maxQueuePerCaller: 3 }, hook);
     try {
       // Ten at once from one caller: exactly its three fit.
@@ -122,7 +109,7 @@ describe('render-async bounds', () => {
   }, 60_000);
 
   it('bounds the request bytes each caller and everyone may have queued', async () => {
-    const [gate, hook] = [await startGate(), await startHook()];
+    const [gate, hook] = [await startGate(), await receiver()];
     // Each request below stores a little over 12,000 bytes: two fit a caller, three the queue.
     const server = await boundedServer({ maxQueueBytesPerCaller: '25kb', maxQueueBytes: '40kb' }, hook);
     try {
@@ -144,7 +131,7 @@ describe('render-async bounds', () => {
 
 describe('a finished job', () => {
   it("leaves no trace of its request in the database file, and its status still answers", async () => {
-    const hook = await startHook();
+    const hook = await receiver();
     const server = await boundedServer({}, hook);
     const marker = `REQUEST-MARKER-${Math.random().toString(36).slice(2)}`;
     try {

@@ -5,8 +5,6 @@
  * data dir left by schema 5 keeps its secrets and gets a new key for every endpoint. Events are
  * queued straight into the database, as a finished job would, so nothing is rendered.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
@@ -15,41 +13,15 @@ import { deliveries } from '../src/store/deliveries.js';
 import { migrations, openDb } from '../src/store/open-db.js';
 import type { WebhookEndpoint } from '../src/store/webhook-endpoints.js';
 import { pdfrender } from './support/cli.js';
+import { receiver, type Arrival, type Receiver } from './support/receiver.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startServer, type TestServer } from './support/server.js';
 
 afterAll(removeTempDirs);
 
-interface Arrival {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on an ephemeral port that answers 200 and keeps what it got. */
-async function receiver() {
-  const received: Arrival[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    close() {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 let events = 0;
 /** Queue one event for every active endpoint, as a finished job would, and wait for the receiver to get it. */
-async function deliverOne(server: TestServer, hook: Awaited<ReturnType<typeof receiver>>): Promise<Arrival> {
+async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> {
   const before = hook.received.length;
   events += 1;
   deliveries(server.deps.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
