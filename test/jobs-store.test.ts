@@ -25,6 +25,8 @@ beforeEach(async () => {
   return () => db.close();
 });
 
+const bounds = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
+
 const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
   caller: 'ip:127.0.0.1',
   identifier: `doc-${Math.random()}`,
@@ -33,7 +35,7 @@ const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
   baseUrl: 'http://127.0.0.1:3000',
   now: 1_000_000,
   dedupeWindowMs: 60_000,
-  maxQueue: 100,
+  bounds,
   maxAttempts: 3,
   ...overrides,
 });
@@ -81,11 +83,67 @@ describe('enqueue', () => {
   });
 
   it('refuses new jobs when the queue is full', () => {
-    queue.enqueue(job({ maxQueue: 2 }));
-    queue.enqueue(job({ maxQueue: 2 }));
-    const full = refusal(job({ maxQueue: 2 }));
+    queue.enqueue(job({ bounds: { ...bounds, maxQueue: 2 } }));
+    queue.enqueue(job({ bounds: { ...bounds, maxQueue: 2 } }));
+    const full = refusal(job({ bounds: { ...bounds, maxQueue: 2 } }));
     expect(isPdfRenderError(full, 'QUEUE_FULL')).toBe(true);
     expect((full as { retryAfter: number }).retryAfter).toBe(30);
+  });
+
+  it('bounds the jobs and request bytes of each caller and of everyone, counting only jobs queued or rendering', () => {
+    const tight = { maxQueue: 100, maxQueuePerCaller: 2, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
+    const first = queue.enqueue(job({ caller: 'key:a', bounds: tight }));
+    queue.enqueue(job({ caller: 'key:a', bounds: tight }));
+    const third = refusal(job({ caller: 'key:a', bounds: tight }));
+    expect(isPdfRenderError(third, 'QUEUE_FULL')).toBe(true);
+    expect((third as Error).message).toMatch(/^you have 2 jobs queued or rendering already/);
+    expect(queue.enqueue(job({ caller: 'key:b', bounds: tight })).status).toBe('queued');
+    // A finished job no longer counts.
+    queue.claim('w', 2_000_000, 1000);
+    queue.complete(first.id, 'w', 2_000_001, { fileId: 'f', pages: 1, bytes: 1 });
+    expect(queue.enqueue(job({ caller: 'key:a', bounds: tight })).status).toBe('queued');
+
+    // 1,000 characters of document make a stored request of a little more.
+    const big = { htmlContent: 'x'.repeat(1000) };
+    const bytes = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 5_000, maxQueueBytesPerCaller: 2_500 };
+    queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
+    queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
+    expect((refusal(job({ caller: 'key:c', request: big, bounds: bytes })) as Error).message).toMatch(/^your queued jobs hold \d+ bytes of requests already, and this one \(\d+ bytes\) would pass the bound of 2500 bytes per caller; try again/);
+    queue.enqueue(job({ caller: 'key:d', request: big, bounds: bytes }));
+    queue.enqueue(job({ caller: 'key:d', request: big, bounds: bytes }));
+    const total = refusal(job({ caller: 'key:e', request: big, bounds: bytes }));
+    expect(isPdfRenderError(total, 'QUEUE_FULL')).toBe(true);
+    expect((total as Error).message).toMatch(/^the queue's jobs hold .* of requests already/);
+  });
+
+  it('lets one request of any size into a queue, or a caller, that holds nothing', () => {
+    const bytes = { ...bounds, maxQueueBytes: 100, maxQueueBytesPerCaller: 100 };
+    expect(queue.enqueue(job({ request: { htmlContent: 'x'.repeat(1000) }, bounds: bytes })).status).toBe('queued');
+    expect(isPdfRenderError(refusal(job({ caller: 'key:other', bounds: bytes })), 'QUEUE_FULL')).toBe(true);
+  });
+});
+
+describe('finished jobs', () => {
+  const storedRequest = (id: string) => (db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string | null }).request;
+
+  it('keep their request while an attempt may follow, and drop it when they succeed or fail for good', () => {
+    const succeeding = queue.enqueue(job({ request: { htmlContent: '<p>kept while queued</p>' } }));
+    const failing = queue.enqueue(job({ maxAttempts: 2 }));
+    const expiring = queue.enqueue(job({ maxAttempts: 1 }));
+    for (const holder of ['a', 'b', 'c']) queue.claim(holder, 2_000_000, 1000);
+    expect(JSON.parse(storedRequest(succeeding.id)!)).toEqual({ htmlContent: '<p>kept while queued</p>' });
+
+    queue.complete(succeeding.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 });
+    expect(queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 2_000_200)).toBe('queued');
+    expect(storedRequest(failing.id)).not.toBeNull(); // the retry needs it
+    queue.claim('b', 2_000_200, 1000);
+    expect(queue.fail(failing.id, 'b', 2_000_300, renderFailure('crash again'), 0)).toBe('failed');
+    expect(queue.requeueExpired(2_002_000)).toBe(1);
+
+    for (const { id } of [succeeding, failing, expiring]) {
+      expect(storedRequest(id)).toBeNull();
+      expect(queue.get(id)).toMatchObject({ request: null, status: expect.stringMatching(/^(succeeded|failed)$/) });
+    }
   });
 });
 

@@ -83,13 +83,16 @@ describe('pdfrender webhooks', () => {
       expect(added.code).toBe(0);
       const [, id] = /^id: +(wh_[\w-]+)$/m.exec(added.stdout)!;
       expect(added.stdout).toMatch(/^secret: whsec_[A-Za-z0-9+/]{43}=$/m);
+      expect(added.stdout).toMatch(/^key: {4}whk_[0-9a-f]{64}$/m);
       const seen = await (await fetch(`${server.url}/api/webhooks`)).json();
       expect(seen.webhooks).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null }]);
 
       const listed = await webhooksCli(['webhooks', 'list', '--data-dir', dataDir], dataDir);
       expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  active`);
       const asJson = JSON.parse((await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout);
-      expect(asJson).toEqual([expect.objectContaining({ id, secret: expect.stringMatching(/^whsec_/) })]);
+      expect(asJson).toEqual([expect.objectContaining({ id, key: expect.stringMatching(/^whk_/), secret: expect.stringMatching(/^whsec_/) })]);
+      const hidden = (await webhooksCli(['webhooks', 'list', '--json', '--data-dir', dataDir], dataDir)).stdout;
+      expect(JSON.parse(hidden)).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null }]);
 
       expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(`removed ${id}`);
       expect((await (await fetch(`${server.url}/api/webhooks`)).json()).webhooks).toEqual([]);
@@ -113,12 +116,13 @@ describe('/api/webhooks', () => {
       const created = await fetch(`${server.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a' }) });
       expect(created.status).toBe(201);
       const endpoint = await created.json();
-      expect(endpoint).toMatchObject({ outcome: 'SUCCESS', url: 'https://example.com/a', secret: expect.stringMatching(/^whsec_/) });
+      expect(endpoint).toMatchObject({ outcome: 'SUCCESS', url: 'https://example.com/a', key: expect.stringMatching(/^whk_[0-9a-f]{64}$/), secret: expect.stringMatching(/^whsec_/) });
       const form = await fetch(`${server.url}/api/webhooks`, { method: 'POST', body: new URLSearchParams({ url: 'https://example.com/b' }) });
       expect(form.status).toBe(201);
       const list = await (await fetch(`${server.url}/api/webhooks`)).json();
       expect(list.webhooks.map((w: { url: string }) => w.url)).toEqual(['https://example.com/a', 'https://example.com/b']);
       expect(JSON.stringify(list)).not.toContain('whsec_');
+      expect(JSON.stringify(list)).not.toContain('whk_');
       expect((await fetch(`${server.url}/api/webhooks/${endpoint.id}`, { method: 'DELETE' })).status).toBe(200);
       const missing = await fetch(`${server.url}/api/webhooks/${endpoint.id}`, { method: 'DELETE' });
       expect(missing.status).toBe(404);

@@ -1,6 +1,6 @@
 /**
- * `pdfrender webhooks add <url> | list | remove <id>`: manage the endpoints that async renders
- * notify. They live in the data dir's database, so a running server sees changes at once.
+ * `pdfrender webhooks add <url> | list | remove <id> | rotate <id>`: manage the endpoints that async
+ * renders notify. They live in the data dir's database, so a running server sees changes at once.
  */
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -10,7 +10,7 @@ import { numberField } from '../fields.js';
 import { parseWith } from '../request.js';
 import { deliveries } from '../store/deliveries.js';
 import { openDb, type Db } from '../store/open-db.js';
-import { webhookEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import { webhookEndpoints, withoutCredentials, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 
@@ -31,7 +31,7 @@ export function webhooksCommand(io: CliIO): Command {
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
     .command('add <url>')
-    .description('add an endpoint; prints its id and its signing secret')
+    .description('add an endpoint; prints its id, its key (the Bearer token of its deliveries) and its signing secret')
     .option('--data-dir <dir>', dataDirHelp)
     .option('--json', 'print the endpoint as JSON')
     .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
@@ -39,24 +39,24 @@ export function webhooksCommand(io: CliIO): Command {
       const allowPrivate = Boolean(options.allowPrivateWebhooks) || (parseWith(serveSettings.allowPrivateWebhooks.schema, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
       const checked = await checkWebhookUrl(url, allowPrivate);
       const endpoint = await withEndpoints(options, (endpoints) => endpoints.add(checked, Date.now()));
-      print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\nsecret: ${endpoint.secret}`);
+      print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
     });
   group
     .command('list')
     .description('list the endpoints')
     .option('--data-dir <dir>', dataDirHelp)
     .option('--json', 'print the endpoints as JSON')
-    .option('--show-secrets', 'include the signing secrets')
+    .option('--show-secrets', 'include the keys and signing secrets')
     .action(async (options: { dataDir?: string; json?: boolean; showSecrets?: boolean }) => {
       const list = await withEndpoints(options, (endpoints) => endpoints.list());
       if (options.json) {
-        print(JSON.stringify(list.map((endpoint) => (options.showSecrets ? endpoint : hideSecret(endpoint)))));
+        print(JSON.stringify(list.map((endpoint) => (options.showSecrets ? endpoint : withoutCredentials(endpoint)))));
       } else if (list.length === 0) {
         print('no webhook endpoints; add one with `pdfrender webhooks add <url>`');
       } else {
         for (const endpoint of list) {
           const state = endpoint.disabledAt ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410)` : 'active';
-          print([endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.secret] : [])].join('  '));
+          print([endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.key, endpoint.secret] : [])].join('  '));
         }
       }
     });
@@ -68,6 +68,20 @@ export function webhooksCommand(io: CliIO): Command {
       const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id));
       if (!removed) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
       print(`removed ${id}`);
+    });
+  group
+    .command('rotate <id>')
+    .description("replace an endpoint's key, signing secret or both (the default); the next delivery uses the new ones")
+    .option('--data-dir <dir>', dataDirHelp)
+    .option('--key', 'replace the key (the Bearer token of its deliveries)')
+    .option('--secret', 'replace the signing secret (its receiver must verify with the new one)')
+    .option('--json', 'print the endpoint as JSON')
+    .action(async (id: string, options: { dataDir?: string; key?: boolean; secret?: boolean; json?: boolean }) => {
+      const both = !options.key && !options.secret;
+      const which: Rotation = { key: both || Boolean(options.key), secret: both || Boolean(options.secret) };
+      const endpoint = await withEndpoints(options, (endpoints) => endpoints.rotate(id, which));
+      if (!endpoint) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
+      print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\n${credentials(endpoint, which)}`);
     });
   group
     .command('deliveries')
@@ -101,7 +115,7 @@ export function webhooksCommand(io: CliIO): Command {
   return group;
 }
 
-function hideSecret(endpoint: WebhookEndpoint): Omit<WebhookEndpoint, 'secret'> {
-  const { secret: _secret, ...rest } = endpoint;
-  return rest;
+/** The `key:` and `secret:` lines of an endpoint (those asked for), aligned with `id:`. */
+function credentials(endpoint: WebhookEndpoint, which: Rotation = { key: true, secret: true }): string {
+  return [...(which.key ? [`key:    ${endpoint.key}`] : []), ...(which.secret ? [`secret: ${endpoint.secret}`] : [])].join('\n');
 }

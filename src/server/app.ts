@@ -27,6 +27,7 @@ const routeMethods: Array<[RegExp, string[]]> = [
   [/^\/api\/pdfs\/files\/[^/]+$/, ['GET']],
   [/^\/api\/webhooks$/, ['GET', 'POST']],
   [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
+  [/^\/api\/webhooks\/[^/]+\/rotate$/, ['POST']],
   [/^\/(healthz|readyz|openapi\.json)$/, ['GET']],
 ];
 

@@ -1,7 +1,7 @@
 /**
  * POST /api/pdfs/render-async (validate, require a webhook, dedupe the identifier, queue; 202) and
  * GET /api/pdfs/jobs/:jobId (the job's status). Async requests are never rate limited: the queue
- * paces them, and its bound answers 503 instead.
+ * paces them, and its bounds (jobs and bytes, per caller and in total) answer 503 instead.
  */
 import type { Hono } from 'hono';
 import { PdfRenderError } from '../errors.js';
@@ -27,7 +27,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       baseUrl: publicBase(c, deps),
       now: deps.clock.now(),
       dedupeWindowMs: deps.config.dedupeWindow,
-      maxQueue: deps.config.maxQueue,
+      bounds: deps.config,
       maxAttempts: deps.config.maxAttempts,
     });
     deps.wakeWorkers();

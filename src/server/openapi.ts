@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
+import { rotateRequestSchema } from './webhooks-routes.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
 // Codes and reasons of blocked and failed URLs depend only on the URL and the server's settings, never on DNS.
@@ -72,7 +73,8 @@ export function openApiDocument(version: string) {
       '/api/pdfs/render-async': {
         post: {
           summary: 'Queue a render; every webhook endpoint is told when it is done',
-          description: 'Never rate limited; the queue paces async work.',
+          description:
+            'Never rate limited; the queue paces async work. The queue is bounded in jobs and request bytes, per caller (API key, else address) and in total (--max-queue, --max-queue-per-caller, --max-queue-bytes, --max-queue-bytes-per-caller): beyond a bound it answers 503 QUEUE_FULL with Retry-After.',
           requestBody: { required: true, content: bodiesOf('AsyncRenderRequest') },
           responses: {
             202: {
@@ -89,7 +91,7 @@ export function openApiDocument(version: string) {
             413: errorBody(['PAYLOAD_TOO_LARGE']),
             415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
             422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
-            503: errorBody(['QUEUE_FULL', 'SHUTTING_DOWN']),
+            503: { ...errorBody(['QUEUE_FULL', 'SHUTTING_DOWN']), headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait before trying again' } } },
           },
         },
       },
@@ -108,11 +110,20 @@ export function openApiDocument(version: string) {
         },
       },
       '/api/webhooks': {
-        get: { summary: 'List webhook endpoints (without their secrets)', responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt}]}' }, ...auth } },
+        get: { summary: 'List webhook endpoints (without their keys and secrets)', responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt}]}' }, ...auth } },
         post: {
-          summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
+          summary: 'Add a webhook endpoint; the answer carries its key and signing secret, shown only here',
+          description: 'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent.',
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } } } },
-          responses: { 201: { description: '{outcome, id, url, secret, createdAt, disabledAt}' }, ...auth, 422: errorBody(['VALIDATION_FAILED']) },
+          responses: { 201: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}' }, ...auth, 422: errorBody(['VALIDATION_FAILED']) },
+        },
+      },
+      '/api/webhooks/{id}/rotate': {
+        post: {
+          summary: "Replace a webhook endpoint's key, signing secret or both; the next delivery uses them",
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(rotateRequestSchema) } } },
+          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...auth, 404: errorBody(['NOT_FOUND']), 422: errorBody(['VALIDATION_FAILED']) },
         },
       },
       '/api/webhooks/{id}': {

@@ -1,20 +1,44 @@
-/** GET, POST /api/webhooks and DELETE /api/webhooks/:id: the same endpoints as `pdfrender webhooks`. */
+/**
+ * GET, POST /api/webhooks, DELETE /api/webhooks/:id and POST /api/webhooks/:id/rotate: the same
+ * endpoints as `pdfrender webhooks`.
+ */
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { PdfRenderError } from '../errors.js';
+import { booleanField } from '../fields.js';
+import { parseWith } from '../request.js';
+import { withoutCredentials } from '../store/webhook-endpoints.js';
 import type { AppDeps } from './deps.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';
 
+/** What POST /api/webhooks/:id/rotate replaces; neither named means both. */
+export const rotateRequestSchema = z
+  .strictObject({
+    key: booleanField('replace the key, the Bearer token of its deliveries'),
+    secret: booleanField('replace the signing secret'),
+  })
+  .describe('what to replace; neither named (or no body) replaces both');
+
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/api/webhooks', (c) => c.json({ outcome: 'SUCCESS', webhooks: deps.webhooks.list().map(({ secret: _secret, ...endpoint }) => endpoint) }));
+  app.get('/api/webhooks', (c) => c.json({ outcome: 'SUCCESS', webhooks: deps.webhooks.list().map(withoutCredentials) }));
   app.post('/api/webhooks', async (c) => {
     const body = await readBody(c);
     const url = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).url : undefined;
     if (typeof url !== 'string') throw new PdfRenderError('VALIDATION_FAILED', 'url is required', { fieldErrors: { url: ['is required: the http or https URL to notify'] } });
-    // The secret is shown once, here, as `pdfrender webhooks add` shows it once.
+    // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once.
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
     return c.json({ outcome: 'SUCCESS', ...deps.webhooks.add(checked, deps.clock.now()) }, 201);
+  });
+  app.post('/api/webhooks/:id/rotate', async (c) => {
+    // An empty body (no Content-Type needed) rotates both.
+    const empty = c.req.header('content-length') === '0' || (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
+    const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
+    const both = !which.key && !which.secret;
+    const endpoint = deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret });
+    if (!endpoint) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
+    return c.json({ outcome: 'SUCCESS', ...endpoint });
   });
   app.delete('/api/webhooks/:id', (c) => {
     if (!deps.webhooks.remove(c.req.param('id'))) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);

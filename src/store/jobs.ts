@@ -4,7 +4,7 @@
  * job or both accept the same identifier. A claimed job carries a lease; only its holder may
  * extend, complete or fail it, and a lease that runs out sends the job back to the queue.
  * A job's final status and its webhook deliveries are written in one transaction, so a crash
- * between the two cannot lose the event.
+ * between the two cannot lose the event, and drops the job's request: nothing reads it after.
  */
 import { randomBytes } from 'node:crypto';
 import type { NetworkReport } from '../engine/page-guard.js';
@@ -12,6 +12,7 @@ import { PdfRenderError, type ErrorCode } from '../errors.js';
 import { fileUrlPath } from '../queue/urls.js';
 import { deliveries } from './deliveries.js';
 import type { Db } from './open-db.js';
+import { queueBounds, type QueueBounds } from './queue-bounds.js';
 
 export type JobStatus = 'queued' | 'rendering' | 'succeeded' | 'failed';
 
@@ -20,7 +21,7 @@ export interface Job {
   caller: string;
   identifier: string;
   priority: number;
-  /** The request body as the caller sent it (validated), to be parsed again by the worker. */
+  /** The request body as the caller sent it (validated), to be parsed again by the worker; null once the job succeeded or failed for good. */
   request: unknown;
   /** Base of the absolute URLs (file, status) reported for this job, taken from the request that queued it. */
   baseUrl: string;
@@ -48,7 +49,7 @@ interface JobRow {
   caller: string;
   identifier: string;
   priority: number;
-  request: string;
+  request: string | null;
   base_url: string;
   status: JobStatus;
   attempts: number;
@@ -72,7 +73,7 @@ const fromRow = (row: JobRow): Job => ({
   caller: row.caller,
   identifier: row.identifier,
   priority: row.priority,
-  request: JSON.parse(row.request),
+  request: row.request === null ? null : JSON.parse(row.request),
   baseUrl: row.base_url,
   status: row.status,
   attempts: row.attempts,
@@ -108,8 +109,8 @@ export interface EnqueueInput {
   now: number;
   /** An identifier seen from the same caller within this window is refused (402). */
   dedupeWindowMs: number;
-  /** Queued and rendering jobs beyond which new ones are refused (503). */
-  maxQueue: number;
+  /** Jobs and request bytes, per caller and in total, beyond which new ones are refused (503). */
+  bounds: QueueBounds;
   maxAttempts: number;
 }
 
@@ -136,10 +137,10 @@ export function jobQueue(db: Db) {
   const outbox = deliveries(db);
   const seen = db.prepare<[string, string], { seen_at: number }>('SELECT seen_at FROM identifiers WHERE caller = ? AND identifier = ?');
   const remember = db.prepare('INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at');
-  const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'rendering')");
+  const checkBounds = queueBounds(db);
   const insert = db.prepare(
-    `INSERT INTO jobs (id, caller, identifier, priority, request, base_url, status, max_attempts, created_at, available_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+    `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
   );
   const byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
   const next = db.prepare<[number], JobRow>(
@@ -150,11 +151,12 @@ export function jobQueue(db: Db) {
   );
   const extend = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'rendering'");
   const succeed = db.prepare(
-    "UPDATE jobs SET status = 'succeeded', finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, error_code = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+    "UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, error_code = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
   );
   const settleFailure = db.prepare(
     `UPDATE jobs SET
        status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+       request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
        available_at = ?, error = ?, error_code = ?, lease_until = NULL, claimed_by = NULL
      WHERE id = ? AND claimed_by = ? AND status = 'rendering'`,
@@ -170,12 +172,12 @@ export function jobQueue(db: Db) {
       const wait = Math.ceil((previous.seen_at + input.dedupeWindowMs - input.now) / 1000);
       throw new PdfRenderError('DUPLICATE_IDENTIFIER', `identifier "${input.identifier}" was already sent in the last ${input.dedupeWindowMs / 1000} s; it may be used again in ${wait} s`);
     }
-    if (pending.get()!.n >= input.maxQueue) {
-      throw new PdfRenderError('QUEUE_FULL', `the queue holds ${input.maxQueue} jobs already; try again shortly`, { retryAfter: 30 });
-    }
+    const request = JSON.stringify(input.request);
+    const requestBytes = Buffer.byteLength(request);
+    checkBounds(input.caller, requestBytes, input.bounds);
     remember.run(input.caller, input.identifier, input.now);
     const id = `job_${randomBytes(12).toString('base64url')}`;
-    insert.run(id, input.caller, input.identifier, input.priority, JSON.stringify(input.request), input.baseUrl, input.maxAttempts, input.now, input.now);
+    insert.run(id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.now);
     return fromRow(byId.get(id)!);
   });
 
@@ -209,7 +211,7 @@ export function jobQueue(db: Db) {
   });
 
   return {
-    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past the bound. */
+    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     claim: (worker: string, now: number, leaseMs: number): Job | null => claim.immediate(worker, now, leaseMs),

@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 export type Db = Database.Database;
 
 // Each entry moves the schema one version up; never edit one that has shipped, add another.
-const migrations: string[] = [
+// Exported so tests can build a data dir as an older pdfrender left it.
+export const migrations: string[] = [
   `CREATE TABLE rate_windows (
      key TEXT NOT NULL,
      window_start INTEGER NOT NULL,
@@ -83,6 +84,51 @@ const migrations: string[] = [
   `ALTER TABLE jobs ADD COLUMN network TEXT;`,
   // The code of a job's error (its message is the safe one a caller may see; the cause is logged).
   `ALTER TABLE jobs ADD COLUMN error_code TEXT;`,
+  // A finished job drops its request (NULL once succeeded or failed; the status never needs it),
+  // kept last in the row so reading the other columns never walks its overflow pages; its size is
+  // kept beside it, and the index covers the per-caller and total sums the enqueue bound reads.
+  // Rebuilt because SQLite cannot drop a NOT NULL; jobs already finished lose their request here.
+  `CREATE TABLE jobs_v6 (
+     id TEXT PRIMARY KEY,
+     caller TEXT NOT NULL,
+     identifier TEXT NOT NULL,
+     priority INTEGER NOT NULL,
+     base_url TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     max_attempts INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     available_at INTEGER NOT NULL,
+     claimed_by TEXT,
+     claimed_at INTEGER,
+     lease_until INTEGER,
+     finished_at INTEGER,
+     file_id TEXT,
+     pages INTEGER,
+     bytes INTEGER,
+     error TEXT,
+     error_code TEXT,
+     network TEXT,
+     request_bytes INTEGER NOT NULL,
+     request TEXT CHECK (request IS NOT NULL OR status IN ('succeeded', 'failed'))
+   );
+   INSERT INTO jobs_v6 (id, caller, identifier, priority, base_url, status, attempts, max_attempts, created_at, available_at, claimed_by,
+                        claimed_at, lease_until, finished_at, file_id, pages, bytes, error, error_code, network, request_bytes, request)
+     SELECT id, caller, identifier, priority, base_url, status, attempts, max_attempts, created_at, available_at, claimed_by,
+            claimed_at, lease_until, finished_at, file_id, pages, bytes, error, error_code, network, length(CAST(request AS BLOB)),
+            CASE WHEN status IN ('queued', 'rendering') THEN request END
+     FROM jobs;
+   DROP TABLE jobs;
+   ALTER TABLE jobs_v6 RENAME TO jobs;
+   CREATE INDEX jobs_ready ON jobs (status, priority DESC, available_at, created_at);
+   CREATE INDEX jobs_leases ON jobs (status, lease_until);
+   CREATE INDEX jobs_held ON jobs (status, caller, request_bytes);`,
+  // Each endpoint's key, sent as its deliveries' Bearer token, apart from the secret that signs
+  // them: one seen request (a proxy's log) no longer lets anyone sign events. Existing endpoints
+  // keep their secret (their receivers' signature checks go on working) and get a fresh key each,
+  // in the format newWebhookKey makes.
+  `ALTER TABLE webhook_endpoints ADD COLUMN key TEXT NOT NULL DEFAULT '';
+   UPDATE webhook_endpoints SET key = 'whk_' || lower(hex(randomblob(32)));`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */
@@ -93,6 +139,9 @@ export function openDb(path: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // Deleted content (a finished job's request, a rotated secret) is overwritten with zeros rather
+  // than left readable in free pages until they are reused.
+  db.pragma('secure_delete = ON');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > migrations.length) {
     db.close();

@@ -1,6 +1,7 @@
 /**
- * Webhook endpoints, kept in SQLite so that `pdfrender webhooks add/remove` take effect at once in
- * a server running on the same data dir: it reads them from the database, not from a copy.
+ * Webhook endpoints, kept in SQLite so that `pdfrender webhooks add/remove/rotate` take effect at
+ * once in a server running on the same data dir: it reads them from the database, not from a copy.
+ * Each has a key (the Bearer token of its deliveries) and, apart from it, the secret that signs them.
  */
 import { randomBytes } from 'node:crypto';
 import { PdfRenderError } from '../errors.js';
@@ -10,6 +11,9 @@ import type { Db } from './open-db.js';
 export interface WebhookEndpoint {
   id: string;
   url: string;
+  /** Sent as `Authorization: Bearer <key>` with every delivery; never the signing secret. */
+  key: string;
+  /** Keys the Standard Webhooks signature; never sent. */
   secret: string;
   createdAt: number;
   /** When a receiver answered 410 Gone, after which nothing more is sent to it; null while active. */
@@ -19,12 +23,30 @@ export interface WebhookEndpoint {
 interface EndpointRow {
   id: string;
   url: string;
+  key: string;
   secret: string;
   created_at: number;
   disabled_at: number | null;
 }
 
-const fromRow = (row: EndpointRow): WebhookEndpoint => ({ id: row.id, url: row.url, secret: row.secret, createdAt: row.created_at, disabledAt: row.disabled_at });
+const fromRow = (row: EndpointRow): WebhookEndpoint => ({ id: row.id, url: row.url, key: row.key, secret: row.secret, createdAt: row.created_at, disabledAt: row.disabled_at });
+
+/** A new endpoint key: `whk_` + 32 random bytes in hex (the format migration 7 gave existing endpoints). */
+export function newWebhookKey(): string {
+  return `whk_${randomBytes(32).toString('hex')}`;
+}
+
+/** An endpoint without its key and secret, as listings show it. */
+export function withoutCredentials(endpoint: WebhookEndpoint): Omit<WebhookEndpoint, 'key' | 'secret'> {
+  const { key: _key, secret: _secret, ...rest } = endpoint;
+  return rest;
+}
+
+/** Which of an endpoint's credentials to replace. */
+export interface Rotation {
+  key: boolean;
+  secret: boolean;
+}
 
 /** Check that `url` is an absolute http or https URL; returns it normalised. */
 export function validateWebhookUrl(url: string): string {
@@ -42,18 +64,28 @@ export function validateWebhookUrl(url: string): string {
 
 /** The webhook endpoint table of a data dir. */
 export function webhookEndpoints(db: Db) {
-  const insert = db.prepare('INSERT INTO webhook_endpoints (id, url, secret, created_at) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO webhook_endpoints (id, url, key, secret, created_at) VALUES (?, ?, ?, ?, ?)');
+  const replace = db.prepare<{ id: string; key: string | null; secret: string | null }>(
+    'UPDATE webhook_endpoints SET key = coalesce(@key, key), secret = coalesce(@secret, secret) WHERE id = @id',
+  );
   const all = db.prepare<[], EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, rowid');
   const remove = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
   const byId = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
   const disable = db.prepare<[number, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL');
+  const rotate = db.transaction((id: string, which: Rotation): WebhookEndpoint | null => {
+    replace.run({ id, key: which.key ? newWebhookKey() : null, secret: which.secret ? newWebhookSecret() : null });
+    const row = byId.get(id);
+    return row ? fromRow(row) : null;
+  });
   return {
-    /** Add an endpoint with a new secret. */
+    /** Add an endpoint with a new key and a new secret. */
     add(url: string, now: number): WebhookEndpoint {
-      const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url: validateWebhookUrl(url), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
-      insert.run(endpoint.id, endpoint.url, endpoint.secret, now);
+      const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url: validateWebhookUrl(url), key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+      insert.run(endpoint.id, endpoint.url, endpoint.key, endpoint.secret, now);
       return endpoint;
     },
+    /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */
+    rotate: (id: string, which: Rotation): WebhookEndpoint | null => rotate.immediate(id, which),
     /** Every endpoint, oldest first. */
     list(): WebhookEndpoint[] {
       return all.all().map(fromRow);

@@ -1,6 +1,7 @@
 /**
- * Sends due webhook deliveries: POST, JSON, signed the Standard Webhooks way with the endpoint's
- * secret (read afresh for every attempt, so a removed endpoint gets nothing more). A 2xx ends a
+ * Sends due webhook deliveries: POST, JSON, with the endpoint's key as Bearer token and signed the
+ * Standard Webhooks way with its secret (both read afresh for every attempt, so a rotation applies
+ * to the next attempt and a removed endpoint gets nothing more). A 2xx ends a
  * delivery, 410 Gone disables the endpoint, anything else is retried on the persisted schedule.
  */
 import type { Resolver } from '../network/resolve-checked.js';
@@ -62,7 +63,7 @@ export function startSender(deps: {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
-          Authorization: `Bearer ${endpoint.secret}`,
+          Authorization: `Bearer ${endpoint.key}`,
           'User-Agent': `pdfrender/${deps.version}`,
           'webhook-id': delivery.eventId,
           'webhook-timestamp': String(timestamp),

@@ -1,0 +1,46 @@
+/**
+ * The bounds on what the async queue holds: jobs queued or rendering, and the bytes of their
+ * requests, per caller and in total. Read inside the enqueue's IMMEDIATE transaction, so two
+ * requests at once cannot both fit under a bound that only one of them fits under.
+ */
+import { PdfRenderError } from '../errors.js';
+import type { Db } from './open-db.js';
+
+export interface QueueBounds {
+  /** Jobs queued or rendering, in total (--max-queue). */
+  maxQueue: number;
+  /** Jobs queued or rendering of one caller (--max-queue-per-caller). */
+  maxQueuePerCaller: number;
+  /** Request bytes of the jobs queued or rendering, in total (--max-queue-bytes). */
+  maxQueueBytes: number;
+  /** Request bytes of one caller's jobs queued or rendering (--max-queue-bytes-per-caller). */
+  maxQueueBytesPerCaller: number;
+}
+
+/** Seconds a refused caller is told to wait: about as long as a few renders take. */
+const retryAfter = 30;
+
+/** The check of a data dir's queue; call it inside the transaction that queues the job. */
+export function queueBounds(db: Db) {
+  // Both sums are read from the jobs_held index alone, never from the rows and their requests.
+  const total = db.prepare<[], { jobs: number; bytes: number }>("SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0) AS bytes FROM jobs WHERE status IN ('queued', 'rendering')");
+  const ofCaller = db.prepare<[string], { jobs: number; bytes: number }>(
+    "SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0) AS bytes FROM jobs WHERE status IN ('queued', 'rendering') AND caller = ?",
+  );
+  const full = (message: string) => new PdfRenderError('QUEUE_FULL', `${message}; try again when some have finished`, { retryAfter });
+  /**
+   * Throw QUEUE_FULL (503, Retry-After) when a job of `bytes` from `caller` would pass a bound. A
+   * byte bound never refuses a queue (or caller) holding nothing, so one request of any size the
+   * body limit lets in can always be queued, rather than being told to retry for ever.
+   */
+  return (caller: string, bytes: number, bounds: QueueBounds): void => {
+    const all = total.get()!;
+    if (all.jobs >= bounds.maxQueue) throw full(`the queue holds ${bounds.maxQueue} jobs already`);
+    if (all.jobs > 0 && all.bytes + bytes > bounds.maxQueueBytes) throw full(`the queue's jobs hold ${all.bytes} bytes of requests already, and this one (${bytes} bytes) would pass its bound of ${bounds.maxQueueBytes} bytes`);
+    const mine = ofCaller.get(caller)!;
+    if (mine.jobs >= bounds.maxQueuePerCaller) throw full(`you have ${mine.jobs} jobs queued or rendering already, the most one caller may have`);
+    if (mine.jobs > 0 && mine.bytes + bytes > bounds.maxQueueBytesPerCaller) {
+      throw full(`your queued jobs hold ${mine.bytes} bytes of requests already, and this one (${bytes} bytes) would pass the bound of ${bounds.maxQueueBytesPerCaller} bytes per caller`);
+    }
+  };
+}

@@ -1,0 +1,32 @@
+/** A real webhook receiver on loopback, for tests that need to see what pdfrender sends. */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Arrival {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on an ephemeral port that answers 200 and keeps each request's headers and body. */
+export async function receiver() {
+  const received: Arrival[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof receiver>>;
