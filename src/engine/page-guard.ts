@@ -7,6 +7,7 @@
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
 import { fileRefusal, type FileAccess } from './file-access.js';
+import { fulfilFile } from './file-response.js';
 
 /** A URL a document asked for and did not get, and why. */
 export interface ResourceIssue {
@@ -62,7 +63,10 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
     const refusal = pausedRefusal(event.request.url, documentBase, options.files);
-    if (refusal === null) return void client.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    if (refusal === null) {
+      const { url } = event.request;
+      return void fulfilFile(client, event.requestId, url).then((failure) => failure && add('failed', url, failure));
+    }
     add('blocked', event.request.url, refusal);
     void client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
   });
