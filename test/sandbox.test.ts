@@ -4,7 +4,8 @@
  * document may load still load (pdfrender reads them), and the server and CLI say the sandbox state.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { chmod, stat, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,22 @@ describe('the browser sandbox', () => {
     expect(identity.setpriv).toMatch(/setpriv$/);
     expect(launchIdentity(1000)).toEqual({});
     expect(describeSandbox({ noSandbox: 'no user namespaces' })).toBe('browser sandbox OFF (Chromium runs as this user): no user namespaces');
+  });
+});
+
+// Docker's default seccomp profile refuses user namespaces; test/support/no-userns.py makes that fault.
+const canRefuseUserNamespaces = process.arch === 'x64' && spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe.runIf(asRoot && canRefuseUserNamespaces)('where user namespaces are refused', () => {
+  it('still renders, as the unprivileged user without a sandbox, and says so', async () => {
+    const folder = await tempDir();
+    const input = join(folder, 'page.html');
+    await writeFile(input, '<p>No namespaces here</p>');
+    const output = join(folder, 'page.pdf');
+    const run = await pdfrender(['--debug', 'render', input, '-o', output], { wrapper: ['python3', join(import.meta.dirname, 'support/no-userns.py')] });
+    expect(run.stderr).toMatch(/pdfrender: \S+, browser sandbox OFF \(Chromium runs as user \S+\): Chromium could not start its sandbox as user \S+ \(user namespaces are refused here/);
+    expect(run.code).toBe(0);
+    expect((await readPdf(await readFile(output))).pages[0]!.text).toContain('No namespaces here');
   });
 });
 

@@ -34,7 +34,28 @@ export function launchIdentity(uid: number | undefined = process.getuid?.(), env
   if (!user) return { noSandbox: `pdfrender runs as root and there is no user "${browserUserName}" or "${fallbackUserName}" to run Chromium as` };
   const setpriv = findOnPath('setpriv', env);
   if (!setpriv) return { noSandbox: 'pdfrender runs as root and setpriv (util-linux) is not installed to run Chromium as another user' };
-  return { user, setpriv };
+  const off = userNamespacesOff();
+  return { user, setpriv, ...(off && { noSandbox: off }) };
+}
+
+/** Why the kernel gives unprivileged users no user namespaces (so Chromium has no sandbox), as its settings say; else undefined. */
+function userNamespacesOff(): string | undefined {
+  const settings = [
+    ['user.max_user_namespaces', '/proc/sys/user/max_user_namespaces'],
+    ['kernel.unprivileged_userns_clone', '/proc/sys/kernel/unprivileged_userns_clone'],
+  ] as const;
+  for (const [setting, file] of settings) {
+    if (readSetting(file) === '0') return `${setting} is 0: the kernel gives unprivileged users no user namespaces`;
+  }
+  return undefined;
+}
+
+function readSetting(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined; // a kernel without the setting
+  }
 }
 
 /** setpriv's arguments that run the command after them as `user`, with no supplementary groups. */

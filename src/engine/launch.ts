@@ -50,6 +50,9 @@ export interface LaunchedBrowser {
   close(kill?: boolean): Promise<void>;
 }
 
+/** Why the sandbox could not start in this process, once a launch found out; later launches skip the try. */
+let noSandboxHere: string | undefined;
+
 /** How long a graceful close may take before the browser's process group is killed. */
 const closeGraceMs = 5_000;
 
@@ -60,7 +63,7 @@ const closeGraceMs = 5_000;
 export async function launchBrowser(
   executablePath: string,
   extraArgs: readonly string[] = [],
-  identity: LaunchIdentity = launchIdentity(),
+  identity: LaunchIdentity = { ...launchIdentity(), ...(noSandboxHere && { noSandbox: noSandboxHere }) },
 ): Promise<LaunchedBrowser> {
   // A fresh profile per launch: nothing (cookies, cache, storage) survives a relaunch.
   const userDataDir = await mkdtemp(join(tmpdir(), 'pdfrender-profile-'));
@@ -98,10 +101,17 @@ export async function launchBrowser(
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true });
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    // A machine without unprivileged user namespaces (or a container whose seccomp profile refuses
-    // them) has no sandbox for a non-root user either: run without one, but as that user still.
-    if (identity.user && !identity.noSandbox && /no usable sandbox/i.test(String(error))) {
-      return launchBrowser(executablePath, extraArgs, { ...identity, noSandbox: `Chromium found no usable sandbox as user ${identity.user.name} (unprivileged user namespaces are off here)` });
+    // A container whose seccomp profile refuses user namespaces (Docker's default) has no sandbox for
+    // a non-root user either, and Chromium then exits at once ("No usable sandbox!", which puppeteer
+    // does not pass on over a pipe). If it starts without one, that was it: run so, but as that user
+    // still, and remember it for this process's later launches.
+    if (identity.user && !identity.noSandbox) {
+      const noSandbox = `Chromium could not start its sandbox as user ${identity.user.name} (user namespaces are refused here, as in a container's default seccomp profile)`;
+      const launched = await launchBrowser(executablePath, extraArgs, { ...identity, noSandbox }).catch(() => undefined);
+      if (launched) {
+        noSandboxHere = noSandbox;
+        return launched;
+      }
     }
     throw new PdfRenderError('BROWSER_NOT_FOUND', `could not start the browser at ${executablePath}: ${reason}; ${browserInstallHint}`, {
       cause: error,
