@@ -5,12 +5,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSandbox, launchIdentity } from '../src/engine/browser-user.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
+import { maxFileBytes } from '../src/engine/file-response.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { browsersOf } from './support/chromium-processes.js';
@@ -88,6 +89,19 @@ describe('the browser sandbox', () => {
     const result = await engine.render(parseRenderRequest({ htmlContent: html }), { baseUrl });
     expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Text from the stylesheet');
     expect(result.network.failed).toEqual([{ url: pathToFileURL(join(folder, 'missing.css')).href, reason: 'no such file' }]);
+  });
+
+  it('hands over regular files only, and none too large, without hanging on a FIFO', async () => {
+    const folder = await folderWith({ 'doc.html': '' });
+    await mkdir(join(folder, 'folder'));
+    expect(spawnSync('mkfifo', [join(folder, 'fifo')]).status).toBe(0);
+    await writeFile(join(folder, 'huge.png'), '');
+    await truncate(join(folder, 'huge.png'), maxFileBytes + 1); // sparse: no disk used
+    const html = '<img src="fifo"><img src="folder"><img src="huge.png"><p>Still printed</p>';
+    const result = await engine.render(parseRenderRequest({ htmlContent: html }), { baseUrl: pathToFileURL(join(folder, 'doc.html')).href });
+    expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Still printed');
+    const reasons = Object.fromEntries(result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]));
+    expect(reasons).toEqual({ fifo: 'not a regular file', folder: 'a folder, not a file', 'huge.png': 'larger than 100 MiB' });
   });
 
   it.runIf(asRoot)('as root picks an unprivileged user and setpriv; as anyone else Chromium sandboxes itself', () => {

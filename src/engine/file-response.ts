@@ -3,7 +3,8 @@
  * Chromium: as root, Chromium runs as another user (browser-user.ts), who cannot read the files of
  * the user rendering them. Chromium types a file: URL by its extension; so does this table.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession } from 'puppeteer-core';
@@ -34,20 +35,43 @@ const contentTypes: Record<string, string> = {
   '.pdf': 'application/pdf',
 };
 
+/**
+ * The largest file handed over: it travels base64 in one DevTools message, held whole in memory on
+ * both sides (and a string of more than about 512 MiB cannot be made at all).
+ */
+export const maxFileBytes = 100 * 1024 * 1024;
+
 /** Answer the paused request `requestId` with the file at `url`; returns why it could not (the request then fails), or null. */
 export async function fulfilFile(client: CDPSession, requestId: string, url: string): Promise<string | null> {
-  let body: Buffer;
+  const path = fileURLToPath(url);
+  let body: string;
   try {
-    body = await readFile(fileURLToPath(url));
+    // Non-blocking, so a FIFO cannot hold the open; only regular files, so /dev/zero cannot read forever.
+    const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const stat = await file.stat();
+      if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: stat.isDirectory() ? 'EISDIR' : 'ENOTFILE' });
+      if (stat.size > maxFileBytes) throw Object.assign(new Error('too large'), { code: 'EFBIG' });
+      body = (await file.readFile()).toString('base64');
+    } finally {
+      await file.close();
+    }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : code === 'EACCES' ? 'permission denied' : 'could not read the file';
-    // Aborted: the page's own failure report stays quiet, the caller reports `reason`.
+    // Aborted: the page's own failure report stays quiet, the caller reports the reason.
     await client.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
-    return reason;
+    return readFailure((error as NodeJS.ErrnoException).code);
   }
-  const type = contentTypes[extname(fileURLToPath(url)).toLowerCase()];
+  const type = contentTypes[extname(path).toLowerCase()];
   const responseHeaders = type ? [{ name: 'Content-Type', value: type }] : [];
-  await client.send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders, body: body.toString('base64') }).catch(() => undefined);
+  await client.send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
   return null;
+}
+
+function readFailure(code: string | undefined): string {
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'a folder, not a file';
+  if (code === 'ENOTFILE') return 'not a regular file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EFBIG') return `larger than ${maxFileBytes / 1024 / 1024} MiB`;
+  return 'could not read the file';
 }
