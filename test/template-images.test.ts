@@ -2,11 +2,15 @@
  * Header and footer images: each distinct image fetched and written once however often it is
  * referenced, and what one request may inline bounded (bytes together, distinct images per template).
  */
+import { spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { inlineTemplateImages, maxTemplateImageBytes } from '../src/engine/inline-images.js';
+import { maxImageBytes } from '../src/engine/template-fetch.js';
 import { PdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
@@ -94,6 +98,17 @@ describe('bounds on what a request inlines', () => {
     const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="a.png">', footerHtmlContent: '<img src="b.png">' });
     const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
     expect((await readPaint(result.pdf)).images).toBe(2);
+  });
+
+  it('leaves out a FIFO, a folder and a file past the size limit, without blocking on the FIFO', async () => {
+    const dir = await folderWith({ 'logo.png': redPng, 'big.png': paddedPng(maxImageBytes + 1) });
+    await mkdir(join(dir, 'folder'));
+    expect(spawnSync('mkfifo', [join(dir, 'fifo')]).status).toBe(0);
+    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="fifo"><img src="folder"><img src="big.png"><img src="logo.png">' });
+    const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
+    expect((await readPaint(result.pdf)).images).toBe(1);
+    const reasons = Object.fromEntries(result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]));
+    expect(reasons).toEqual({ fifo: 'not a regular file', folder: 'a folder, not a file', 'big.png': 'larger than 10 MiB' });
   });
 
   it('refuses a template with more than 10 distinct images as a validation error naming the field', () => {

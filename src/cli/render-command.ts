@@ -59,7 +59,7 @@ Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation o
     )
     .action(async (inputs: string[], options: Record<string, unknown>) => {
       const run = Object.fromEntries(Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]));
-      setExitCode(await runRender(io, inputs, options, run));
+      setExitCode(await runRender(io, inputs, { ...options, debug: command.optsWithGlobals().debug }, run));
     });
   return command;
 }
@@ -103,6 +103,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.
     await engine.start();
+    if (options.debug) io.stderr.write(`pdfrender: ${browser.executablePath}, ${await engine.sandbox()}\n`);
     const outcomes = await renderAll(io, engine, documents, shared, sources, requestFile, reporter);
     reporter.finish(outcomes, performance.now() - started);
     // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).

@@ -2,12 +2,14 @@
  * `pdfrender setup`: make sure a browser is there. Fast and idempotent when one is found; on
  * Debian/Ubuntu as root it installs the distribution's chromium (and its headless shell where
  * there is one); elsewhere it tries Chrome for
- * Testing's headless shell (which needs the internet) and otherwise says what to do.
+ * Testing's headless shell (which needs the internet) and otherwise says what to do. As root it also
+ * makes the system user that Chromium runs as (browser-user.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
+import { browserUserName, launchIdentity } from '../engine/browser-user.js';
 import { browserCachePath, browserInstallHint, findBrowser, type FoundBrowser } from '../engine/find-browser.js';
 import { PdfRenderError } from '../errors.js';
 import type { CliIO } from './io.js';
@@ -20,7 +22,22 @@ export function setupCommand(io: CliIO): Command {
     .action(async (options: { chrome?: string }) => {
       const found = findBrowser({ chrome: options.chrome, env: io.env }) ?? (await provision(io));
       io.stderr.write(`browser: ${found.executablePath} (found by ${found.source})\n`);
+      if (process.platform === 'linux' && process.getuid?.() === 0) io.stderr.write(`${await ensureBrowserUser()}\n`);
     });
+}
+
+/**
+ * As root, make the system user a root pdfrender runs Chromium as (so its sandbox can be on), and
+ * say who Chromium will run as. Without the user (no useradd), `nobody` stands in.
+ */
+async function ensureBrowserUser(): Promise<string> {
+  if (launchIdentity().user?.name !== browserUserName) {
+    const home = ['--home-dir', '/nonexistent', '--no-create-home', '--shell', '/usr/sbin/nologin'];
+    await succeeds('useradd', ['--system', '--user-group', ...home, '--comment', 'pdfrender browser', browserUserName]);
+  }
+  const identity = launchIdentity();
+  if (!identity.user) return `browser sandbox: off when pdfrender runs as root (${identity.noSandbox}); run pdfrender as a non-root user to have it`;
+  return `browser user: ${identity.user.name} (a root pdfrender runs Chromium as this user, with its sandbox on)`;
 }
 
 async function provision(io: CliIO): Promise<FoundBrowser> {

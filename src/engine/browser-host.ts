@@ -99,6 +99,12 @@ export class BrowserHost {
     await this.shut(target);
   }
 
+  /** Whether the browser's sandbox is on and as whom it runs (one line), launching the browser if needed. */
+  async sandbox(): Promise<string> {
+    if (this.closed) throw new Error('the render engine is closed');
+    return (await (this.current ?? this.launch()).launching).sandbox;
+  }
+
   /** Chromium's version string, launching the browser if needed. */
   async version(): Promise<string> {
     return (await this.get()).browser.version();

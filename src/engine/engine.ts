@@ -86,6 +86,8 @@ export interface Engine {
   start(): Promise<void>;
   /** The Chromium version, launching the browser if it is not running yet. */
   version(): Promise<string>;
+  /** Whether Chromium's sandbox is on and as whom it runs, in one line; launches the browser if needed. */
+  sandbox(): Promise<string>;
   /** Close every page and the browser. */
   close(options?: { kill?: boolean }): Promise<void>;
   readonly concurrency: number;
@@ -192,6 +194,7 @@ export function createEngine(options: EngineOptions): Engine {
     concurrency,
     start: async () => void (await host.get()),
     version: () => host.version(),
+    sandbox: () => host.sandbox(),
     async close({ kill = false } = {}) {
       // `kill` is for a process about to exit (the CLI): no page or browser needs a graceful
       // goodbye, and killing the browser saves about 40 ms of a cold render.

@@ -97,8 +97,8 @@ export function requireBrowser(options: FindBrowserOptions = {}): FoundBrowser {
   return found;
 }
 
-// X_OK alone holds for every searchable directory, so a folder named "chromium" must not pass.
-function isExecutable(path: string): boolean {
+/** True for an executable file. X_OK alone holds for every searchable directory, so a folder named "chromium" must not pass. */
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();

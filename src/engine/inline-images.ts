@@ -14,6 +14,7 @@
 import { PdfRenderError } from '../errors.js';
 import { RefusedUrlError } from '../network/pinned-request.js';
 import { ByteBudget } from './byte-budget.js';
+import { LocalFileError } from './local-file.js';
 import type { ResourceIssue } from './page-guard.js';
 import type { ResourceFetcher } from './template-fetch.js';
 import { templateReferences, type TemplateReference } from './template-references.js';
@@ -178,6 +179,6 @@ function fetchFailure(error: unknown): Omit<ResourceIssue, 'url'> {
   const match = /^HTTP (\d{3})$/.exec(detail);
   if (match) return { code: 'HTTP_ERROR', reason: detail };
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = (error as Error | undefined)?.name === 'AbortError' ? 'timed out or cancelled' : /^the response is larger than \d+ bytes$/.test(detail) ? detail : typeof errno === 'string' && /^E[A-Z_]+$/.test(errno) ? errno : 'failed to load';
+  const reason = error instanceof LocalFileError ? detail : (error as Error | undefined)?.name === 'AbortError' ? 'timed out or cancelled' : /^the response is larger than \d+ bytes$/.test(detail) ? detail : typeof errno === 'string' && /^E[A-Z_]+$/.test(errno) ? errno : 'failed to load';
   return reason === detail ? { code: 'LOAD_FAILED', reason } : { code: 'LOAD_FAILED', reason, detail };
 }

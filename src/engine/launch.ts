@@ -2,17 +2,16 @@
  * Launching Chromium for printing: puppeteer-core over a pipe, with the flags that keep a headless
  * print server quiet on a closed network and fast at printing.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
+import { describeSandbox, launchIdentity, setprivArgs, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';
 
 /** Flags added to puppeteer's defaults. Each one is here for a measured or observed reason. */
 export const chromiumFlags = [
-  // Root (containers, CI) cannot use the sandbox; puppeteer does not add this for us.
-  ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
   '--disable-gpu',
   // Without these Chromium keeps dialling Google services, which on a closed network means
   // a stream of refused connections at every start.
@@ -42,6 +41,8 @@ export interface LaunchedBrowser {
   pid: number | undefined;
   /** The throw-away profile folder, removed by close(). */
   profileDir: string;
+  /** Whether Chromium's sandbox is on and as whom Chromium runs, in one line for logs. */
+  sandbox: string;
   /**
    * Close the browser (killing its process group if it does not close in time) and remove its
    * profile directory; with `kill`, kill it at once (nothing of it is needed any more).
@@ -49,17 +50,39 @@ export interface LaunchedBrowser {
   close(kill?: boolean): Promise<void>;
 }
 
+/** Why the sandbox could not start in this process, once a launch found out; later launches skip the try. */
+let noSandboxHere: string | undefined;
+
 /** How long a graceful close may take before the browser's process group is killed. */
 const closeGraceMs = 5_000;
 
-/** Launch a headless Chromium with a throw-away profile. */
-export async function launchBrowser(executablePath: string, extraArgs: readonly string[] = []): Promise<LaunchedBrowser> {
+/**
+ * Launch a headless Chromium with a throw-away profile. As root it runs as an unprivileged user with
+ * its sandbox on (see browser-user.ts); where the sandbox cannot start there, it runs without one.
+ */
+export async function launchBrowser(
+  executablePath: string,
+  extraArgs: readonly string[] = [],
+  identity: LaunchIdentity = { ...launchIdentity(), ...(noSandboxHere && { noSandbox: noSandboxHere }) },
+): Promise<LaunchedBrowser> {
   // A fresh profile per launch: nothing (cookies, cache, storage) survives a relaunch.
   const userDataDir = await mkdtemp(join(tmpdir(), 'pdfrender-profile-'));
   let browser: Browser;
   try {
+    const { user } = identity;
+    if (user) await chown(userDataDir, user.uid, user.gid);
+    const args = [...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs];
     browser = await puppeteer.launch({
-      executablePath,
+      // setpriv goes first and execs Chromium, so puppeteer's own arguments are put together here.
+      ...(user
+        ? {
+            executablePath: identity.setpriv,
+            args: [...setprivArgs(user), executablePath, ...puppeteer.defaultArgs({ headless: true, userDataDir, args }).filter((arg) => !droppedDefaultFlags.includes(arg))],
+            ignoreDefaultArgs: true,
+            // root's home is not the browser user's to write; its few files go to the profile, removed with it.
+            env: { ...process.env, HOME: userDataDir, XDG_CONFIG_HOME: join(userDataDir, '.config'), XDG_CACHE_HOME: join(userDataDir, '.cache') },
+          }
+        : { executablePath, args, ignoreDefaultArgs: droppedDefaultFlags }),
       headless: true,
       // The pipe is also what keeps Chromium from outliving pdfrender: Chromium quits when its end of
       // the DevTools pipe closes, and the kernel closes it however pdfrender dies, SIGKILL included
@@ -68,8 +91,6 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
       // never reaches it; the pipe does. A browser too hung to notice is what browser-record.ts is for.
       pipe: true,
       userDataDir,
-      args: [...chromiumFlags, ...extraArgs],
-      ignoreDefaultArgs: droppedDefaultFlags,
       // pdfrender owns shutdown (it closes the browser itself on signals), so puppeteer must not
       // install its own process-wide signal handlers that exit the process early.
       handleSIGINT: false,
@@ -80,6 +101,18 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true });
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // A container whose seccomp profile refuses user namespaces (Docker's default) has no sandbox for
+    // a non-root user either, and Chromium then exits at once ("No usable sandbox!", which puppeteer
+    // does not pass on over a pipe). If it starts without one, that was it: run so, but as that user
+    // still, and remember it for this process's later launches.
+    if (identity.user && !identity.noSandbox) {
+      const noSandbox = `Chromium could not start its sandbox as user ${identity.user.name} (user namespaces are refused here, as in a container's default seccomp profile)`;
+      const launched = await launchBrowser(executablePath, extraArgs, { ...identity, noSandbox }).catch(() => undefined);
+      if (launched) {
+        noSandboxHere = noSandbox;
+        return launched;
+      }
+    }
     throw new PdfRenderError('BROWSER_NOT_FOUND', `could not start the browser at ${executablePath}: ${reason}; ${browserInstallHint}`, {
       cause: error,
     });
@@ -90,6 +123,7 @@ export async function launchBrowser(executablePath: string, extraArgs: readonly 
     browser,
     pid,
     profileDir: userDataDir,
+    sandbox: describeSandbox(identity),
     close: (kill = false) =>
       (closed ??= (async () => {
         if (kill) {

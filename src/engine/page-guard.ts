@@ -2,12 +2,13 @@
  * What one page may load besides http(s), and what it could not load. http(s), ws(s) go through
  * the egress proxy, which enforces the network policy; every other scheme a document asks for is
  * paused here by the DevTools Fetch domain and refused, except file: URLs inside the document's
- * own folder when the CLI renders a file. Each render collects its blocked and failed URLs.
+ * own folder when the CLI renders a file, which pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
 import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
 import { fileDecision, type FileAccess } from './file-access.js';
+import { fulfilFile } from './file-response.js';
 
 /** Why a URL failed to load: the server answered an HTTP error, or the load failed (a net:: error). */
 export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED';
@@ -76,13 +77,18 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
-    void pausedRefusal(event.request.url, documentBase, options.files)
-      .then((refused) => {
-        if (refused === null) return client.send('Fetch.continueRequest', { requestId: event.requestId });
-        add('blocked', event.request.url, refused);
-        return client.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+    const { requestId, request } = event;
+    void pausedDecision(request.url, documentBase, options.files)
+      .then(async (decision) => {
+        if ('refused' in decision) {
+          add('blocked', request.url, decision.refused);
+          return client.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
+        }
+        const failure = await fulfilFile(client, requestId, request.url, decision.path);
+        if (failure) add('failed', request.url, { code: 'LOAD_FAILED', reason: failure });
       })
-      .catch(() => undefined);
+      // Never leave a request paused: the document would wait on it until its deadline.
+      .catch(() => client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' }).catch(() => undefined));
   });
   await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
 
@@ -122,12 +128,12 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   };
 }
 
-// Why a paused (non-network) URL is refused, or null when it may load.
-async function pausedRefusal(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
+// Why a paused (non-network) URL is refused, or the real path of the file it may load.
+async function pausedDecision(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  if (scheme !== 'file') return schemeRefusal(scheme);
+  if (scheme !== 'file') return { refused: schemeRefusal(scheme) };
   const decision = await fileDecision(url, baseUrl, files);
-  return 'refused' in decision ? urlRefusal('FILE_NOT_ALLOWED', decision.refused) : null;
+  return 'refused' in decision ? { refused: urlRefusal('FILE_NOT_ALLOWED', decision.refused) } : decision;
 }
 
 const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${scheme}: URLs are not allowed`);

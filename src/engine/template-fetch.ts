@@ -3,13 +3,12 @@
  * documents are held to, file: URLs under the documents' file rule. Every byte is taken from the
  * request's budget before it is kept.
  */
-import { open } from 'node:fs/promises';
-import { extname } from 'node:path';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import { urlRefusal } from '../network/refusal.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { fileDecision, type FileAccess } from './file-access.js';
+import { fileType, readLocalFile } from './local-file.js';
 
 /** Bytes of a fetched resource and its media type. */
 export interface FetchedResource {
@@ -31,18 +30,6 @@ export type ResourceFetcher = (url: URL, signal: AbortSignal, baseUrl?: string, 
 /** Header and footer images larger than this are left out. */
 export const maxImageBytes = 10 * 1024 * 1024;
 
-// Image types by file extension, for local files (http responses carry their own Content-Type).
-const imageTypes: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.svg': 'image/svg+xml',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-  '.bmp': 'image/bmp',
-  '.ico': 'image/x-icon',
-};
 
 /**
  * Fetch http(s) URLs under the network policy (the same one documents are held to), and file: URLs
@@ -54,28 +41,13 @@ export function defaultFetcher(options: { files: FileAccess; policy: NetworkPoli
     if (url.protocol === 'file:') {
       const decision = await fileDecision(url, baseUrl, options.files);
       if ('refused' in decision) throw new RefusedUrlError(urlRefusal('FILE_NOT_ALLOWED', decision.refused));
-      return { bytes: await readWithin(decision.path, signal, budget), contentType: imageTypes[extname(decision.path).toLowerCase()] ?? 'application/octet-stream' };
+      signal.throwIfAborted();
+      const bytes = await readLocalFile(decision.path, maxImageBytes, (size) => !budget || budget.take(size));
+      return { bytes, contentType: fileType(url.pathname) ?? 'application/octet-stream' };
     }
     const response = await pinnedRequest(url, { policy: options.policy, resolver: options.resolver, signal, maxRedirects: 5, maxBytes: maxImageBytes, budget });
     if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${response.status}`);
-    const contentType = response.headers['content-type']?.split(';')[0]?.trim() || imageTypes[extname(url.pathname).toLowerCase()];
+    const contentType = response.headers['content-type']?.split(';')[0]?.trim() || fileType(url.pathname);
     return { bytes: response.body, contentType: contentType ?? 'application/octet-stream' };
   };
-}
-
-// A regular file's bytes, its size checked against the limits before anything is read.
-async function readWithin(path: string, signal: AbortSignal, budget: FetchBudget | undefined): Promise<Uint8Array> {
-  const file = await open(path, 'r');
-  try {
-    const info = await file.stat();
-    if (!info.isFile()) throw new Error('not a regular file');
-    if (info.size > maxImageBytes) throw new Error(`the file is larger than ${maxImageBytes} bytes`);
-    if (budget && !budget.take(info.size)) throw new Error('the file is larger than the bytes left for it');
-    signal.throwIfAborted();
-    const bytes = Buffer.alloc(info.size);
-    const { bytesRead } = await file.read(bytes, 0, info.size, 0);
-    return bytes.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
 }

@@ -18,12 +18,15 @@ export interface CliRunOptions {
   cwd?: string;
   input?: string;
   env?: NodeJS.ProcessEnv;
+  /** A command (and its arguments) to run the CLI through, such as support/no-userns.py. */
+  wrapper?: string[];
 }
 
 /** Run the CLI like a shell would: not a terminal, so output is plain lines, without colour. */
 export function pdfrender(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+    const child = spawn(command!, [...prefix, bin, ...args], {
       cwd: options.cwd ?? process.cwd(),
       // An env value of undefined leaves that variable out.
       env: { ...process.env, NO_COLOR: '1', ...options.env },
