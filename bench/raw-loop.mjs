@@ -74,10 +74,13 @@ const pdfOptions = {
 };
 
 const executablePath = requireBrowser().executablePath;
+// A hand-written script run as root turns the sandbox off, as Chromium demands there; pdfrender
+// keeps it on (as another user), so as root the reference skips the sandbox's cost and we do not.
+const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
 const launch = () =>
   stock
-    ? puppeteer.launch({ executablePath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] })
-    : puppeteer.launch({ executablePath, headless: true, pipe: true, args: chromiumFlags, ignoreDefaultArgs: droppedDefaultFlags });
+    ? puppeteer.launch({ executablePath, args: noSandbox })
+    : puppeteer.launch({ executablePath, headless: true, pipe: true, args: [...noSandbox, ...chromiumFlags], ignoreDefaultArgs: droppedDefaultFlags });
 
 const perDocMs = [];
 const outputOf = (input) => join(values['out-dir'], basename(input, '.html') + '.pdf');

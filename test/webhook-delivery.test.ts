@@ -4,41 +4,13 @@
  * moves), and redirects are not followed. Events are queued straight into the server's database,
  * as a finished job would, so no render is needed.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { deliveries } from '../src/store/deliveries.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
+import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
-
-interface Arrival {
-  webhookId: string;
-  body: string;
-}
-
-/** A receiver on an ephemeral port; `answer` responds to the n-th request (default 200; doing nothing leaves it hanging). */
-async function receiver(answer: (res: ServerResponse, index: number) => void = (res) => res.writeHead(200).end()) {
-  const received: Arrival[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ webhookId: String(req.headers['webhook-id']), body });
-      answer(res, received.length - 1);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    close() {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
 
 /** Poll `check` until it is true. */
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
@@ -99,7 +71,7 @@ describe('webhook sender', () => {
       // receiver had timed out, and only a few of those were ever in flight.
       expect(deliveriesTo(server, dead.id).filter((d) => d.attempts > 0)).toEqual([]);
       expect(hanging.received).toHaveLength(4);
-      expect(new Set(healthy.received.map((r) => r.webhookId)).size).toBe(events);
+      expect(new Set(healthy.received.map((r) => r.headers['webhook-id'])).size).toBe(events);
     } finally {
       hanging.close();
       await server.close();
@@ -130,7 +102,7 @@ describe('webhook sender', () => {
       expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 429, next_attempt_at: start + 60_000 + 36_000_000 });
       server.clock.time = start + 60_000 + 36_000_000;
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the third attempt');
-      expect(hook.received.map((r) => r.webhookId)).toEqual(Array(3).fill(hook.received[0]!.webhookId));
+      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(3).fill(hook.received[0]!.headers['webhook-id']));
     } finally {
       await server.close();
       hook.close();

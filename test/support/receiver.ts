@@ -1,5 +1,5 @@
 /** A real webhook receiver on loopback, for tests that need to see what pdfrender sends. */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Arrival {
@@ -7,15 +7,18 @@ export interface Arrival {
   body: string;
 }
 
-/** A receiver on an ephemeral port that answers 200 and keeps each request's headers and body. */
-export async function receiver() {
+/**
+ * A receiver on an ephemeral port that keeps each request's headers and body; `answer` responds to
+ * the n-th request (default 200; doing nothing leaves it hanging).
+ */
+export async function receiver(answer: (res: ServerResponse, index: number) => void = (res) => res.writeHead(200).end()) {
   const received: Arrival[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
+      answer(res, received.length - 1);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
