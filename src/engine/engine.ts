@@ -20,7 +20,7 @@ import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
 import { usesUrlClass } from './template-references.js';
 import { countPdfPages } from './page-count.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
-import { PagePool } from './page-pool.js';
+import { PagePool, type Slot } from './page-pool.js';
 import { printDocument, resetPage, type Templates } from './print-document.js';
 
 export interface EngineOptions {
@@ -161,16 +161,15 @@ export function createEngine(options: EngineOptions): Engine {
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
-    let reusable = false;
+    let printed = false;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(baseUrl, documentUrl ? { url: documentUrl, html: request.htmlContent } : undefined);
     try {
       const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, documentUrl), slot.crashed]), signal);
+      printed = true;
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
-      await raceAbort(resetPage(slot, baseUrl), signal);
-      reusable = true;
       const pages = countPdfPages(pdf);
       if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (--max-pages)`);
       if (options.failOnBlocked && network.blocked.length > 0) {
@@ -180,12 +179,29 @@ export function createEngine(options: EngineOptions): Engine {
       return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.
-      if (!reusable && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
+      if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
       throw error;
     } finally {
       slot.guard.end();
       deadline.clear();
-      pool.release(slot, reusable);
+      // The page is wiped for the next caller after this one has its answer, so the reset is no part
+      // of its wait; the page (and its place in the pool) comes back once the reset is done.
+      if (printed) void resetWithin(slot, baseUrl).then((clean) => pool.release(slot, clean));
+      else pool.release(slot, false);
+    }
+  }
+
+  // Reset a page for the next document within the render deadline; false when it could not be
+  // (the page is then closed rather than reused).
+  async function resetWithin(slot: Slot, baseUrl: string): Promise<boolean> {
+    const deadline = deadlineSignal(timeoutMs);
+    try {
+      await raceAbort(resetPage(slot, baseUrl), deadline.signal);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      deadline.clear();
     }
   }
 
