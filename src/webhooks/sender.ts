@@ -33,14 +33,15 @@ export function startSender(deps: {
   webhooks: WebhookEndpoints;
   clock: Clock;
   version: string;
-  timeoutMs?: number | undefined;
+  /** How long a receiver has to answer (--webhook-timeout). */
+  timeoutMs: number;
   /** Where deliveries may go (see webhookPolicy); each attempt resolves, checks and dials a pinned address. */
   policy: NetworkPolicy;
   resolver?: Resolver | undefined;
   /** The operator's log, for the sender's own unexpected errors. */
   events: EventLog;
 }): Sender {
-  const requestTimeoutMs = deps.timeoutMs ?? 15_000;
+  const requestTimeoutMs = deps.timeoutMs;
   // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
   // (its receiver may have answered) is retried soon after a restart rather than much later.
   const holdMs = requestTimeoutMs + 5_000;
