@@ -71,6 +71,7 @@ export const serveSettings = {
   maxAttempts: { flag: '--max-attempts <n>', env: 'PDFRENDER_MAX_ATTEMPTS', schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)') },
   chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
   ...policySettings,
+  webhookTimeout: { flag: '--webhook-timeout <duration>', env: 'PDFRENDER_WEBHOOK_TIMEOUT', schema: durationField().pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m')).prefault('15s').describe('how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)') },
   allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
 } satisfies Record<string, Setting>;
 

@@ -203,7 +203,7 @@ describe('render-async', () => {
       res.writeHead(204).end();
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const server = await startServer({}, { engine }, { realClock: true, webhookTimeoutMs: 1000 });
+    const server = await startServer({ webhookTimeout: '1s' }, { engine }, { realClock: true });
     try {
       server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();

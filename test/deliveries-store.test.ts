@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliveries, maxRetryAfterMs, type Deliveries } from '../src/store/deliveries.js';
 import { openDb, type Db } from '../src/store/open-db.js';
+import { redeliveries } from '../src/store/redeliver.js';
 import { webhookEndpoints, type WebhookEndpoint } from '../src/store/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
@@ -15,6 +16,8 @@ let db: Db;
 let outbox: Deliveries;
 let slow: WebhookEndpoint;
 let fast: WebhookEndpoint;
+/** Redeliver a job straight from the store. */
+let redeliver: (jobId: string, now: number) => unknown;
 
 beforeEach(async () => {
   db = openDb(join(await tempDir(), 'pdfrender.db'));
@@ -22,6 +25,7 @@ beforeEach(async () => {
   const endpoints = webhookEndpoints(db);
   slow = endpoints.add('http://127.0.0.1:9/slow', 1);
   fast = endpoints.add('http://127.0.0.1:9/fast', 2);
+  redeliver = redeliveries(db).redeliver;
   return () => db.close();
 });
 
@@ -50,7 +54,7 @@ describe('redeliver', () => {
     const [toSlow, toFast] = outbox.claim(1_000, 10, 20_000);
     outbox.succeeded(toFast!.id, 200, 1_100);
     // toSlow is still in flight (held until 21_000).
-    expect(outbox.redeliver('job_1', 2_000)).toEqual({ queued: 1, inFlight: 1 });
+    expect(redeliver('job_1', 2_000)).toMatchObject({ queued: 1, created: 0, inFlight: 1 });
     expect(row(toFast!.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000 });
     expect(outbox.claim(2_000, 10, 20_000).map((d) => d.id)).toEqual([toFast!.id]);
     // The in-flight attempt finishes as it would have; nothing claimed it a second time meanwhile.
@@ -58,21 +62,21 @@ describe('redeliver', () => {
     expect(row(toSlow!.id)).toMatchObject({ status: 'delivered', attempts: 1, claimed_until: null });
     // Once settled, both may be sent again.
     outbox.succeeded(toFast!.id, 200, 3_000);
-    expect(outbox.redeliver('job_1', 4_000)).toEqual({ queued: 2, inFlight: 0 });
+    expect(redeliver('job_1', 4_000)).toMatchObject({ queued: 2, inFlight: 0 });
   });
 
   it('says so when every delivery of the job is being sent right now', () => {
     outbox.queueEvent('job_1', {}, 1_000);
     outbox.claim(1_000, 10, 20_000);
-    expect(outbox.redeliver('job_1', 2_000)).toEqual({ queued: 0, inFlight: 2 });
-    expect(outbox.redeliver('job_unknown', 2_000)).toEqual({ queued: 0, inFlight: 0 });
+    expect(redeliver('job_1', 2_000)).toEqual({ outcome: 'done', queued: 0, created: 0, inFlight: 2, heldFor: [], active: 2 });
+    expect(redeliver('job_unknown', 2_000)).toEqual({ outcome: 'no-such-job' });
   });
 
   it('resends an attempt whose sender died (its hold ran out), and a delivery waiting for its next attempt', () => {
     outbox.queueEvent('job_1', {}, 1_000);
     const [dead, waiting] = outbox.claim(1_000, 10, 20_000);
     outbox.failed(waiting!, 500, 'the receiver answered 500', 1_500);
-    expect(outbox.redeliver('job_1', 30_000)).toEqual({ queued: 2, inFlight: 0 });
+    expect(redeliver('job_1', 30_000)).toMatchObject({ queued: 2, inFlight: 0 });
     expect(outbox.claim(30_000, 10, 20_000).map((d) => d.id)).toEqual([dead!.id, waiting!.id]);
   });
 });

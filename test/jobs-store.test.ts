@@ -203,7 +203,7 @@ const deliveryRows = (jobId?: string) =>
   db.prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`).all(...(jobId ? [jobId] : [])) as DeliveryRow[];
 
 describe('webhook events', () => {
-  it('queues PDF_RENDERED for every active endpoint with the completion, and nothing for a stale holder', () => {
+  it('queues PDF_RENDERED for every endpoint with the completion (held for a disabled one), and nothing for a stale holder', () => {
     const endpoints = webhookEndpoints(db);
     const first = endpoints.add('http://127.0.0.1:9/a', 1);
     const second = endpoints.add('http://127.0.0.1:9/b', 2);
@@ -215,8 +215,12 @@ describe('webhook events', () => {
     expect(deliveryRows()).toEqual([]);
     expect(queue.complete(queued.id, 'w', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(true);
     const rows = deliveryRows(queued.id);
-    expect(rows.map((row) => row.endpoint_id)).toEqual([first.id, second.id]);
-    expect(rows.every((row) => row.status === 'pending' && row.event_id === rows[0]!.event_id)).toBe(true);
+    expect(rows.map((row) => [row.endpoint_id, row.status])).toEqual([
+      [first.id, 'pending'],
+      [second.id, 'pending'],
+      [gone.id, 'held'],
+    ]);
+    expect(rows.every((row) => row.event_id === rows[0]!.event_id)).toBe(true);
     // The exact event JSON receivers get, key order included.
     expect(rows[0]!.body).toBe(`{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`);
   });
@@ -300,5 +304,26 @@ describe('sweep', () => {
     const identifiers = (db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>).map((row) => row.identifier);
     expect(identifiers).toEqual(['old-pending', 'recent', 'waiting']);
     expect(queue.enqueue(job({ identifier: 'old-ok', now: 60_000 })).status).toBe('queued');
+  });
+
+  it("lets events held for a disabled endpoint expire with their jobs, and says how many", () => {
+    const endpoints = webhookEndpoints(db);
+    const gone = endpoints.add('http://127.0.0.1:9/gone', 1);
+    endpoints.disable(gone.id, 2);
+    const finish = (identifier: string, at: number) => {
+      const queued = queue.enqueue(job({ identifier, now: at }));
+      queue.claim('w', at, 1000);
+      queue.complete(queued.id, 'w', at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
+      return queued.id;
+    };
+    const old = finish('old', 1_000);
+    const recent = finish('recent', 50_000);
+    expect(deliveryRows().map((row) => row.status)).toEqual(['held', 'held']);
+    // Held deliveries of jobs still kept are never swept, however many sweeps run.
+    expect(queue.sweep(0, 500)).toEqual({ heldExpired: 0 });
+    expect(queue.sweep(0, 10_000)).toEqual({ heldExpired: 1 });
+    expect(queue.get(old)).toBeNull();
+    expect(deliveryRows().map((row) => [row.job_id, row.status])).toEqual([[recent, 'held']]);
+    expect(endpoints.list()[0]!.held).toBe(1);
   });
 });

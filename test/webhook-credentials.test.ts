@@ -158,7 +158,7 @@ describe('webhook key and signing secret', () => {
     // A server on the migrated data dir: the receiver's old secret still verifies, the Bearer is the new key.
     const server = await startServer({ dataDir }, undefined, { realClock: true });
     try {
-      server.deps.webhooks.remove('wh_second');
+      server.deps.webhooks.remove('wh_second', server.clock.now());
       const arrival = await deliverOne(server, hook);
       expect(arrival.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);
       expect(verifies(secrets[0]!, arrival)).toBe(true);

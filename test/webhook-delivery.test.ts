@@ -1,13 +1,15 @@
 /**
  * The webhook sender of a real server against real local receivers: a receiver that never answers
- * does not hold up a healthy one, Retry-After is honoured (on the server's clock, which the test
- * moves), and redirects are not followed. Events are queued straight into the server's database,
- * as a finished job would, so no render is needed.
+ * does not hold up a healthy one, an attempt gets --webhook-timeout to be answered, Retry-After is
+ * honoured (on the server's clock, which the test moves), and redirects are not followed. Events
+ * are queued straight into the server's database, as a finished job would, so no render is needed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadServeConfig } from '../src/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { deliveries } from '../src/store/deliveries.js';
 import { executablePath } from './support/browser.js';
+import { pdfrender } from './support/cli.js';
 import { removeTempDirs } from './support/files.js';
 import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -58,7 +60,7 @@ describe('webhook sender', () => {
     const timeoutMs = 3_000;
     const hanging = await receiver(() => {});
     const healthy = await receiver();
-    const server = await startServer({}, { engine }, { webhookTimeoutMs: timeoutMs });
+    const server = await startServer({ webhookTimeout: `${timeoutMs}ms` }, { engine });
     try {
       const dead = server.deps.webhooks.add(hanging.url, server.clock.now());
       server.deps.webhooks.add(healthy.url, server.clock.now());
@@ -78,6 +80,38 @@ describe('webhook sender', () => {
       healthy.close();
     }
   }, 30_000);
+
+  it('gives a receiver --webhook-timeout to answer, then retries the event with the same webhook-id', async () => {
+    // The first request is never answered; the retry is.
+    const hook = await receiver((res, index) => void (index > 0 && res.writeHead(200).end()));
+    const server = await startServer({ webhookTimeout: '1s' }, { engine });
+    try {
+      const endpoint = server.deps.webhooks.add(hook.url, server.clock.now());
+      const start = server.clock.now();
+      queueEvents(server, 1);
+      // Well before the 15 s default could have run out.
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt to time out', 10_000);
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: null, last_error: 'no answer within 1 s' });
+      server.clock.time = start + 6_000; // past the 5 s retry (give or take 10%)
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the retry');
+      // At least once: the receiver got the event twice, under one webhook-id to dedupe by.
+      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(2).fill(hook.received[0]!.headers['webhook-id']));
+    } finally {
+      hook.close();
+      await server.close();
+    }
+  }, 30_000);
+
+  it('takes --webhook-timeout or PDFRENDER_WEBHOOK_TIMEOUT, 1s to 10m, 15s by default', async () => {
+    expect(loadServeConfig({}, {}, '/srv').webhookTimeout).toBe(15_000);
+    expect(loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(45_000);
+    expect(loadServeConfig({ webhookTimeout: '2m' }, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(120_000);
+    expect(() => loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '1h' }, '/srv')).toThrow('--webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at most 10m');
+    const run = await pdfrender(['serve', '--port', '0', '--webhook-timeout', '500ms']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('pdfrender: --webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at least 1s');
+    expect((await pdfrender(['serve', '--help'])).stdout.toString()).toMatch(/--webhook-timeout <duration>\s+how long a webhook receiver has to answer/);
+  });
 
   it("waits as long as a receiver's Retry-After asks (up to 10 h) before the next attempt", async () => {
     const hook = await receiver((res, index) => {

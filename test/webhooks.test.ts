@@ -43,7 +43,7 @@ describe('endpoint store', () => {
       const added = endpoints.add('https://example.com/hook', 1000);
       expect(added).toMatchObject({ url: 'https://example.com/hook', createdAt: 1000, disabledAt: null });
       expect(added.id).toMatch(/^wh_[\w-]{12}$/);
-      expect(endpoints.list()).toEqual([added]);
+      expect(endpoints.list()).toEqual([{ ...added, held: 0 }]);
       for (const bad of ['ftp://example.com/x', 'file:///etc/passwd', 'not a url', '/relative']) {
         const error = (() => {
           try {
@@ -54,8 +54,8 @@ describe('endpoint store', () => {
         })();
         expect(isPdfRenderError(error, 'VALIDATION_FAILED')).toBe(true);
       }
-      expect(endpoints.remove(added.id)).toBe(true);
-      expect(endpoints.remove(added.id)).toBe(false);
+      expect(endpoints.remove(added.id, 2000)).toEqual({ unsent: 0 });
+      expect(endpoints.remove(added.id, 2000)).toBeNull();
       expect(endpoints.list()).toEqual([]);
     } finally {
       db.close();
@@ -85,14 +85,14 @@ describe('pdfrender webhooks', () => {
       expect(added.stdout).toMatch(/^secret: whsec_[A-Za-z0-9+/]{43}=$/m);
       expect(added.stdout).toMatch(/^key: {4}whk_[0-9a-f]{64}$/m);
       const seen = await (await fetch(`${server.url}/api/webhooks`)).json();
-      expect(seen.webhooks).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null }]);
+      expect(seen.webhooks).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 }]);
 
       const listed = await webhooksCli(['webhooks', 'list', '--data-dir', dataDir], dataDir);
       expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  active`);
       const asJson = JSON.parse((await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout);
       expect(asJson).toEqual([expect.objectContaining({ id, key: expect.stringMatching(/^whk_/), secret: expect.stringMatching(/^whsec_/) })]);
       const hidden = (await webhooksCli(['webhooks', 'list', '--json', '--data-dir', dataDir], dataDir)).stdout;
-      expect(JSON.parse(hidden)).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null }]);
+      expect(JSON.parse(hidden)).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 }]);
 
       expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(`removed ${id}`);
       expect((await (await fetch(`${server.url}/api/webhooks`)).json()).webhooks).toEqual([]);

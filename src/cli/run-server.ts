@@ -39,7 +39,8 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       await deps.files.sweep(now);
       deps.rateWindows.prune(now);
       // A finished job's row goes when its file does.
-      deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
+      const { heldExpired } = deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
+      if (heldExpired > 0) deps.events({ level: 'warn', message: `${heldExpired} webhook events held for disabled endpoints expired unsent with their jobs (--retention); \`pdfrender webhooks list\` shows what is still held` });
     };
     await sweep();
     const sweeper = setInterval(() => void sweep().catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error })), sweepEveryMs);

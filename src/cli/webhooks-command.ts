@@ -1,6 +1,8 @@
 /**
- * `pdfrender webhooks add <url> | list | remove <id> | rotate <id>`: manage the endpoints that async
- * renders notify. They live in the data dir's database, so a running server sees changes at once.
+ * `pdfrender webhooks add <url> | list | remove <id> | rotate <id> | enable <id> | deliveries |
+ * redeliver <jobId>`: manage the endpoints that async renders notify and their deliveries. They
+ * live in the data dir's database, so a running server sees changes at once (and sends what a
+ * command queued within a second).
  */
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -10,7 +12,8 @@ import { numberField } from '../fields.js';
 import { parseWith } from '../request.js';
 import { deliveries } from '../store/deliveries.js';
 import { openDb, type Db } from '../store/open-db.js';
-import { webhookEndpoints, withoutCredentials, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import { redeliveries, type Redelivery } from '../store/redeliver.js';
+import { webhookEndpoints, withoutCredentials, type Enabled, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 
@@ -31,15 +34,22 @@ export function webhooksCommand(io: CliIO): Command {
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
     .command('add <url>')
-    .description('add an endpoint; prints its id, its key (the Bearer token of its deliveries) and its signing secret')
+    .description(
+      'add an endpoint; prints its id, its key (the Bearer token of its deliveries) and its signing secret. The URL of a disabled endpoint enables that endpoint again instead (same id, key and secret) and sends the events it held',
+    )
     .option('--data-dir <dir>', dataDirHelp)
     .option('--json', 'print the endpoint as JSON')
     .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
     .action(async (url: string, options: { dataDir?: string; json?: boolean; allowPrivateWebhooks?: boolean }) => {
       const allowPrivate = Boolean(options.allowPrivateWebhooks) || (parseWith(serveSettings.allowPrivateWebhooks.schema, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
       const checked = await checkWebhookUrl(url, allowPrivate);
-      const endpoint = await withEndpoints(options, (endpoints) => endpoints.add(checked, Date.now()));
-      print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
+      const result = await withEndpoints(options, (endpoints) => endpoints.addOrEnable(checked, Date.now()));
+      if (result.created) {
+        const { created: _created, ...endpoint } = result;
+        return void print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
+      }
+      if (options.json) return void print(JSON.stringify({ ...withoutCredentials(result.endpoint), reenabled: true, released: result.released }));
+      print(`id:     ${result.endpoint.id}\nurl:    ${result.endpoint.url}\n${enabledLine(result)}; its key and signing secret are unchanged (\`pdfrender webhooks list --show-secrets\` shows them)`);
     });
   group
     .command('list')
@@ -55,7 +65,10 @@ export function webhooksCommand(io: CliIO): Command {
         print('no webhook endpoints; add one with `pdfrender webhooks add <url>`');
       } else {
         for (const endpoint of list) {
-          const state = endpoint.disabledAt ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410)` : 'active';
+          const held = `${plural(endpoint.held, 'event')} held`;
+          const state = endpoint.disabledAt
+            ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410); ${held}: \`pdfrender webhooks enable ${endpoint.id}\` sends them`
+            : 'active';
           print([endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.key, endpoint.secret] : [])].join('  '));
         }
       }
@@ -65,9 +78,19 @@ export function webhooksCommand(io: CliIO): Command {
     .description('remove an endpoint')
     .option('--data-dir <dir>', dataDirHelp)
     .action(async (id: string, options: { dataDir?: string }) => {
-      const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id));
-      if (!removed) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
-      print(`removed ${id}`);
+      const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id, Date.now()));
+      if (!removed) throw noEndpoint(id);
+      const unsent = removed.unsent === 0 ? '' : `; ${plural(removed.unsent, 'event')} it held or had yet to send will not be sent to it (\`pdfrender webhooks deliveries --failed\` lists their jobs; \`pdfrender webhooks redeliver <jobId>\` sends one to the current endpoints)`;
+      print(`removed ${id}${unsent}`);
+    });
+  group
+    .command('enable <id>')
+    .description('enable an endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened')
+    .option('--data-dir <dir>', dataDirHelp)
+    .action(async (id: string, options: { dataDir?: string }) => {
+      const enabled = await withEndpoints(options, (endpoints) => endpoints.enable(id, Date.now()));
+      if (!enabled) throw noEndpoint(id);
+      print(`${id}: ${enabledLine(enabled)}`);
     });
   group
     .command('rotate <id>')
@@ -80,7 +103,7 @@ export function webhooksCommand(io: CliIO): Command {
       const both = !options.key && !options.secret;
       const which: Rotation = { key: both || Boolean(options.key), secret: both || Boolean(options.secret) };
       const endpoint = await withEndpoints(options, (endpoints) => endpoints.rotate(id, which));
-      if (!endpoint) throw new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
+      if (!endpoint) throw noEndpoint(id);
       print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\n${credentials(endpoint, which)}`);
     });
   group
@@ -103,16 +126,44 @@ export function webhooksCommand(io: CliIO): Command {
     });
   group
     .command('redeliver <jobId>')
-    .description("send a job's webhook events again (a running server sends them within a second)")
+    .description("send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)")
     .option('--data-dir <dir>', dataDirHelp)
     .action(async (jobId: string, options: { dataDir?: string }) => {
-      const { queued, inFlight } = await withDb(options, (db) => deliveries(db).redeliver(jobId, Date.now()));
-      if (queued === 0 && inFlight === 0) throw new PdfRenderError('USAGE', `no deliveries for job ${jobId}; see \`pdfrender webhooks deliveries\``);
-      const plural = (n: number) => `${n} deliver${n === 1 ? 'y' : 'ies'}`;
-      const busy = inFlight > 0 ? `; ${plural(inFlight)} being sent right now left alone` : '';
-      print(`queued ${plural(queued)} of ${jobId} again${busy}`);
+      print(redeliveryReport(jobId, await withDb(options, (db) => redeliveries(db).redeliver(jobId, Date.now()))));
     });
   return group;
+}
+
+/** The error of a command given an id no endpoint has. */
+function noEndpoint(id: string): PdfRenderError {
+  return new PdfRenderError('USAGE', `no webhook endpoint with id ${id}; see \`pdfrender webhooks list\``);
+}
+
+/** "3 events", "1 delivery". */
+function plural(count: number, noun: 'event' | 'delivery'): string {
+  return `${count} ${count === 1 ? noun : noun === 'event' ? 'events' : 'deliveries'}`;
+}
+
+/** What enabling an endpoint did, truthfully. */
+function enabledLine({ wasDisabled, released }: Enabled): string {
+  const sent = released === 0 ? 'it held no events' : `${plural(released, 'event')} it held queued, to be sent in the order they happened`;
+  return `${wasDisabled ? 'enabled again' : 'was already active'}; ${sent}`;
+}
+
+/** The line `redeliver` prints; throws (exit 2) when it queued nothing, saying why. */
+function redeliveryReport(jobId: string, result: Redelivery): string {
+  if (result.outcome === 'no-such-job') throw new PdfRenderError('USAGE', `no job ${jobId} (finished jobs are kept for --retention); see \`pdfrender webhooks deliveries\``);
+  if (result.outcome === 'unfinished') throw new PdfRenderError('USAGE', `job ${jobId} has not finished (it is ${result.status}); its event is sent when it does`);
+  const notes = [
+    ...(result.inFlight > 0 ? [`${plural(result.inFlight, 'delivery')} being sent right now left alone`] : []),
+    ...(result.heldFor.length > 0 ? [`held for disabled ${result.heldFor.join(', ')} (\`pdfrender webhooks enable <id>\` sends it)`] : []),
+  ];
+  if (result.queued === 0) {
+    const why = result.active === 0 ? ['no webhook endpoint is active', ...notes] : notes;
+    throw new PdfRenderError('USAGE', `nothing queued for ${jobId}: ${why.join('; ')}`);
+  }
+  const created = result.created > 0 ? ` (${result.created} to endpoints that never had it)` : '';
+  return [`queued ${plural(result.queued, 'delivery')} of ${jobId} again${created}`, ...notes].join('; ');
 }
 
 /** The `key:` and `secret:` lines of an endpoint (those asked for), aligned with `id:`. */

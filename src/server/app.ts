@@ -27,7 +27,7 @@ const routeMethods: Array<[RegExp, string[]]> = [
   [/^\/api\/pdfs\/files\/[^/]+$/, ['GET']],
   [/^\/api\/webhooks$/, ['GET', 'POST']],
   [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
-  [/^\/api\/webhooks\/[^/]+\/rotate$/, ['POST']],
+  [/^\/api\/webhooks\/[^/]+\/(rotate|enable)$/, ['POST']],
   [/^\/(healthz|readyz|openapi\.json)$/, ['GET']],
 ];
 

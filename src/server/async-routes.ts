@@ -16,7 +16,8 @@ import { readBody } from './read-body.js';
 export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.post('/api/pdfs/render-async', async (c) => {
     const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
-    if (deps.webhooks.active().length === 0) {
+    // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
+    if (deps.webhooks.list().length === 0) {
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
     }
     const job = deps.queue.enqueue({

@@ -110,12 +110,32 @@ export function openApiDocument(version: string) {
         },
       },
       '/api/webhooks': {
-        get: { summary: 'List webhook endpoints (without their keys and secrets)', responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt}]}' }, ...auth } },
+        get: {
+          summary: 'List webhook endpoints (without their keys and secrets)',
+          responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt, held}]}; disabledAt is when its receiver answered 410 Gone, held how many events it keeps until enabled' }, ...auth },
+        },
         post: {
           summary: 'Add a webhook endpoint; the answer carries its key and signing secret, shown only here',
-          description: 'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent.',
+          description:
+            'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent. The URL of a disabled endpoint enables that endpoint again instead (the oldest such): it keeps its id, key and secret, and the events it held are sent.',
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } } } },
-          responses: { 201: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}' }, ...auth, 422: errorBody(['VALIDATION_FAILED']) },
+          responses: {
+            200: { description: 'a disabled endpoint with this URL enabled again: {outcome, id, url, createdAt, disabledAt: null, reenabled: true, released}, released being how many held events are now due' },
+            201: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}' },
+            ...auth,
+            422: errorBody(['VALIDATION_FAILED']),
+          },
+        },
+      },
+      '/api/webhooks/{id}/enable': {
+        post: {
+          summary: 'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: { description: '{outcome, id, url, createdAt, disabledAt: null, wasDisabled, released}: wasDisabled false when it was active already; released, how many held events are now due' },
+            ...auth,
+            404: errorBody(['NOT_FOUND']),
+          },
         },
       },
       '/api/webhooks/{id}/rotate': {
@@ -127,7 +147,12 @@ export function openApiDocument(version: string) {
         },
       },
       '/api/webhooks/{id}': {
-        delete: { summary: 'Remove a webhook endpoint', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'removed' }, ...auth, 404: errorBody(['NOT_FOUND']) } },
+        delete: {
+          summary: 'Remove a webhook endpoint',
+          description: 'Events it held or had yet to send are marked failed ("the endpoint was removed"); `pdfrender webhooks redeliver <jobId>` sends a job\'s event to the current endpoints.',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...auth, 404: errorBody(['NOT_FOUND']) },
+        },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
       '/readyz': { get: { summary: 'Readiness: the browser answers and the database takes writes', security: [], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },

@@ -33,8 +33,6 @@ export function startRuntime(options: {
   /** The operator's log of errors and their causes. */
   events: EventLog;
   version: string;
-  /** How long a webhook receiver has to answer (default 15 s). */
-  webhookTimeoutMs?: number | undefined;
   /** Resolves webhook hosts; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver | undefined;
 }): Runtime {
@@ -44,7 +42,7 @@ export function startRuntime(options: {
   const queue = jobQueue(db);
   const outbox = deliveries(db);
   const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: options.webhookTimeoutMs, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events });
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;

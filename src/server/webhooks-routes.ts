@@ -1,6 +1,6 @@
 /**
- * GET, POST /api/webhooks, DELETE /api/webhooks/:id and POST /api/webhooks/:id/rotate: the same
- * endpoints as `pdfrender webhooks`.
+ * GET, POST /api/webhooks, DELETE /api/webhooks/:id, POST /api/webhooks/:id/rotate and
+ * POST /api/webhooks/:id/enable: the same endpoints as `pdfrender webhooks`.
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -20,16 +20,30 @@ export const rotateRequestSchema = z
   })
   .describe('what to replace; neither named (or no body) replaces both');
 
+/** The 404 of a route given an id no endpoint has. */
+const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${id}`);
+
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/api/webhooks', (c) => c.json({ outcome: 'SUCCESS', webhooks: deps.webhooks.list().map(withoutCredentials) }));
+  app.get('/api/webhooks', (c) => c.json({ outcome: 'SUCCESS', webhooks: deps.webhooks.list().map((endpoint) => withoutCredentials(endpoint)) }));
   app.post('/api/webhooks', async (c) => {
     const body = await readBody(c);
     const url = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).url : undefined;
     if (typeof url !== 'string') throw new PdfRenderError('VALIDATION_FAILED', 'url is required', { fieldErrors: { url: ['is required: the http or https URL to notify'] } });
-    // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once.
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    return c.json({ outcome: 'SUCCESS', ...deps.webhooks.add(checked, deps.clock.now()) }, 201);
+    const result = deps.webhooks.addOrEnable(checked, deps.clock.now());
+    // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
+    // disabled endpoint enabled again keeps them and does not show them again.
+    if (result.created) {
+      const { created: _created, ...endpoint } = result;
+      return c.json({ outcome: 'SUCCESS', ...endpoint }, 201);
+    }
+    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(result.endpoint), reenabled: true, released: result.released });
+  });
+  app.post('/api/webhooks/:id/enable', (c) => {
+    const enabled = deps.webhooks.enable(c.req.param('id'), deps.clock.now());
+    if (!enabled) throw noEndpoint(c.req.param('id'));
+    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(enabled.endpoint), wasDisabled: enabled.wasDisabled, released: enabled.released });
   });
   app.post('/api/webhooks/:id/rotate', async (c) => {
     // An empty body (no Content-Type needed) rotates both.
@@ -37,11 +51,12 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
     const endpoint = deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret });
-    if (!endpoint) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
+    if (!endpoint) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', ...endpoint });
   });
   app.delete('/api/webhooks/:id', (c) => {
-    if (!deps.webhooks.remove(c.req.param('id'))) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
-    return c.json({ outcome: 'SUCCESS' });
+    const removed = deps.webhooks.remove(c.req.param('id'), deps.clock.now());
+    if (!removed) throw noEndpoint(c.req.param('id'));
+    return c.json({ outcome: 'SUCCESS', unsent: removed.unsent });
   });
 }

@@ -2,7 +2,8 @@
  * Webhook deliveries, one row per event and endpoint, with a persisted retry schedule: a delivery
  * survives a restart, and two servers on one data dir never send the same attempt twice (an
  * attempt is claimed by moving its next_attempt_at and claimed_until forward in an IMMEDIATE
- * transaction).
+ * transaction). A delivery to a disabled endpoint is 'held': kept, never sent, until the endpoint
+ * is enabled again (see webhook-endpoints.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from './open-db.js';
@@ -25,13 +26,16 @@ interface DeliveryRow {
   attempts: number;
 }
 
+/** Held: its endpoint is disabled, and it waits for the endpoint to be enabled again. */
+export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
+
 interface DeliveryLogRow {
   id: number;
   event_id: string;
   job_id: string;
   endpoint_id: string;
   url: string | null;
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   attempts: number;
   last_status: number | null;
   last_error: string | null;
@@ -47,7 +51,7 @@ export interface DeliveryLogEntry {
   endpointId: string;
   /** The endpoint's URL, null once it was removed. */
   url: string | null;
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
@@ -63,10 +67,11 @@ export const maxRetryAfterMs = 36_000_000;
 
 /** The deliveries table of a data dir. */
 export function deliveries(db: Db) {
-  // One row per active endpoint, read in the same statement, so the event and the endpoint list agree.
+  // One row per endpoint, read in the same statement, so the event and the endpoint list agree; a
+  // disabled endpoint's row is held, so the event is kept for it rather than never written.
   const insertEvent = db.prepare<[string, string, string, number, number]>(
     `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)
-     SELECT ?, ?, id, ?, 'pending', ?, ? FROM webhook_endpoints WHERE disabled_at IS NULL ORDER BY created_at, rowid`,
+     SELECT ?, ?, id, ?, CASE WHEN disabled_at IS NULL THEN 'pending' ELSE 'held' END, ?, ? FROM webhook_endpoints ORDER BY created_at, rowid`,
   );
   // Due deliveries in due order, at most `perEndpoint` minus those already in flight for each
   // endpoint: a receiver that never answers holds a few slots, not all of them.
@@ -83,12 +88,6 @@ export function deliveries(db: Db) {
      FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
   const log = db.prepare<[number], DeliveryLogRow>(`${logColumns} ORDER BY d.id DESC LIMIT ?`);
   const failedLog = db.prepare<[number], DeliveryLogRow>(`${logColumns} WHERE d.status = 'failed' ORDER BY d.id DESC LIMIT ?`);
-  // An attempt in flight (claimed_until ahead) is left alone: resetting it would send it twice.
-  const again = db.prepare<[number, string, number]>(
-    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE job_id = ? AND (claimed_until IS NULL OR claimed_until <= ?)",
-  );
-  const inFlightOf = db.prepare<[string, number], { count: number }>('SELECT COUNT(*) AS count FROM webhook_deliveries WHERE job_id = ? AND claimed_until > ?');
-  const redeliverJob = db.transaction((jobId: string, now: number) => ({ queued: again.run(now, jobId, now).changes, inFlight: inFlightOf.get(jobId, now)!.count }));
   const hold = db.prepare<[number, number, number]>('UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id = ?');
   const delivered = db.prepare(
     "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, delivered_at = ?, claimed_until = NULL WHERE id = ?",
@@ -96,6 +95,11 @@ export function deliveries(db: Db) {
   const retry = db.prepare(
     `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL,
        status = CASE WHEN attempts + 1 > ? THEN 'failed' ELSE 'pending' END, next_attempt_at = ? WHERE id = ?`,
+  );
+  // A 410 counts as an attempt (attempted = 1, its status and error kept); an endpoint found disabled before sending does not.
+  const keep = db.prepare<{ id: number; attempted: number; status: number | null; error: string | null }>(
+    `UPDATE webhook_deliveries SET status = 'held', claimed_until = NULL, attempts = attempts + @attempted,
+       last_status = coalesce(@status, last_status), last_error = coalesce(@error, last_error) WHERE id = @id`,
   );
   const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?");
 
@@ -122,8 +126,9 @@ export function deliveries(db: Db) {
 
   return {
     /**
-     * Queue `event` (as JSON, under a new webhook-id) for every active endpoint, due now; returns
-     * how many deliveries. Call it inside the transaction that settles the job, so both happen or neither.
+     * Queue `event` (as JSON, under a new webhook-id) for every endpoint, due now, held for a
+     * disabled one; returns how many deliveries. Call it inside the transaction that settles the
+     * job, so both happen or neither.
      */
     queueEvent(jobId: string, event: unknown, now: number): number {
       return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now).changes;
@@ -153,11 +158,14 @@ export function deliveries(db: Db) {
     log(limit: number, failedOnly = false): DeliveryLogEntry[] {
       return (failedOnly ? failedLog : log).all(limit).map(toEntry);
     },
-    /** Send every delivery of a job again, now, except those in flight (being sent); says how many of each. */
-    redeliver(jobId: string, now: number): { queued: number; inFlight: number } {
-      return redeliverJob.immediate(jobId, now);
+    /**
+     * Keep a delivery until its endpoint is enabled again: after the receiver answered 410 Gone
+     * (`answered`, counted as an attempt), or when the endpoint was found disabled before sending.
+     */
+    hold(id: number, answered?: { status: number; error: string }): void {
+      keep.run({ id, attempted: answered ? 1 : 0, status: answered?.status ?? null, error: answered?.error ?? null });
     },
-    /** Stop for good (the endpoint is gone or answered 410). */
+    /** Stop for good (the endpoint is gone). */
     abandon(id: number, status: number | null, error: string): void {
       giveUp.run(status, error, id);
     },

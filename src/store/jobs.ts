@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import type { NetworkReport } from '../engine/page-guard.js';
 import { PdfRenderError, type ErrorCode } from '../errors.js';
-import { fileUrlPath } from '../queue/urls.js';
 import { deliveries } from './deliveries.js';
+import { jobEvent } from './job-events.js';
 import type { Db } from './open-db.js';
 import { queueBounds, type QueueBounds } from './queue-bounds.js';
 
@@ -123,15 +123,6 @@ export interface JobError {
 
 const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
 
-/** The PDF_RENDERED event of a job that has just succeeded. */
-const renderedEvent = (row: JobRow) => ({
-  type: 'PDF_RENDERED',
-  payload: { id: row.identifier, url: `${row.base_url}${fileUrlPath(row.file_id!)}`, jobId: row.id, pages: row.pages, bytes: row.bytes },
-});
-
-/** The RENDER_PDF_FAILED event of a job that has just failed for good. */
-const failedEvent = (row: JobRow) => ({ type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error, errorCode: row.error_code } });
-
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {
   const outbox = deliveries(db);
@@ -164,7 +155,12 @@ export function jobQueue(db: Db) {
   const expired = db.prepare<[number], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ?");
   const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
   const dropFinished = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?");
-  const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status != 'pending' AND job_id NOT IN (SELECT id FROM jobs)");
+  const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND job_id NOT IN (SELECT id FROM jobs)");
+  // A held event lives as long as the job it tells of (whose file and status go at the same time):
+  // this bounds what a disabled endpoint holds by what the jobs table holds.
+  const expireHeld = db.prepare<[number]>(
+    "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= ?",
+  );
 
   const enqueue = db.transaction((input: EnqueueInput): Job => {
     const previous = seen.get(input.caller, input.identifier);
@@ -190,7 +186,7 @@ export function jobQueue(db: Db) {
 
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
     if (succeed.run(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker).changes === 0) return false;
-    outbox.queueEvent(id, renderedEvent(byId.get(id)!), now);
+    outbox.queueEvent(id, jobEvent(byId.get(id)!), now);
     return true;
   });
 
@@ -198,7 +194,7 @@ export function jobQueue(db: Db) {
   const settle = (id: string, worker: string | null, now: number, error: JobError, retryAt: number): JobStatus | null => {
     if (settleFailure.run(now, retryAt, error.message, error.code, id, worker).changes === 0) return null;
     const row = byId.get(id)!;
-    if (row.status === 'failed') outbox.queueEvent(id, failedEvent(row), now);
+    if (row.status === 'failed') outbox.queueEvent(id, jobEvent(row), now);
     return row.status;
   };
 
@@ -229,11 +225,17 @@ export function jobQueue(db: Db) {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
     },
-    /** Keep the tables bounded: forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries) before `jobsBefore`. */
-    sweep(identifiersBefore: number, jobsBefore: number): void {
+    /**
+     * Keep the tables bounded: forget identifiers seen before `identifiersBefore`, and finished jobs
+     * (with their settled deliveries, and those held since) before `jobsBefore`. Returns how many
+     * held deliveries expired unsent, for the operator's log.
+     */
+    sweep(identifiersBefore: number, jobsBefore: number): { heldExpired: number } {
       forgetIdentifiers.run(identifiersBefore);
+      const heldExpired = expireHeld.run(jobsBefore).changes;
       dropFinished.run(jobsBefore);
       dropDeliveries.run();
+      return { heldExpired };
     },
   };
 }

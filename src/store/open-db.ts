@@ -129,6 +129,37 @@ export const migrations: string[] = [
   // in the format newWebhookKey makes.
   `ALTER TABLE webhook_endpoints ADD COLUMN key TEXT NOT NULL DEFAULT '';
    UPDATE webhook_endpoints SET key = 'whk_' || lower(hex(randomblob(32)));`,
+  // A delivery may be 'held': its endpoint is disabled (its receiver answered 410 Gone), and it is
+  // kept, not dropped, until the endpoint is enabled again. Rebuilt because SQLite cannot change a
+  // CHECK. What older versions settled as failed only because the endpoint was disabled (the 410
+  // itself, and what the sender then abandoned) is held too, so enabling the endpoint sends it.
+  // Indexes for what an endpoint holds and for a job's deliveries (redeliver).
+  `CREATE TABLE webhook_deliveries_v9 (
+     id INTEGER PRIMARY KEY,
+     event_id TEXT NOT NULL,
+     job_id TEXT NOT NULL,
+     endpoint_id TEXT NOT NULL,
+     body TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('pending', 'held', 'delivered', 'failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last_status INTEGER,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     delivered_at INTEGER,
+     claimed_until INTEGER
+   );
+   INSERT INTO webhook_deliveries_v9 (id, event_id, job_id, endpoint_id, body, status, attempts, next_attempt_at, last_status, last_error, created_at, delivered_at, claimed_until)
+     SELECT id, event_id, job_id, endpoint_id, body, status, attempts, next_attempt_at, last_status, last_error, created_at, delivered_at, claimed_until
+     FROM webhook_deliveries;
+   UPDATE webhook_deliveries_v9 SET status = 'held', claimed_until = NULL
+     WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NOT NULL)
+       AND (status = 'pending' OR (status = 'failed' AND (last_status = 410 OR last_error = 'the endpoint was disabled')));
+   DROP TABLE webhook_deliveries;
+   ALTER TABLE webhook_deliveries_v9 RENAME TO webhook_deliveries;
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+   CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status);
+   CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id);`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

@@ -1,7 +1,10 @@
 /**
- * Webhook endpoints, kept in SQLite so that `pdfrender webhooks add/remove/rotate` take effect at
- * once in a server running on the same data dir: it reads them from the database, not from a copy.
- * Each has a key (the Bearer token of its deliveries) and, apart from it, the secret that signs them.
+ * Webhook endpoints, kept in SQLite so that `pdfrender webhooks add/remove/rotate/enable` take
+ * effect at once in a server running on the same data dir: it reads them from the database, not
+ * from a copy. Each has a key (the Bearer token of its deliveries) and, apart from it, the secret
+ * that signs them. An endpoint whose receiver answered 410 Gone is disabled: its deliveries are
+ * held, never dropped, and enabling it (or adding its URL again) sends them, in the order the
+ * events happened. Each change of state and its deliveries' is one transaction.
  */
 import { randomBytes } from 'node:crypto';
 import { PdfRenderError } from '../errors.js';
@@ -16,8 +19,18 @@ export interface WebhookEndpoint {
   /** Keys the Standard Webhooks signature; never sent. */
   secret: string;
   createdAt: number;
-  /** When a receiver answered 410 Gone, after which nothing more is sent to it; null while active. */
+  /** When a receiver answered 410 Gone, after which its deliveries are held until it is enabled; null while active. */
   disabledAt: number | null;
+}
+
+/** An endpoint as listings show it: with how many deliveries it holds (while disabled). */
+export type ListedEndpoint = WebhookEndpoint & { held: number };
+
+/** An endpoint enabled, whether it had been disabled, and how many of its held deliveries were released (due now). */
+export interface Enabled {
+  endpoint: WebhookEndpoint;
+  wasDisabled: boolean;
+  released: number;
 }
 
 interface EndpointRow {
@@ -37,7 +50,7 @@ export function newWebhookKey(): string {
 }
 
 /** An endpoint without its key and secret, as listings show it. */
-export function withoutCredentials(endpoint: WebhookEndpoint): Omit<WebhookEndpoint, 'key' | 'secret'> {
+export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret'> {
   const { key: _key, secret: _secret, ...rest } = endpoint;
   return rest;
 }
@@ -68,10 +81,51 @@ export function webhookEndpoints(db: Db) {
   const replace = db.prepare<{ id: string; key: string | null; secret: string | null }>(
     'UPDATE webhook_endpoints SET key = coalesce(@key, key), secret = coalesce(@secret, secret) WHERE id = @id',
   );
-  const all = db.prepare<[], EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, rowid');
-  const remove = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+  const listing = db.prepare<[], EndpointRow & { held: number }>(
+    `SELECT e.*, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held') AS held
+     FROM webhook_endpoints e ORDER BY e.created_at, e.rowid`,
+  );
   const byId = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
-  const disable = db.prepare<[number, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL');
+  const disabledWithUrl = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE url = ? AND disabled_at IS NOT NULL ORDER BY created_at, rowid LIMIT 1');
+  const setDisabled = db.prepare<[number | null, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ?');
+  const deleteEndpoint = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+  // Attempts in flight (claimed_until ahead) are left to settle: their outcome decides, and the
+  // sender holds whatever comes back due for a disabled endpoint.
+  const settled = '(claimed_until IS NULL OR claimed_until <= @now)';
+  const holdDeliveries = db.prepare<{ id: string; now: number }>(`UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = @id AND status = 'pending' AND ${settled}`);
+  // Released in the order the events happened: all due now, and the sender takes them by id.
+  const releaseDeliveries = db.prepare<{ id: string; now: number }>(
+    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = @now, last_error = NULL, claimed_until = NULL WHERE endpoint_id = @id AND status = 'held'",
+  );
+  const dropDeliveries = db.prepare<{ id: string; now: number }>(
+    `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was removed' WHERE endpoint_id = @id AND status IN ('pending', 'held') AND ${settled}`,
+  );
+  const disable = db.transaction((id: string, now: number) => {
+    if (setDisabled.run(now, id).changes > 0) holdDeliveries.run({ id, now });
+  });
+  const enable = db.transaction((id: string, now: number): Enabled | null => {
+    const row = byId.get(id);
+    if (!row) return null;
+    setDisabled.run(null, id);
+    // Also releases any held while it was active (an attempt that settled after it was enabled).
+    return { endpoint: fromRow({ ...row, disabled_at: null }), wasDisabled: row.disabled_at !== null, released: releaseDeliveries.run({ id, now }).changes };
+  });
+  const addOrEnable = db.transaction((url: string, now: number): ({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled) => {
+    const disabled = disabledWithUrl.get(url);
+    if (disabled) return { created: false, ...enable(disabled.id, now)! };
+    return { created: true, ...add(url, now) };
+  });
+  const remove = db.transaction((id: string, now: number): { unsent: number } | null => {
+    if (!byId.get(id)) return null;
+    const unsent = dropDeliveries.run({ id, now }).changes;
+    deleteEndpoint.run(id);
+    return { unsent };
+  });
+  const add = (url: string, now: number): WebhookEndpoint => {
+    const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+    insert.run(endpoint.id, endpoint.url, endpoint.key, endpoint.secret, now);
+    return endpoint;
+  };
   const rotate = db.transaction((id: string, which: Rotation): WebhookEndpoint | null => {
     replace.run({ id, key: which.key ? newWebhookKey() : null, secret: which.secret ? newWebhookSecret() : null });
     const row = byId.get(id);
@@ -79,34 +133,37 @@ export function webhookEndpoints(db: Db) {
   });
   return {
     /** Add an endpoint with a new key and a new secret. */
-    add(url: string, now: number): WebhookEndpoint {
-      const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url: validateWebhookUrl(url), key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
-      insert.run(endpoint.id, endpoint.url, endpoint.key, endpoint.secret, now);
-      return endpoint;
-    },
+    add: (url: string, now: number): WebhookEndpoint => add(validateWebhookUrl(url), now),
+    /**
+     * What `webhooks add` and POST /api/webhooks do: a URL that a disabled endpoint has is that
+     * endpoint coming back, so it is enabled again (the oldest such, keeping its id, key and
+     * secret, which its receiver already checks) and its held deliveries are sent; any other URL
+     * gets a new endpoint.
+     */
+    addOrEnable: (url: string, now: number) => addOrEnable.immediate(validateWebhookUrl(url), now),
+    /** Enable an endpoint and send what it holds (also when it was active: nothing changes then but stragglers); null when there is none. */
+    enable: (id: string, now: number): Enabled | null => enable.immediate(id, now),
     /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */
     rotate: (id: string, which: Rotation): WebhookEndpoint | null => rotate.immediate(id, which),
-    /** Every endpoint, oldest first. */
-    list(): WebhookEndpoint[] {
-      return all.all().map(fromRow);
-    },
-    /** Endpoints that still receive events. */
-    active(): WebhookEndpoint[] {
-      return all.all().map(fromRow).filter((endpoint) => endpoint.disabledAt === null);
+    /** Every endpoint, oldest first, with how many deliveries each holds. */
+    list(): ListedEndpoint[] {
+      return listing.all().map((row) => ({ ...fromRow(row), held: row.held }));
     },
     /** One endpoint, read afresh (a removed one is null). */
     get(id: string): WebhookEndpoint | null {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
     },
-    /** Send nothing more to an endpoint (its receiver answered 410 Gone). */
+    /** Hold everything for an endpoint until it is enabled again (its receiver answered 410 Gone). */
     disable(id: string, now: number): void {
-      disable.run(now, id);
+      disable.immediate(id, now);
     },
-    /** Remove an endpoint; false when there was none with that id. */
-    remove(id: string): boolean {
-      return remove.run(id).changes > 0;
-    },
+    /**
+     * Remove an endpoint; what it held or still had to send is marked failed ("the endpoint was
+     * removed", `unsent` of them: `webhooks redeliver <jobId>` sends a job's event to the current
+     * endpoints). Null when there was none with that id.
+     */
+    remove: (id: string, now: number): { unsent: number } | null => remove.immediate(id, now),
   };
 }
 

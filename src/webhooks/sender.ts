@@ -1,8 +1,9 @@
 /**
  * Sends due webhook deliveries: POST, JSON, with the endpoint's key as Bearer token and signed the
  * Standard Webhooks way with its secret (both read afresh for every attempt, so a rotation applies
- * to the next attempt and a removed endpoint gets nothing more). A 2xx ends a
- * delivery, 410 Gone disables the endpoint, anything else is retried on the persisted schedule.
+ * to the next attempt and a removed endpoint gets nothing more). A 2xx ends a delivery; 410 Gone
+ * disables the endpoint and holds its deliveries, this one included, until it is enabled again;
+ * anything else is retried on the persisted schedule.
  */
 import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
@@ -32,14 +33,15 @@ export function startSender(deps: {
   webhooks: WebhookEndpoints;
   clock: Clock;
   version: string;
-  timeoutMs?: number | undefined;
+  /** How long a receiver has to answer (--webhook-timeout). */
+  timeoutMs: number;
   /** Where deliveries may go (see webhookPolicy); each attempt resolves, checks and dials a pinned address. */
   policy: NetworkPolicy;
   resolver?: Resolver | undefined;
   /** The operator's log, for the sender's own unexpected errors. */
   events: EventLog;
 }): Sender {
-  const requestTimeoutMs = deps.timeoutMs ?? 15_000;
+  const requestTimeoutMs = deps.timeoutMs;
   // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
   // (its receiver may have answered) is retried soon after a restart rather than much later.
   const holdMs = requestTimeoutMs + 5_000;
@@ -51,7 +53,9 @@ export function startSender(deps: {
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = deps.webhooks.get(delivery.endpointId);
-    if (!endpoint || endpoint.disabledAt !== null) return deps.deliveries.abandon(delivery.id, null, endpoint ? 'the endpoint was disabled' : 'the endpoint was removed');
+    if (!endpoint) return deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed');
+    // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
+    if (endpoint.disabledAt !== null) return deps.deliveries.hold(delivery.id);
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
@@ -91,7 +95,7 @@ export function startSender(deps: {
     if (status >= 200 && status < 300) return deps.deliveries.succeeded(delivery.id, status, deps.clock.now());
     if (status === 410) {
       deps.webhooks.disable(delivery.endpointId, deps.clock.now());
-      return deps.deliveries.abandon(delivery.id, status, 'the receiver answered 410 Gone; the endpoint is disabled');
+      return deps.deliveries.hold(delivery.id, { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' });
     }
     deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs);
   };

@@ -25,7 +25,7 @@ export interface TestServer {
 export async function startServer(
   flags: Record<string, unknown> = {},
   shared?: { engine: Engine },
-  options: { realClock?: boolean; webhookTimeoutMs?: number; resolver?: Resolver } = {},
+  options: { realClock?: boolean; resolver?: Resolver } = {},
 ): Promise<TestServer> {
   const dataDir = await tempDir();
   // Every webhook receiver in the tests listens on loopback, which the server refuses by default.
@@ -38,7 +38,7 @@ export async function startServer(
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
   const events: LogEvent[] = [];
-  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', webhookTimeoutMs: options.webhookTimeoutMs, resolver: options.resolver });
+  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', resolver: options.resolver });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   // As run-server.ts listens: the same timeouts, connection cap and recorded address.
