@@ -6,6 +6,7 @@
  */
 import type { ByteBudget } from './byte-budget.js';
 import { fetchMany, type FetchManyOptions } from './fetch-many.js';
+import type { ResourceIssue } from './page-guard.js';
 import type { FetchedResource } from './template-fetch.js';
 import { stylesheetReferences, type TemplateReference } from './template-references.js';
 import type { Origin, TemplateReport } from './template-report.js';
@@ -83,17 +84,18 @@ export async function crawl(found: Resolved[][], budget: ByteBudget, options: Fe
   found.forEach((references, index) => references.forEach((resolved) => (refer(resolved, index), queue(resolved, wave))));
   let broughtIn = 0;
   for (let depth = 0; wave.images.length + wave.sheets.length > 0; depth += 1) {
-    const fetched = await fetchMany([...new Set([...wave.images, ...wave.sheets])], budget, options, (list, issue) => {
+    const fail = (list: 'blocked' | 'failed', issue: ResourceIssue) => {
       const { what, origins } = referrers.get(issue.url)!;
       for (const origin of origins) report.add(list, issue, what, origin);
-    });
+    };
+    const fetched = await fetchMany([...new Set([...wave.images, ...wave.sheets])], budget, options, fail);
     for (const href of wave.images) if (fetched.has(href)) crawled.images.set(href, fetched.get(href)!);
     const next = { images: [] as string[], sheets: [] as string[] };
     for (const href of wave.sheets) {
       const resource = fetched.get(href);
       if (!resource) continue;
       if (resource.contentType.split(';')[0]!.trim().toLowerCase() !== 'text/css') {
-        report.add('failed', { url: href, code: 'LOAD_FAILED', reason: 'not a style sheet (its type is not text/css)' }, 'stylesheet', href);
+        fail('failed', { url: href, code: 'LOAD_FAILED', reason: 'not a style sheet (its type is not text/css)' });
         continue;
       }
       // Decoded as UTF-8 (a BOM is dropped): the inlined copy says it is UTF-8, whatever @charset says.
