@@ -5,6 +5,7 @@
  * whatever it holds: the scan only moves forward, past each token it reads, so each position is
  * read a bounded number of times.
  */
+import { stickyAt } from './forward-search.js';
 
 /** One URL of a piece of CSS. */
 export interface CssReference {
@@ -25,11 +26,6 @@ const strings = { '"': /"(?:[^"\\\n\r\f]|\\[\s\S]|\\$)*(?:"|[\n\r\f]|$)/y, "'": 
 const blank = /\s*/y;
 const bareUrl = /(?:[^\s"'()\\]|\\[\s\S])*/y;
 
-// Match a sticky pattern at `at` (each of these always matches, perhaps empty).
-function stickyAt(pattern: RegExp, css: string, at: number): string {
-  pattern.lastIndex = at;
-  return pattern.exec(css)![0];
-}
 
 /**
  * The URLs of `css`: a style sheet when `sheet` (rules, `@import`, `@font-face`), else the

@@ -5,7 +5,7 @@
  * tag, and a tag cut off by the end of the text is no tag at all. Linear in the text's length
  * whatever it holds (see forward-search.ts): each position is read once.
  */
-import { forwardIndex, forwardSearch, type ForwardSearch } from './forward-search.js';
+import { forwardIndex, forwardSearch, stickyAt, type ForwardSearch } from './forward-search.js';
 
 /** One attribute as written: lower-cased name, value, and the value's span (quotes included; empty where it has none). */
 export interface HtmlAttribute {
@@ -82,11 +82,6 @@ const tagName = /[^\t\n\f\r />]*/y;
 const attributeName = /[^\t\n\f\r />][^\t\n\f\r />=]*/y;
 const bareValue = /[^\t\n\f\r >]*/y;
 
-// Match a sticky pattern at `at` (it always matches, perhaps empty).
-function stickyAt(pattern: RegExp, html: string, at: number): string {
-  pattern.lastIndex = at;
-  return pattern.exec(html)![0];
-}
 
 // The start tag at `at` (`<` and a letter), or null when the text ends inside it.
 function startTag(html: string, at: number, quoteEnd: Record<'"' | "'", (from: number) => number>): { tag: HtmlTag; selfClosing: boolean } | null {
