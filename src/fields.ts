@@ -4,7 +4,7 @@
  * typed value, with a message that says what was wrong.
  */
 import { z } from 'zod';
-import { distinctImageUrls } from './engine/template-references.js';
+import { templateFetches } from './engine/template-references.js';
 import { parseLength } from './length.js';
 
 /** A length in any CSS unit, parsed to inches (see length.ts). */
@@ -84,13 +84,20 @@ export const maxTemplateChars = 512 * 1024;
 /** The most distinct images one header or footer template may reference (each is fetched and inlined). */
 export const maxTemplateImages = 10;
 
+/** The most distinct style sheets one header or footer template may reference (each is fetched and inlined). */
+export const maxTemplateStylesheets = 10;
+
 /** Optional HTML for a header or footer; an empty string counts as none. */
 export function optionalHtmlField(description: string) {
   return z
     .string({ error: 'must be a string of HTML' })
     .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
-    .refine((html) => distinctImageUrls(html).size <= maxTemplateImages, {
-      error: (issue) => `references ${distinctImageUrls(issue.input as string).size} distinct images; at most ${maxTemplateImages} may be inlined`,
+    .superRefine((html, ctx) => {
+      // One scan for both counts, and none of a template already refused for its size.
+      if (html.length > maxTemplateChars) return;
+      const { images, stylesheets } = templateFetches(html);
+      if (images.size > maxTemplateImages) ctx.addIssue({ code: 'custom', message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`, input: html });
+      if (stylesheets.size > maxTemplateStylesheets) ctx.addIssue({ code: 'custom', message: `references ${stylesheets.size} distinct style sheets; at most ${maxTemplateStylesheets} may be inlined`, input: html });
     })
     .nullish()
     .transform((value) => (value ? value : null))

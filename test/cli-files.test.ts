@@ -74,3 +74,25 @@ describe('a document reaching through a symbolic link', () => {
     expect(blockedUrls).toEqual(expect.arrayContaining(['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href)));
   });
 });
+
+describe('header and footer style sheets from a --request body', () => {
+  it('inlines a style sheet in the folder and refuses one outside it, without failing the render', async () => {
+    const secretSheet = await folderWith({ 'secret.css': `.h::after { content: "${secretText}"; }` });
+    const outsideUrl = pathToFileURL(join(secretSheet, 'secret.css')).href;
+    const dir = await folderWith({ 'header.css': `@import url("${outsideUrl}"); .h::before { content: "FOLDER-SHEET "; }` });
+    const { pdf, entry, blockedUrls } = await renderRequest(dir, {
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: '<link rel="stylesheet" href="header.css"><span class="h">Header</span>',
+      footerHtmlContent: `<link rel="stylesheet" href="${outsideUrl}"><span class="h">Footer</span>`,
+      marginTop: '1in',
+      marginBottom: '1in',
+    });
+    const text = (await readPdf(pdf)).pages[0]!.text;
+    expect(text).toContain('FOLDER-SHEET Header');
+    expect(text).toContain('Footer');
+    expect(text).not.toContain(secretText);
+    expect(blockedUrls).toEqual([outsideUrl]);
+    expect(entry.blocked[0]!.reason).toMatch(/outside the document's folder/);
+  });
+});
+

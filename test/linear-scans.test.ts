@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages } from '../src/engine/page-count.js';
-import { distinctImageUrls, templateReferences, usesUrlClass } from '../src/engine/template-references.js';
+import { stylesheetReferences, templateFetches, templateReferences, usesUrlClass } from '../src/engine/template-references.js';
 import { parseRenderRequest } from '../src/request.js';
 
 const size = 1024 * 1024;
@@ -37,12 +37,69 @@ const hostileTemplates = {
   '<a class="': run('<a class="'),
   '<<<': run('<'),
   'quotes': run('"\''),
+  // Markup as a parser reads it: comments, raw text, attributes, foreign content.
+  '<!--': run('<!--'),
+  '<!-->': run('<!-->'),
+  '<a b': run('<a b'),
+  '<a b="': run('<a b="'),
+  "<a b='x' ": run("<a b='x' "),
+  'one tag, one attribute repeated': `<a${run(' b')}>`,
+  'one tag, attributes with values': `<a${run(' b=c')}`,
+  '<svg>': run('<svg>'),
+  '</svg>': run('</svg>'),
+  '<svg><style/>': `<svg>${run('<style/>')}`,
+  '<style/>': run('<style/>'),
+  '<iframe>': run('<iframe>'),
+  '<link rel=stylesheet href=': run('<link rel=stylesheet href='),
+  '<img srcset="a, ': `<img srcset="${run('a, ')}">`,
+  '<img srcset with commas': `<img srcset="a${run(',')}b">`,
+  '<img srcset=': run('<img srcset=a,'),
+  'style attribute of url(': `<p style="${run('url(')}">`,
+  'fill of url(#a)': `<rect fill="${run('url(#a) ')}">`,
+  // CSS as a tokenizer reads it, in <style> elements: one long one, and many small ones.
+  '<style></style>': run('<style></style>'),
+  '<style>url(</style>': run('<style>url(</style>'),
+  '<style>"</style>': run('<style>"</style>'),
+  '<style> of @import': `<style>${run('@import ')}`,
+  '<style> of @import "': `<style>${run('@import "')}`,
+  '<style> of @import url(': `<style>${run('@import url(')}`,
+  '<style> of @font-face{': `<style>${run('@font-face{')}`,
+  '<style> of @font-face{url(': `<style>${run('@font-face{url(')}`,
+  '<style> of image-set(': `<style>${run('image-set(')}`,
+  '<style> of image-set("': `<style>${run('image-set("')}`,
+  '<style> of /*': `<style>${run('/*')}`,
+  '<style> of "\\': `<style>${run('"\\')}`,
+  '<style> of url("a" then spaces': `<style>${run('url("a"   ')}`,
+  '<style> of {': `<style>${run('{')}`,
+  '<style> of }(': `<style>${run('}(')}`,
+};
+
+// The same for a fetched style sheet, which is scanned as CSS alone.
+const hostileSheets = {
+  'url(': run('url('),
+  'url("': run('url("'),
+  'url(a': run('url(a'),
+  '@import ': run('@import '),
+  '@import url(': run('@import url('),
+  "@import '": run("@import '"),
+  '@font-face{url(': run('@font-face{url('),
+  'image-set(': run('image-set('),
+  "image-set('": run("image-set('"),
+  '/*': run('/*'),
+  'backslashes in a string': `"${run('\\')}`,
 };
 
 describe('template scans are linear', () => {
   for (const [name, html] of Object.entries(hostileTemplates)) {
     it(`finds references in 1 MB of ${name}`, () => {
-      const { ms } = timed(() => [templateReferences(html), distinctImageUrls(html), usesUrlClass(html)]);
+      const { ms } = timed(() => [templateReferences(html), templateFetches(html), usesUrlClass(html)]);
+      expect(ms).toBeLessThan(generousMs);
+    });
+  }
+
+  for (const [name, css] of Object.entries(hostileSheets)) {
+    it(`finds references in a 1 MB style sheet of ${name}`, () => {
+      const { ms } = timed(() => stylesheetReferences(css));
       expect(ms).toBeLessThan(generousMs);
     });
   }
@@ -66,8 +123,42 @@ describe('template references', () => {
     ]);
   });
 
+  it('finds style sheets, web fonts and everything else that would load, each as its own kind', () => {
+    const html = [
+      '<link rel="stylesheet" href="a.css"><link rel=preload href="b.css"><LINK REL="Alternate StyleSheet" HREF=c.css>',
+      '<style>@import "d.css" print; @import url(e.css); @font-face { src: url(f.woff2) format("woff2") } p { background: image-set("g.png" 1x, url(h.png) 2x) }</style>',
+      '<script src="i.js"></script><iframe src="j.html"><img src="in-iframe.png"></iframe><video poster="k.png"></video><object data="l.pdf"></object>',
+      '<img srcset="m.png 1x, n.png 2x" src="o.png"><svg><image href="p.png"/><use xlink:href="q.svg#x"/><use href="#local"/><rect fill="url(#g)" filter="url(r.svg#f)"/></svg>',
+    ].join('');
+    expect(templateReferences(html).map((r) => [r.kind, r.what, r.url])).toEqual([
+      ['stylesheet', 'stylesheet', 'a.css'],
+      ['other', '<link rel=preload>', 'b.css'],
+      ['stylesheet', 'stylesheet', 'c.css'],
+      ['stylesheet', 'stylesheet', 'd.css'],
+      ['stylesheet', 'stylesheet', 'e.css'],
+      ['font', 'font', 'f.woff2'],
+      ['css', 'image', 'g.png'],
+      ['css', 'image', 'h.png'],
+      ['other', '<script src>', 'i.js'],
+      ['other', '<iframe src>', 'j.html'],
+      ['other', '<video poster>', 'k.png'],
+      ['other', '<object data>', 'l.pdf'],
+      ['other', '<img srcset>', 'm.png'],
+      ['img', 'image', 'o.png'],
+      ['other', '<image href>', 'p.png'],
+      ['other', '<use xlink:href>', 'q.svg#x'],
+      ['other', 'filter="url()"', 'r.svg#f'],
+    ]);
+    expect(templateReferences(html).find((r) => r.what === '<img srcset>')?.candidates).toEqual(['m.png', 'n.png']);
+  });
+
+  it('finds nothing in comments, in text, in strings or in attributes that load nothing', () => {
+    const html = '<!-- <link rel="stylesheet" href="a.css"> --><p title="url(b.png)">see url(c.png)</p><a href="d.html">link</a><style>/* url(e.png) */ p::after { content: "url(f.png)" }</style><textarea><img src="g.png"></textarea>';
+    expect(templateReferences(html)).toEqual([]);
+  });
+
   it('counts distinct images, leaving data: URIs out', () => {
-    expect(distinctImageUrls('<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">')).toEqual(new Set(['a.png', 'b.png']));
+    expect(templateFetches('<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">').images).toEqual(new Set(['a.png', 'b.png']));
   });
 
   it('tells the url class from a class that only contains the word', () => {

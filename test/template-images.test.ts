@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { inlineTemplateImages, maxTemplateImageBytes } from '../src/engine/inline-images.js';
+import { inlineTemplateResources, maxTemplateImageBytes } from '../src/engine/inline-templates.js';
 import { maxImageBytes } from '../src/engine/template-fetch.js';
 import { PdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
@@ -75,7 +75,7 @@ describe('one copy per distinct image', () => {
     const fetched: string[] = [];
     const fetcher = async (url: URL) => (fetched.push(url.href), { bytes: png, contentType: 'image/png' });
     const header = '<img src="a.png">'.repeat(60) + '<p style="background:url(a.png)"></p>'.repeat(60);
-    const { templates } = await inlineTemplateImages([header, '<img src="a.png">'], { baseUrl: 'https://example.test/', fetcher, signal: new AbortController().signal });
+    const { templates } = await inlineTemplateResources([header, '<img src="a.png">'], { baseUrl: 'https://example.test/', fetcher, signal: new AbortController().signal });
     expect(fetched).toEqual(['https://example.test/a.png']);
     const copy = png.toString('base64').length;
     expect(templates[0]!.length).toBeLessThan(2 * copy + 2 * header.length); // once for the <img>s, once for url()

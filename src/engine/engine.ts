@@ -15,7 +15,7 @@ import { browserRecord } from './browser-record.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
 import type { FileAccess } from './file-access.js';
-import { inlineTemplateImages } from './inline-images.js';
+import { inlineTemplateResources } from './inline-templates.js';
 import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
 import { usesUrlClass } from './template-references.js';
 import { countPdfPages } from './page-count.js';
@@ -38,7 +38,7 @@ export interface EngineOptions {
   dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
   maxPages?: number;
-  /** Fetches images referenced by header and footer templates; default: http(s) only. */
+  /** Fetches the images and style sheets header and footer templates refer to; default: under `network` and `files`. */
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
   browserArgs?: string[];
@@ -73,7 +73,7 @@ export interface RenderResult {
   bytes: number;
   /** Milliseconds from the call to the finished PDF, waiting for a page included. */
   ms: number;
-  /** Things that went wrong without failing the render (a header image that could not be fetched). */
+  /** Things that went wrong without failing the render (a header image or style sheet that could not be fetched, a web font a template cannot load). */
   warnings: string[];
   /** URLs the network policy refused, and URLs that failed to load, while rendering. */
   network: NetworkReport;
@@ -133,7 +133,7 @@ export function createEngine(options: EngineOptions): Engine {
     const limitMs = renderOptions.timeoutMs ?? timeoutMs;
     const warnings: string[] = [];
     const templateIssues: NetworkReport = { blocked: [], failed: [] };
-    // Template images are fetched before taking a page, so slow servers never hold one; they get
+    // Template resources are fetched before taking a page, so slow servers never hold one; they get
     // a deadline of their own, as long as the render's.
     const fetching = deadlineSignal(limitMs);
     const templates = await raceAbort(
@@ -231,16 +231,13 @@ async function prepareTemplates(
 ): Promise<Templates> {
   const insets = { left: request.marginLeft, right: request.marginRight };
   const sides = [request.headerHtmlContent ?? '', request.footerHtmlContent ?? ''];
-  // One call for both, so the request's bound on inlined bytes covers them together.
-  const inlined = await inlineTemplateImages(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
-  // Blocked images are reported as blocked only, so nothing is said twice.
+  // One call for both, so the request's bounds on what is inlined cover them together.
+  const inlined = await inlineTemplateResources(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
+  // Blocked URLs are reported as blocked only, so nothing is said twice.
   const sideNames = ['header', 'footer'];
-  for (const failure of inlined.failed) {
-    const where = (inlined.referrers.get(failure.url) ?? []).map((index) => sideNames[index]).join(' and ');
-    warnings.push(`${where} image ${failure.url} was left out: ${failure.reason}`);
-  }
-  issues.blocked.push(...inlined.blocked);
-  issues.failed.push(...inlined.failed);
+  for (const { url, what, reason, templates } of inlined.leftOut) warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
+  issues.blocked.push(...inlined.network.blocked);
+  issues.failed.push(...inlined.network.failed);
   const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));
   return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: sides.some(usesUrlClass) };
 }

@@ -29,3 +29,9 @@ export function forwardIndex(text: string, needle: RegExp): (from: number) => nu
   const search = forwardSearch(text, needle);
   return (from) => search(from)?.index ?? text.length;
 }
+
+/** What a sticky pattern (flag y) that can match empty matches exactly at `at`: reads only what it matches. */
+export function stickyAt(pattern: RegExp, text: string, at: number): string {
+  pattern.lastIndex = at;
+  return pattern.exec(text)![0];
+}

@@ -10,8 +10,11 @@ import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal
 import { fileDecision, type FileAccess } from './file-access.js';
 import { fulfilFile } from './file-response.js';
 
-/** Why a URL failed to load: the server answered an HTTP error, or the load failed (a net:: error). */
-export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED';
+/**
+ * Why a URL failed to load: the server answered an HTTP error, the load failed (a net:: error), or
+ * a header or footer template refers to what Chromium cannot load there (a web font, a script).
+ */
+export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED' | 'TEMPLATE_UNSUPPORTED';
 
 /**
  * A URL a document asked for and did not get: a code and a reason safe for any caller (see

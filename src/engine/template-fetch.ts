@@ -1,7 +1,7 @@
 /**
- * Fetching the images header and footer templates refer to: http(s) under the network policy
- * documents are held to, file: URLs under the documents' file rule. Every byte is taken from the
- * request's budget before it is kept.
+ * Fetching the images and style sheets header and footer templates refer to: http(s) under the
+ * network policy documents are held to, file: URLs under the documents' file rule. Every byte is
+ * taken from the request's budget before it is kept.
  */
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import { urlRefusal } from '../network/refusal.js';
@@ -27,9 +27,8 @@ export interface FetchBudget {
  */
 export type ResourceFetcher = (url: URL, signal: AbortSignal, baseUrl?: string, budget?: FetchBudget) => Promise<FetchedResource>;
 
-/** Header and footer images larger than this are left out. */
+/** Header and footer images and style sheets larger than this are left out. */
 export const maxImageBytes = 10 * 1024 * 1024;
-
 
 /**
  * Fetch http(s) URLs under the network policy (the same one documents are held to), and file: URLs

@@ -1,114 +1,138 @@
 /**
- * What a header or footer template refers to, found in one pass over its markup: image URLs
- * (`<img src>` and CSS `url()`, which pdfrender inlines) and whether an element has the class
- * `url` (which needs the page at the document's own URL). Templates are caller text, so every
- * scan here is linear in their length, whatever they hold (see forward-search.ts).
+ * What a header or footer template refers to, found in one pass over its markup and its CSS:
+ * images (`<img src>`, CSS `url()` and image-set(), which pdfrender inlines), style sheets
+ * (`<link rel=stylesheet>`, `@import`, inlined too), web fonts and everything else that would load
+ * (`<script src>`, frames, media, `srcset`, SVG references to other files: left out), and whether an
+ * element has the class `url` (which needs the page at the document's own URL). Chromium prints a
+ * template without loading anything, and a style sheet or font it would wait for fails the whole
+ * print, so every reference found here is either inlined or removed. Templates are caller text, so
+ * every scan here is linear in their length, whatever they hold.
  */
-import { forwardIndex, forwardSearch } from './forward-search.js';
+import { cssReferences, type CssReference } from './css-references.js';
+import { scanHtml, type HtmlAttribute, type HtmlTag } from './html-tags.js';
 
-/** One image reference: `url` as written, and the span of the template that refers to it. */
+/** One reference of a template to something outside it. */
 export interface TemplateReference {
-  kind: 'img' | 'css';
+  /** 'img': an `<img src>`; 'css': an image from CSS; 'stylesheet', 'font'; 'other': anything else that would load. */
+  kind: 'img' | 'css' | 'stylesheet' | 'font' | 'other';
+  /** The URL as written. */
   url: string;
-  /** For 'img' the attribute value with its quotes; for 'css' the whole `url(...)`. */
+  /** What refers to it, for reports: 'image', 'stylesheet', 'font', or the element and attribute (`<script src>`). */
+  what: string;
+  /** How the span is written: an attribute value (its quotes included), a CSS `url(...)` or a CSS string. */
+  syntax: 'attribute' | 'url' | 'string';
+  /** The URLs of a `srcset` (a list of candidates), each reported; the attribute is emptied as a whole. */
+  candidates?: string[];
   start: number;
   end: number;
 }
 
-/** Every `<img src>` and CSS `url()` of `html`, in order, none overlapping. */
+// Attributes that load what they name, on any element (href only where it is not a link: see below).
+const loadingAttributes = new Set(['src', 'srcset', 'imagesrcset', 'href', 'xlink:href', 'poster', 'background', 'data', 'lowsrc', 'dynsrc']);
+// Elements whose href is a link or a base URL, not something to load.
+const linkElements = new Set(['a', 'area', 'base']);
+// SVG presentation attributes that take a url() (a fragment in the same document is no load).
+const urlAttributes = new Set(['fill', 'stroke', 'filter', 'mask', 'clip-path', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
+
+/** Every reference of `html` to something outside it, in order, none overlapping. */
 export function templateReferences(html: string): TemplateReference[] {
-  const images: TemplateReference[] = attributeValues(html, /<img\b/i, /\bsrc\s*=\s*/i).map((value) => ({ kind: 'img', ...value }));
-  const css: TemplateReference[] = cssUrls(html).map((value) => ({ kind: 'css', ...value }));
-  // A url() inside an img's src belongs to the img.
-  const all: TemplateReference[] = [];
-  let i = 0;
-  for (const reference of css) {
-    while (i < images.length && images[i]!.end <= reference.start) all.push(images[i++]!);
-    const inside = i < images.length && images[i]!.start < reference.end;
-    if (!inside) all.push(reference);
+  const { tags, styleSheets } = scanHtml(html);
+  const references: TemplateReference[] = [];
+  const fromCss = (css: CssReference[], offset: number, inAttribute?: string) =>
+    css.filter((reference) => loads(reference.url)).map((reference) => ({ ...cssReference(reference, inAttribute), start: reference.start + offset, end: reference.end + offset }));
+  // Tags and style sheets do not overlap, and each list is in order: merge them by position.
+  let sheet = 0;
+  for (const tag of tags) {
+    for (; sheet < styleSheets.length && styleSheets[sheet]!.start < tag.start; sheet += 1) references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
+    for (const attribute of tag.attributes) {
+      const valueStart = attribute.start + (attribute.end > attribute.start && /["']/.test(html[attribute.start]!) ? 1 : 0);
+      if (attribute.name === 'style') references.push(...fromCss(cssReferences(attribute.value, false), valueStart));
+      else if (urlAttributes.has(attribute.name)) references.push(...fromCss(cssReferences(attribute.value, false), valueStart, attribute.name));
+      else {
+        const reference = attributeReference(tag, attribute);
+        if (reference) references.push(reference);
+      }
+    }
   }
-  return [...all, ...images.slice(i)];
+  for (; sheet < styleSheets.length; sheet += 1) references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
+  return references;
 }
 
-/** The distinct URLs `html` would have inlined (data: URIs are already inline). */
-export function distinctImageUrls(html: string): Set<string> {
-  return new Set(templateReferences(html).map((reference) => reference.url.trim()).filter((url) => url !== '' && !/^data:/i.test(url)));
+function sheetReferences(html: string, span: { start: number; end: number }, fromCss: (css: CssReference[], offset: number) => TemplateReference[]) {
+  return fromCss(cssReferences(html.slice(span.start, span.end), true), span.start);
+}
+
+/** The references of a fetched style sheet's text, spans in it (what it imports is a 'stylesheet'). */
+export function stylesheetReferences(css: string): TemplateReference[] {
+  return cssReferences(css, true)
+    .filter((reference) => loads(reference.url))
+    .map((reference) => cssReference(reference));
+}
+
+// A CSS reference as a template reference; in an SVG attribute (filter="url(...)") it is left out.
+function cssReference(reference: CssReference, inAttribute?: string): TemplateReference {
+  const { url, syntax, start, end } = reference;
+  if (inAttribute) return { kind: 'other', what: `${inAttribute}="url()"`, url, syntax, start, end };
+  const kind = reference.kind === 'import' ? 'stylesheet' : reference.kind === 'font' ? 'font' : 'css';
+  return { kind, what: kind === 'css' ? 'image' : kind, url, syntax, start, end };
+}
+
+// The reference an attribute makes, if it loads something.
+function attributeReference(tag: HtmlTag, attribute: HtmlAttribute): TemplateReference | null {
+  const { name } = attribute;
+  if (!loadingAttributes.has(name)) return null;
+  if ((name === 'href' || name === 'xlink:href') && linkElements.has(tag.name)) return null;
+  if (name === 'data' && tag.name !== 'object') return null;
+  const span = { url: attribute.value, syntax: 'attribute' as const, start: attribute.start, end: attribute.end };
+  if (name === 'srcset' || name === 'imagesrcset') {
+    const candidates = srcsetUrls(attribute.value).filter(loads);
+    return candidates.length > 0 ? { kind: 'other', what: `<${tag.name} ${name}>`, ...span, url: candidates[0]!, candidates } : null;
+  }
+  if (!loads(attribute.value)) return null;
+  if (tag.name === 'img' && name === 'src') return { kind: 'img', what: 'image', ...span };
+  if (tag.name !== 'link' || name !== 'href') return { kind: 'other', what: `<${tag.name} ${name}>`, ...span };
+  const rel = (tag.attributes.find((other) => other.name === 'rel')?.value ?? '').toLowerCase().split(/[\t\n\f\r ]+/);
+  if (rel.includes('stylesheet')) return { kind: 'stylesheet', what: 'stylesheet', ...span };
+  const known = rel.find((token) => /^[a-z-]{1,30}$/.test(token));
+  return { kind: 'other', what: known ? `<link rel=${known}>` : '<link href>', ...span };
+}
+
+// The URL of each candidate of a srcset ("a.png 1x, b.png 2x"), read as a browser does: separators,
+// a URL up to a space (trailing commas end the candidate), then descriptors up to a comma.
+function srcsetUrls(srcset: string): string[] {
+  const urls: string[] = [];
+  const candidate = /[\t\n\f\r ,]*([^\t\n\f\r ]+)/y;
+  const descriptors = /[^,]*/y;
+  for (let match = candidate.exec(srcset); match; match = candidate.exec(srcset)) {
+    let url = match[1]!;
+    let end = url.length;
+    while (end > 0 && url[end - 1] === ',') end -= 1;
+    if (end < url.length) url = url.slice(0, end);
+    else {
+      descriptors.lastIndex = candidate.lastIndex;
+      descriptors.exec(srcset);
+      candidate.lastIndex = descriptors.lastIndex;
+    }
+    if (url !== '') urls.push(url);
+  }
+  return urls;
+}
+
+// Whether a URL as written would load something: not empty, not a data: URI, not a fragment of the same document.
+function loads(url: string): boolean {
+  const written = url.trim();
+  return written !== '' && !written.startsWith('#') && !/^data:/i.test(written);
+}
+
+/** The distinct images and style sheets `html` would have fetched and inlined (data: URIs are already inline). */
+export function templateFetches(html: string): { images: Set<string>; stylesheets: Set<string> } {
+  const references = templateReferences(html);
+  const urls = (wanted: (kind: TemplateReference['kind']) => boolean) => new Set(references.filter(({ kind }) => wanted(kind)).map(({ url }) => url.trim()));
+  return { images: urls((kind) => kind === 'img' || kind === 'css'), stylesheets: urls((kind) => kind === 'stylesheet') };
 }
 
 /** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL. */
 export function usesUrlClass(html: string): boolean {
   // In any case: the template is a quirks-mode document, where class names match regardless of case.
-  return attributeValues(html, /<[a-z][^\s/>]*/i, /\bclass\s*=\s*/i).some(({ url }) => url.toLowerCase().split(/[\t\n\f\r ]+/).includes('url'));
-}
-
-interface Value {
-  url: string;
-  start: number;
-  end: number;
-}
-
-// The value of the first `attribute` (double-, single- or un-quoted) in each tag matching `tag`.
-function attributeValues(html: string, tag: RegExp, attribute: RegExp): Value[] {
-  const tags = forwardSearch(html, tag);
-  const attributes = forwardSearch(html, attribute);
-  const tagEnd = forwardIndex(html, />/);
-  const quoted = quotedEnds(html);
-  const bareEnd = forwardIndex(html, /[\s"'>]/);
-  const values: Value[] = [];
-  let position = 0;
-  for (let found = tags(position); found; found = tags(position)) {
-    const end = tagEnd(found.index);
-    position = end; // a tag without a usable attribute: every tag that starts inside it ends at the same '>'
-    for (let name = attributes(found.index + 1); name && name.index < end; name = attributes(name.index + 1)) {
-      const value = valueAt(html, name.index + name[0].length, quoted, bareEnd);
-      if (value) {
-        values.push(value);
-        position = value.end;
-        break;
-      }
-    }
-  }
-  return values;
-}
-
-// `url(x)`, `url("x")`, `url('x')`, with spaces inside the parentheses.
-function cssUrls(html: string): Value[] {
-  const opens = forwardSearch(html, /url\(\s*/i);
-  const quoted = quotedEnds(html);
-  const bareEnd = forwardIndex(html, /[)"'\s]/);
-  // Separate searches for what follows a quoted and a bare value, so each is asked in growing order.
-  const afterQuoted = forwardIndex(html, /\S/);
-  const afterBare = forwardIndex(html, /\S/);
-  const values: Value[] = [];
-  let position = 0;
-  for (let open = opens(position); open; open = opens(position)) {
-    position = open.index + 1;
-    const start = open.index + open[0].length;
-    const quote = html[start];
-    const bare = quote !== '"' && quote !== "'";
-    const end = bare ? bareEnd(start) : quoted[quote](start + 1);
-    if (bare ? end === start : end >= html.length) continue;
-    const close = bare ? afterBare(end) : afterQuoted(end + 1);
-    if (html[close] !== ')') continue;
-    const url = bare ? html.slice(start, end) : html.slice(start + 1, end);
-    values.push({ url, start: open.index, end: close + 1 });
-    position = close + 1;
-  }
-  return values;
-}
-
-// The closing quote of each kind at or after a position.
-function quotedEnds(html: string): Record<'"' | "'", (from: number) => number> {
-  return { '"': forwardIndex(html, /"/), "'": forwardIndex(html, /'/) };
-}
-
-// An attribute value starting at `start`: quoted up to its closing quote, or bare up to a space, quote or '>'.
-function valueAt(html: string, start: number, quoted: ReturnType<typeof quotedEnds>, bareEnd: (from: number) => number): Value | null {
-  const quote = html[start];
-  if (quote === '"' || quote === "'") {
-    const end = quoted[quote](start + 1);
-    return end < html.length ? { url: html.slice(start + 1, end), start, end: end + 1 } : null;
-  }
-  const end = bareEnd(start);
-  return end > start ? { url: html.slice(start, end), start, end } : null;
+  return scanHtml(html).tags.some((tag) => tag.attributes.some(({ name, value }) => name === 'class' && value.toLowerCase().split(/[\t\n\f\r ]+/).includes('url')));
 }
