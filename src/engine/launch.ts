@@ -117,6 +117,10 @@ export async function launchBrowser(
       cause: error,
     });
   }
+  // Puppeteer stops listening for errors on the DevTools pipe when it disconnects. A browser killed
+  // with our last message still unread on its side then resets the pipe (read ECONNRESET), and an
+  // error with no listener ends the process: the CLI after a document hit its deadline, 2 runs in 8.
+  for (const stream of browser.process()?.stdio ?? []) stream?.on('error', () => undefined);
   let closed: Promise<void> | undefined;
   const pid = browser.process()?.pid;
   return {
