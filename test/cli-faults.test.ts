@@ -1,10 +1,13 @@
 /**
  * Faults around `pdfrender render`, through the built CLI as child processes: a batch whose
- * document hits its deadline never ends with an unhandled error.
+ * document hits its deadline never ends with an unhandled error, and the deadline the user asked
+ * for is the one that applies, however long (no puppeteer protocol timeout, no timer overflow, cuts it short).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../src/engine/launch.js';
+import { executablePath } from './support/browser.js';
 import { pdfrender } from './support/cli.js';
 import { folderWith, removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
@@ -27,4 +30,26 @@ describe('a batch whose document hits its deadline', () => {
     }
     expect((await readPdf(await readFile(join(docs, 'out', 'fine.pdf')))).pages[0]!.text).toContain('fine');
   }, 240_000);
+});
+
+describe('the deadline the user asked for', () => {
+  it('is not cut short by a per-call DevTools timeout: the browser connection has none', async () => {
+    // Every render step races the render's own deadline; puppeteer's 180 s default would otherwise
+    // end a longer --timeout with "Runtime.callFunctionOn timed out. Increase the 'protocolTimeout'".
+    const launched = await launchBrowser(executablePath);
+    try {
+      const session = await launched.browser.target().createCDPSession();
+      expect(session.connection()?.timeout).toBe(0);
+    } finally {
+      await launched.close(true);
+    }
+  });
+
+  it('holds however long: --timeout 30d renders (a timer that long would fire at once)', async () => {
+    const docs = await folderWith({ 'page.html': '<p>patient</p>' });
+    const result = await pdfrender(['render', join(docs, 'page.html'), '-o', join(docs, 'page.pdf'), '--timeout', '30d']);
+    expect(result.stderr).not.toMatch(/deadline|TimeoutOverflowWarning/);
+    expect(result.code).toBe(0);
+    expect((await readPdf(await readFile(join(docs, 'page.pdf')))).pages[0]!.text).toContain('patient');
+  });
 });

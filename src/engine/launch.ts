@@ -97,6 +97,10 @@ export async function launchBrowser(
       handleSIGTERM: false,
       handleSIGHUP: false,
       timeout: 30_000,
+      // No timeout per DevTools call (puppeteer's is 180 s, and ends a longer --timeout with its own
+      // message): every step of a render races the render's own deadline, and closes have a grace of
+      // their own.
+      protocolTimeout: 0,
     });
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true });
