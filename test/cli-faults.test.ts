@@ -1,18 +1,94 @@
 /**
- * Faults around `pdfrender render`, through the built CLI as child processes: a batch whose
- * document hits its deadline never ends with an unhandled error, and the deadline the user asked
- * for is the one that applies, however long (no puppeteer protocol timeout, no timer overflow, cuts it short).
+ * Faults around `pdfrender render`, through the built CLI as child processes: the profile folder a
+ * SIGKILLed run leaves is removed by the next run (and no live run's is), a batch whose document
+ * hits its deadline never ends with an unhandled error, and the deadline the user asked for is the
+ * one that applies, however long (no puppeteer protocol timeout, no timer overflow, cuts it short).
  */
-import { readFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../src/engine/launch.js';
 import { executablePath } from './support/browser.js';
-import { pdfrender } from './support/cli.js';
-import { folderWith, removeTempDirs } from './support/files.js';
+import { killLater, killLeftovers, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
+import { bin, pdfrender, startServe } from './support/cli.js';
+import { busyScript, folderWith, removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
-afterAll(removeTempDirs);
+afterAll(async () => {
+  killLeftovers();
+  await removeTempDirs();
+});
+
+/** `pdfrender render ...args` started in the background; killed after the tests if a failure left it running. */
+function startRender(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [bin, 'render', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
+  killLater(child.pid);
+  return { child, exited: new Promise((resolve) => child.on('close', resolve)) };
+}
+
+/** The profile folder of the one browser `pid` started, once it runs. */
+async function profileOf(pid: number): Promise<string> {
+  const found = await onlyBrowserOf(pid, 15_000);
+  expect(found).toBeDefined();
+  killLater(undefined, found!.profile);
+  return found!.profile;
+}
+
+describe('profile folders a killed run left', () => {
+  it('are removed by the next run, while those of a live serve and a live render stay', async () => {
+    // A temp folder of the test's own, so other runs on this machine neither add to it nor see it;
+    // as root, Chromium runs as another user, who must be able to reach it (as /tmp is).
+    const tmp = await tempDir();
+    await chmod(tmp, 0o1777);
+    const env = { TMPDIR: tmp };
+    const docs = await folderWith({ 'slow.html': `${busyScript(30_000)}<p>slow</p>`, 'busy.html': `${busyScript(8_000)}<p>still going</p>`, 'page.html': '<p>next run</p>' });
+
+    // A run killed mid-render: its browser quits with it, its profile folder stays.
+    const killed = startRender([join(docs, 'slow.html'), '-o', join(docs, 'slow.pdf')], env);
+    const stale = await profileOf(killed.child.pid!);
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(await remainingAfter(stale, 5_000)).toEqual([]);
+    expect(existsSync(stale)).toBe(true);
+
+    // Live neighbours: a serve, and a render busy for a while, both on the same temp folder.
+    const server = await startServe(['--data-dir', await tempDir()], env);
+    killLater(server.child.pid);
+    const serveProfile = await profileOf(server.child.pid!);
+    const live = startRender([join(docs, 'busy.html'), '-o', join(docs, 'busy.pdf')], env);
+    const liveProfile = await profileOf(live.child.pid!);
+    // Folders the rule must tell apart: one with no marker (an older pdfrender's, or one being made)
+    // stays; one whose marker names a live pid that started at another time (a reused pid) goes.
+    const unmarked = join(tmp, 'pdfrender-profile-unmarked');
+    await mkdir(unmarked);
+    const reused = join(tmp, 'pdfrender-profile-reused');
+    await mkdir(reused);
+    await writeFile(join(reused, 'pdfrender-owner.json'), JSON.stringify({ pid: process.pid, started: '1' }));
+
+    try {
+      const next = await pdfrender(['render', join(docs, 'page.html'), '-o', join(docs, 'page.pdf')], { env });
+      expect(next.code).toBe(0);
+      expect((await readPdf(await readFile(join(docs, 'page.pdf')))).pages[0]!.text).toContain('next run');
+
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(reused)).toBe(false);
+      expect(existsSync(unmarked)).toBe(true);
+      expect(existsSync(serveProfile)).toBe(true);
+      // The live render was still going while the next run swept, and its profile was left alone.
+      expect(live.child.exitCode).toBe(null);
+      expect(existsSync(liveProfile)).toBe(true);
+      expect(await live.exited).toBe(0);
+      expect((await readPdf(await readFile(join(docs, 'busy.pdf')))).pages[0]!.text).toContain('still going');
+      const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>serve still fine</p>' }) });
+      expect(response.status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 120_000);
+});
 
 describe('a batch whose document hits its deadline', () => {
   // Killing the browser at the end of the run, with the page of the timed-out document still being

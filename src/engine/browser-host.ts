@@ -8,6 +8,7 @@
 import type { Browser } from 'puppeteer-core';
 import type { BrowserRecord } from './browser-record.js';
 import { launchBrowser, type LaunchedBrowser } from './launch.js';
+import { sweepStaleProfiles } from './profile-owner.js';
 
 export interface HostedBrowser {
   browser: Browser;
@@ -38,6 +39,7 @@ export class BrowserHost {
   private generation = 0;
   private closed = false;
   private reaped: Promise<unknown> | undefined;
+  private swept: Promise<unknown> | undefined;
   private readonly recycleAfter: number;
   private readonly record: BrowserRecord | undefined;
 
@@ -122,9 +124,13 @@ export class BrowserHost {
   private launch(): Generation {
     const number = ++this.generation;
     const launching = (async () => {
-      // Whatever a killed earlier run left is cleared before this run's first browser starts.
+      // Whatever a killed earlier run left is cleared with this run's first browser: the browsers its
+      // data dir recorded (serve) before it starts, and profile folders whose owner is gone (any run)
+      // while it starts, so a cold CLI run does not wait on the temp folder.
+      const swept = (this.swept ??= sweepStaleProfiles().catch(() => undefined));
       await (this.reaped ??= this.record?.reapLeftovers().catch(() => undefined) ?? Promise.resolve());
       const launched = await launchBrowser(this.executablePath, await this.extraArgs());
+      await swept;
       // A browser that dies (crash, OOM kill) is forgotten, so the next render relaunches.
       launched.browser.once('disconnected', () => {
         this.forget(generation);

@@ -9,6 +9,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import { describeSandbox, launchIdentity, setprivArgs, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';
+import { markProfile, profilePrefix } from './profile-owner.js';
 
 /** Flags added to puppeteer's defaults. Each one is here for a measured or observed reason. */
 export const chromiumFlags = [
@@ -66,9 +67,11 @@ export async function launchBrowser(
   identity: LaunchIdentity = { ...launchIdentity(), ...(noSandboxHere && { noSandbox: noSandboxHere }) },
 ): Promise<LaunchedBrowser> {
   // A fresh profile per launch: nothing (cookies, cache, storage) survives a relaunch.
-  const userDataDir = await mkdtemp(join(tmpdir(), 'pdfrender-profile-'));
+  const userDataDir = await mkdtemp(join(tmpdir(), profilePrefix));
   let browser: Browser;
   try {
+    // Names this process as the folder's owner, so a later run removes it if this one is killed.
+    await markProfile(userDataDir).catch(() => undefined);
     const { user } = identity;
     if (user) await chown(userDataDir, user.uid, user.gid);
     const args = [...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs];
