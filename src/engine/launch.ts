@@ -101,8 +101,8 @@ export async function launchBrowser(
       handleSIGHUP: false,
       timeout: 30_000,
       // No timeout per DevTools call (puppeteer's is 180 s, and ends a longer --timeout with its own
-      // message): every step of a render races the render's own deadline, and closes have a grace of
-      // their own.
+      // message): every step of a render races the render's own deadline, closes have a grace of
+      // their own, and a browser that stops answering is killed by its watchdog (browser-watchdog.ts).
       protocolTimeout: 0,
     });
   } catch (error) {
