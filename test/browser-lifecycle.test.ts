@@ -13,32 +13,20 @@ import { loadServeConfig } from '../src/config.js';
 import { createEngine } from '../src/engine/engine.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
-import { browsersOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
+import { browsersOf, killLater, killQuietly, killLeftovers, onlyBrowserOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
 import { bin, startServe } from './support/cli.js';
-import { removeTempDirs, tempDir } from './support/files.js';
+import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
-const busy = (ms: number) => `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;
-
-// Whatever a failed test left running is killed here, so one failure does not leak browsers.
-const cleanups: Array<() => void> = [];
 afterAll(async () => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
+  killLeftovers();
   await removeTempDirs();
 });
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 /** Start `pdfrender serve` on `dataDir`; killed after the tests if a failure left it running. */
 async function serve(dataDir: string) {
   const server = await startServe(['--data-dir', dataDir, '--concurrency', '2']);
-  cleanups.push(() => killQuietly(server.child.pid!));
+  killLater(server.child.pid);
   return server;
 }
 
@@ -47,17 +35,11 @@ async function renderSync(url: string, htmlContent: string): Promise<Response> {
 }
 
 /** The one browser `pid` runs, once it has started. */
-async function onlyBrowserOf(pid: number): Promise<{ browser: number; profile: string }> {
-  const until = Date.now() + 10_000;
-  let found = browsersOf(pid);
-  while (found.size === 0 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    found = browsersOf(pid);
-  }
-  expect(found.size).toBe(1);
-  const [browser, profile] = [...found][0]!;
-  cleanups.push(() => processesUsing(profile).forEach(killQuietly));
-  return { browser, profile };
+async function browserOf(pid: number): Promise<{ browser: number; profile: string }> {
+  const found = await onlyBrowserOf(pid);
+  expect(found).toBeDefined();
+  killLater(undefined, found!.profile);
+  return { browser: found!.pid, profile: found!.profile };
 }
 
 describe('browser recycling', () => {
@@ -68,7 +50,7 @@ describe('browser recycling', () => {
     const sampler = setInterval(sample, 10);
     try {
       const render = async (i: number, slow = false) => {
-        const result = await engine.render(parseRenderRequest({ htmlContent: `${slow ? busy(400) : ''}<p>Document ${i}</p>` }));
+        const result = await engine.render(parseRenderRequest({ htmlContent: `${slow ? busyScript(400) : ''}<p>Document ${i}</p>` }));
         return (await readPdf(result.pdf)).pages[0]!.text;
       };
       const texts = [await render(0), await render(1)];
@@ -117,12 +99,12 @@ describe('no browser left behind', () => {
     const dataDir = await tempDir();
     const first = await serve(dataDir);
     expect((await renderSync(first.url, '<p>warm</p>')).status).toBe(200);
-    const { browser, profile } = await onlyBrowserOf(first.child.pid!);
+    const { browser, profile } = await browserOf(first.child.pid!);
     // The data dir knows the browser, for the next run.
     const recorded = JSON.parse(await readFile(join(dataDir, 'browsers', `${browser}.json`), 'utf8'));
     expect(recorded).toEqual({ owner: first.child.pid, pid: browser, profileDir: profile });
     // Two renders in flight, their renderers busy in a script, when the kill lands.
-    const inFlight = [renderSync(first.url, busy(5_000)), renderSync(first.url, busy(5_000))].map((r) => r.catch(() => undefined));
+    const inFlight = [renderSync(first.url, busyScript(5_000)), renderSync(first.url, busyScript(5_000))].map((r) => r.catch(() => undefined));
     await new Promise((r) => setTimeout(r, 700));
     // The browser and at least one renderer (the headless shell runs fewer helper processes than chromium).
     expect(processesUsing(profile).length).toBeGreaterThan(1);
@@ -135,7 +117,7 @@ describe('no browser left behind', () => {
 
     const second = await serve(dataDir);
     try {
-      const next = await onlyBrowserOf(second.child.pid!);
+      const next = await browserOf(second.child.pid!);
       expect(existsSync(profile)).toBe(false);
       expect(readdirSync(join(dataDir, 'browsers'))).toEqual([`${next.browser}.json`]);
       second.child.kill('SIGTERM');
@@ -151,7 +133,7 @@ describe('no browser left behind', () => {
     const dataDir = await tempDir();
     const first = await serve(dataDir);
     expect((await renderSync(first.url, '<p>warm</p>')).status).toBe(200);
-    const { browser, profile } = await onlyBrowserOf(first.child.pid!);
+    const { browser, profile } = await browserOf(first.child.pid!);
     // A stopped browser never reads the end of its pipe: the one case the pipe cannot cover.
     process.kill(-browser, 'SIGSTOP');
     first.child.kill('SIGKILL');
@@ -161,7 +143,7 @@ describe('no browser left behind', () => {
 
     const second = await serve(dataDir);
     try {
-      await onlyBrowserOf(second.child.pid!);
+      await browserOf(second.child.pid!);
       expect(await remainingAfter(profile, 5_000)).toEqual([]);
       expect(existsSync(profile)).toBe(false);
       expect((await renderSync(second.url, '<p>after</p>')).status).toBe(200);
@@ -176,15 +158,15 @@ describe('no browser left behind', () => {
     const inputs = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const file = join(dir, `doc-${i}.html`);
-        await writeFile(file, `${busy(300)}<p>document ${i}</p>`);
+        await writeFile(file, `${busyScript(300)}<p>document ${i}</p>`);
         return file;
       }),
     );
     const outDir = join(dir, 'out');
     const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '-q'], { env: { ...process.env, NO_COLOR: '1' } });
-    cleanups.push(() => killQuietly(child.pid!));
+    killLater(child.pid);
     const exited = new Promise((r) => child.on('close', r));
-    const { profile } = await onlyBrowserOf(child.pid!);
+    const { profile } = await browserOf(child.pid!);
     // Mid-batch: some documents written, most still to come.
     const until = Date.now() + 30_000;
     while (!(existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf'))) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
@@ -192,7 +174,8 @@ describe('no browser left behind', () => {
     child.kill('SIGKILL');
     await exited;
     expect(await remainingAfter(profile, 5_000)).toEqual([]);
-    // The CLI keeps no data dir, so its profile folder stays behind; tidy up after the test.
+    // The CLI keeps no data dir, so its profile folder stays behind until the next run removes it
+    // (cli-faults.test.ts); tidy up after the test.
     await rm(profile, { recursive: true, force: true });
   }, 60_000);
 });

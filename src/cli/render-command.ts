@@ -92,6 +92,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
     browserRecycleAfter: run.browserRecycleAfter,
+    browserHangTimeoutMs: run.browserHangTimeout,
+    // Only a started engine warns, and the reporter exists by then.
+    warn: (message) => reporter.warn(message),
     // The CLI renders the user's own files: their folder and the whole network are open by default.
     files: 'document-folder',
     // Header and footer images follow the same rule (a --request body is often someone else's).

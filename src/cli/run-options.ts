@@ -18,6 +18,7 @@ export const runOptionsSchema = z.object({
   timeout: durationField().prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   maxPages: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails (default 2000)'),
   browserRecycleAfter: serveSettings.browserRecycleAfter.schema,
+  browserHangTimeout: serveSettings.browserHangTimeout.schema,
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
   ...Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'] },
 });
@@ -28,6 +29,7 @@ export const runOptionFlags: Record<keyof typeof runOptionsSchema.shape, string>
   timeout: '--timeout <duration>',
   maxPages: '--max-pages <n>',
   browserRecycleAfter: serveSettings.browserRecycleAfter.flag,
+  browserHangTimeout: serveSettings.browserHangTimeout.flag,
   concurrency: '--concurrency <n>',
   ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.flag])) as { [K in keyof typeof policySettings]: string }),
 };

@@ -22,13 +22,24 @@ const sweepEveryMs = 60_000;
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
   // Documents from callers are untrusted: public addresses only, no files, unless the flags relax it.
-  const engine = createEngine({ executablePath: browser.executablePath, concurrency: config.concurrency, timeoutMs: config.timeout, maxPages: config.maxPages, browserRecycleAfter: config.browserRecycleAfter, dataDir: config.dataDir, ...engineNetworkOptions(config, 'public') });
+  const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
+  const engine = createEngine({
+    executablePath: browser.executablePath,
+    concurrency: config.concurrency,
+    timeoutMs: config.timeout,
+    maxPages: config.maxPages,
+    browserRecycleAfter: config.browserRecycleAfter,
+    browserHangTimeoutMs: config.browserHangTimeout,
+    warn: (message) => events({ level: 'warn', message }),
+    dataDir: config.dataDir,
+    ...engineNetworkOptions(config, 'public'),
+  });
   const runtime = startRuntime({
     config,
     engine,
     clock: { now: () => Date.now() },
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
-    events: eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
+    events,
     version,
   });
   const { deps } = runtime;

@@ -35,6 +35,8 @@ export interface Reporter {
   start(total: number): void;
   document(outcome: DocumentOutcome): void;
   finish(outcomes: DocumentOutcome[], ms: number): void;
+  /** A line about the run rather than one document (the browser was replaced), in every mode. */
+  warn(message: string): void;
   /** Stop the spinner, whether or not the run finished (Ctrl-C). */
   close(): void;
 }
@@ -83,6 +85,7 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
     },
     close: stopSpinner,
+    warn: (message) => line(`${chalk.yellow('!')} ${message}`),
     finish(outcomes, ms) {
       stopSpinner();
       if (mode === 'json') {

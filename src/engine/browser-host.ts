@@ -1,5 +1,6 @@
 /**
- * Keeps one warm browser: launched on first use, relaunched after it dies, killed when it hangs,
+ * Keeps one warm browser: launched on first use, relaunched after it dies, killed when it stops
+ * answering (browser-watchdog.ts) or a page will not close,
  * and replaced by a fresh one after a number of renders (browser-wide memory and state, such as
  * the GPU and network processes, only ever grow). Each launch is a new generation, so pages of an
  * old browser are never handed out again; a replaced browser finishes the renders on its pages
@@ -7,24 +8,41 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { BrowserRecord } from './browser-record.js';
+import { watchBrowser, type Watchdog } from './browser-watchdog.js';
 import { launchBrowser, type LaunchedBrowser } from './launch.js';
+import { sweepStaleProfiles } from './profile-owner.js';
 
 export interface HostedBrowser {
   browser: Browser;
   generation: number;
+  /** Rejects once this browser is gone (it died, or was killed as hung); renders on it race against it. */
+  gone: Promise<never>;
 }
+
+/** What the host knows of its browser without asking it: for readiness checks that must not wait. */
+export type BrowserHealth = 'answering' | 'starting' | 'not answering' | 'none';
+
+/** Default time a browser may leave a DevTools ping unanswered before it is killed and replaced. */
+export const defaultHangTimeoutMs = 5_000;
 
 export interface BrowserHostOptions {
   /** Launch a fresh browser for new pages after this many renders; default never. */
   recycleAfter?: number;
   /** Where running browsers are written down (the server's data dir); leftovers are reaped before the first launch. */
   record?: BrowserRecord;
+  /** A browser that leaves a DevTools ping unanswered this long is killed and replaced; default 5 s. */
+  hangTimeoutMs?: number;
+  /** Told when a hung browser is killed, for the operator's log. */
+  warn?: (message: string) => void;
 }
 
 /** One launched browser and the renders it has seen. */
 interface Generation {
   number: number;
   launching: Promise<LaunchedBrowser>;
+  /** Set once the launch has succeeded. */
+  watchdog?: Watchdog;
+  gone?: Promise<never>;
   /** Renders given this browser so far (counts toward the recycle). */
   renders: number;
   /** Renders holding one of its pages right now; a retired browser closes when this reaches 0. */
@@ -38,8 +56,11 @@ export class BrowserHost {
   private generation = 0;
   private closed = false;
   private reaped: Promise<unknown> | undefined;
+  private swept: Promise<unknown> | undefined;
   private readonly recycleAfter: number;
   private readonly record: BrowserRecord | undefined;
+  private readonly hangTimeoutMs: number;
+  private readonly warn: (message: string) => void;
 
   constructor(
     private readonly executablePath: string,
@@ -49,13 +70,15 @@ export class BrowserHost {
   ) {
     this.recycleAfter = options.recycleAfter ?? Infinity;
     this.record = options.record;
+    this.hangTimeoutMs = options.hangTimeoutMs ?? defaultHangTimeoutMs;
+    this.warn = options.warn ?? (() => undefined);
   }
 
   /** The live browser, launching one if there is none (or the last one died). */
   async get(): Promise<HostedBrowser> {
     if (this.closed) throw new Error('the render engine is closed');
     const generation = this.current ?? this.launch();
-    return { browser: (await generation.launching).browser, generation: generation.number };
+    return this.hosted(generation);
   }
 
   /**
@@ -69,7 +92,7 @@ export class BrowserHost {
     generation.renders += 1;
     generation.holds += 1;
     try {
-      return { browser: (await generation.launching).browser, generation: generation.number };
+      return await this.hosted(generation);
     } catch (error) {
       this.done(generation.number);
       throw error;
@@ -89,14 +112,22 @@ export class BrowserHost {
     return this.current?.number === generation;
   }
 
-  /** Kill the browser of `generation` outright (it stopped answering); the next render relaunches. */
+  /**
+   * Kill the browser of `generation` outright, its whole process group (it stopped answering): its
+   * renders fail at once as gone, and are retried on the next browser, which the next render launches.
+   */
   async kill(generation: number): Promise<void> {
     const target = this.current?.number === generation ? this.current : this.retiring.get(generation);
     if (!target) return;
     this.forget(target);
-    const launched = await target.launching.catch(() => undefined);
-    launched?.browser.process()?.kill('SIGKILL');
-    await this.shut(target);
+    await this.shut(target, true);
+  }
+
+  /** The current browser's state as last seen, without waiting on it (a hung browser never answers). */
+  health(): BrowserHealth {
+    if (this.closed || !this.current) return 'none';
+    if (!this.current.watchdog) return 'starting';
+    return this.current.watchdog.answering() ? 'answering' : 'not answering';
   }
 
   /** Whether the browser's sandbox is on and as whom it runs (one line), launching the browser if needed. */
@@ -120,24 +151,37 @@ export class BrowserHost {
   }
 
   private launch(): Generation {
-    const number = ++this.generation;
-    const launching = (async () => {
-      // Whatever a killed earlier run left is cleared before this run's first browser starts.
-      await (this.reaped ??= this.record?.reapLeftovers().catch(() => undefined) ?? Promise.resolve());
-      const launched = await launchBrowser(this.executablePath, await this.extraArgs());
-      // A browser that dies (crash, OOM kill) is forgotten, so the next render relaunches.
-      launched.browser.once('disconnected', () => {
-        this.forget(generation);
-        void this.shut(generation);
-      });
-      await this.record?.add(launched);
-      return launched;
-    })();
-    const generation: Generation = { number, launching, renders: 0, holds: 0 };
+    const generation = { number: ++this.generation, renders: 0, holds: 0 } as Generation;
+    generation.launching = this.start(generation);
     // A failed launch must not stick: the next render tries again.
     generation.launching.catch(() => this.forget(generation));
     this.current = generation;
     return generation;
+  }
+
+  private async start(generation: Generation): Promise<LaunchedBrowser> {
+    // Whatever a killed earlier run left is cleared with this run's first browser: the browsers its
+    // data dir recorded (serve) before it starts, and profile folders whose owner is gone (any run)
+    // while it starts, so a cold CLI run does not wait on the temp folder.
+    const swept = (this.swept ??= sweepStaleProfiles().catch(() => undefined));
+    await (this.reaped ??= this.record?.reapLeftovers().catch(() => undefined) ?? Promise.resolve());
+    const launched = await launchBrowser(this.executablePath, await this.extraArgs());
+    await swept;
+    generation.gone = new Promise<never>((_, reject) => {
+      // A browser that dies (crash, OOM kill, killed as hung) is forgotten, so the next render relaunches.
+      launched.browser.once('disconnected', () => {
+        reject(new Error('the browser has disconnected'));
+        this.forget(generation);
+        void this.shut(generation);
+      });
+    });
+    generation.gone.catch(() => undefined); // observed by the renders that race against it
+    generation.watchdog = watchBrowser(() => launched.browser.version(), this.hangTimeoutMs, () => {
+      this.warn(`the browser (pid ${launched.pid}) did not answer for ${this.hangTimeoutMs / 1000} s: killed it; renders in flight on it are tried once more on a new one`);
+      void this.kill(generation.number);
+    });
+    await this.record?.add(launched);
+    return launched;
   }
 
   /** Stop handing out a browser that has seen its renders; it closes once its last render lets go. */
@@ -152,8 +196,14 @@ export class BrowserHost {
     this.retiring.delete(generation.number);
   }
 
+  private async hosted(generation: Generation): Promise<HostedBrowser> {
+    const { browser } = await generation.launching;
+    return { browser, generation: generation.number, gone: generation.gone! };
+  }
+
   private async shut(generation: Generation, kill = false): Promise<void> {
     const launched = await generation.launching.catch(() => undefined);
+    generation.watchdog?.stop();
     if (!launched) return;
     await launched.close(kill);
     await this.record?.remove(launched.pid);

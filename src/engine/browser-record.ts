@@ -11,6 +11,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { killGroup } from './launch.js';
+import { isAlive, profilePrefix } from './profile-owner.js';
 
 /** What is written down for each running browser. */
 interface Entry {
@@ -28,9 +29,6 @@ export interface BrowserRecord {
   /** Kill the browsers of runs that are gone and remove their profiles; answers the pids killed. */
   reapLeftovers(): Promise<number[]>;
 }
-
-/** Profile folders are ours only with this name (launch.ts makes them), so nothing else is ever deleted. */
-const profilePrefix = 'pdfrender-profile-';
 
 /** A record kept in `dir` (the server's `<data dir>/browsers`) for the process `owner`. */
 export function browserRecord(dir: string, owner: number = process.pid): BrowserRecord {
@@ -99,14 +97,4 @@ async function browserState(entry: Entry): Promise<'gone' | 'in use' | 'left ove
   if (!cmdline.split('\0').includes(`--user-data-dir=${entry.profileDir}`)) return 'unknown';
   const parent = Number(parentField);
   return parent === entry.owner ? 'in use' : 'left over';
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -10,6 +10,7 @@ import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import type { RenderRequest } from '../request.js';
+import { BrowserGone } from './browser-gone.js';
 import { BrowserHost } from './browser-host.js';
 import { browserRecord } from './browser-record.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
@@ -34,6 +35,10 @@ export interface EngineOptions {
   recycleAfter?: number;
   /** Launch a fresh browser for new pages after this many documents (the old one finishes its renders, then closes); default 2000. */
   browserRecycleAfter?: number;
+  /** A browser that leaves a DevTools ping unanswered this long is killed and replaced, its renders tried once more; default 5 s. */
+  browserHangTimeoutMs?: number;
+  /** Told what the operator should know that fails no render (a hung browser killed and replaced). */
+  warn?: (message: string) => void;
   /** The server's data dir: running browsers are written down in its `browsers` folder, so the next run clears what a killed run left; default none (the CLI). */
   dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
@@ -86,6 +91,11 @@ export interface Engine {
   start(): Promise<void>;
   /** The Chromium version, launching the browser if it is not running yet. */
   version(): Promise<string>;
+  /**
+   * Whether the browser answered its watchdog's last ping, from what is known now: never waits, so a
+   * hung browser cannot slow a readiness check. With no browser running it starts one and answers false.
+   */
+  browserReady(): boolean;
   /** Whether Chromium's sandbox is on and as whom it runs, in one line; launches the browser if needed. */
   sandbox(): Promise<string>;
   /** Close every page and the browser. */
@@ -119,7 +129,12 @@ export function createEngine(options: EngineOptions): Engine {
     // reads the first switch, the headless shell only the second (both measured).
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  ], { recycleAfter: options.browserRecycleAfter ?? 2000, record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined });
+  ], {
+    recycleAfter: options.browserRecycleAfter ?? 2000,
+    record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,
+    hangTimeoutMs: options.browserHangTimeoutMs,
+    warn: options.warn,
+  });
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
     return guardPage(page, client, { files, proxy: await startProxy() });
@@ -166,7 +181,7 @@ export function createEngine(options: EngineOptions): Engine {
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(baseUrl, documentUrl ? { url: documentUrl, html: request.htmlContent } : undefined);
     try {
-      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, documentUrl), slot.crashed]), signal);
+      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, documentUrl), slot.crashed, slot.gone]), signal);
       printed = true;
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
@@ -196,7 +211,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function resetWithin(slot: Slot, baseUrl: string): Promise<boolean> {
     const deadline = deadlineSignal(timeoutMs);
     try {
-      await raceAbort(resetPage(slot, baseUrl), deadline.signal);
+      await raceAbort(Promise.race([resetPage(slot, baseUrl), slot.gone]), deadline.signal);
       return true;
     } catch {
       return false;
@@ -210,6 +225,11 @@ export function createEngine(options: EngineOptions): Engine {
     concurrency,
     start: async () => void (await host.get()),
     version: () => host.version(),
+    browserReady() {
+      const health = host.health();
+      if (health === 'none') void host.get().catch(() => undefined);
+      return health === 'answering';
+    },
     sandbox: () => host.sandbox(),
     async close({ kill = false } = {}) {
       // `kill` is for a process about to exit (the CLI): no page or browser needs a graceful
@@ -240,13 +260,6 @@ async function prepareTemplates(
   issues.failed.push(...inlined.network.failed);
   const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));
   return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: sides.some(usesUrlClass) };
-}
-
-/** A render that failed because its whole browser went away (crash or kill), with why as the cause. */
-class BrowserGone extends Error {
-  constructor(cause: unknown) {
-    super('the browser went away', { cause });
-  }
 }
 
 // Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line, safe for any

@@ -9,6 +9,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import { describeSandbox, launchIdentity, setprivArgs, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';
+import { markProfile, profilePrefix } from './profile-owner.js';
 
 /** Flags added to puppeteer's defaults. Each one is here for a measured or observed reason. */
 export const chromiumFlags = [
@@ -66,9 +67,11 @@ export async function launchBrowser(
   identity: LaunchIdentity = { ...launchIdentity(), ...(noSandboxHere && { noSandbox: noSandboxHere }) },
 ): Promise<LaunchedBrowser> {
   // A fresh profile per launch: nothing (cookies, cache, storage) survives a relaunch.
-  const userDataDir = await mkdtemp(join(tmpdir(), 'pdfrender-profile-'));
+  const userDataDir = await mkdtemp(join(tmpdir(), profilePrefix));
   let browser: Browser;
   try {
+    // Names this process as the folder's owner, so a later run removes it if this one is killed.
+    await markProfile(userDataDir).catch(() => undefined);
     const { user } = identity;
     if (user) await chown(userDataDir, user.uid, user.gid);
     const args = [...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs];
@@ -97,6 +100,10 @@ export async function launchBrowser(
       handleSIGTERM: false,
       handleSIGHUP: false,
       timeout: 30_000,
+      // No timeout per DevTools call (puppeteer's is 180 s, and ends a longer --timeout with its own
+      // message): every step of a render races the render's own deadline, closes have a grace of
+      // their own, and a browser that stops answering is killed by its watchdog (browser-watchdog.ts).
+      protocolTimeout: 0,
     });
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true });
@@ -117,6 +124,10 @@ export async function launchBrowser(
       cause: error,
     });
   }
+  // Puppeteer stops listening for errors on the DevTools pipe when it disconnects. A browser killed
+  // with our last message still unread on its side then resets the pipe (read ECONNRESET), and an
+  // error with no listener ends the process: the CLI after a document hit its deadline, 2 runs in 8.
+  for (const stream of browser.process()?.stdio ?? []) stream?.on('error', () => undefined);
   let closed: Promise<void> | undefined;
   const pid = browser.process()?.pid;
   return {

@@ -5,6 +5,7 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
+import { BrowserGone } from './browser-gone.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
@@ -20,6 +21,8 @@ export interface Slot {
   state: PageState;
   /** Rejects when the page's renderer crashes; every render races against it. */
   crashed: Promise<never>;
+  /** Rejects when the page's whole browser is gone (died, or killed as hung); every render races against it too. */
+  gone: Promise<never>;
   /** Set once the renderer has crashed, so an idle page that crashed is never handed out. */
   broken: boolean;
   /** Refuses what the document may not load and collects what it could not. */
@@ -49,19 +52,22 @@ export class PagePool {
   /** Wait for a free place, then hand out a warm page (opening one if none is idle). Background waits behind every urgent one. */
   async acquire(signal: AbortSignal, lane: 'urgent' | 'background' = 'urgent'): Promise<Slot> {
     await this.takePlace(signal, lane);
-    let held: number | undefined;
+    let held: { browser: Browser; generation: number } | undefined;
     try {
       // use() counts the render toward the browser's recycle and keeps that browser open until release.
-      const { browser, generation } = await this.host.use();
-      held = generation;
+      const { browser, generation, gone } = await this.host.use();
+      held = { browser, generation };
       for (let slot = this.idle.pop(); slot; slot = this.idle.pop()) {
         if (slot.generation === generation && !slot.broken && !slot.page.isClosed()) return slot;
         void this.discard(slot);
       }
-      return await this.open(browser, generation);
+      // A browser that hangs while a page opens is killed by its watchdog, which ends the wait.
+      return await Promise.race([this.open(browser, generation, gone), gone]);
     } catch (error) {
-      if (held !== undefined) this.host.done(held);
+      if (held !== undefined) this.host.done(held.generation);
       this.giveBackPlace();
+      // The browser went away while a page was being opened on it: not the document's doing either.
+      if (held && !held.browser.connected) throw new BrowserGone(error);
       throw error;
     }
   }
@@ -87,7 +93,7 @@ export class PagePool {
     await Promise.all(this.idle.splice(0).map((slot) => this.discard(slot)));
   }
 
-  private async open(browser: Browser, generation: number): Promise<Slot> {
+  private async open(browser: Browser, generation: number, gone: Promise<never>): Promise<Slot> {
     const context = await browser.createBrowserContext();
     try {
       const page = await context.newPage();
@@ -110,7 +116,7 @@ export class PagePool {
           window.open = () => null;
         }),
       ]);
-      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, broken: false, guard };
+      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard };
       page.on('error', () => {
         slot.broken = true;
         onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));

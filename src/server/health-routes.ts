@@ -2,21 +2,15 @@
 import type { Hono } from 'hono';
 import type { AppDeps } from './deps.js';
 
-const readyTimeoutMs = 5_000;
-
 /** Mount the routes on `app`. */
 export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
-    const checks = { browser: await browserAnswers(deps), database: databaseWritable(deps), accepting: !deps.lifecycle.draining };
+    // The browser's state as its watchdog last saw it: a hung browser must not make this wait.
+    const checks = { browser: deps.engine.browserReady(), database: databaseWritable(deps), accepting: !deps.lifecycle.draining };
     const ready = Object.values(checks).every(Boolean);
     return c.json({ status: ready ? 'ready' : 'not ready', checks }, ready ? 200 : 503);
   });
-}
-
-async function browserAnswers(deps: AppDeps): Promise<boolean> {
-  const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, readyTimeoutMs, false).unref());
-  return Promise.race([deps.engine.version().then(() => true, () => false), timeout]);
 }
 
 function databaseWritable(deps: AppDeps): boolean {

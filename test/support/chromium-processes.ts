@@ -53,3 +53,35 @@ export async function remainingAfter(profileDir: string, ms: number): Promise<nu
   }
   return left;
 }
+
+/** The one browser `parent` started, once it runs (up to `ms`); undefined if none or several did. */
+export async function onlyBrowserOf(parent: number, ms = 10_000): Promise<{ pid: number; profile: string } | undefined> {
+  let found = browsersOf(parent);
+  for (const until = Date.now() + ms; found.size !== 1 && Date.now() < until; found = browsersOf(parent)) await new Promise((resolve) => setTimeout(resolve, 50));
+  const [entry] = found.size === 1 ? [...found] : [];
+  return entry && { pid: entry[0], profile: entry[1] };
+}
+
+const leftovers: Array<() => void> = [];
+
+/** SIGKILL `pid`, quiet if it is gone. */
+export function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Have `killLeftovers` kill `pid`, and every process of `profileDir` when given: what a failed test left running. */
+export function killLater(pid: number | undefined, profileDir?: string): void {
+  leftovers.push(() => {
+    if (pid) killQuietly(pid);
+    if (profileDir) processesUsing(profileDir).forEach(killQuietly);
+  });
+}
+
+/** Kill everything handed to `killLater` (call it in afterAll), so one failure does not leak browsers. */
+export function killLeftovers(): void {
+  for (const kill of leftovers.splice(0)) kill();
+}
