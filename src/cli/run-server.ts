@@ -37,9 +37,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const sweep = async () => {
       const now = deps.clock.now();
       await deps.files.sweep(now);
-      deps.rateWindows.prune(now);
+      await deps.write(() => deps.rateWindows.prune(now));
       // A finished job's row goes when its file does.
-      deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
+      await deps.write(() => deps.queue.sweep(now - config.dedupeWindow, now - config.retention));
     };
     await sweep();
     const sweeper = setInterval(() => void sweep().catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error })), sweepEveryMs);

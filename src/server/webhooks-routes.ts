@@ -29,19 +29,24 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     if (typeof url !== 'string') throw new PdfRenderError('VALIDATION_FAILED', 'url is required', { fieldErrors: { url: ['is required: the http or https URL to notify'] } });
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once.
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    return c.json({ outcome: 'SUCCESS', ...deps.webhooks.add(checked, deps.clock.now()) }, 201);
+    const endpoint = await deps.write(() => deps.webhooks.add(checked, deps.clock.now()));
+    await deps.storage.confirm();
+    return c.json({ outcome: 'SUCCESS', ...endpoint }, 201);
   });
   app.post('/api/webhooks/:id/rotate', async (c) => {
     // An empty body (no Content-Type needed) rotates both.
     const empty = c.req.header('content-length') === '0' || (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
-    const endpoint = deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret });
+    const endpoint = await deps.write(() => deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }));
+    await deps.storage.confirm();
     if (!endpoint) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
     return c.json({ outcome: 'SUCCESS', ...endpoint });
   });
-  app.delete('/api/webhooks/:id', (c) => {
-    if (!deps.webhooks.remove(c.req.param('id'))) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
+  app.delete('/api/webhooks/:id', async (c) => {
+    const removed = await deps.write(() => deps.webhooks.remove(c.req.param('id')));
+    await deps.storage.confirm();
+    if (!removed) throw new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${c.req.param('id')}`);
     return c.json({ outcome: 'SUCCESS' });
   });
 }
