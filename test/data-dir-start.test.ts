@@ -1,7 +1,8 @@
 /**
  * A data dir that cannot be used at start (under a file, on /proc, read-only, with a database file
  * that is not one): `pdfrender serve` and `pdfrender webhooks` say so in one line naming the path
- * and what is wrong, exit 2, and change nothing.
+ * and what is wrong, exit 2, and change nothing. And a render whose output folder cannot be made
+ * ends instead of hanging.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -65,5 +66,16 @@ describe('an unusable data dir at start', () => {
     } finally {
       unmount(dataDir);
     }
+  }, 60_000);
+});
+
+describe('an output folder that cannot be made', () => {
+  // The same endless native loop as the data dir's, in the CLI's recursive mkdir of its output folder.
+  it('ends the render with an error naming it, instead of spinning for ever', async () => {
+    const dir = await tempDir();
+    writeFileSync(join(dir, 'page.html'), '<p>page</p>');
+    const run = await runWithin(['render', join(dir, 'page.html'), '-o', '/proc/nope/page.pdf'], 30_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("mkdir '/proc/nope'");
   }, 60_000);
 });

@@ -1,13 +1,12 @@
 /**
- * The data dir made ready before anything is opened in it: created one level at a time and checked
- * to be a writable folder, so a start on an unusable one stops with one line naming the path and
- * what is wrong (exit 2), having changed nothing. Not Node's recursive mkdir: where a file system
- * answers ENOENT for a folder whose parent exists (/proc does), it loops for ever in native code,
- * at full CPU and deaf to SIGTERM (whose handler is JavaScript that never gets to run).
+ * The data dir made ready before anything is opened in it: created if missing (see make-folder.ts
+ * for why not with Node's recursive mkdir) and checked to be a writable folder, so a start on an
+ * unusable one stops with one line naming the path and what is wrong (exit 2), having changed nothing.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PdfRenderError } from '../errors.js';
+import { makeFolder } from '../make-folder.js';
 
 const reasons: Record<string, string> = {
   EROFS: 'read-only file system',
@@ -29,32 +28,34 @@ export function describeErrno(error: unknown): string {
 
 const unusable = (message: string, cause?: unknown) => new PdfRenderError('STORAGE_UNAVAILABLE', message, { cause });
 
-/** Make `path` a writable folder, creating missing folders one level at a time; `what` names it in errors ("data dir"). */
+/** Make `path` a writable folder, creating missing folders; `what` names it in errors ("data dir"). */
 export function ensureFolder(path: string, what: string): void {
-  const missing: string[] = [];
-  let existing = path;
-  for (;;) {
-    try {
-      if (!statSync(existing).isDirectory()) throw unusable(`${what} ${path}: ${existing} is not a folder`);
-      break;
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      // Missing, or under a file: look one level up for what is there.
-      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(existing) === existing) throw error instanceof PdfRenderError ? error : unusable(`${what} ${path}: cannot look at ${existing}: ${describeErrno(error)}`, error);
-      missing.unshift(existing);
-      existing = dirname(existing);
-    }
-  }
-  for (const folder of missing) {
-    try {
-      mkdirSync(folder);
-    } catch (error) {
-      // Made meanwhile by another process: as good.
-      const made = (error as { code?: unknown }).code === 'EEXIST' && statSync(folder, { throwIfNoEntry: false })?.isDirectory();
-      if (!made) throw unusable(`${what} ${path}: cannot create ${folder}: ${describeErrno(error)}`, error);
-    }
+  try {
+    makeFolder(path);
+  } catch (error) {
+    throw unusable(`${what} ${path}: ${whyNoFolder(path, error)}`, error);
   }
   requireWritable(path, `${what} ${path}`);
+}
+
+/** Why `path` could not be made a folder: the nearest thing on its way that is not a folder, or the folder that could not be created. */
+function whyNoFolder(path: string, error: unknown): string {
+  for (let current = path; dirname(current) !== current; current = dirname(current)) {
+    const kind = entryKind(current);
+    if (kind === 'other') return `${current} is not a folder`;
+    if (kind === 'folder') break;
+  }
+  const failed = (error as { path?: unknown }).path;
+  return `cannot create ${typeof failed === 'string' ? failed : path}: ${describeErrno(error)}`;
+}
+
+/** What is at `path`: a folder, something else, or nothing (missing, or under a file: ENOTDIR). */
+function entryKind(path: string): 'folder' | 'other' | 'none' {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch {
+    return 'none';
+  }
 }
 
 /** Throw naming `label` when `path` cannot be written (read-only mount, permissions; root passes permissions but not EROFS). */
