@@ -35,6 +35,12 @@ export type ErrorCode =
   | 'WEBHOOK_NOT_CONFIGURED'
   /** Async: the queue holds --max-queue jobs already. */
   | 'QUEUE_FULL'
+  /** The data dir's file system is full (or over its quota): nothing more can be stored until space is freed. */
+  | 'STORAGE_FULL'
+  /** The data dir cannot be used: missing, replaced, read-only, not a folder, or its database unreadable. */
+  | 'STORAGE_UNAVAILABLE'
+  /** Another process held the database's write lock for longer than --busy-timeout. */
+  | 'DATABASE_BUSY'
   /** Anything that is not a PdfRenderError: the caller gets a generic message, the operator's log the cause. */
   | 'INTERNAL_ERROR';
 
@@ -82,10 +88,14 @@ const exitCodes: Record<ErrorCode, number> = {
   DUPLICATE_IDENTIFIER: 1,
   WEBHOOK_NOT_CONFIGURED: 1,
   QUEUE_FULL: 1,
+  // At start (serve, webhooks) an unusable data dir is a set-up error.
+  STORAGE_FULL: 2,
+  STORAGE_UNAVAILABLE: 2,
+  DATABASE_BUSY: 1,
   INTERNAL_ERROR: 1,
 };
 
-const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503> = {
+const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503 | 507> = {
   RENDER_PDF_FAILED: 400,
   VALIDATION_FAILED: 422,
   USAGE: 422,
@@ -103,6 +113,9 @@ const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 
   DUPLICATE_IDENTIFIER: 402,
   WEBHOOK_NOT_CONFIGURED: 412,
   QUEUE_FULL: 503,
+  STORAGE_FULL: 507,
+  STORAGE_UNAVAILABLE: 503,
+  DATABASE_BUSY: 503,
   INTERNAL_ERROR: 500,
 };
 

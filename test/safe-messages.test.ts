@@ -2,11 +2,11 @@
  * Safe messages to callers, details to the operator's log (issue 9.8), through a real server and
  * real Chromium. A name that resolves to a private address and a name that does not exist must be
  * reported alike on every path (sync body and headers, job status), or the report is a DNS oracle
- * into the server's network; a raw error (here a real one: the files folder is a file) reaches no
- * caller, sync, job status or webhook, while its cause, path included, is in the server's log.
+ * into the server's network; a raw error (here a real one: the database refuses file rows, naming
+ * the files folder) reaches no caller, sync, job status or webhook, while its cause, path included,
+ * is in the server's log.
  */
 import { createServer } from 'node:http';
-import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,10 +133,10 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
   beforeAll(async () => {
     server = await startServer({ maxAttempts: 1 }, undefined, { realClock: true });
     server.deps.webhooks.add(hook.url, Date.now());
-    // A real fault: where the PDFs go is a file, so storing one fails with an error naming the path.
+    // A real fault, and not one of the storage (those have their own documented statuses): the
+    // database refuses every file row, with a message naming the path.
     filesDir = join(server.deps.config.dataDir, 'files');
-    await rm(filesDir, { recursive: true, force: true });
-    await writeFile(filesDir, 'not a folder');
+    server.deps.db.exec(`CREATE TRIGGER refuse_files BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'no more files in ${filesDir}'); END`);
   });
   afterAll(() => server.close());
 

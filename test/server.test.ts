@@ -355,7 +355,7 @@ describe('files, routes and operations', () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, accepting: true } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
     const document = await (await fetch(`${server.url}/openapi.json`)).json();
     expect(document.openapi).toBe('3.1.0');
     const schema = document.components.schemas.RenderRequest;
@@ -364,7 +364,7 @@ describe('files, routes and operations', () => {
     expect(schema.properties.paperWidth.default).toBe('8.5in');
     expect(document.components.schemas.AsyncRenderRequest.required).toEqual(['htmlContent', 'identifier']);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
-    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '500', '503']);
+    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '500', '503', '507']);
   });
 
   it('logs one access line per request', async () => {
@@ -391,7 +391,7 @@ describe('files, routes and operations', () => {
       expect((await response.json()).outcome).toBe('SHUTTING_DOWN');
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toEqual({ status: 'not ready', checks: { browser: true, database: true, accepting: false } });
+      expect(await ready.json()).toEqual({ status: 'not ready', checks: { browser: true, database: true, storage: true, accepting: false } });
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     } finally {
       server.deps.lifecycle.draining = false;

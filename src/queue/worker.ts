@@ -3,7 +3,10 @@
  * a lease, extending it by heartbeat while rendering (in the engine's background lane, behind sync
  * requests), storing the PDF and finishing the job (the job store queues its webhook event in the
  * same transaction). A failed attempt goes back to the queue with a delay until its last attempt;
- * expired leases (a crashed server) are requeued.
+ * expired leases (a crashed server) are requeued. A storage fault (full disk, data dir gone,
+ * database locked) is not the document's: the job goes back without spending its attempt, the
+ * loops take no jobs while the storage is at fault, and the writes that settle a job in hand are
+ * retried until they land, so its lease is never left to run out.
  */
 import { randomBytes } from 'node:crypto';
 import type { Engine } from '../engine/engine.js';
@@ -12,10 +15,15 @@ import { callerError } from '../errors.js';
 import { parseRenderRequest } from '../request.js';
 import type { Clock } from '../server/deps.js';
 import { logReportDetail, type EventLog } from '../server/event-log.js';
-import type { FileStore } from '../store/file-store.js';
+import type { FileStore, StoredFile } from '../store/file-store.js';
 import type { Job, JobQueue } from '../store/jobs.js';
+import { isStorageFault } from '../store/storage-errors.js';
+import type { StorageHealth } from '../store/storage-health.js';
+import type { StoreWrite } from '../store/store-writer.js';
 
 const pollMs = 1_000;
+/** The longest pause of a loop after errors in a row (each error doubles it from pollMs). */
+const longestBackoffMs = 30_000;
 /** Delay before retrying a failed attempt, growing with each attempt. */
 const retryDelayMs = (attempts: number) => 2_000 * 2 ** (attempts - 1);
 
@@ -32,6 +40,10 @@ export interface WorkerDeps {
   onEvent: () => void;
   /** The operator's log: the cause of every failed attempt (its caller only sees a safe message). */
   events: EventLog;
+  /** Every store call goes through it: waits out a lock held elsewhere without blocking. */
+  write: StoreWrite;
+  /** While it reports a fault, no job is taken. */
+  storage: StorageHealth;
 }
 
 export interface Workers {
@@ -46,9 +58,11 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
   const workerId = `w_${randomBytes(6).toString('hex')}`;
   let stopped = false;
   let sleepers: Array<() => void> = [];
-  const sleep = () =>
+  const sleep = (ms = pollMs) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
+      // A loop that fails while stopping must not pause: the server waits for it.
+      if (stopped) return resolve();
+      const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         sleepers = sleepers.filter((s) => s !== done);
@@ -56,55 +70,93 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       }
       sleepers.push(done);
     });
+  /** Jobs the loops are on: theirs to settle, so never requeued as expired by this process. */
+  const inHand = new Set<string>();
+
+  /** Run a write that settles a job in hand until it lands, waiting out storage faults; gives up only when stopping (the lease then brings the job back). */
+  const settle = async <T>(work: () => T): Promise<Awaited<T>> => {
+    for (let pause = pollMs / 2; ; pause = Math.min(pause * 2, 5_000)) {
+      try {
+        return await deps.write(work);
+      } catch (error) {
+        if (!isStorageFault(error) || stopped) throw error;
+      }
+      await sleep(pause);
+    }
+  };
 
   let nextExpiryCheck = 0;
   const loop = async (index: number) => {
     const holder = `${workerId}.${index}`;
+    let failures = 0;
     while (!stopped) {
       try {
+        // No job is taken while the storage is at fault: its PDF could not be kept. The health
+        // monitor says so in the log, once; the loop just looks again at its next poll.
+        if (deps.storage.current()) {
+          await sleep();
+          continue;
+        }
         // Expired leases are looked for once per poll interval, not before every claim: each look is
         // a write transaction, and at saturation one per job cost throughput. A job that ran out of
         // attempts this way has queued its failure event.
         if (deps.clock.now() >= nextExpiryCheck) {
           nextExpiryCheck = deps.clock.now() + pollMs;
-          if (deps.queue.requeueExpired(deps.clock.now()) > 0) deps.onEvent();
+          if ((await deps.write(() => deps.queue.requeueExpired(deps.clock.now(), [...inHand]))) > 0) deps.onEvent();
         }
-        const job = deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
+        const job = await deps.write(() => deps.queue.claim(holder, deps.clock.now(), deps.leaseMs));
+        failures = 0;
         if (job) await run(job, holder);
         else await sleep();
       } catch (error) {
-        // A busy or failing database must not end the loop: the job (if any) keeps its lease and
-        // comes back when it runs out.
-        deps.events({ level: 'error', message: 'async worker error; retrying shortly', error });
-        await sleep();
+        // A failing database must not end the loop, nor fill the log: the pause doubles with each
+        // error in a row. Storage faults are the health monitor's to log.
+        failures += 1;
+        if (!isStorageFault(error)) deps.events({ level: 'error', message: 'async worker error; retrying shortly', error });
+        await sleep(Math.min(longestBackoffMs, pollMs * 2 ** (failures - 1)));
       }
     }
   };
 
   const run = async (job: Job, holder: string) => {
+    inHand.add(job.id);
+    let beating = false;
     const heartbeat = setInterval(() => {
-      // A busy database must not throw out of a timer (that ends the process); the next beat tries
-      // again, and the lease outlasts two missed beats.
-      try {
-        deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs);
-      } catch (error) {
-        deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
-      }
+      // One beat at a time: a beat waiting for a lock is not joined by the next.
+      if (beating) return;
+      beating = true;
+      deps
+        .write(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs))
+        .catch((error: unknown) => {
+          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
+        })
+        .finally(() => (beating = false));
     }, Math.max(1_000, deps.leaseMs / 3));
+    let file: StoredFile | undefined;
     try {
       const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
-      const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
+      file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
       logReportDetail(deps.events, result.network, { jobId: job.id });
-      if (deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: file.id, pages: file.pages, bytes: file.bytes, network: publicReport(result.network) })) deps.onEvent();
+      const stored = file;
+      if (await settle(() => deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: stored.id, pages: stored.pages, bytes: stored.bytes, network: publicReport(result.network) }))) deps.onEvent();
     } catch (error) {
+      if (isStorageFault(error)) {
+        // The PDF could not be kept: not the document's fault, so the attempt does not count. The
+        // release itself may have to wait for the storage (a full disk takes no write at all).
+        deps.events({ level: 'warn', message: `async job goes back to the queue: its PDF could not be stored (${error.code}); the attempt does not count`, jobId: job.id, code: error.code });
+        if (file) await deps.files.discard(file);
+        await settle(() => deps.queue.release(job.id, holder, deps.clock.now()));
+        return;
+      }
       // The same rule as a sync response: the job status and webhook get the safe message, the log the cause.
       const failure = callerError(error);
       deps.events({ level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`, jobId: job.id, code: failure.code, error });
       const now = deps.clock.now();
-      if (deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)) === 'failed') deps.onEvent();
+      if ((await settle(() => deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)))) === 'failed') deps.onEvent();
     } finally {
       clearInterval(heartbeat);
+      inHand.delete(job.id);
     }
   };
 

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
+import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './access-log.js';
 import { asyncRoutes } from './async-routes.js';
 import { apiKeyAuth } from './auth.js';
@@ -44,7 +45,8 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   const app = new Hono<{ Variables: { apiKey: string | undefined } }>();
   // The routes pass the request's signal to engine.render; this engine adds the stop signal to it.
   const routeDeps: AppDeps = options.stopRenders ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) } : deps;
-  app.onError((error, c) => errorResponse(c, error, deps.events));
+  // A database error no store call classified (a read meeting a lock) still gets its documented status.
+  app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
   app.notFound((c) => {
     const allowed = routeMethods.find(([pattern]) => pattern.test(c.req.path))?.[1];
     if (allowed) {
@@ -70,6 +72,11 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
     }
   });
   app.use('/api/*', apiKeyAuth(deps.config.apiKeys));
+  // Every POST and DELETE stores something: refused while the data dir is full or gone, before any render.
+  app.use('/api/*', async (c, next) => {
+    if (c.req.method === 'POST' || c.req.method === 'DELETE') deps.storage.require();
+    await next();
+  });
   // Counts bytes as they arrive, so a body without Content-Length is cut off at the limit too.
   app.use(
     '/api/*',

@@ -20,7 +20,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     if (deps.webhooks.list().length === 0) {
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
     }
-    const job = deps.queue.enqueue({
+    const job = await deps.write(() => deps.queue.enqueue({
       caller: callerKey(c, deps.config),
       identifier,
       priority,
@@ -30,7 +30,9 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       dedupeWindowMs: deps.config.dedupeWindow,
       bounds: deps.config,
       maxAttempts: deps.config.maxAttempts,
-    });
+    }));
+    // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
+    await deps.storage.confirm();
     deps.wakeWorkers();
     return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) }, 202);
   });

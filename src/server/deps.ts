@@ -5,6 +5,8 @@ import type { FileStore } from '../store/file-store.js';
 import type { Db } from '../store/open-db.js';
 import type { RateWindows } from '../store/rate-windows.js';
 import type { JobQueue } from '../store/jobs.js';
+import type { StorageHealth } from '../store/storage-health.js';
+import type { StoreWrite } from '../store/store-writer.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 import type { EventLog } from './event-log.js';
 import type { Listening } from './public-url.js';
@@ -34,6 +36,10 @@ export interface AppDeps {
   /** Tell the async workers a job was queued. */
   wakeWorkers: () => void;
   clock: Clock;
+  /** Every store write goes through it (awaited): a lock held by another process is waited out without blocking, up to --busy-timeout (then 503 DATABASE_BUSY). */
+  write: StoreWrite;
+  /** The data dir's health: work that needs storage is refused while it is full or gone. */
+  storage: StorageHealth;
   /** Receives one entry per request. */
   log: (entry: AccessLogEntry) => void;
   /** The operator's log of errors and their causes (callers only get a code and a safe message). */

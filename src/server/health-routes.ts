@@ -1,24 +1,35 @@
-/** GET /healthz (the process answers) and GET /readyz (the browser answers and the database takes writes). */
+/**
+ * GET /healthz (the process answers) and GET /readyz (the browser answers, the database takes
+ * writes, the data dir is the one opened and has room); a check that fails says why in `reasons`.
+ */
 import type { Hono } from 'hono';
+import { callerError } from '../errors.js';
 import type { AppDeps } from './deps.js';
+
+/** How long the readiness probe waits for a write lock held elsewhere (a moment's lock is not unreadiness). */
+const lockWaitMs = 1_000;
 
 /** Mount the routes on `app`. */
 export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     // The browser's state as its watchdog last saw it: a hung browser must not make this wait.
-    const checks = { browser: deps.engine.browserReady(), database: databaseWritable(deps), accepting: !deps.lifecycle.draining };
+    const [database, storage] = await Promise.all([databaseWritable(deps), deps.storage.check()]);
+    const checks = { browser: deps.engine.browserReady(), database: database === null, storage: storage === null, accepting: !deps.lifecycle.draining };
+    const reasons = { ...(database === null ? {} : { database }), ...(storage === null ? {} : { storage: `${storage.code}: ${storage.reason}` }) };
     const ready = Object.values(checks).every(Boolean);
-    return c.json({ status: ready ? 'ready' : 'not ready', checks }, ready ? 200 : 503);
+    return c.json({ status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) }, ready ? 200 : 503);
   });
 }
 
-function databaseWritable(deps: AppDeps): boolean {
+/** Null when a write would succeed, else why not. */
+async function databaseWritable(deps: AppDeps): Promise<string | null> {
   try {
     // Taking the write lock and letting go proves a write would succeed, without writing.
-    deps.db.exec('BEGIN IMMEDIATE; ROLLBACK');
-    return true;
-  } catch {
-    return false;
+    await deps.write(() => deps.db.exec('BEGIN IMMEDIATE; ROLLBACK'), { waitMs: lockWaitMs });
+    return null;
+  } catch (error) {
+    const { code, message } = callerError(error);
+    return `${code}: ${message}`;
   }
 }

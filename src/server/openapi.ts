@@ -19,6 +19,17 @@ const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}, why?
   content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
 });
 
+const retryAfter = { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait before trying again' } };
+/** Refusals of anything that stores: the data dir is gone or its database locked elsewhere (503), or its disk full (507). */
+const storageOutcomes = ['STORAGE_UNAVAILABLE', 'DATABASE_BUSY'];
+const unavailable = (outcomes: string[]) => ({
+  503: {
+    ...errorBody([...outcomes, ...storageOutcomes], {}, 'the server cannot take this now: STORAGE_UNAVAILABLE when its data dir was deleted, replaced or made read-only, DATABASE_BUSY when another process held the database lock past --busy-timeout'),
+    headers: retryAfter,
+  },
+  507: { ...errorBody(['STORAGE_FULL'], {}, "the server's disk is full; nothing was stored"), headers: retryAfter },
+});
+
 /** The OpenAPI document for this server's version. */
 export function openApiDocument(version: string) {
   const jsonSchema = (schema: z.ZodType) => {
@@ -66,7 +77,7 @@ export function openApiDocument(version: string) {
             422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
             429: errorBody(['RATE_LIMITED'], { retryAfter: { type: 'integer' } }),
             500: errorBody(['INTERNAL_ERROR']),
-            503: errorBody(['SHUTTING_DOWN']),
+            ...unavailable(['SHUTTING_DOWN']),
           },
         },
       },
@@ -91,7 +102,7 @@ export function openApiDocument(version: string) {
             413: errorBody(['PAYLOAD_TOO_LARGE']),
             415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
             422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
-            503: { ...errorBody(['QUEUE_FULL', 'SHUTTING_DOWN']), headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait before trying again' } } },
+            ...unavailable(['QUEUE_FULL', 'SHUTTING_DOWN']),
           },
         },
       },
@@ -124,6 +135,7 @@ export function openApiDocument(version: string) {
             201: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}' },
             ...auth,
             422: errorBody(['VALIDATION_FAILED']),
+            ...unavailable(['SHUTTING_DOWN']),
           },
         },
       },
@@ -135,6 +147,7 @@ export function openApiDocument(version: string) {
             200: { description: '{outcome, id, url, createdAt, disabledAt: null, wasDisabled, released}: wasDisabled false when it was active already; released, how many held events are now due' },
             ...auth,
             404: errorBody(['NOT_FOUND']),
+            ...unavailable(['SHUTTING_DOWN']),
           },
         },
       },
@@ -143,7 +156,7 @@ export function openApiDocument(version: string) {
           summary: "Replace a webhook endpoint's key, signing secret or both; the next delivery uses them",
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(rotateRequestSchema) } } },
-          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...auth, 404: errorBody(['NOT_FOUND']), 422: errorBody(['VALIDATION_FAILED']) },
+          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...auth, 404: errorBody(['NOT_FOUND']), 422: errorBody(['VALIDATION_FAILED']), ...unavailable(['SHUTTING_DOWN']) },
         },
       },
       '/api/webhooks/{id}': {
@@ -151,11 +164,20 @@ export function openApiDocument(version: string) {
           summary: 'Remove a webhook endpoint',
           description: 'Events it held or had yet to send are marked failed ("the endpoint was removed"); `pdfrender webhooks redeliver <jobId>` sends a job\'s event to the current endpoints.',
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...auth, 404: errorBody(['NOT_FOUND']) },
+          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...auth, 404: errorBody(['NOT_FOUND']), ...unavailable(['SHUTTING_DOWN']) },
         },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
-      '/readyz': { get: { summary: 'Readiness: the browser answers and the database takes writes', security: [], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },
+      '/readyz': {
+        get: {
+          summary: 'Readiness: the browser answers, the database takes writes, the data dir is the one opened and has room, and the server is not stopping',
+          security: [],
+          responses: {
+            200: { description: '{status: "ready", checks: {browser, database, storage, accepting}}' },
+            503: { description: '{status: "not ready", checks, reasons: {database?, storage?}}: each failed check of the database or the storage says why, as "<OUTCOME>: <reason>" (STORAGE_FULL, STORAGE_UNAVAILABLE, DATABASE_BUSY)' },
+          },
+        },
+      },
     },
   };
   // Refusals at the edge, before any route: every operation may meet the Host check, and every

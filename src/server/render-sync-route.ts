@@ -25,6 +25,8 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
     const network = publicReport(result.network);
     setNetworkHeaders(c, network);
     const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
+    // The file URL promises a download: not from a data dir that was deleted or replaced.
+    await deps.storage.confirm();
     const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
     if (prefersPdf(c.req.header('accept'))) {
       c.header('Content-Type', 'application/pdf');

@@ -9,8 +9,11 @@ import { startWorkers } from '../queue/worker.js';
 import { deliveries } from '../store/deliveries.js';
 import { fileStore } from '../store/file-store.js';
 import { jobQueue } from '../store/jobs.js';
+import { ensureFolder } from '../store/data-dir.js';
 import { openDb } from '../store/open-db.js';
 import { rateWindows } from '../store/rate-windows.js';
+import { watchStorage } from '../store/storage-health.js';
+import { storeWriter } from '../store/store-writer.js';
 import { webhookEndpoints } from '../store/webhook-endpoints.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { startSender } from '../webhooks/sender.js';
@@ -37,17 +40,32 @@ export function startRuntime(options: {
   resolver?: Resolver | undefined;
 }): Runtime {
   const { config, engine, clock } = options;
-  const db = openDb(join(config.dataDir, 'pdfrender.db'));
+  const dbPath = join(config.dataDir, 'pdfrender.db');
+  const filesDir = join(config.dataDir, 'files');
+  const db = openDb(dbPath);
+  // After the database opened, so a data dir refused for its database is left as it was.
+  const storage = (() => {
+    try {
+      ensureFolder(filesDir, 'files folder');
+      return watchStorage({ dataDir: config.dataDir, dbPath, filesDir, events: options.events });
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  })();
+  // From here on a lock held by another process is waited out without blocking (store-writer.ts).
+  db.pragma('busy_timeout = 0');
+  const write = storeWriter({ waitMs: config.busyTimeout, onFault: (fault, bytes) => storage.report(fault, bytes) });
   const webhooks = webhookEndpoints(db);
   const queue = jobQueue(db);
   const outbox = deliveries(db);
-  const files = fileStore(db, join(config.dataDir, 'files'));
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events });
+  const files = fileStore(db, filesDir, write);
+  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events, write });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;
   const workers = startWorkers(
-    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake(), events: options.events },
+    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake(), events: options.events, write, storage },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
     // already waits for the page, so no page idles between jobs (async ran at 0.85 x sync's
     // throughput with one loop per page). Sync requests still go first: the engine serves them
@@ -64,6 +82,8 @@ export function startRuntime(options: {
     queue,
     wakeWorkers: () => workers.wake(),
     clock,
+    write,
+    storage,
     log: options.log,
     events: options.events,
     lifecycle: { draining: false, inFlight: 0 },
@@ -74,6 +94,7 @@ export function startRuntime(options: {
     async close() {
       await workers.stop();
       await sender.stop();
+      storage.stop();
       db.close();
     },
   };

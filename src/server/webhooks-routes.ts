@@ -31,7 +31,8 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const url = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).url : undefined;
     if (typeof url !== 'string') throw new PdfRenderError('VALIDATION_FAILED', 'url is required', { fieldErrors: { url: ['is required: the http or https URL to notify'] } });
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    const result = deps.webhooks.addOrEnable(checked, deps.clock.now());
+    const result = await deps.write(() => deps.webhooks.addOrEnable(checked, deps.clock.now()));
+    await deps.storage.confirm();
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
     // disabled endpoint enabled again keeps them and does not show them again.
     if (result.created) {
@@ -40,8 +41,9 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     }
     return c.json({ outcome: 'SUCCESS', ...withoutCredentials(result.endpoint), reenabled: true, released: result.released });
   });
-  app.post('/api/webhooks/:id/enable', (c) => {
-    const enabled = deps.webhooks.enable(c.req.param('id'), deps.clock.now());
+  app.post('/api/webhooks/:id/enable', async (c) => {
+    const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
+    await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', ...withoutCredentials(enabled.endpoint), wasDisabled: enabled.wasDisabled, released: enabled.released });
   });
@@ -50,12 +52,14 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const empty = c.req.header('content-length') === '0' || (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
-    const endpoint = deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret });
+    const endpoint = await deps.write(() => deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }));
+    await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', ...endpoint });
   });
-  app.delete('/api/webhooks/:id', (c) => {
-    const removed = deps.webhooks.remove(c.req.param('id'), deps.clock.now());
+  app.delete('/api/webhooks/:id', async (c) => {
+    const removed = await deps.write(() => deps.webhooks.remove(c.req.param('id'), deps.clock.now()));
+    await deps.storage.confirm();
     if (!removed) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', unsent: removed.unsent });
   });

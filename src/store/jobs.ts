@@ -152,7 +152,13 @@ export function jobQueue(db: Db) {
        available_at = ?, error = ?, error_code = ?, lease_until = NULL, claimed_by = NULL
      WHERE id = ? AND claimed_by = ? AND status = 'rendering'`,
   );
-  const expired = db.prepare<[number], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ?");
+  // A storage fault is not the document's: the job goes back without spending the attempt its claim counted.
+  const giveBack = db.prepare<[number, string, string]>(
+    "UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = ?, lease_until = NULL, claimed_by = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+  );
+  // Jobs this process's workers still hold are theirs to settle, even past their lease: a write
+  // lock held elsewhere, or a full disk, may have kept their heartbeats from landing.
+  const expired = db.prepare<[number, string], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?))");
   const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
   const dropFinished = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?");
   const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND job_id NOT IN (SELECT id FROM jobs)");
@@ -200,8 +206,8 @@ export function jobQueue(db: Db) {
 
   const fail = db.transaction(settle);
 
-  const requeueExpired = db.transaction((now: number): number => {
-    const rows = expired.all(now);
+  const requeueExpired = db.transaction((now: number, inHand: string[]): number => {
+    const rows = expired.all(now, JSON.stringify(inHand));
     for (const row of rows) settle(row.id, row.claimed_by, now, leaseExpiredError, now);
     return rows.length;
   });
@@ -218,8 +224,13 @@ export function jobQueue(db: Db) {
       complete.immediate(id, worker, now, result),
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
-    /** Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing RENDER_PDF_FAILED). */
-    requeueExpired: (now: number): number => requeueExpired.immediate(now),
+    /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
+    release: (id: string, worker: string, availableAt: number): boolean => giveBack.run(availableAt, id, worker).changes > 0,
+    /**
+     * Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing
+     * RENDER_PDF_FAILED), except the ids in `inHand` (jobs the caller's own workers are still on).
+     */
+    requeueExpired: (now: number, inHand: string[] = []): number => requeueExpired.immediate(now, inHand),
     /** One job by id. */
     get: (id: string): Job | null => {
       const row = byId.get(id);

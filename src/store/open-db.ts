@@ -1,10 +1,13 @@
 /**
  * The server's SQLite database: WAL (readers never wait for the writer), a busy timeout (a second
- * process on the same data dir waits instead of failing), and migrations keyed on user_version.
+ * process on the same data dir waits instead of failing; the server then turns it off and waits
+ * without blocking, see store-writer.ts), and migrations keyed on user_version. A data dir or
+ * database that cannot be used is one error naming the path and what is wrong.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { PdfRenderError } from '../errors.js';
+import { ensureFolder, requireWritableFileIfPresent } from './data-dir.js';
 
 export type Db = Database.Database;
 
@@ -164,25 +167,44 @@ export const migrations: string[] = [
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */
 export function openDb(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  // Deleted content (a finished job's request, a rotated secret) is overwritten with zeros rather
-  // than left readable in free pages until they are reused.
-  db.pragma('secure_delete = ON');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > migrations.length) {
-    db.close();
-    throw new Error(`${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
+  if (path !== ':memory:') {
+    ensureFolder(dirname(path), 'data dir');
+    requireWritableFileIfPresent(path);
   }
-  db.transaction(() => {
-    for (let next = version; next < migrations.length; next += 1) {
-      db.exec(migrations[next]!);
-      db.pragma(`user_version = ${next + 1}`);
+  let db: Db | undefined;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    // Deleted content (a finished job's request, a rotated secret) is overwritten with zeros rather
+    // than left readable in free pages until they are reused.
+    db.pragma('secure_delete = ON');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > migrations.length) {
+      throw new PdfRenderError('STORAGE_UNAVAILABLE', `${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
     }
-  }).immediate();
-  return db;
+    const current = db;
+    current.transaction(() => {
+      for (let next = version; next < migrations.length; next += 1) {
+        current.exec(migrations[next]!);
+        current.pragma(`user_version = ${next + 1}`);
+      }
+    }).immediate();
+    return db;
+  } catch (error) {
+    db?.close();
+    throw openError(path, error);
+  }
+}
+
+/** What SQLite said on opening `path`, as one line naming the file. */
+function openError(path: string, error: unknown): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  if (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT')) {
+    return new PdfRenderError('STORAGE_UNAVAILABLE', `${path} is not a pdfrender database (${error.message}); move it away or choose another --data-dir`, { cause: error });
+  }
+  if (error.code.startsWith('SQLITE_BUSY')) return new PdfRenderError('DATABASE_BUSY', `${path} stayed locked by another process; try again`, { cause: error });
+  return new PdfRenderError('STORAGE_UNAVAILABLE', `cannot open the database ${path}: ${error.message} (${error.code})`, { cause: error });
 }

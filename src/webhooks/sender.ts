@@ -11,6 +11,8 @@ import type { NetworkPolicy } from '../network/policy.js';
 import type { Clock } from '../server/deps.js';
 import type { EventLog } from '../server/event-log.js';
 import type { Deliveries, Delivery } from '../store/deliveries.js';
+import { isStorageFault } from '../store/storage-errors.js';
+import type { StoreWrite } from '../store/store-writer.js';
 import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 import { signWebhook } from './signing.js';
 
@@ -19,6 +21,8 @@ const pollMs = 500;
 const maxInFlight = 32;
 /** Attempts in flight to one endpoint at once, so a receiver that never answers cannot take every slot. */
 const maxInFlightPerEndpoint = 4;
+/** How long the outcome of an attempt may wait for a lock held elsewhere before it is given up (and the event sent again later). */
+const outcomeWaitMs = 60_000;
 
 export interface Sender {
   /** Look for due deliveries now (after a job finished). */
@@ -40,6 +44,8 @@ export function startSender(deps: {
   resolver?: Resolver | undefined;
   /** The operator's log, for the sender's own unexpected errors. */
   events: EventLog;
+  /** Every store write goes through it: waits out a lock held elsewhere without blocking. */
+  write: StoreWrite;
 }): Sender {
   const requestTimeoutMs = deps.timeoutMs;
   // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
@@ -53,9 +59,9 @@ export function startSender(deps: {
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = deps.webhooks.get(delivery.endpointId);
-    if (!endpoint) return deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed');
+    if (!endpoint) return deps.write(() => deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
-    if (endpoint.disabledAt !== null) return deps.deliveries.hold(delivery.id);
+    if (endpoint.disabledAt !== null) return deps.write(() => deps.deliveries.hold(delivery.id));
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
@@ -90,20 +96,24 @@ export function startSender(deps: {
           : error instanceof Error
             ? error.message
             : String(error);
-      return deps.deliveries.failed(delivery, null, reason, deps.clock.now());
+      return deps.write(() => deps.deliveries.failed(delivery, null, reason, deps.clock.now()), { waitMs: outcomeWaitMs });
     }
-    if (status >= 200 && status < 300) return deps.deliveries.succeeded(delivery.id, status, deps.clock.now());
+    // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
+    if (status >= 200 && status < 300) return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), { waitMs: outcomeWaitMs });
     if (status === 410) {
-      deps.webhooks.disable(delivery.endpointId, deps.clock.now());
-      return deps.deliveries.hold(delivery.id, { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' });
+      await deps.write(() => deps.webhooks.disable(delivery.endpointId, deps.clock.now()), { waitMs: outcomeWaitMs });
+      return deps.write(() => deps.deliveries.hold(delivery.id, { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' }), { waitMs: outcomeWaitMs });
     }
-    deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs);
+    await deps.write(() => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs), { waitMs: outcomeWaitMs });
   };
 
   const start = (delivery: Delivery) => {
     perEndpoint[delivery.endpointId] = (perEndpoint[delivery.endpointId] ?? 0) + 1;
     const running: Promise<void> = attempt(delivery)
-      .catch((error) => deps.events({ level: 'error', message: 'webhook delivery failed unexpectedly', error }))
+      .catch((error) => {
+        // A storage fault is the health monitor's to log; the delivery is due again when its hold runs out.
+        if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook delivery failed unexpectedly', error });
+      })
       .finally(() => {
         inFlight.delete(running);
         if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
@@ -113,19 +123,33 @@ export function startSender(deps: {
   };
 
   // Called from timers, finished attempts and the workers: it must never throw, and always re-arms,
-  // or one busy database would stop the sending for good (or fail the job that woke it).
+  // or one busy database would stop the sending for good (or fail the job that woke it). One claim
+  // at a time (it may wait for a lock); a call meanwhile claims again as soon as it is done.
+  let claiming: Promise<void> | undefined;
+  let again = false;
   const tick = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (stopped) return;
-    try {
-      const room = maxInFlight - inFlight.size;
-      if (room > 0) for (const delivery of deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) start(delivery);
-    } catch (error) {
-      deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
-    } finally {
-      if (!stopped) timer = setTimeout(tick, pollMs);
+    if (claiming) {
+      again = true;
+      return;
     }
+    const room = maxInFlight - inFlight.size;
+    claiming = (room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([]))
+      .then(
+        (due) => due.forEach(start),
+        (error: unknown) => {
+          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
+        },
+      )
+      .finally(() => {
+        claiming = undefined;
+        if (again && !stopped) {
+          again = false;
+          tick();
+        } else if (!stopped) timer = setTimeout(tick, pollMs);
+      });
   };
   tick();
 
@@ -134,6 +158,8 @@ export function startSender(deps: {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      // Deliveries a claim in progress takes are sent before the sender stops.
+      await claiming;
       await Promise.all(inFlight);
     },
   };

@@ -33,3 +33,10 @@ export async function receiver(answer: (res: ServerResponse, index: number) => v
 }
 
 export type Receiver = Awaited<ReturnType<typeof receiver>>;
+
+/** Wait until `hook` has received `count` requests (or `timeoutMs` passed); answers what it received. */
+export async function waitForArrivals(hook: Receiver, count: number, timeoutMs: number): Promise<Arrival[]> {
+  const until = Date.now() + timeoutMs;
+  while (hook.received.length < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  return hook.received;
+}

@@ -1,0 +1,67 @@
+/**
+ * Which raw errors of the database and the file system are storage faults rather than bugs: a full
+ * disk, a data dir made read-only or taken away, a database locked by another process. Each becomes
+ * a PdfRenderError with a storage code, so callers get a documented status (507 or 503 with
+ * Retry-After) instead of a 500, and the worker knows not to blame the document.
+ */
+import Database from 'better-sqlite3';
+import { isPdfRenderError, PdfRenderError, type ErrorCode } from '../errors.js';
+
+/** The codes of a fault in the storage, never in the document or the request. */
+export type StorageCode = Extract<ErrorCode, 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY'>;
+
+/** Seconds a refused caller is told to wait: a full or missing disk needs an operator, a lock only a moment. */
+const retryAfter: Record<StorageCode, number> = { STORAGE_FULL: 30, STORAGE_UNAVAILABLE: 30, DATABASE_BUSY: 5 };
+
+// Safe for any caller: no paths (the operator's log has them).
+const messages: Record<StorageCode, string> = {
+  STORAGE_FULL: "the server's storage is full, so nothing more can be stored there; try again later",
+  STORAGE_UNAVAILABLE: "the server's storage is unavailable (its data folder was removed, replaced or made read-only); try again later or another instance",
+  DATABASE_BUSY: "the server's database is locked by another process; try again shortly",
+};
+
+const fullErrnos = new Set(['ENOSPC', 'EDQUOT']);
+const unavailableErrnos = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOENT', 'ENOTDIR', 'EIO', 'ESTALE']);
+
+/** The storage code of a raw error, or undefined when it is not a storage fault. */
+function codeOf(error: unknown): StorageCode | undefined {
+  if (isPdfRenderError(error)) return isStorageCode(error.code) ? error.code : undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (error instanceof Database.SqliteError) {
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'DATABASE_BUSY';
+    if (code === 'SQLITE_FULL') return 'STORAGE_FULL';
+    // A read-only or moved file, an I/O error, a file that cannot be (re)opened: the storage, not the query.
+    if (/^SQLITE_(READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code)) return 'STORAGE_UNAVAILABLE';
+    return undefined;
+  }
+  if (fullErrnos.has(code)) return 'STORAGE_FULL';
+  return unavailableErrnos.has(code) ? 'STORAGE_UNAVAILABLE' : undefined;
+}
+
+function isStorageCode(code: ErrorCode): code is StorageCode {
+  return code in retryAfter;
+}
+
+/** A storage fault as a PdfRenderError (with Retry-After and the raw error as its cause), or undefined for any other error. */
+export function storageFault(error: unknown): PdfRenderError | undefined {
+  const code = codeOf(error);
+  if (!code) return undefined;
+  if (isPdfRenderError(error)) return error;
+  return new PdfRenderError(code, messages[code], { cause: error, retryAfter: retryAfter[code] });
+}
+
+/** A database error that is a storage fault (a read meeting a lock, say), as a PdfRenderError; undefined for anything else. */
+export function databaseFault(error: unknown): PdfRenderError | undefined {
+  return error instanceof Database.SqliteError ? storageFault(error) : undefined;
+}
+
+/** The PdfRenderError of a storage fault known by its code (the health monitor's own findings). */
+export function storageError(code: StorageCode, cause?: unknown): PdfRenderError {
+  return new PdfRenderError(code, messages[code], { cause, retryAfter: retryAfter[code] });
+}
+
+/** True for an error that says the storage failed (full, unavailable, busy), not the document. */
+export function isStorageFault(error: unknown): error is PdfRenderError {
+  return isPdfRenderError(error) && isStorageCode(error.code);
+}

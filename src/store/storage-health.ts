@@ -1,0 +1,156 @@
+/**
+ * Watches a running server's data dir. Its database file and files folder must stay the ones it
+ * opened (same device and inode: an open database deleted or replaced under the server would go on
+ * taking writes into a file nobody will read again), writable, and with room. Looked at every
+ * second, after every write that acknowledges something (confirm), and whenever a write fails with
+ * a storage error (report). While at fault, work that needs storage is refused (507 STORAGE_FULL,
+ * 503 STORAGE_UNAVAILABLE), /readyz says why, and the async workers take no jobs. A full disk clears
+ * by itself once space is back; a deleted or replaced data dir only if the very same files come back
+ * (a remount), else it needs a restart, which opens what is there then.
+ */
+import { statSync } from 'node:fs';
+import { access, constants, stat, statfs } from 'node:fs/promises';
+import type { PdfRenderError } from '../errors.js';
+import type { EventLog } from '../server/event-log.js';
+import { describeErrno } from './data-dir.js';
+import { storageError } from './storage-errors.js';
+
+export interface StorageFault {
+  code: 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE';
+  /** What is wrong, naming the file inside the data dir (for /readyz and the log). */
+  reason: string;
+}
+
+export interface StorageHealth {
+  /** The fault as last seen, or null while the storage is fine. */
+  current(): StorageFault | null;
+  /** Throw the current fault as its PdfRenderError: before work that needs storage. */
+  require(): void;
+  /** Look now; resolves with the fault, or null. */
+  check(): Promise<StorageFault | null>;
+  /**
+   * Look now and throw if the data dir is no longer the one written to (deleted, replaced): after a
+   * write, before acknowledging it, so nothing kept only in a deleted database is acknowledged. A full
+   * disk does not throw here: what was written is kept.
+   */
+  confirm(): Promise<void>;
+  /** A store call failed with this storage error; `bytes` is the size of what could not be written, when known. */
+  report(error: PdfRenderError, bytes?: number): void;
+  /** Stop looking every second. */
+  stop(): void;
+}
+
+/** Below this much free space the data dir counts as full: the WAL and a PDF need room to grow. */
+const defaultMinFreeBytes = 1024 * 1024;
+/** The log says at most this often that writes met another process's lock. */
+const busyLogEveryMs = 30_000;
+
+interface Watched {
+  path: string;
+  /** Its name in the data dir, as /readyz says it. */
+  label: string;
+  dev: number;
+  ino: number;
+}
+
+/** Watch `dbPath` and `filesDir` (both existing, as the server opened them) in `dataDir`. */
+export function watchStorage(options: { dataDir: string; dbPath: string; filesDir: string; events: EventLog; intervalMs?: number; minFreeBytes?: number }): StorageHealth {
+  const minFree = options.minFreeBytes ?? defaultMinFreeBytes;
+  const watched: Watched[] = [
+    { path: options.dbPath, label: 'pdfrender.db' },
+    { path: options.filesDir, label: 'files/' },
+  ].map((entry) => {
+    const { dev, ino } = statSync(entry.path);
+    return { ...entry, dev, ino };
+  });
+  let fault: StorageFault | null = null;
+  /** A write failed for want of room: clear only once twice its size (and the floor) is free, so one large PDF cannot make it flap. */
+  let fullNeeds: number | null = null;
+  let running: Promise<StorageFault | null> | undefined;
+  let lastBusyLog = -Infinity;
+
+  // Logged when the storage turns faulty, changes fault, or recovers; a new reason for the same fault is kept quietly.
+  const set = (next: StorageFault | null) => {
+    const changed = next?.code !== fault?.code;
+    if (!changed) {
+      fault = next;
+      return;
+    }
+    if (next) {
+      const refusal = next.code === 'STORAGE_FULL' ? '507 STORAGE_FULL until space is freed' : '503 STORAGE_UNAVAILABLE until it is back (a deleted or replaced data dir needs a restart)';
+      options.events({ level: 'error', message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (data dir ${options.dataDir}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`, code: next.code });
+    } else if (fault) {
+      options.events({ level: 'info', message: `storage usable again (it was: ${fault.reason}); queued jobs go on` });
+    }
+    fault = next;
+  };
+
+  const look = async (): Promise<StorageFault | null> => {
+    for (const entry of watched) {
+      try {
+        const now = await stat(entry.path);
+        if (now.dev !== entry.dev || now.ino !== entry.ino) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        return { code: 'STORAGE_UNAVAILABLE', reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}` };
+      }
+      // Root passes permission checks, but not a read-only mount.
+      const writable = await access(entry.path, constants.W_OK).then(() => null, (error: unknown) => error);
+      if (writable) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(writable)}` };
+    }
+    const space = await statfs(options.filesDir).catch(() => undefined);
+    if (!space) return null;
+    const free = space.bavail * space.bsize;
+    const needed = Math.max(minFree, fullNeeds ?? 0);
+    if (free >= needed) {
+      fullNeeds = null;
+      return null;
+    }
+    return { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needed)} it needs` };
+  };
+
+  const check = () =>
+    (running ??= look()
+      .catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` }))
+      .then((next) => {
+        set(next);
+        return next;
+      })
+      .finally(() => (running = undefined)));
+
+  const timer = setInterval(() => void check(), options.intervalMs ?? 1_000);
+  timer.unref();
+
+  return {
+    current: () => fault,
+    require() {
+      if (fault) throw storageError(fault.code);
+    },
+    check,
+    async confirm() {
+      const next = await check();
+      if (next?.code === 'STORAGE_UNAVAILABLE') throw storageError(next.code);
+    },
+    report(error, bytes = 0) {
+      if (error.code === 'DATABASE_BUSY') {
+        // Not a fault of the storage: the writes that waited too long were refused (503); say so now and then.
+        if (performance.now() - lastBusyLog >= busyLogEveryMs) {
+          lastBusyLog = performance.now();
+          options.events({ level: 'warn', message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY', code: error.code });
+        }
+        return;
+      }
+      if (error.code === 'STORAGE_FULL') {
+        fullNeeds = Math.max(fullNeeds ?? 0, minFree, 2 * bytes);
+        set({ code: 'STORAGE_FULL', reason: `a write${bytes > 0 ? ` of ${kib(bytes)}` : ''} failed: ${describeErrno(error.cause)}` });
+      } else {
+        set({ code: 'STORAGE_UNAVAILABLE', reason: `a write failed: ${describeErrno(error.cause)}` });
+      }
+      // The look decides from here: it clears a fault the paths and free space no longer show.
+      void check();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
