@@ -18,7 +18,8 @@ import { startServer, type TestServer } from './support/server.js';
 let engine: Engine;
 
 beforeAll(() => {
-  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000 });
+  // The documents' images reach the gate on loopback, which holds their renders until it opens.
+  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000, network: { network: 'public', allowHosts: ['127.0.0.1'] } });
 });
 
 afterAll(async () => {

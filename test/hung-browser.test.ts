@@ -96,7 +96,7 @@ describe('a hung browser', () => {
       expect(replacement.pid).not.toBe(old.pid);
       let ready = await fetch(`${server.url}/readyz`);
       for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await fetch(`${server.url}/readyz`)) await new Promise((r) => setTimeout(r, 100));
-      expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, accepting: true } });
+      expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
       // The operator is told.
       expect(server.stderr()).toMatch(new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`));
     } finally {

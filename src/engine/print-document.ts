@@ -44,7 +44,9 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
  */
 export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
   const { client, state } = slot;
-  await client.send('Page.setDocumentContent', { frameId: state.frameId, html: '' });
+  // Its load event is waited for too: one arriving after the page went back to the pool would be
+  // taken for the next document's, which would then print before its resources are in.
+  await writeDocument(slot, '');
   // Cookies can come from any subresource's Set-Cookie, script or not. The session keeps order, so
   // once this answers, every event the page sent before it (a script, a scheduled refresh) is in.
   await client.send('Network.clearBrowserCookies');
