@@ -31,6 +31,21 @@ beforeEach(async () => {
 
 const row = (id: number) => db.prepare('SELECT status, attempts, next_attempt_at, claimed_until FROM webhook_deliveries WHERE id = ?').get(id) as Record<string, unknown>;
 
+describe('hold', () => {
+  it('holds a delivery while its endpoint is disabled, and makes it due now when the endpoint was enabled meanwhile', () => {
+    const insert = db.prepare("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', 0, 0)");
+    const onSlow = Number(insert.run('e-slow', slow.id).lastInsertRowid);
+    const onFast = Number(insert.run('e-fast', fast.id).lastInsertRowid);
+    outbox.claim(1_000, 32, 5_000, 4, {});
+    webhookEndpoints(db).disable(slow.id, 1_500);
+    // The sender saw both endpoints disabled; fast was enabled again before it wrote the hold.
+    outbox.hold(onSlow, 2_000, { status: 410, error: 'gone' });
+    outbox.hold(onFast, 2_000);
+    expect(row(onSlow)).toMatchObject({ status: 'held', attempts: 1, claimed_until: null });
+    expect(row(onFast)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000, claimed_until: null });
+  });
+});
+
 describe('claim', () => {
   it('takes at most `perEndpoint` per endpoint, counting those in flight, in due order', () => {
     // The slow endpoint's deliveries are all due first.

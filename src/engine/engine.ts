@@ -211,7 +211,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function resetWithin(slot: Slot, baseUrl: string): Promise<boolean> {
     const deadline = deadlineSignal(timeoutMs);
     try {
-      await raceAbort(Promise.race([resetPage(slot, baseUrl), slot.gone]), deadline.signal);
+      await raceAbort(Promise.race([resetPage(slot, baseUrl), slot.crashed, slot.gone]), deadline.signal);
       return true;
     } catch {
       return false;

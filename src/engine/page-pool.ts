@@ -6,6 +6,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import { BrowserGone } from './browser-gone.js';
+import { raceAbort } from './deadline.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
@@ -31,6 +32,9 @@ export interface Slot {
 
 /** Prepares a new page for documents (network guard, JavaScript switch); given by the engine. */
 export type PageSetup = (page: Page, client: CDPSession) => Promise<PageGuard>;
+
+/** How long a page may take to open: one takes well under a second, so one that has not by then will not. */
+const openTimeoutMs = 30_000;
 
 /** How long a page may take to close before its browser is deemed hung and killed. */
 const closeGraceMs = 5_000;
@@ -61,8 +65,20 @@ export class PagePool {
         if (slot.generation === generation && !slot.broken && !slot.page.isClosed()) return slot;
         void this.discard(slot);
       }
-      // A browser that hangs while a page opens is killed by its watchdog, which ends the wait.
-      return await Promise.race([this.open(browser, generation, gone), gone]);
+      // A browser that hangs while a page opens is killed by its watchdog, which ends the wait; a
+      // page whose own renderer stalls (the browser still answering) is given up on, and the caller
+      // may stop waiting. A page that opens after that is closed.
+      const opening = this.open(browser, generation, gone);
+      const stalled = new AbortController();
+      const timer = setTimeout(() => stalled.abort(new PdfRenderError('RENDER_PDF_FAILED', 'the browser could not open a page for the document in time')), openTimeoutMs);
+      try {
+        return await raceAbort(Promise.race([opening, gone]), AbortSignal.any([signal, stalled.signal]));
+      } catch (error) {
+        void opening.then((slot) => slot.context.close().catch(() => undefined), () => undefined);
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (error) {
       if (held !== undefined) this.host.done(held.generation);
       this.giveBackPlace();
@@ -75,7 +91,7 @@ export class PagePool {
   /** Return a page; one that is not `reusable` (deadline, crash, error) is closed instead. */
   release(slot: Slot, reusable: boolean): void {
     slot.renders += 1;
-    if (reusable && slot.renders < this.recycleAfter && this.host.isCurrent(slot.generation) && !slot.page.isClosed()) {
+    if (reusable && !slot.broken && slot.renders < this.recycleAfter && this.host.isCurrent(slot.generation) && !slot.page.isClosed()) {
       this.idle.push(slot);
       this.host.done(slot.generation);
       this.giveBackPlace();

@@ -97,9 +97,14 @@ export function deliveries(db: Db) {
        status = CASE WHEN attempts + 1 > ? THEN 'failed' ELSE 'pending' END, next_attempt_at = ? WHERE id = ?`,
   );
   // A 410 counts as an attempt (attempted = 1, its status and error kept); an endpoint found disabled before sending does not.
-  const keep = db.prepare<{ id: number; attempted: number; status: number | null; error: string | null }>(
-    `UPDATE webhook_deliveries SET status = 'held', claimed_until = NULL, attempts = attempts + @attempted,
-       last_status = coalesce(@status, last_status), last_error = coalesce(@error, last_error) WHERE id = @id`,
+  // Held only while its endpoint is still disabled: one enabled again meanwhile (between the sender's
+  // look and this write) gets the delivery due now instead, or it would wait for the next enable.
+  const keep = db.prepare<{ id: number; attempted: number; status: number | null; error: string | null; now: number }>(
+    `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = attempts + @attempted,
+       last_status = coalesce(@status, last_status), last_error = coalesce(@error, last_error),
+       status = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN 'held' ELSE 'pending' END,
+       next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE @now END
+     WHERE id = @id`,
   );
   const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?");
 
@@ -162,8 +167,8 @@ export function deliveries(db: Db) {
      * Keep a delivery until its endpoint is enabled again: after the receiver answered 410 Gone
      * (`answered`, counted as an attempt), or when the endpoint was found disabled before sending.
      */
-    hold(id: number, answered?: { status: number; error: string }): void {
-      keep.run({ id, attempted: answered ? 1 : 0, status: answered?.status ?? null, error: answered?.error ?? null });
+    hold(id: number, now: number, answered?: { status: number; error: string }): void {
+      keep.run({ id, attempted: answered ? 1 : 0, status: answered?.status ?? null, error: answered?.error ?? null, now });
     },
     /** Stop for good (the endpoint is gone). */
     abandon(id: number, status: number | null, error: string): void {

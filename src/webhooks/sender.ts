@@ -61,7 +61,7 @@ export function startSender(deps: {
     const endpoint = deps.webhooks.get(delivery.endpointId);
     if (!endpoint) return deps.write(() => deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
-    if (endpoint.disabledAt !== null) return deps.write(() => deps.deliveries.hold(delivery.id));
+    if (endpoint.disabledAt !== null) return deps.write(() => deps.deliveries.hold(delivery.id, deps.clock.now()));
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
@@ -102,7 +102,7 @@ export function startSender(deps: {
     if (status >= 200 && status < 300) return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), { waitMs: outcomeWaitMs });
     if (status === 410) {
       await deps.write(() => deps.webhooks.disable(delivery.endpointId, deps.clock.now()), { waitMs: outcomeWaitMs });
-      return deps.write(() => deps.deliveries.hold(delivery.id, { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' }), { waitMs: outcomeWaitMs });
+      return deps.write(() => deps.deliveries.hold(delivery.id, deps.clock.now(), { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' }), { waitMs: outcomeWaitMs });
     }
     await deps.write(() => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs), { waitMs: outcomeWaitMs });
   };
