@@ -212,6 +212,16 @@ export function jobQueue(db: Db) {
     return rows.length;
   });
 
+  // One transaction: a sweep retried after meeting a lock (deps.write) starts from nothing done, so
+  // its count of expired held events is whole.
+  const sweep = db.transaction((identifiersBefore: number, jobsBefore: number) => {
+    forgetIdentifiers.run(identifiersBefore);
+    const heldExpired = expireHeld.run(jobsBefore).changes;
+    dropFinished.run(jobsBefore);
+    dropDeliveries.run();
+    return { heldExpired };
+  });
+
   return {
     /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
@@ -242,11 +252,7 @@ export function jobQueue(db: Db) {
      * held deliveries expired unsent, for the operator's log.
      */
     sweep(identifiersBefore: number, jobsBefore: number): { heldExpired: number } {
-      forgetIdentifiers.run(identifiersBefore);
-      const heldExpired = expireHeld.run(jobsBefore).changes;
-      dropFinished.run(jobsBefore);
-      dropDeliveries.run();
-      return { heldExpired };
+      return sweep.immediate(identifiersBefore, jobsBefore);
     },
   };
 }
