@@ -54,7 +54,14 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       if (heldExpired > 0) deps.events({ level: 'warn', message: `${heldExpired} webhook events held for disabled endpoints expired unsent with their jobs (--retention); \`pdfrender webhooks list\` shows what is still held` });
     };
     await sweep();
-    const sweeper = setInterval(() => void sweep().catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error })), sweepEveryMs);
+    // One sweep at a time (a big files folder can take longer than the interval), and shutdown
+    // waits for the one running before the database closes under it.
+    let sweeping: Promise<void> | undefined;
+    const sweeper = setInterval(() => {
+      sweeping ??= sweep()
+        .catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error }))
+        .finally(() => (sweeping = undefined));
+    }, sweepEveryMs);
     // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
@@ -97,6 +104,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     }
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
+    await sweeping;
   } finally {
     // Workers finish the jobs in hand (their renders need the engine), then the engine goes.
     await runtime.close();
