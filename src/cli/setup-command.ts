@@ -6,12 +6,13 @@
  * makes the system user that Chromium runs as (browser-user.ts).
  */
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { browserUserName, launchIdentity } from '../engine/browser-user.js';
 import { browserCachePath, browserInstallHint, findBrowser, type FoundBrowser } from '../engine/find-browser.js';
 import { PdfRenderError } from '../errors.js';
+import { makeFolder } from '../make-folder.js';
 import type { CliIO } from './io.js';
 
 /** Build the `setup` command. */
@@ -69,7 +70,7 @@ async function provision(io: CliIO): Promise<FoundBrowser> {
     const cacheDir = dirname(browserCachePath(io.env));
     const installed = await browsers.install({ browser, buildId, cacheDir, platform });
     // Remembered in a file so that later runs find it without a network lookup.
-    await mkdir(cacheDir, { recursive: true });
+    makeFolder(cacheDir);
     await writeFile(browserCachePath(io.env), installed.executablePath);
     return { executablePath: installed.executablePath, source: 'setup' };
   } catch (error) {

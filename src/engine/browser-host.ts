@@ -23,7 +23,7 @@ export interface HostedBrowser {
 export type BrowserHealth = 'answering' | 'starting' | 'not answering' | 'none';
 
 /** Default time a browser may leave a DevTools ping unanswered before it is killed and replaced. */
-export const defaultHangTimeoutMs = 5_000;
+const defaultHangTimeoutMs = 5_000;
 
 export interface BrowserHostOptions {
   /** Launch a fresh browser for new pages after this many renders; default never. */

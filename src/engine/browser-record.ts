@@ -7,9 +7,10 @@
  * A file, not a scan of every process: only browsers this data dir's servers started are touched,
  * and each is checked against /proc before anything is killed, since its pid may have been reused.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
+import { makeFolder } from '../make-folder.js';
 import { killGroup } from './launch.js';
 import { isAlive, profilePrefix } from './profile-owner.js';
 
@@ -44,7 +45,11 @@ export function browserRecord(dir: string, owner: number = process.pid): Browser
       if (pid) await rm(fileOf(pid), { force: true }).catch(() => undefined);
     },
     async reapLeftovers() {
-      await mkdir(dir, { recursive: true }).catch(() => undefined);
+      try {
+        makeFolder(dir); // not Node's recursive mkdir, which can spin for ever (see make-folder.ts)
+      } catch {
+        // no folder, no leftovers to find
+      }
       const killed: number[] = [];
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (!/^\d+\.json$/.test(name)) continue;

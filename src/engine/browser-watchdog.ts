@@ -34,7 +34,6 @@ export function watchBrowser(ping: () => Promise<unknown>, hangTimeoutMs: number
     clearInterval(timer);
   };
   const timer = setInterval(() => {
-    if (stopped) return;
     if (!out) {
       const probe = { sentAt: performance.now(), ticks: 0 };
       out = probe;

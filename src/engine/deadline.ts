@@ -26,11 +26,14 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
 /** Node's longest timer (about 24.8 days); a longer one would fire at once, so longer deadlines wait this long. */
 const longestTimerMs = 2 ** 31 - 1;
 
-/** An AbortSignal that aborts after `ms` with a readable deadline error; `clear` stops the timer. */
-export function deadlineSignal(ms: number): { signal: AbortSignal; clear: () => void } {
+/**
+ * An AbortSignal that aborts after `ms` with a readable error (the render's deadline unless `reason`
+ * says otherwise); `clear` stops the timer.
+ */
+export function deadlineSignal(ms: number, reason?: string): { signal: AbortSignal; clear: () => void } {
   const controller = new AbortController();
   const timer = setTimeout(() => {
-    controller.abort(new PdfRenderError('RENDER_PDF_FAILED', `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
+    controller.abort(new PdfRenderError('RENDER_PDF_FAILED', reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
   }, Math.min(ms, longestTimerMs));
   timer.unref?.();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };

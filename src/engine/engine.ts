@@ -18,7 +18,6 @@ import { buildTemplate } from './header-footer.js';
 import type { FileAccess } from './file-access.js';
 import { inlineTemplateResources } from './inline-templates.js';
 import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
-import { usesUrlClass } from './template-references.js';
 import { countPdfPages } from './page-count.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool, type Slot } from './page-pool.js';
@@ -259,7 +258,7 @@ async function prepareTemplates(
   issues.blocked.push(...inlined.network.blocked);
   issues.failed.push(...inlined.network.failed);
   const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));
-  return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: sides.some(usesUrlClass) };
+  return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: inlined.usesUrl };
 }
 
 // Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line, safe for any

@@ -17,18 +17,29 @@ export type FileDecision = { path: string } | { refused: string };
  * Decide whether a document at `baseUrl` may load the file: URL `url`, judged by its real path
  * against the real path of the document's folder (a missing file by its nearest existing parent).
  */
-export async function fileDecision(url: string | URL, baseUrl: string | undefined, access: FileAccess): Promise<FileDecision> {
-  if (access === 'none' || !baseUrl?.startsWith('file:')) return { refused: 'file: URLs are not allowed' };
-  let path: string;
-  try {
-    path = fileURLToPath(url);
-  } catch {
-    return { refused: 'not a local file URL' };
-  }
+export function fileDecision(url: string | URL, baseUrl: string | undefined, access: FileAccess): Promise<FileDecision> {
+  return fileJudge(baseUrl, access)(url);
+}
+
+/**
+ * fileDecision for every file: URL of one document at `baseUrl`: its folder's real path is
+ * resolved once, at the first file it judges, rather than once per file.
+ */
+export function fileJudge(baseUrl: string | undefined, access: FileAccess): (url: string | URL) => Promise<FileDecision> {
+  if (access === 'none' || !baseUrl?.startsWith('file:')) return async () => ({ refused: 'file: URLs are not allowed' });
   const folder = fileURLToPath(new URL('.', baseUrl));
-  const [realFolder, realTarget] = await Promise.all([realOrNearest(folder), realOrNearest(path)]);
-  if (realFolder === null || realTarget === null) return { refused: 'the file path cannot be resolved' };
-  return within(path, folder) && within(realTarget, realFolder) ? { path: realTarget } : { refused: "file: URLs outside the document's folder are not allowed" };
+  let realFolder: Promise<string | null> | undefined;
+  return async (url) => {
+    let path: string;
+    try {
+      path = fileURLToPath(url);
+    } catch {
+      return { refused: 'not a local file URL' };
+    }
+    const [folderReal, realTarget] = await Promise.all([(realFolder ??= realOrNearest(folder)), realOrNearest(path)]);
+    if (folderReal === null || realTarget === null) return { refused: 'the file path cannot be resolved' };
+    return within(path, folder) && within(realTarget, folderReal) ? { path: realTarget } : { refused: "file: URLs outside the document's folder are not allowed" };
+  };
 }
 
 function within(path: string, folder: string): boolean {

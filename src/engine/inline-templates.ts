@@ -12,9 +12,10 @@
  */
 import { ByteBudget } from './byte-budget.js';
 import type { FetchManyOptions } from './fetch-many.js';
+import { scanHtml } from './html-tags.js';
 import type { NetworkReport } from './page-guard.js';
 import { crawl, resolveReferences } from './template-crawl.js';
-import { templateReferences } from './template-references.js';
+import { templateReferences, usesUrlClass } from './template-references.js';
 import { TemplateReport, type Origin } from './template-report.js';
 import { rewriteTemplates } from './template-rewrite.js';
 
@@ -36,6 +37,8 @@ export interface InlineResult {
   network: NetworkReport;
   /** The failed ones, with what each was and where it is missing, for warnings. */
   leftOut: LeftOut[];
+  /** A template prints the document's URL (an element with class "url"). */
+  usesUrl: boolean;
 }
 
 /**
@@ -44,7 +47,9 @@ export interface InlineResult {
  */
 export async function inlineTemplateResources(templates: string[], options: FetchManyOptions & { maxBytes?: number }): Promise<InlineResult> {
   const report = new TemplateReport();
-  const found = templates.map((html, index) => resolveReferences(templateReferences(html), options.baseUrl, report, index));
+  // Each template is scanned once, for its references and for its url class alike.
+  const scans = templates.map(scanHtml);
+  const found = templates.map((html, index) => resolveReferences(templateReferences(html, scans[index]), options.baseUrl, report, index));
   const budget = new ByteBudget(options.maxBytes ?? maxTemplateImageBytes);
   const crawled = await crawl(found, budget, options, report);
   const rewritten = rewriteTemplates(templates, found, crawled, report, budget.limit);
@@ -59,5 +64,5 @@ export async function inlineTemplateResources(templates: string[], options: Fetc
   found.forEach((references, template) => references.forEach(({ reference, href }) => reference.kind === 'stylesheet' && href && visit(href, template)));
   const templatesOf = (origin: Origin) => (typeof origin === 'number' ? [origin] : [...(sheetTemplates.get(origin) ?? [])]);
   const leftOut = report.failures().map(({ issue, what, origins }) => ({ url: issue.url, what, reason: issue.reason, templates: [...new Set([...origins].flatMap(templatesOf))].sort() }));
-  return { templates: rewritten, network: report.network(), leftOut };
+  return { templates: rewritten, network: report.network(), leftOut, usesUrl: templates.some((html, index) => usesUrlClass(html, scans[index])) };
 }

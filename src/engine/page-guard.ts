@@ -7,7 +7,7 @@
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
 import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
-import { fileDecision, type FileAccess } from './file-access.js';
+import { fileJudge, type FileAccess } from './file-access.js';
 import { fulfilFile } from './file-response.js';
 
 /**
@@ -60,16 +60,20 @@ export interface GuardOptions {
 // Schemes a document might reach that the proxy never sees; data:, blob: and about: are harmless.
 const pausedSchemes = ['file', 'filesystem', 'chrome', 'chrome-extension', 'chrome-untrusted', 'devtools', 'view-source', 'ftp'];
 // Reports are capped, so a document that asks for a million URLs cannot grow one without bound.
-const maxIssues = 100;
+export const maxIssues = 100;
+
+/** A URL as reports keep it: long enough to tell, bounded so that a report stays small. */
+export const cappedUrl = (url: string): string => url.slice(0, 2000);
 
 /** Install the guard on a new page. */
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;
-  let documentBase: string | undefined;
+  // Judges file: URLs for the current document (its folder resolved once); none before the first.
+  let judgeFile = fileJudge(undefined, options.files);
   let served: { url: string; html: string } | undefined;
   let began = 0;
   const add = (list: keyof NetworkReport, url: string, issue: Omit<ResourceIssue, 'url'>) => {
-    if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url)) report[list].push({ url: url.slice(0, 2000), ...issue });
+    if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url)) report[list].push({ url: cappedUrl(url), ...issue });
   };
 
   client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
@@ -81,7 +85,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
     }
     const { requestId, request } = event;
-    void pausedDecision(request.url, documentBase, options.files)
+    void pausedDecision(request.url, judgeFile)
       .then(async (decision) => {
         if ('refused' in decision) {
           add('blocked', request.url, decision.refused);
@@ -117,7 +121,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       report = { blocked: [], failed: [] };
       served = document;
       began = Date.now();
-      documentBase = baseUrl;
+      judgeFile = fileJudge(baseUrl, options.files);
     },
     end() {
       const done = report ?? { blocked: [], failed: [] };
@@ -132,10 +136,10 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
 }
 
 // Why a paused (non-network) URL is refused, or the real path of the file it may load.
-async function pausedDecision(url: string, baseUrl: string | undefined, files: GuardOptions['files']) {
+async function pausedDecision(url: string, judgeFile: ReturnType<typeof fileJudge>) {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme !== 'file') return { refused: schemeRefusal(scheme) };
-  const decision = await fileDecision(url, baseUrl, files);
+  const decision = await judgeFile(url);
   return 'refused' in decision ? { refused: urlRefusal('FILE_NOT_ALLOWED', decision.refused) } : decision;
 }
 

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import { BrowserGone } from './browser-gone.js';
-import { raceAbort } from './deadline.js';
+import { deadlineSignal, raceAbort } from './deadline.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
@@ -69,15 +69,14 @@ export class PagePool {
       // page whose own renderer stalls (the browser still answering) is given up on, and the caller
       // may stop waiting. A page that opens after that is closed.
       const opening = this.open(browser, generation, gone);
-      const stalled = new AbortController();
-      const timer = setTimeout(() => stalled.abort(new PdfRenderError('RENDER_PDF_FAILED', 'the browser could not open a page for the document in time')), openTimeoutMs);
+      const stalled = deadlineSignal(openTimeoutMs, 'the browser could not open a page for the document in time');
       try {
         return await raceAbort(Promise.race([opening, gone]), AbortSignal.any([signal, stalled.signal]));
       } catch (error) {
         void opening.then((slot) => slot.context.close().catch(() => undefined), () => undefined);
         throw error;
       } finally {
-        clearTimeout(timer);
+        stalled.clear();
       }
     } catch (error) {
       if (held !== undefined) this.host.done(held.generation);

@@ -36,14 +36,17 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
 }
 
 /**
- * Leave the page ready for another caller's document. The document is replaced by an empty one
- * first, which removes its nodes and their handlers, so nothing of a document that ran no script
- * can run from then on (a handler on a late event, an SVG animation's onbegin). Then the state the
- * page reported decides: a document that ran script or asked for a navigation (a pending meta
- * refresh) gets the page navigated to a fresh window; any other page keeps its window.
+ * Leave the page ready for another caller's document. A page already tainted goes straight to a
+ * fresh window. Otherwise the document is replaced by an empty one first, which removes its nodes
+ * and their handlers, so nothing of a document that ran no script can run from then on (a handler
+ * on a late event, an SVG animation's onbegin). Then the state the page reported decides: a
+ * document that ran script or asked for a navigation (a pending meta refresh) gets the page
+ * navigated to a fresh window; any other page keeps its window.
  */
 export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
   const { client, state } = slot;
+  // Already known to need a fresh window: its navigation stops everything the empty document would.
+  if (state.taint !== null) return freshWindow(slot, baseUrl);
   // Its load event is waited for too: one arriving after the page went back to the pool would be
   // taken for the next document's, which would then print before its resources are in.
   await writeDocument(slot, '');

@@ -9,7 +9,7 @@
  * every scan here is linear in their length, whatever they hold.
  */
 import { cssReferences, type CssReference } from './css-references.js';
-import { scanHtml, type HtmlAttribute, type HtmlTag } from './html-tags.js';
+import { scanHtml, type HtmlAttribute, type HtmlScan, type HtmlTag } from './html-tags.js';
 
 /** One reference of a template to something outside it. */
 export interface TemplateReference {
@@ -34,9 +34,9 @@ const linkElements = new Set(['a', 'area', 'base']);
 // SVG presentation attributes that take a url() (a fragment in the same document is no load).
 const urlAttributes = new Set(['fill', 'stroke', 'filter', 'mask', 'clip-path', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
 
-/** Every reference of `html` to something outside it, in order, none overlapping. */
-export function templateReferences(html: string): TemplateReference[] {
-  const { tags, styleSheets } = scanHtml(html);
+/** Every reference of `html` to something outside it, in order, none overlapping; `scan` is html's own, when already made. */
+export function templateReferences(html: string, scan: HtmlScan = scanHtml(html)): TemplateReference[] {
+  const { tags, styleSheets } = scan;
   const references: TemplateReference[] = [];
   const fromCss = (css: CssReference[], offset: number, inAttribute?: string) =>
     css.filter((reference) => loads(reference.url)).map((reference) => ({ ...cssReference(reference, inAttribute), start: reference.start + offset, end: reference.end + offset }));
@@ -131,8 +131,8 @@ export function templateFetches(html: string): { images: Set<string>; stylesheet
   return { images: urls((kind) => kind === 'img' || kind === 'css'), stylesheets: urls((kind) => kind === 'stylesheet') };
 }
 
-/** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL. */
-export function usesUrlClass(html: string): boolean {
+/** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL; `scan` as above. */
+export function usesUrlClass(html: string, scan: HtmlScan = scanHtml(html)): boolean {
   // In any case: the template is a quirks-mode document, where class names match regardless of case.
-  return scanHtml(html).tags.some((tag) => tag.attributes.some(({ name, value }) => name === 'class' && value.toLowerCase().split(/[\t\n\f\r ]+/).includes('url')));
+  return scan.tags.some((tag) => tag.attributes.some(({ name, value }) => name === 'class' && value.toLowerCase().split(/[\t\n\f\r ]+/).includes('url')));
 }

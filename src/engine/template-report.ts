@@ -3,10 +3,8 @@
  * once, blocked (the network policy or the file rule refused it) or failed (it did not load, or
  * cannot work in a template), with what referred to it and from where, for the warnings.
  */
-import type { NetworkReport, ResourceIssue } from './page-guard.js';
-
 // Capped as a page's report is, so a template that names a million fonts cannot grow it without bound.
-const maxIssues = 100;
+import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from './page-guard.js';
 
 /** Where a reference was found: a template (its index) or a fetched style sheet (its URL). */
 export type Origin = number | string;
@@ -29,7 +27,7 @@ export class TemplateReport {
     if (known) return void known.origins.add(origin);
     if (this.counts[list] >= maxIssues) return;
     this.counts[list] += 1;
-    this.entries.set(issue.url, { list, issue: { ...issue, url: issue.url.slice(0, 2000) }, what, origins: new Set([origin]) });
+    this.entries.set(issue.url, { list, issue: { ...issue, url: cappedUrl(issue.url) }, what, origins: new Set([origin]) });
   }
 
   /** Note more places a recorded URL was found at; nothing for a URL not recorded. */

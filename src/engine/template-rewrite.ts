@@ -18,7 +18,7 @@ import type { TemplateReference } from './template-references.js';
 import type { TemplateReport } from './template-report.js';
 
 /** Bytes of style sheets one template may carry once inlined: Chromium lays them out again on every page. */
-export const maxTemplateStylesheetBytes = 1024 * 1024;
+const maxTemplateStylesheetBytes = 1024 * 1024;
 // Chromium ignores a custom property whose value is longer than 2 MiB (measured: 2.27 MB failed).
 const maxVariableChars = 2_000_000;
 
