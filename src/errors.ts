@@ -143,11 +143,15 @@ export function describeFieldErrors(fieldErrors: FieldErrors): string[] {
 
 /** An error and its causes as lines: each one's stack (or message), "caused by:" between them. */
 export function causeLines(error: unknown): string[] {
-  const lines: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 5; current = (current as Error).cause, depth += 1) {
-    if (depth > 0) lines.push('caused by:');
-    lines.push(...(current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current)).split('\n'));
-    if (!(current instanceof Error)) break;
-  }
-  return lines;
+  return causeChain(error).flatMap((current, depth) => [
+    ...(depth > 0 ? ['caused by:'] : []),
+    ...(current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current)).split('\n'),
+  ]);
+}
+
+/** `error` and its causes, outermost first: at most five, ending at the first that is not an Error (or none, for undefined). */
+export function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current !== undefined && chain.length < 5; current = current instanceof Error ? current.cause : undefined) chain.push(current);
+  return chain;
 }

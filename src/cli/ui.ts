@@ -8,7 +8,7 @@
 import { chalkStderr as chalk } from 'chalk';
 import type { Ora } from 'ora';
 import { publicReport, type ResourceIssue } from '../engine/page-guard.js';
-import { PdfRenderError } from '../errors.js';
+import { causeChain, PdfRenderError } from '../errors.js';
 
 /** What happened to one document, as printed and as in the JSON summary. */
 export interface DocumentOutcome {
@@ -115,11 +115,7 @@ function jsonOutcome({ cause: _cause, ...outcome }: DocumentOutcome) {
 
 // What the caller's safe message leaves out: a raw error's own message, and the causes of either.
 function causeMessages(error: unknown): string[] {
-  const messages: string[] = [];
-  for (let current = error instanceof PdfRenderError ? error.cause : error; current !== undefined && messages.length < 5; current = current instanceof Error ? current.cause : undefined) {
-    messages.push(current instanceof Error ? current.message.replaceAll('\n', '; ') : String(current));
-  }
-  return messages;
+  return causeChain(error instanceof PdfRenderError ? error.cause : error).map((current) => (current instanceof Error ? current.message.replaceAll('\n', '; ') : String(current)));
 }
 
 /** "23.4 kB" style sizes. */

@@ -17,7 +17,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
   app.post('/api/pdfs/render-async', async (c) => {
     const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
     // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
-    if (deps.webhooks.list().length === 0) {
+    if (!deps.webhooks.any()) {
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
     }
     const job = await deps.write(() => deps.queue.enqueue({

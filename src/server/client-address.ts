@@ -69,6 +69,12 @@ export function normalizeAddress(text: string): string | null {
   return unmapped(ipaddr.parse(address)).toString();
 }
 
+/** The range ipaddr.js names for an address in any spelling normalizeAddress takes ('loopback', 'unspecified', ...); null when it is not one. */
+export function addressRange(text: string): string | null {
+  const normalized = normalizeAddress(text);
+  return normalized === null ? null : ipaddr.parse(normalized).range();
+}
+
 /** The client's address: the socket's peer, or the X-Forwarded-For entry the last trusted proxy wrote. */
 export function clientAddress(socketPeer: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string | undefined {
   const peer = socketPeer === undefined ? undefined : (normalizeAddress(socketPeer) ?? socketPeer);

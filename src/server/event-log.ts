@@ -1,11 +1,11 @@
 /**
  * The operator's log of what went wrong, beside the access log (same --log-format, same stream):
  * the cause of every unexpected error and of every failed render, with its stack, and the detail
- * of blocked URLs. Callers get only a code and a safe message (see caller-error.ts); this is
+ * of blocked URLs. Callers get only a code and a safe message (see callerError in errors.ts); this is
  * where the rest goes.
  */
 import type { NetworkReport, ResourceIssue } from '../engine/page-guard.js';
-import { causeLines } from '../errors.js';
+import { causeChain, causeLines } from '../errors.js';
 
 /** One event: what happened, where (request or job), and why. */
 export interface LogEvent {
@@ -45,14 +45,10 @@ export function logReportDetail(events: EventLog, report: NetworkReport, where: 
 }
 
 // An error as JSON: name, message, code, stack, and its cause the same way.
-function errorFields(error: unknown, depth = 0): unknown {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  return {
-    name: error.name,
-    message: error.message,
-    ...(code === undefined ? {} : { code }),
-    stack: error.stack,
-    ...(error.cause === undefined || depth >= 4 ? {} : { cause: errorFields(error.cause, depth + 1) }),
-  };
+function errorFields(error: unknown): unknown {
+  return causeChain(error).reduceRight<unknown>((cause, current) => {
+    if (!(current instanceof Error)) return String(current);
+    const code = (current as { code?: unknown }).code;
+    return { name: current.name, message: current.message, ...(code === undefined ? {} : { code }), stack: current.stack, ...(cause === undefined ? {} : { cause }) };
+  }, undefined);
 }

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
 import type { ServeConfig } from '../config.js';
-import { normalizeAddress } from './client-address.js';
+import { addressRange, normalizeAddress } from './client-address.js';
 import { connectionOf } from './connection.js';
 
 /** Where the server listens; listen() fills `address` in once it does (port 0 resolved to the real port). */
@@ -38,8 +38,7 @@ export function absoluteUrl(c: Context, deps: UrlDeps, path: string): string {
 
 /** True for 0.0.0.0 and ::, which are not addresses anyone can reach. */
 export function isWildcard(address: string): boolean {
-  const normalized = normalizeAddress(address);
-  return normalized !== null && ipaddr.parse(normalized).range() === 'unspecified';
+  return addressRange(address) === 'unspecified';
 }
 
 /** The host part of a URL for `host` as configured: a name as given (it is how the operator named the machine), an IP literal as the listener reports it. */

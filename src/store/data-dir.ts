@@ -59,7 +59,7 @@ function entryKind(path: string): 'folder' | 'other' | 'none' {
 }
 
 /** Throw naming `label` when `path` cannot be written (read-only mount, permissions; root passes permissions but not EROFS). */
-export function requireWritable(path: string, label: string): void {
+function requireWritable(path: string, label: string): void {
   try {
     accessSync(path, constants.W_OK);
   } catch (error) {

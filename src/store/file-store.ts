@@ -47,12 +47,11 @@ export function fileStore(db: Db, dir: string, write: StoreWrite) {
   let nextOrphanScan = 0;
 
   /** Remove files in the folder that no row names and temporary files, both older than orphanAgeMs. */
-  const removeOrphans = async (now: number): Promise<number> => {
+  const removeOrphans = async (now: number): Promise<void> => {
     const names = await readdir(dir);
     const ids = names.map((name) => pdfName.exec(name)?.[1]).filter((id): id is string => id !== undefined);
     const rowed = new Set<string>();
     for (let start = 0; start < ids.length; start += 500) for (const row of known.all(JSON.stringify(ids.slice(start, start + 500)))) rowed.add(row.id);
-    let removed = 0;
     for (const name of names) {
       const id = pdfName.exec(name)?.[1];
       const leftOver = id ? !rowed.has(id) : temporaryName.test(name);
@@ -60,10 +59,8 @@ export function fileStore(db: Db, dir: string, write: StoreWrite) {
       const stats = await stat(join(dir, name)).catch(() => undefined);
       if (stats?.isFile() && stats.mtimeMs <= now - orphanAgeMs) {
         await rm(join(dir, name), { force: true });
-        removed += 1;
       }
     }
-    return removed;
   };
 
   return {

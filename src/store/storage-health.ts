@@ -41,7 +41,7 @@ export interface StorageHealth {
 }
 
 /** Below this much free space the data dir counts as full: the WAL and a PDF need room to grow. */
-const defaultMinFreeBytes = 1024 * 1024;
+const minFree = 1024 * 1024;
 /** The log says at most this often that writes met another process's lock. */
 const busyLogEveryMs = 30_000;
 
@@ -54,8 +54,7 @@ interface Watched {
 }
 
 /** Watch `dbPath` and `filesDir` (both existing, as the server opened them) in `dataDir`. */
-export function watchStorage(options: { dataDir: string; dbPath: string; filesDir: string; events: EventLog; intervalMs?: number; minFreeBytes?: number }): StorageHealth {
-  const minFree = options.minFreeBytes ?? defaultMinFreeBytes;
+export function watchStorage(options: { dataDir: string; dbPath: string; filesDir: string; events: EventLog }): StorageHealth {
   const watched: Watched[] = [
     { path: options.dbPath, label: 'pdfrender.db' },
     { path: options.filesDir, label: 'files/' },
@@ -85,7 +84,8 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
     fault = next;
   };
 
-  const look = async (): Promise<StorageFault | null> => {
+  // The paths still lead to the files this server opened, and they are writable.
+  const identity = async (): Promise<StorageFault | null> => {
     for (const entry of watched) {
       try {
         const now = await stat(entry.path);
@@ -98,6 +98,12 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
       const writable = await access(entry.path, constants.W_OK).then(() => null, (error: unknown) => error);
       if (writable) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(writable)}` };
     }
+    return null;
+  };
+
+  const look = async (): Promise<StorageFault | null> => {
+    const unavailable = await identity();
+    if (unavailable) return unavailable;
     const space = await statfs(options.filesDir).catch(() => undefined);
     if (!space) return null;
     const free = space.bavail * space.bsize;
@@ -118,7 +124,7 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
       })
       .finally(() => (running = undefined)));
 
-  const timer = setInterval(() => void check(), options.intervalMs ?? 1_000);
+  const timer = setInterval(() => void check(), 1_000);
   timer.unref();
 
   return {
@@ -128,8 +134,12 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
     },
     check,
     async confirm() {
-      const next = await check();
-      if (next?.code === 'STORAGE_UNAVAILABLE') throw storageError(next.code);
+      // A look of its own, begun after the write: one already under way may have begun before it.
+      // Free space is not looked at: what was written is kept, and the timer sees a full disk.
+      const unavailable = await identity().catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` }));
+      if (!unavailable) return;
+      set(unavailable);
+      throw storageError(unavailable.code);
     },
     report(error, bytes = 0) {
       if (error.code === 'DATABASE_BUSY') {

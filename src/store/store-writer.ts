@@ -27,8 +27,8 @@ const longestPauseMs = 100;
  * PdfRenderErrors with a storage code (and go to `onFault` first: the health monitor), anything
  * else as it was thrown.
  */
-export function storeWriter(options: { waitMs: number; onFault?: (error: PdfRenderError, bytes?: number) => void; now?: () => number }): StoreWrite {
-  const now = options.now ?? (() => performance.now());
+export function storeWriter(options: { waitMs: number; onFault?: (error: PdfRenderError, bytes?: number) => void }): StoreWrite {
+  const now = () => performance.now();
   return async <T>(work: () => T, writeOptions: WriteOptions = {}): Promise<Awaited<T>> => {
     const waitMs = writeOptions.waitMs ?? options.waitMs;
     const started = now();

@@ -86,6 +86,7 @@ export function webhookEndpoints(db: Db) {
      FROM webhook_endpoints e ORDER BY e.created_at, e.rowid`,
   );
   const byId = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
+  const anyEndpoint = db.prepare<[], { found: number }>('SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found');
   const disabledWithUrl = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE url = ? AND disabled_at IS NOT NULL ORDER BY created_at, rowid LIMIT 1');
   const setDisabled = db.prepare<[number | null, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ?');
   const deleteEndpoint = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -149,6 +150,8 @@ export function webhookEndpoints(db: Db) {
     list(): ListedEndpoint[] {
       return listing.all().map((row) => ({ ...fromRow(row), held: row.held }));
     },
+    /** Whether any endpoint exists, disabled ones included (their events are held). */
+    any: (): boolean => anyEndpoint.get()!.found === 1,
     /** One endpoint, read afresh (a removed one is null). */
     get(id: string): WebhookEndpoint | null {
       const row = byId.get(id);
