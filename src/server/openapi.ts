@@ -41,6 +41,9 @@ export function openApiDocument(version: string) {
     Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: `#/components/schemas/${name}` } }]));
   const bodies = bodiesOf('RenderRequest');
   const auth = { 401: errorBody(['MISSING_API_KEY', 'INVALID_API_KEY']) };
+  // A webhook endpoint named in the path, and what every call on one may answer besides its own.
+  const endpointId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  const endpointRefusals = { ...auth, 404: errorBody(['NOT_FOUND']), ...unavailable(['SHUTTING_DOWN']) };
   const document = {
     openapi: '3.1.0',
     info: { title: 'pdfrender', version, description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API.' },
@@ -142,29 +145,27 @@ export function openApiDocument(version: string) {
       '/api/webhooks/{id}/enable': {
         post: {
           summary: 'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: [endpointId],
           responses: {
             200: { description: '{outcome, id, url, createdAt, disabledAt: null, wasDisabled, released}: wasDisabled false when it was active already; released, how many held events are now due' },
-            ...auth,
-            404: errorBody(['NOT_FOUND']),
-            ...unavailable(['SHUTTING_DOWN']),
+            ...endpointRefusals,
           },
         },
       },
       '/api/webhooks/{id}/rotate': {
         post: {
           summary: "Replace a webhook endpoint's key, signing secret or both; the next delivery uses them",
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: [endpointId],
           requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(rotateRequestSchema) } } },
-          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...auth, 404: errorBody(['NOT_FOUND']), 422: errorBody(['VALIDATION_FAILED']), ...unavailable(['SHUTTING_DOWN']) },
+          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...endpointRefusals, 422: errorBody(['VALIDATION_FAILED']) },
         },
       },
       '/api/webhooks/{id}': {
         delete: {
           summary: 'Remove a webhook endpoint',
           description: 'Events it held or had yet to send are marked failed ("the endpoint was removed"); `pdfrender webhooks redeliver <jobId>` sends a job\'s event to the current endpoints.',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...auth, 404: errorBody(['NOT_FOUND']), ...unavailable(['SHUTTING_DOWN']) },
+          parameters: [endpointId],
+          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...endpointRefusals },
         },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
