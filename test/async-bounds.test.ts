@@ -5,15 +5,15 @@
  * that loads only when the test opens it), so jobs stay queued exactly as long as the test needs.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 let engine: Engine;
 
@@ -26,36 +26,6 @@ afterAll(async () => {
   await engine.close();
   await removeTempDirs();
 });
-
-/** A local HTTP server on an ephemeral port, closed by close(). */
-async function listening(handle: (req: IncomingMessage, res: ServerResponse) => void) {
-  const server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close() {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
-/** Holds every request until open() is called; afterwards answers at once. */
-async function startGate() {
-  const held: ServerResponse[] = [];
-  let opened = false;
-  const answer = (res: ServerResponse) => res.writeHead(204).end();
-  const server = await listening((_req, res) => (opened ? answer(res) : held.push(res)));
-  return {
-    ...server,
-    /** A document that renders only once the gate opens, padded with about `padding` bytes. */
-    document: (padding = 0) => `<img src="http://127.0.0.1:${server.port}/wait"><p>gated</p><!--${'x'.repeat(padding)}-->`,
-    open() {
-      opened = true;
-      held.splice(0).forEach(answer);
-    },
-  };
-}
 
 /** A server whose documents may reach the gate, with API keys a, b and c (one caller each). */
 async function boundedServer(flags: Record<string, unknown>, hook: { url: string }): Promise<TestServer> {
@@ -77,15 +47,6 @@ async function expectQueueFull(response: Response, message: RegExp): Promise<voi
   expect(response.headers.get('retry-after')).toBe('30');
   const body = await response.json();
   expect(body).toEqual({ outcome: 'QUEUE_FULL', message: expect.stringMatching(message) });
-}
-
-/** Poll `check` until it is true. */
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('render-async bounds', () => {

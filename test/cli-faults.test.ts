@@ -14,6 +14,7 @@ import { executablePath } from './support/browser.js';
 import { killLater, killLeftovers, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
 import { bin, pdfrender, startServe } from './support/cli.js';
 import { busyScript, folderWith, removeTempDirs, tempDir } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 
 afterAll(async () => {
@@ -43,7 +44,10 @@ describe('profile folders a killed run left', () => {
     const tmp = await tempDir();
     await chmod(tmp, 0o1777);
     const env = { TMPDIR: tmp };
-    const docs = await folderWith({ 'slow.html': `${busyScript(30_000)}<p>slow</p>`, 'busy.html': `${busyScript(8_000)}<p>still going</p>`, 'page.html': '<p>next run</p>' });
+    // The live render waits on a loopback gate, opened once the next run has swept: it is live for
+    // exactly as long as the test needs, however slow the machine.
+    const gate = await startGate();
+    const docs = await folderWith({ 'slow.html': `${busyScript(30_000)}<p>slow</p>`, 'busy.html': `<img src="${gate.url}"><p>still going</p>`, 'page.html': '<p>next run</p>' });
 
     // A run killed mid-render: its browser quits with it, its profile folder stays.
     const killed = startRender([join(docs, 'slow.html'), '-o', join(docs, 'slow.pdf')], env);
@@ -59,6 +63,7 @@ describe('profile folders a killed run left', () => {
     const serveProfile = await profileOf(server.child.pid!);
     const live = startRender([join(docs, 'busy.html'), '-o', join(docs, 'busy.pdf')], env);
     const liveProfile = await profileOf(live.child.pid!);
+    await gate.reached(1);
     // Folders the rule must tell apart: one with no marker (an older pdfrender's, or one being made)
     // stays; one whose marker names a live pid that started at another time (a reused pid) goes.
     const unmarked = join(tmp, 'pdfrender-profile-unmarked');
@@ -79,11 +84,13 @@ describe('profile folders a killed run left', () => {
       // The live render was still going while the next run swept, and its profile was left alone.
       expect(live.child.exitCode).toBe(null);
       expect(existsSync(liveProfile)).toBe(true);
+      gate.open();
       expect(await live.exited).toBe(0);
       expect((await readPdf(await readFile(join(docs, 'busy.pdf')))).pages[0]!.text).toContain('still going');
       const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>serve still fine</p>' }) });
       expect(response.status).toBe(200);
     } finally {
+      gate.close();
       server.child.kill('SIGTERM');
       await server.exited;
     }

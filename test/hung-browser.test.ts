@@ -12,6 +12,7 @@ import { loadServeConfig } from '../src/config.js';
 import { killLater, killLeftovers, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 
 afterAll(async () => {
@@ -23,9 +24,9 @@ afterAll(async () => {
  * A serve with a 2 s hang timeout, given as the environment twin (a release without the setting
  * ignores it, so on one the test fails on what it checks, not on an unknown flag).
  */
-async function serve(): Promise<ServeProcess> {
+async function serve(extra: string[] = []): Promise<ServeProcess> {
   const dataDir = await tempDir();
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000'], { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' });
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000', ...extra], { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' });
   killLater(server.child.pid);
   return server;
 }
@@ -56,19 +57,23 @@ function stateOf(pid: number): string {
 
 describe('a hung browser', () => {
   it('is killed and replaced: the render in flight and one sent while it is stopped both succeed; /readyz answers meanwhile', async () => {
-    const server = await serve();
+    // The in-flight document's image comes from a loopback gate (the one host it may reach).
+    const gate = await startGate();
+    const server = await serve(['--allow-host', '127.0.0.1']);
     let done = false;
     try {
       expect((await renderPdf(server.url, '<p>warm</p>')).status).toBe(200);
       const old = await browserOf(server);
 
-      // One render in flight on the browser when it stops: its script keeps it going for a while.
-      const inFlight = renderPdf(server.url, `${busyScript(1_000)}<p>in flight</p>`);
-      await new Promise((r) => setTimeout(r, 300));
+      // One render in flight on the browser when it stops: it waits on the gate, which opens only
+      // once the browser is stopped (the retry on the new browser then loads it at once).
+      const inFlight = renderPdf(server.url, `<img src="${gate.url}"><p>in flight</p>`);
+      await gate.reached(1);
       process.kill(-old.pid, 'SIGSTOP');
       // A signal lands a moment after it is sent.
       for (const until = Date.now() + 5_000; stateOf(old.pid) !== 'T' && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
       expect(stateOf(old.pid)).toBe('T');
+      gate.open();
 
       // /readyz keeps answering, and turns to not ready (browser false) while nothing answers.
       const answers: Array<{ status: number; browser: boolean; oldState: string }> = [];
@@ -101,6 +106,7 @@ describe('a hung browser', () => {
       expect(server.stderr()).toMatch(new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`));
     } finally {
       done = true;
+      gate.close();
       server.child.kill('SIGTERM');
       await server.exited;
     }

@@ -6,14 +6,14 @@
  * the files folder) reaches no caller, sync, job status or webhook, while its cause, path included,
  * is in the server's log.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../src/network/resolve-checked.js';
 import { removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
+import { receiver, type Receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 // intranet.test is an internal name (loopback); nowhere.test does not exist.
 const resolver: Resolver = async (host) => {
@@ -45,30 +45,6 @@ function expectIndistinguishable(blocked: Issue[], failed: Issue[]): void {
   expect(JSON.stringify(blocked)).not.toMatch(/127\.0\.0\.1|ENOTFOUND|resolve|loopback/);
 }
 
-/** A webhook receiver on loopback that keeps the bodies it gets. */
-async function receiver() {
-  const bodies: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      bodies.push(body);
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, close: () => server.close() };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (let tries = 0; tries < 300; tries += 1) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 const postJson = (server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
@@ -77,13 +53,13 @@ async function finishedJob(server: TestServer, body: unknown): Promise<Record<st
   const queued = await postJson(server, '/api/pdfs/render-async', body);
   expect(queued.status).toBe(202);
   const { statusUrl } = await queued.json();
-  return waitFor('the job to finish', async () => {
+  return until(async () => {
     const status = await (await fetch(statusUrl)).json();
     return ['succeeded', 'failed'].includes(status.status) ? status : undefined;
-  });
+  }, 'the job to finish');
 }
 
-let hook: Awaited<ReturnType<typeof receiver>>;
+let hook: Receiver;
 beforeAll(async () => {
   hook = await receiver();
 });
@@ -154,7 +130,7 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
   it('async: the same code and message in the job status and the webhook; the cause in the log', async () => {
     const status = await finishedJob(server, { htmlContent: '<p>async</p>', identifier: 'raw-error' });
     expect(status).toMatchObject({ status: 'failed', error: generic.message, errorCode: generic.code });
-    const event = await waitFor('the failure webhook', () => hook.bodies.map((body) => JSON.parse(body)).find((body) => body.payload?.id === 'raw-error'));
+    const event = await until(() => hook.received.map((arrival) => JSON.parse(arrival.body)).find((body) => body.payload?.id === 'raw-error'), 'the failure webhook');
     expect(event).toEqual({ type: 'RENDER_PDF_FAILED', payload: { id: 'raw-error', jobId: status.jobId, error: generic.message, errorCode: generic.code } });
     expect(JSON.stringify([status, event])).not.toContain(server.deps.config.dataDir);
     const logged = server.events.find((event) => event.jobId === status.jobId && event.code === 'INTERNAL_ERROR');

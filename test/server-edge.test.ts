@@ -4,9 +4,8 @@
  * slow clients and the connection cap. A real server on an ephemeral port and real Chromium; raw
  * sockets and node:http where fetch would not send what an attacker sends (Host, a trickle).
  */
-import { createServer, request } from 'node:http';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
@@ -14,7 +13,9 @@ import { clientAddress, normalizeAddress } from '../src/server/client-address.js
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
+import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 let engine: Engine;
 
@@ -54,31 +55,6 @@ function send(server: TestServer, method: string, path: string, headers: Record<
 const jsonHeaders = (headers: Record<string, string> = {}) => ({ 'Content-Type': 'application/json', ...headers });
 const doc = (text: string) => JSON.stringify({ htmlContent: `<p>${text}</p>` });
 
-/** A local webhook receiver that keeps every body it gets. */
-async function receiver() {
-  const bodies: Array<Record<string, any>> = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      bodies.push(JSON.parse(body));
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, close: () => server.close() };
-}
-
-async function until<T>(read: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('absolute URLs never come from the Host header (item 5)', () => {
   it('a wildcard listener names the address the connection arrived on in fileUrl, statusUrl, the job status and the webhook', async () => {
     const hook = await receiver();
@@ -100,7 +76,7 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
       const statusUrl = queued.json().statusUrl as string;
       expect(statusUrl).toBe(`${base}/api/pdfs/jobs/${queued.json().jobId}`);
 
-      const event = await until(() => hook.bodies[0], 'the webhook');
+      const event = JSON.parse((await until(() => hook.received[0], 'the webhook')).body);
       expect(event.type).toBe('PDF_RENDERED');
       expect(event.payload.url).toMatch(new RegExp(`^${base}/api/pdfs/files/`));
       const status = await send(server, 'GET', new URL(statusUrl).pathname, hostile);

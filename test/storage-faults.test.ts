@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pdfrender, startServe, type ServeProcess } from './support/cli.js';
-import { removeTempDirs, tempDir } from './support/files.js';
+import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
 import { fillUp, isRoot, mountTmpfs, unmount } from './support/storage.js';
+import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
 
-const slowDocument = (text: string, ms: number) => `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script><p>${text}</p>`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const post = (serve: ServeProcess, route: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -34,16 +34,6 @@ async function stop(serve: ServeProcess): Promise<void> {
   await serve.exited;
 }
 
-/** Poll `probe` every 100 ms until it answers true; how long that took, in ms (for the figures printed). */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<number> {
-  const started = Date.now();
-  while (!(await probe())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-  return Date.now() - started;
-}
-
 describe('a data dir deleted or replaced under a running server', () => {
   it('answers 503 STORAGE_UNAVAILABLE, is not ready, acknowledges nothing, and opens what is there after a restart', async () => {
     const hook = await receiver();
@@ -52,7 +42,7 @@ describe('a data dir deleted or replaced under a running server', () => {
     let serve = await serveOn(dataDir);
     try {
       expect((await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>before</p>', identifier: 'before' })).status).toBe(202);
-      await waitForArrivals(hook, 1, 30_000);
+      expect(await waitForArrivals(hook, 1, 30_000)).toHaveLength(1);
 
       rmSync(dataDir, { recursive: true });
       const answers = [];
@@ -106,7 +96,7 @@ describe('a full disk', () => {
       // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
       const jobIds: string[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const response = await post(server, '/api/pdfs/render-async', { htmlContent: slowDocument(`job ${i}`, 700), identifier: `job-${i}` });
+        const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(700)}<p>job ${i}</p>`, identifier: `job-${i}` });
         expect(response.status).toBe(202);
         jobIds.push((await response.json()).jobId);
       }
@@ -120,7 +110,7 @@ describe('a full disk', () => {
       expect(ready.status).toBe(503);
       expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
       // The job in flight met the full disk when storing its PDF, and went back to the queue.
-      await until('a job to meet the full disk', async () => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'));
+      await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
       // Full for a while longer: the workers wait, quietly.
       for (let i = 0; i < 10; i += 1) {
         expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
@@ -130,8 +120,11 @@ describe('a full disk', () => {
       expect(server.stderr()).toMatch(/ERROR storage full: .* \(data dir /);
 
       free();
-      const readyAfterMs = await until('ready again', async () => (await fetch(`${server.url}/readyz`)).status === 200);
-      const deliveredAfterMs = readyAfterMs + (await until('every job delivered', async () => hook.received.length >= 4));
+      const freedAt = Date.now();
+      await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'ready again');
+      const readyAfterMs = Date.now() - freedAt;
+      await until(() => hook.received.length >= 4, 'every job delivered');
+      const deliveredAfterMs = Date.now() - freedAt;
       console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
 
       const events = hook.received.map((arrival) => JSON.parse(arrival.body));

@@ -13,15 +13,7 @@ import { pdfrender } from './support/cli.js';
 import { removeTempDirs } from './support/files.js';
 import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
-
-/** Poll `check` until it is true. */
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from './support/wait.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

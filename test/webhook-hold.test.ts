@@ -16,6 +16,7 @@ import { migrations } from '../src/store/open-db.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { receiver, type Arrival } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 let engine: Engine;
 
@@ -27,15 +28,6 @@ afterAll(async () => {
   await engine.close();
   await removeTempDirs();
 });
-
-/** Poll `check` until it is true. */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The built CLI on the server's data dir, with its standard output as text. */
 async function cli(server: TestServer, args: string[]) {
