@@ -2,8 +2,9 @@
  * Rate limiting for render-sync: N requests per caller per fixed one-minute window, counted in
  * SQLite. A caller is its API key when auth is on, else its address. Every render-sync response
  * carries the IETF RateLimit-Policy and RateLimit headers (rateLimitPolicy, mounted first in
- * app.ts), and a 429 Retry-After. Requests refused before counting (401, 413, 503 while draining)
- * are not counted; their RateLimit reads the caller's window as it stands.
+ * app.ts), and a 429 Retry-After. Requests refused before counting (401, 413, 503, 507) are not
+ * counted; their RateLimit reads the caller's window as it stands. The host and cross-site guards
+ * run before it, so their 421 and 403 carry no rate-limit headers.
  */
 import type { MiddlewareHandler } from 'hono';
 import { PdfRenderError } from '../errors.js';
