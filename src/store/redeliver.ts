@@ -66,3 +66,5 @@ export function redeliveries(db: Db) {
     redeliver: (jobId: string, now: number): Redelivery => redeliver.immediate(jobId, now),
   };
 }
+
+export type Redeliveries = ReturnType<typeof redeliveries>;
