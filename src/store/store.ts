@@ -48,6 +48,33 @@ export interface FileStore {
   sweep(now: number): Promise<number>;
 }
 
+/** The index rows of rendered files, in the store's database. */
+export interface FileIndex {
+  insert(file: StoredFile): Promise<void>;
+  /** A file that has not expired at `now`, or null. */
+  find(id: string, now: number): Promise<StoredFile | null>;
+  /** Files expired at `now`. */
+  expired(now: number): Promise<StoredFile[]>;
+  remove(id: string): Promise<void>;
+  /** Which of `ids` have a row. */
+  known(ids: string[]): Promise<Set<string>>;
+}
+
+/** Where the bytes of rendered files live: the data dir's files/ folder, a PostgreSQL table or an S3 bucket. */
+export interface Blobs {
+  /** Write whole or not at all (a reader never sees part of a file). Storage faults throw with a storage code. */
+  put(id: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes, or null when there are none. */
+  get(id: string): Promise<Uint8Array | null>;
+  /** Remove (nothing there is no error). */
+  delete(id: string): Promise<void>;
+  /**
+   * Remove what no index row names, and what a write left half done, when written before `before`
+   * (younger ones may be a save between its two steps). `known` says which ids have a row.
+   */
+  removeOrphans(before: number, known: (ids: string[]) => Promise<Set<string>>): Promise<void>;
+}
+
 export interface Store {
   /** Which backend, for the log and /readyz: `sqlite` or `postgres`. */
   kind: 'sqlite' | 'postgres';
@@ -56,7 +83,8 @@ export interface Store {
   webhooks: WebhookEndpoints;
   redeliveries: Redeliveries;
   rateWindows: RateWindows;
-  files: FileStore;
+  /** The rows of rendered files; their bytes are in a Blobs, and file-store.ts makes the two one FileStore. */
+  fileIndex: FileIndex;
   /** Resolves once a write could be made now (a lock taken and let go, a round trip): /readyz's database check. */
   ping(): Promise<void>;
   /** Close connections (after the work using them stopped). */
