@@ -30,7 +30,7 @@ afterAll(async () => {
 /** A server whose documents may reach the gate, with API keys a, b and c (one caller each). */
 async function boundedServer(flags: Record<string, unknown>, hook: { url: string }): Promise<TestServer> {
   const server = await startServer({ apiKeys: ['key-a', 'key-b', 'key-c'], allowHosts: ['127.0.0.1'], ...flags }, { engine }, { realClock: true });
-  server.deps.webhooks.add(hook.url, Date.now());
+  await server.deps.webhooks.add(hook.url, Date.now());
   return server;
 }
 
@@ -105,7 +105,7 @@ describe('a finished job', () => {
         jobs.push(((await response.json()) as { jobId: string }).jobId);
       }
       await until(() => hook.received.length >= 2, 'both jobs to finish');
-      const db = server.deps.db;
+      const db = server.db;
       for (const jobId of jobs) {
         expect(db.prepare('SELECT status, request FROM jobs WHERE id = ?').get(jobId)).toEqual({ status: 'succeeded', request: null });
         const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`, { headers: { Authorization: 'Bearer key-a' } })).json();

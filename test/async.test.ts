@@ -72,7 +72,7 @@ describe('render-async', () => {
     const [first, second] = [await receiver(), await receiver()];
     const server = await startServer({ rateLimit: 1 }, { engine }, { realClock: true });
     try {
-      const endpoints = [server.deps.webhooks.add(first.url, Date.now()), server.deps.webhooks.add(second.url, Date.now())];
+      const endpoints = [await server.deps.webhooks.add(first.url, Date.now()), await server.deps.webhooks.add(second.url, Date.now())];
       const response = await post(server, { htmlContent: '<h1>Async hello</h1>', identifier: 'invoice-42', paperWidth: '210mm', paperHeight: '297mm' });
       expect(response.status).toBe(202);
       const queued = await response.json();
@@ -109,7 +109,7 @@ describe('render-async', () => {
       const none = await post(server, { htmlContent: '<p>x</p>', identifier: 'a' });
       expect(none.status).toBe(412);
       expect((await none.json()).outcome).toBe('WEBHOOK_NOT_CONFIGURED');
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
 
       const invalid = await post(server, { htmlContent: '<p>x</p>', priority: 20 });
       expect(invalid.status).toBe(422);
@@ -137,7 +137,7 @@ describe('render-async', () => {
     const hook = await receiver();
     const server = await startServer({}, { engine });
     try {
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
       const statuses = await Promise.all([0, 1].map(async () => (await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status));
       expect(statuses.sort()).toEqual([202, 402]);
       server.clock.time += 59_000;
@@ -154,10 +154,10 @@ describe('render-async', () => {
     const hook = await receiver();
     const server = await startServer({ concurrency: 1 }, undefined, { realClock: true });
     try {
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
       const slow = '<script>const end = Date.now() + 300; while (Date.now() < end) {}</script><p>async</p>';
       for (let i = 0; i < 6; i += 1) expect((await post(server, { htmlContent: slow, identifier: `backlog-${i}` })).status).toBe(202);
-      const finished = () => (server.deps.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
+      const finished = () => (server.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
       const before = finished();
       const sync = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>sync</p>' }) });
       expect(sync.status).toBe(200);
@@ -175,7 +175,7 @@ describe('render-async', () => {
     const hook = await receiver();
     const server = await startServer({ maxAttempts: 2, timeout: '1s' }, undefined, { realClock: true });
     try {
-      const endpoint = server.deps.webhooks.add(hook.url, Date.now());
+      const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })).json();
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
@@ -205,10 +205,10 @@ describe('render-async', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const server = await startServer({ webhookTimeout: '1s' }, { engine }, { realClock: true });
     try {
-      server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
+      await server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
       await hook.waitFor(1, 20_000);
-      const [entry] = server.deps.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<Record<string, unknown>>;
+      const [entry] = server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<Record<string, unknown>>;
       expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
     } finally {
       await server.close();
@@ -223,14 +223,14 @@ describe('render-async', () => {
     const gone = await receiver([410]);
     const server = await startServer({}, { engine }, { realClock: true });
     try {
-      server.deps.webhooks.add(flaky.url, Date.now());
-      const goneEndpoint = server.deps.webhooks.add(gone.url, Date.now());
+      await server.deps.webhooks.add(flaky.url, Date.now());
+      const goneEndpoint = await server.deps.webhooks.add(gone.url, Date.now());
       expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'retry-me' })).status).toBe(202);
       const [refused, accepted] = await flaky.waitFor(2, 20_000);
       expect(accepted!.headers['webhook-id']).toBe(refused!.headers['webhook-id']);
       expect(accepted!.body).toBe(refused!.body);
       await gone.waitFor(1);
-      expect(server.deps.webhooks.get(goneEndpoint.id)!.disabledAt).toEqual(expect.any(Number));
+      expect((await server.deps.webhooks.get(goneEndpoint.id))!.disabledAt).toEqual(expect.any(Number));
       // The disabled endpoint hears nothing of the next job.
       expect((await post(server, { htmlContent: '<p>y</p>', identifier: 'after-410' })).status).toBe(202);
       await flaky.waitFor(3);
@@ -248,10 +248,10 @@ describe('render-async', () => {
     const server = await startServer({}, undefined, { realClock: true });
     const locker = openDb(join(server.deps.config.dataDir, 'pdfrender.db'));
     try {
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
       const slow = '<script>const end = Date.now() + 5000; while (Date.now() < end) {}</script><p>slow</p>';
       const { jobId } = await (await post(server, { htmlContent: slow, identifier: 'through-a-lock' })).json();
-      const status = () => (server.deps.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
+      const status = () => (server.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
       while (status() !== 'rendering') await new Promise((r) => setTimeout(r, 20));
       // Another connection holds the write lock past a heartbeat (every 3.3 s) and several sender polls.
       locker.exec('BEGIN IMMEDIATE');

@@ -181,7 +181,7 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
     const hook = createServer((_req, res) => res.writeHead(200).end());
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     try {
-      server.deps.webhooks.add(`http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, Date.now());
+      await server.deps.webhooks.add(`http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, Date.now());
       const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },

@@ -72,7 +72,7 @@ describe('blocked URLs: one safe reason whether a name is internal or does not e
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer({ maxAttempts: 1 }, undefined, { realClock: true, resolver });
-    server.deps.webhooks.add(hook.url, Date.now());
+    await server.deps.webhooks.add(hook.url, Date.now());
   });
   afterAll(() => server.close());
 
@@ -108,11 +108,11 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
   let filesDir: string;
   beforeAll(async () => {
     server = await startServer({ maxAttempts: 1 }, undefined, { realClock: true });
-    server.deps.webhooks.add(hook.url, Date.now());
+    await server.deps.webhooks.add(hook.url, Date.now());
     // A real fault, and not one of the storage (those have their own documented statuses): the
     // database refuses every file row, with a message naming the path.
     filesDir = join(server.deps.config.dataDir, 'files');
-    server.deps.db.exec(`CREATE TRIGGER refuse_files BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'no more files in ${filesDir}'); END`);
+    server.db.exec(`CREATE TRIGGER refuse_files BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'no more files in ${filesDir}'); END`);
   });
   afterAll(() => server.close());
 

@@ -60,7 +60,7 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
     const hook = await receiver();
     const server = await startServer({ host: '0.0.0.0' }, { engine }, { realClock: true });
     try {
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
       const base = server.url; // http://127.0.0.1:<port>, the address the test connects to
       const hostile = { Host: 'attacker.example' };
 
@@ -94,7 +94,7 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
     const hook = await receiver();
     const server = await startServer({}, { engine }, { realClock: true });
     try {
-      server.deps.webhooks.add(hook.url, Date.now());
+      await server.deps.webhooks.add(hook.url, Date.now());
       const { port } = new URL(server.url);
       for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`]) {
         const answer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders({ Host: host }), doc(host));
@@ -109,7 +109,7 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
         expect((await send(server, 'GET', '/healthz', { Host: host })).status, host).toBe(421);
       }
       // Nothing was queued by the refused requests.
-      expect(server.deps.db.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+      expect(server.db.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
     } finally {
       await server.close();
       hook.close();
@@ -136,7 +136,7 @@ describe('cross-site browser requests (item 6)', () => {
   it('refuses a form posted by another site\'s page to every state-changing route, and registers nothing', async () => {
     const server = await startServer({}, { engine });
     try {
-      const kept = server.deps.webhooks.add('http://127.0.0.1:9/kept', Date.now());
+      const kept = await server.deps.webhooks.add('http://127.0.0.1:9/kept', Date.now());
       const attempts: Array<[string, string, Record<string, string>, string?]> = [
         ['POST', '/api/webhooks', formHeaders(crossSite), form({ url: 'http://127.0.0.1:9/evil' })],
         ['POST', '/api/webhooks', formHeaders({ Origin: 'http://evil.example' }), form({ url: 'http://127.0.0.1:9/evil' })],
@@ -152,7 +152,7 @@ describe('cross-site browser requests (item 6)', () => {
         expect(answer.json().outcome).toBe('CROSS_SITE_REQUEST');
         expect(answer.headers['access-control-allow-origin']).toBeUndefined();
       }
-      expect(server.deps.webhooks.list().map((endpoint) => endpoint.url)).toEqual(['http://127.0.0.1:9/kept']);
+      expect((await server.deps.webhooks.list()).map((endpoint) => endpoint.url)).toEqual(['http://127.0.0.1:9/kept']);
 
       // A client that is not a browser sends neither header, and a browser's own same-origin request is its own.
       expect((await send(server, 'POST', '/api/webhooks', formHeaders({}), form({ url: 'http://127.0.0.1:9/cli' }))).status).toBe(201);

@@ -24,7 +24,7 @@ let events = 0;
 async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> {
   const before = hook.received.length;
   events += 1;
-  deliveries(server.deps.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
+  deliveries(server.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
   const deadline = Date.now() + 20_000;
   while (hook.received.length === before) {
     if (Date.now() > deadline) throw new Error('no delivery arrived');
@@ -51,7 +51,7 @@ describe('webhook key and signing secret', () => {
     const hook = await receiver();
     const server = await startServer({}, undefined, { realClock: true });
     try {
-      const endpoint = server.deps.webhooks.add(hook.url, Date.now());
+      const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
       expect(endpoint.key).toMatch(/^whk_[0-9a-f]{64}$/);
       expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       const arrival = await deliverOne(server, hook);
@@ -158,7 +158,7 @@ describe('webhook key and signing secret', () => {
     // A server on the migrated data dir: the receiver's old secret still verifies, the Bearer is the new key.
     const server = await startServer({ dataDir }, undefined, { realClock: true });
     try {
-      server.deps.webhooks.remove('wh_second', server.clock.now());
+      await server.deps.webhooks.remove('wh_second', server.clock.now());
       const arrival = await deliverOne(server, hook);
       expect(arrival.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);
       expect(verifies(secrets[0]!, arrival)).toBe(true);

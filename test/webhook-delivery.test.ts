@@ -19,8 +19,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Queue `count` events for every active endpoint in one transaction, as finished jobs would. */
 function queueEvents(server: TestServer, count: number): void {
-  const outbox = deliveries(server.deps.db);
-  server.deps.db.transaction(() => {
+  const outbox = deliveries(server.db);
+  server.db.transaction(() => {
     for (let i = 0; i < count; i += 1) outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
   })();
 }
@@ -33,7 +33,7 @@ interface DeliveryState {
   last_error: string | null;
 }
 const deliveriesTo = (server: TestServer, endpointId: string) =>
-  server.deps.db.prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as DeliveryState[];
+  server.db.prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as DeliveryState[];
 
 let engine: Engine;
 
@@ -54,8 +54,8 @@ describe('webhook sender', () => {
     const healthy = await receiver();
     const server = await startServer({ webhookTimeout: `${timeoutMs}ms` }, { engine });
     try {
-      const dead = server.deps.webhooks.add(hanging.url, server.clock.now());
-      server.deps.webhooks.add(healthy.url, server.clock.now());
+      const dead = await server.deps.webhooks.add(hanging.url, server.clock.now());
+      await server.deps.webhooks.add(healthy.url, server.clock.now());
       // More events than the sender has slots: unbounded, the hanging receiver's attempts (each
       // event's first delivery) would fill every slot and the rest would wait for their timeouts.
       const events = 60;
@@ -78,7 +78,7 @@ describe('webhook sender', () => {
     const hook = await receiver((res, index) => void (index > 0 && res.writeHead(200).end()));
     const server = await startServer({ webhookTimeout: '1s' }, { engine });
     try {
-      const endpoint = server.deps.webhooks.add(hook.url, server.clock.now());
+      const endpoint = await server.deps.webhooks.add(hook.url, server.clock.now());
       const start = server.clock.now();
       queueEvents(server, 1);
       // Well before the 15 s default could have run out.
@@ -113,7 +113,7 @@ describe('webhook sender', () => {
     });
     const server = await startServer({}, { engine });
     try {
-      const endpoint = server.deps.webhooks.add(hook.url, server.clock.now());
+      const endpoint = await server.deps.webhooks.add(hook.url, server.clock.now());
       const start = server.clock.now();
       queueEvents(server, 1);
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt');
@@ -141,7 +141,7 @@ describe('webhook sender', () => {
     const temporary = await receiver((res) => res.writeHead(307, { Location: target.url }).end());
     const server = await startServer({}, { engine });
     try {
-      const endpoints = [server.deps.webhooks.add(found.url, server.clock.now()), server.deps.webhooks.add(temporary.url, server.clock.now())];
+      const endpoints = [await server.deps.webhooks.add(found.url, server.clock.now()), await server.deps.webhooks.add(temporary.url, server.clock.now())];
       queueEvents(server, 1);
       await until(() => endpoints.every((e) => deliveriesTo(server, e.id)[0]!.attempts === 1), 'both attempts');
       // fetch has finished with each response (a followed redirect would have been sent by now).

@@ -59,7 +59,7 @@ async function renderAsync(server: TestServer, identifier: string, headers: Reco
 }
 
 const rows = (server: TestServer, endpointId: string) =>
-  server.deps.db.prepare('SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as Array<{ jobId: string; eventId: string; status: string }>;
+  server.db.prepare('SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as Array<{ jobId: string; eventId: string; status: string }>;
 
 /** The job id and webhook-id of an arrival, checking its signature with `secret` as a receiver would. */
 function verified(secret: string, arrival: Arrival): { jobId: string; webhookId: string } {
@@ -134,17 +134,17 @@ describe('an endpoint that answered 410 Gone', () => {
       const first = await (await api('POST', '/api/webhooks', { url: back.url })).json();
       const other = await (await api('POST', '/api/webhooks', { url: gone.url })).json();
       const job1 = await renderAsync(server, 'first', { Authorization: 'Bearer k' });
-      await until(() => server.deps.webhooks.list().every((e) => e.disabledAt !== null), 'both endpoints disabled');
+      await until(async () => (await server.deps.webhooks.list()).every((e) => e.disabledAt !== null), 'both endpoints disabled');
       // Every endpoint disabled: async jobs are still taken, and their events held.
       const job2 = await renderAsync(server, 'second', { Authorization: 'Bearer k' });
-      await until(() => server.deps.webhooks.list().every((e) => e.held === 2), 'both endpoints holding 2 events');
+      await until(async () => (await server.deps.webhooks.list()).every((e) => e.held === 2), 'both endpoints holding 2 events');
 
       // Enabling follows the other routes' rules: the API key, and no other site's browser page.
       expect((await api('POST', `/api/webhooks/${first.id}/enable`, undefined, { Authorization: '' })).status).toBe(401);
       const crossSite = await api('POST', `/api/webhooks/${first.id}/enable`, undefined, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
       expect(crossSite.status).toBe(403);
       expect((await api('GET', `/api/webhooks/${first.id}/enable`)).status).toBe(405);
-      expect(server.deps.webhooks.get(first.id)!.disabledAt).not.toBeNull();
+      expect((await server.deps.webhooks.get(first.id))!.disabledAt).not.toBeNull();
 
       back.state.gone = false;
       const readded = await api('POST', '/api/webhooks', { url: back.url });
@@ -155,7 +155,7 @@ describe('an endpoint that answered 410 Gone', () => {
       // Its receiver's existing configuration still works: same key as Bearer, same signing secret.
       expect(back.accepted().map((a) => a.headers.authorization)).toEqual([`Bearer ${first.key}`, `Bearer ${first.key}`]);
       expect(back.accepted().map((a) => verified(first.secret, a).jobId).sort()).toEqual([job1, job2].sort());
-      expect(server.deps.webhooks.get(other.id)!.disabledAt).not.toBeNull(); // the other one still holds its 2
+      expect((await server.deps.webhooks.get(other.id))!.disabledAt).not.toBeNull(); // the other one still holds its 2
 
       // An endpoint added after the jobs finished gets job 1's event on redelivery, under the
       // webhook-id the others got; the re-added endpoint gets it again; the disabled one holds it.
@@ -194,7 +194,7 @@ describe('an endpoint that answered 410 Gone', () => {
     try {
       const endpoint = JSON.parse((await cli(server, ['add', hook.url, '--allow-private-webhooks', '--json'])).stdout) as { id: string; key: string; secret: string };
       const job = await renderAsync(server, 'only');
-      await until(() => server.deps.webhooks.list()[0]!.held === 1, 'the event held');
+      await until(async () => (await server.deps.webhooks.list())[0]!.held === 1, 'the event held');
       hook.state.gone = false;
       const again = await cli(server, ['add', hook.url, '--allow-private-webhooks']);
       expect(again.code).toBe(0);
@@ -204,7 +204,7 @@ describe('an endpoint that answered 410 Gone', () => {
       expect(again.stdout).not.toContain(endpoint.secret);
       await until(() => hook.accepted().length === 1, 'the held event');
       expect(verified(endpoint.secret, hook.accepted()[0]!).jobId).toBe(job);
-      expect(server.deps.webhooks.list()).toHaveLength(1);
+      expect(await server.deps.webhooks.list()).toHaveLength(1);
     } finally {
       await server.close();
       hook.close();
@@ -233,7 +233,7 @@ describe('an endpoint that answered 410 Gone', () => {
 
     const server = await startServer({ dataDir }, { engine }, { realClock: true });
     try {
-      expect(server.deps.webhooks.list().map((e) => [e.id, e.held])).toEqual([
+      expect((await server.deps.webhooks.list()).map((e) => [e.id, e.held])).toEqual([
         ['wh_gone', 2],
         ['wh_live', 0],
       ]);

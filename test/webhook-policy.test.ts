@@ -55,9 +55,9 @@ describe('webhook policy on a server', () => {
     // The name was public when it was added; by the time of delivery it resolves to loopback.
     const server = await startServer({ allowPrivateWebhooks: false }, undefined, { resolver: async () => ['127.0.0.1'], realClock: true });
     try {
-      server.deps.webhooks.add(`http://rebind.example.test:${port}/hook`, Date.now());
-      deliveries(server.deps.db).queueEvent('job_1', { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } }, Date.now());
-      const outbox = deliveries(server.deps.db);
+      await server.deps.webhooks.add(`http://rebind.example.test:${port}/hook`, Date.now());
+      deliveries(server.db).queueEvent('job_1', { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } }, Date.now());
+      const outbox = deliveries(server.db);
       const deadline = Date.now() + 10_000;
       while (outbox.log(10)[0]?.attempts !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       const [entry] = outbox.log(10);

@@ -34,7 +34,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     dataDir: config.dataDir,
     ...engineNetworkOptions(config, 'public'),
   });
-  const runtime = startRuntime({
+  const runtime = await startRuntime({
     config,
     engine,
     clock: { now: () => Date.now() },

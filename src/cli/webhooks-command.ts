@@ -4,32 +4,32 @@
  * live in the data dir's database, so a running server sees changes at once (and sends what a
  * command queued within a second).
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { serveSettings } from '../config.js';
 import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
 import { parseWith } from '../request.js';
-import { deliveries } from '../store/deliveries.js';
-import { openDb, type Db } from '../store/open-db.js';
-import { redeliveries, type Redelivery } from '../store/redeliver.js';
-import { webhookEndpoints, withoutCredentials, type Enabled, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import { openStore } from '../store/open-store.js';
+import type { Redelivery } from '../store/redeliver.js';
+import type { Store } from '../store/store.js';
+import { withoutCredentials, type Enabled, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 
 /** Build the `webhooks` command group. */
 export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
-  const withDb = async <T>(options: { dataDir?: string }, work: (db: Db) => T): Promise<T> => {
+  const withStore = async <T>(options: { dataDir?: string }, work: (store: Store) => Promise<T>): Promise<T> => {
     const dataDir = parseWith(serveSettings.dataDir.schema, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
-    const db = openDb(join(resolve(io.cwd, dataDir), 'pdfrender.db'));
+    const store = await openStore({ dataDir: resolve(io.cwd, dataDir) });
     try {
-      return work(db);
+      return await work(store);
     } finally {
-      db.close();
+      await store.close();
     }
   };
-  const withEndpoints = <T>(options: { dataDir?: string }, work: (endpoints: ReturnType<typeof webhookEndpoints>) => T) => withDb(options, (db) => work(webhookEndpoints(db)));
+  const withEndpoints = <T>(options: { dataDir?: string }, work: (endpoints: Store['webhooks']) => Promise<T>) => withStore(options, (store) => work(store.webhooks));
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -115,7 +115,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--json', 'print the log as JSON')
     .action(async (options: { dataDir?: string; failed?: boolean; limit: string; json?: boolean }) => {
       const limit = parseWith(numberField({ min: 1, integer: true }), options.limit) as number;
-      const entries = await withDb(options, (db) => deliveries(db).log(limit, options.failed === true));
+      const entries = await withStore(options, (store) => store.deliveries.log(limit, options.failed === true));
       if (options.json) return void print(JSON.stringify(entries));
       if (entries.length === 0) return void print(options.failed ? 'no failed deliveries' : 'no deliveries yet');
       for (const entry of entries) {
@@ -129,7 +129,7 @@ export function webhooksCommand(io: CliIO): Command {
     .description("send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)")
     .option('--data-dir <dir>', dataDirHelp)
     .action(async (jobId: string, options: { dataDir?: string }) => {
-      print(redeliveryReport(jobId, await withDb(options, (db) => redeliveries(db).redeliver(jobId, Date.now()))));
+      print(redeliveryReport(jobId, await withStore(options, (store) => store.redeliveries.redeliver(jobId, Date.now()))));
     });
   return group;
 }

@@ -17,7 +17,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
   app.post('/api/pdfs/render-async', async (c) => {
     const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
     // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
-    if (!deps.webhooks.any()) {
+    if (!(await deps.webhooks.any())) {
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
     }
     const job = await deps.write(() => deps.queue.enqueue({
@@ -37,8 +37,8 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) }, 202);
   });
 
-  app.get('/api/pdfs/jobs/:jobId', (c) => {
-    const job = deps.queue.get(c.req.param('jobId'));
+  app.get('/api/pdfs/jobs/:jobId', async (c) => {
+    const job = await deps.queue.get(c.req.param('jobId'));
     if (!job) throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
     return c.json({
       outcome: 'SUCCESS',

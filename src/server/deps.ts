@@ -1,13 +1,9 @@
 /** What the HTTP app is built from: passed in, so tests can drive it with their own clock. */
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import type { FileStore } from '../store/file-store.js';
-import type { Db } from '../store/open-db.js';
-import type { RateWindows } from '../store/rate-windows.js';
-import type { JobQueue } from '../store/jobs.js';
 import type { StorageHealth } from '../store/storage-health.js';
+import type { FileStore, JobQueue, RateWindows, Store, WebhookEndpoints } from '../store/store.js';
 import type { StoreWrite } from '../store/store-writer.js';
-import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
 import type { EventLog } from './event-log.js';
 import type { Listening } from './public-url.js';
 
@@ -28,7 +24,8 @@ export interface AccessLogEntry {
 export interface AppDeps {
   config: ServeConfig;
   engine: Engine;
-  db: Db;
+  /** Everything durable (SQLite or PostgreSQL); the members below are its parts. */
+  store: Store;
   rateWindows: RateWindows;
   files: FileStore;
   webhooks: WebhookEndpoints;

@@ -25,8 +25,8 @@ export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined
 /** Null when a write would succeed, else why not. */
 async function databaseWritable(deps: AppDeps): Promise<string | null> {
   try {
-    // Taking the write lock and letting go proves a write would succeed, without writing.
-    await deps.write(() => deps.db.exec('BEGIN IMMEDIATE; ROLLBACK'), { waitMs: lockWaitMs });
+    // Proves a write would succeed, without writing (SQLite: the write lock taken and let go).
+    await deps.write(() => deps.store.ping(), { waitMs: lockWaitMs });
     return null;
   } catch (error) {
     const { code, message } = callerError(error);

@@ -30,7 +30,7 @@ export function rateLimitPolicy(deps: AppDeps): MiddlewareHandler<{ Variables: {
     c.res.headers.set('RateLimit-Policy', policy);
     if (!c.res.headers.has('RateLimit')) {
       const now = clock.now();
-      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, rateWindows.peek(callerKey(c, config), now), now));
+      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, await rateWindows.peek(callerKey(c, config), now), now));
     }
   };
 }

@@ -6,15 +6,14 @@ import { join } from 'node:path';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import { startWorkers } from '../queue/worker.js';
-import { deliveries } from '../store/deliveries.js';
-import { fileStore } from '../store/file-store.js';
-import { jobQueue } from '../store/jobs.js';
+import { diskBlobs } from '../store/disk-blobs.js';
 import { ensureFolder } from '../store/data-dir.js';
+import { fileStore } from '../store/file-store.js';
 import { openDb } from '../store/open-db.js';
-import { rateWindows } from '../store/rate-windows.js';
+import { databasePath } from '../store/open-store.js';
+import { sqliteStore } from '../store/sqlite-store.js';
 import { watchStorage } from '../store/storage-health.js';
 import { storeWriter } from '../store/store-writer.js';
-import { webhookEndpoints } from '../store/webhook-endpoints.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
@@ -28,7 +27,7 @@ export interface Runtime {
 }
 
 /** Open the data dir and start the background work. The engine belongs to the caller. */
-export function startRuntime(options: {
+export async function startRuntime(options: {
   config: ServeConfig;
   engine: Engine;
   clock: Clock;
@@ -38,9 +37,9 @@ export function startRuntime(options: {
   version: string;
   /** Resolves webhook hosts; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver | undefined;
-}): Runtime {
+}): Promise<Runtime> {
   const { config, engine, clock } = options;
-  const dbPath = join(config.dataDir, 'pdfrender.db');
+  const dbPath = databasePath(config.dataDir);
   const filesDir = join(config.dataDir, 'files');
   const db = openDb(dbPath);
   // After the database opened, so a data dir refused for its database is left as it was.
@@ -56,11 +55,10 @@ export function startRuntime(options: {
   // From here on a lock held by another process is waited out without blocking (store-writer.ts).
   db.pragma('busy_timeout = 0');
   const write = storeWriter({ waitMs: config.busyTimeout, onFault: (fault, bytes) => storage.report(fault, bytes) });
-  const webhooks = webhookEndpoints(db);
-  const queue = jobQueue(db);
-  const outbox = deliveries(db);
-  const files = fileStore(db, filesDir, write);
-  const sender = startSender({ deliveries: outbox, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events, write });
+  const store = sqliteStore(db);
+  const { queue, webhooks } = store;
+  const files = fileStore(store.fileIndex, diskBlobs(filesDir), write);
+  const sender = startSender({ deliveries: store.deliveries, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events, write });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;
@@ -75,8 +73,8 @@ export function startRuntime(options: {
   const deps: AppDeps = {
     config,
     engine,
-    db,
-    rateWindows: rateWindows(db),
+    store,
+    rateWindows: store.rateWindows,
     files,
     webhooks,
     queue,
@@ -95,7 +93,7 @@ export function startRuntime(options: {
       await workers.stop();
       await sender.stop();
       storage.stop();
-      db.close();
+      await store.close();
     },
   };
 }

@@ -25,7 +25,7 @@ const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook e
 
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/api/webhooks', (c) => c.json({ outcome: 'SUCCESS', webhooks: deps.webhooks.list().map((endpoint) => withoutCredentials(endpoint)) }));
+  app.get('/api/webhooks', async (c) => c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) }));
   app.post('/api/webhooks', async (c) => {
     const body = await readBody(c);
     const url = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).url : undefined;

@@ -10,10 +10,10 @@ import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import type { Clock } from '../server/deps.js';
 import type { EventLog } from '../server/event-log.js';
-import type { Deliveries, Delivery } from '../store/deliveries.js';
+import type { Delivery } from '../store/deliveries.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StoreWrite } from '../store/store-writer.js';
-import type { WebhookEndpoints } from '../store/webhook-endpoints.js';
+import type { Deliveries, WebhookEndpoints } from '../store/store.js';
 import { signWebhook } from './signing.js';
 
 const pollMs = 500;
@@ -58,7 +58,7 @@ export function startSender(deps: {
   const perEndpoint: Record<string, number> = {};
 
   const attempt = async (delivery: Delivery) => {
-    const endpoint = deps.webhooks.get(delivery.endpointId);
+    const endpoint = await deps.webhooks.get(delivery.endpointId);
     if (!endpoint) return deps.write(() => deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
     if (endpoint.disabledAt !== null) return deps.write(() => deps.deliveries.hold(delivery.id, deps.clock.now()));

@@ -8,6 +8,8 @@ import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
 import type { LogEvent } from '../../src/server/event-log.js';
 import { listen } from '../../src/server/listen.js';
 import { startRuntime } from '../../src/server/runtime.js';
+import { openDb, type Db } from '../../src/store/open-db.js';
+import { databasePath } from '../../src/store/open-store.js';
 import { executablePath } from './browser.js';
 import { tempDir } from './files.js';
 
@@ -18,6 +20,8 @@ export interface TestServer {
   logs: AccessLogEntry[];
   /** The operator's log (errors and their causes), as the server wrote it. */
   events: LogEvent[];
+  /** A connection of the test's own to the server's SQLite database, to look at rows (or plant a fault) directly. */
+  readonly db: Db;
   close(): Promise<void>;
 }
 
@@ -38,19 +42,24 @@ export async function startServer(
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
   const events: LogEvent[] = [];
-  const runtime = startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', resolver: options.resolver });
+  const runtime = await startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', resolver: options.resolver });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   // As run-server.ts listens: the same timeouts, connection cap and recorded address.
   const server = await listen(app, config, deps.listening);
   const { port } = deps.listening.address!;
+  let db: Db | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     deps,
     clock,
     logs,
     events,
+    get db() {
+      return (db ??= openDb(databasePath(config.dataDir)));
+    },
     async close() {
+      db?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         if ('closeAllConnections' in server) server.closeAllConnections();
