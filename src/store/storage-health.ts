@@ -6,7 +6,8 @@
  * a storage error (report). While at fault, work that needs storage is refused (507 STORAGE_FULL,
  * 503 STORAGE_UNAVAILABLE), /readyz says why, and the async workers take no jobs. A full disk clears
  * by itself once space is back; a deleted or replaced data dir only if the very same files come back
- * (a remount), else it needs a restart, which opens what is there then.
+ * (a remount), else it needs a restart, which opens what is there then. The same monitor watches
+ * a shared storage (PostgreSQL, S3) through its own StorageLooks (shared-storage-looks.ts).
  */
 import { statSync } from 'node:fs';
 import { access, constants, stat, statfs } from 'node:fs/promises';
@@ -53,8 +54,25 @@ interface Watched {
   ino: number;
 }
 
+/** How one kind of storage is looked at; storageMonitor keeps the state, the log and the timer. */
+export interface StorageLooks {
+  /** Where the storage is, for the log ("data dir /srv/pdfrender", "the database and S3 bucket ..."). */
+  where: string;
+  /** How an unavailable storage comes back, for the log. */
+  recovery: string;
+  /** Look at everything: whether it is there and usable, and (if it can tell) whether `needBytes` are free. */
+  look(needBytes: number): Promise<StorageFault | null>;
+  /** The quick look after a write and before acknowledging it: is what was written where it will be read? */
+  confirm(): Promise<StorageFault | null>;
+}
+
 /** Watch `dbPath` and `filesDir` (both existing, as the server opened them) in `dataDir`. */
 export function watchStorage(options: { dataDir: string; dbPath: string; filesDir: string; events: EventLog }): StorageHealth {
+  return storageMonitor(dataDirLooks(options), options.events);
+}
+
+/** The looks at a data dir: its database file and files folder still the ones opened, writable, with room. */
+function dataDirLooks(options: { dataDir: string; dbPath: string; filesDir: string }): StorageLooks {
   const watched: Watched[] = [
     { path: options.dbPath, label: 'pdfrender.db' },
     { path: options.filesDir, label: 'files/' },
@@ -62,27 +80,6 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
     const { dev, ino } = statSync(entry.path);
     return { ...entry, dev, ino };
   });
-  let fault: StorageFault | null = null;
-  /** A write failed for want of room: clear only once twice its size (and the floor) is free, so one large PDF cannot make it flap. */
-  let fullNeeds: number | null = null;
-  let running: Promise<StorageFault | null> | undefined;
-  let lastBusyLog = -Infinity;
-
-  // Logged when the storage turns faulty, changes fault, or recovers; a new reason for the same fault is kept quietly.
-  const set = (next: StorageFault | null) => {
-    const changed = next?.code !== fault?.code;
-    if (!changed) {
-      fault = next;
-      return;
-    }
-    if (next) {
-      const refusal = next.code === 'STORAGE_FULL' ? '507 STORAGE_FULL until space is freed' : '503 STORAGE_UNAVAILABLE until it is back (a deleted or replaced data dir needs a restart)';
-      options.events({ level: 'error', message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (data dir ${options.dataDir}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`, code: next.code });
-    } else if (fault) {
-      options.events({ level: 'info', message: `storage usable again (it was: ${fault.reason}); queued jobs go on` });
-    }
-    fault = next;
-  };
 
   // The paths still lead to the files this server opened, and they are writable.
   const identity = async (): Promise<StorageFault | null> => {
@@ -100,24 +97,61 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
     }
     return null;
   };
+  const unreadable = (error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` });
+
+  return {
+    where: `data dir ${options.dataDir}`,
+    recovery: 'until it is back (a deleted or replaced data dir needs a restart)',
+    async look(needBytes) {
+      const unavailable = await identity();
+      if (unavailable) return unavailable;
+      const space = await statfs(options.filesDir).catch(() => undefined);
+      if (!space) return null;
+      const free = space.bavail * space.bsize;
+      return free >= needBytes ? null : { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs` };
+    },
+    // Free space is not looked at: what was written is kept, and the timer sees a full disk.
+    confirm: () => identity().catch(unreadable),
+  };
+}
+
+/**
+ * The health of a storage seen through `looks`: looked at every second, after acknowledged writes
+ * (confirm) and whenever a write fails with a storage error (report); logged when it turns faulty,
+ * changes fault or recovers.
+ */
+export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHealth {
+  let fault: StorageFault | null = null;
+  /** A write failed for want of room: clear only once twice its size (and the floor) is free, so one large PDF cannot make it flap. */
+  let fullNeeds: number | null = null;
+  let running: Promise<StorageFault | null> | undefined;
+  let lastBusyLog = -Infinity;
+
+  // A new reason for the same fault is kept quietly.
+  const set = (next: StorageFault | null) => {
+    const changed = next?.code !== fault?.code;
+    if (!changed) {
+      fault = next;
+      return;
+    }
+    if (next) {
+      const refusal = next.code === 'STORAGE_FULL' ? '507 STORAGE_FULL until space is freed' : `503 STORAGE_UNAVAILABLE ${looks.recovery}`;
+      events({ level: 'error', message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (${looks.where}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`, code: next.code });
+    } else if (fault) {
+      events({ level: 'info', message: `storage usable again (it was: ${fault.reason}); queued jobs go on` });
+    }
+    fault = next;
+  };
 
   const look = async (): Promise<StorageFault | null> => {
-    const unavailable = await identity();
-    if (unavailable) return unavailable;
-    const space = await statfs(options.filesDir).catch(() => undefined);
-    if (!space) return null;
-    const free = space.bavail * space.bsize;
-    const needed = Math.max(minFree, fullNeeds ?? 0);
-    if (free >= needed) {
-      fullNeeds = null;
-      return null;
-    }
-    return { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needed)} it needs` };
+    const next = await looks.look(Math.max(minFree, fullNeeds ?? 0));
+    if (next === null) fullNeeds = null;
+    return next;
   };
 
   const check = () =>
     (running ??= look()
-      .catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` }))
+      .catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the storage cannot be checked: ${describeErrno(error)}` }))
       .then((next) => {
         set(next);
         return next;
@@ -135,8 +169,7 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
     check,
     async confirm() {
       // A look of its own, begun after the write: one already under way may have begun before it.
-      // Free space is not looked at: what was written is kept, and the timer sees a full disk.
-      const unavailable = await identity().catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` }));
+      const unavailable = await looks.confirm();
       if (!unavailable) return;
       set(unavailable);
       throw storageError(unavailable.code);
@@ -146,7 +179,7 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
         // Not a fault of the storage: the writes that waited too long were refused (503); say so now and then.
         if (performance.now() - lastBusyLog >= busyLogEveryMs) {
           lastBusyLog = performance.now();
-          options.events({ level: 'warn', message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY', code: error.code });
+          events({ level: 'warn', message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY', code: error.code });
         }
         return;
       }
@@ -156,7 +189,7 @@ export function watchStorage(options: { dataDir: string; dbPath: string; filesDi
       } else {
         set({ code: 'STORAGE_UNAVAILABLE', reason: `a write failed: ${describeErrno(error.cause)}` });
       }
-      // The look decides from here: it clears a fault the paths and free space no longer show.
+      // The look decides from here: it clears a fault the storage no longer shows.
       void check();
     },
     stop: () => clearInterval(timer),
