@@ -97,9 +97,11 @@ describe('s3Blobs', () => {
   it('removeOrphans deletes old objects no row names, keeps known and young ones and keys not its own', async () => {
     const blobs = s3Blobs({ ...base, prefix: 'sweep' });
     const neighbour = s3Blobs({ ...base, prefix: 'sweep-other' });
+    const deeper = s3Blobs({ ...base, prefix: 'sweep/kept-by-someone' });
     const [known, orphan, young] = [newId(), newId(), newId()];
     for (const id of [known, orphan, young]) await blobs.put(id, makePdf(id));
     await neighbour.put(orphan, makePdf('not in this prefix'));
+    await deeper.put(orphan, makePdf('in a folder under the prefix'));
     const knownOnly = async (ids: string[]) => new Set(ids.filter((id) => id === known));
 
     // Everything was written after this: nothing counts as old yet, so nothing goes.
@@ -112,15 +114,15 @@ describe('s3Blobs', () => {
     expect(await blobs.get(young)).not.toBeNull();
     expect(await blobs.get(orphan)).toBeNull();
     expect(await neighbour.get(orphan)).not.toBeNull();
-    blobs.close();
-    neighbour.close();
+    expect(await deeper.get(orphan)).not.toBeNull();
+    for (const client of [blobs, neighbour, deeper]) client.close();
   });
 
   it('lists over several pages and asks `known` about at most 500 ids at a time', async () => {
     const blobs = s3Blobs({ ...base, prefix: 'many' });
     const ids = Array.from({ length: 1100 }, newId);
     const tiny = makePdf('x');
-    for (let start = 0; start < ids.length; start += 25) await Promise.all(ids.slice(start, start + 25).map((id) => blobs.put(id, tiny)));
+    for (let start = 0; start < ids.length; start += 100) await Promise.all(ids.slice(start, start + 100).map((id) => blobs.put(id, tiny)));
     const keep = new Set(ids.filter((_, index) => index % 2 === 0));
     const asked: number[] = [];
     const seen = new Set<string>();
