@@ -20,8 +20,6 @@ import { s3Call, s3Problem, s3Unavailable } from './s3-errors.js';
 import type { FilesLocation, S3Connection } from './s3-location.js';
 
 export interface S3BlobsOptions extends FilesLocation, S3Connection {
-  /** Base URL of an S3-compatible server (MinIO, a local one); addressed path-style. Absent: AWS itself. */
-  endpoint?: string;
   /** Keys per ListObjectsV2 page (S3's own maximum, 1000, unless told); smaller in tests. */
   pageSize?: number;
   /** Give up connecting after this long (default 5 s). */

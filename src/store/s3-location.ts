@@ -4,6 +4,7 @@
  * S3-compatible servers, and the usual AWS_* variables read here, at the edge, from the env given.
  */
 import { z } from 'zod';
+import { PdfRenderError } from '../errors.js';
 
 /** A bucket and the key prefix (no leading or trailing slash; '' for the bucket's root) the PDFs go under. */
 export interface FilesLocation {
@@ -50,15 +51,35 @@ export const s3EndpointField = z.url({ protocol: /^https?$/, error: 'must be an 
 /** How the client reaches and signs in to the store. */
 export interface S3Connection {
   region: string;
+  /** Base URL of an S3-compatible server (MinIO, a local one), addressed path-style; absent: AWS itself. */
+  endpoint?: string;
   /** Absent: the SDK's own chain (shared config files, web identity, instance roles) finds them. */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-/** Region and credentials from AWS_REGION (or AWS_DEFAULT_REGION; else us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN. */
+/**
+ * Region, endpoint and credentials from AWS_REGION (or AWS_DEFAULT_REGION; else us-east-1),
+ * AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+ * AWS_SESSION_TOKEN; a --s3-endpoint given to s3Blobs after these wins over the variables.
+ */
 export function s3Connection(env: NodeJS.ProcessEnv): S3Connection {
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+  // Read here rather than left to the SDK, which would address a local server by bucket host names.
+  const endpointVariable = ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'].find((name) => env[name]);
+  let endpoint: string | undefined;
+  if (endpointVariable) {
+    const parsed = s3EndpointField.safeParse(env[endpointVariable]);
+    if (!parsed.success) {
+      const message = `${endpointVariable}: ${parsed.error.issues[0]?.message ?? 'not a URL'} (got "${env[endpointVariable]}")`;
+      throw new PdfRenderError('VALIDATION_FAILED', message, { fieldErrors: { [endpointVariable]: [message] } });
+    }
+    endpoint = parsed.data;
+  }
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
-  if (!accessKeyId || !secretAccessKey) return { region };
-  return { region, credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } };
+  return {
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } } : {}),
+  };
 }
