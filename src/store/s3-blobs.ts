@@ -47,7 +47,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     ...(options.credentials ? { credentials: options.credentials } : {}),
     // Other S3 servers seldom resolve bucket host names (bucket.127.0.0.1 means nothing).
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
-    // Only the checksums S3 demands: many S3-compatible servers refuse the newer CRC headers. Puts carry a Content-MD5, which all check.
+    // Only the checksums S3 demands: some S3-compatible servers refuse the newer CRC headers. Puts carry a Content-MD5 instead, the older check they all know.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5_000, socketTimeout: options.idleTimeoutMs ?? 30_000 },
