@@ -85,7 +85,7 @@ export async function startCluster(): Promise<Cluster> {
       const admin = new pg.Client({ connectionString: url('postgres') });
       await admin.connect();
       try {
-        await admin.query(`CREATE DATABASE "${name}"`);
+        await admin.query(`CREATE DATABASE "${name}" STRATEGY FILE_COPY`);
       } finally {
         await admin.end();
       }
