@@ -6,6 +6,7 @@
  * files and blobs.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { NetworkReport } from '../src/engine/page-guard.js';
 import { isPdfRenderError } from '../src/errors.js';
 import type { EnqueueInput, JobError } from '../src/store/jobs.js';
 import type { JobQueue, Store } from '../src/store/store.js';
@@ -147,7 +148,7 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.release(queued.id, 'worker-a', 2_005_000)).toBe(true);
     expect(await queue.get(queued.id)).toMatchObject({ status: 'queued', attempts: 0, claimedBy: null, leaseUntil: null, availableAt: 2_005_000 });
     await queue.claim('worker-a', 2_005_000, 30_000);
-    const network = { blocked: ['http://10.0.0.1/x.png'], failed: [] };
+    const network: NetworkReport = { blocked: [{ url: 'http://10.0.0.1/x.png', code: 'NETWORK_BLOCKED', reason: 'a private address' }], failed: [] };
     expect(await queue.complete(queued.id, 'worker-a', 2_006_000, { fileId: 'f', pages: 2, bytes: 900, network })).toBe(true);
     expect(await queue.get(queued.id)).toMatchObject({ status: 'succeeded', attempts: 1, fileId: 'f', pages: 2, bytes: 900, finishedAt: 2_006_000, leaseUntil: null, network });
   });

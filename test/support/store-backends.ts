@@ -34,6 +34,8 @@ export interface Opened {
 
 export interface Backend {
   name: 'sqlite' | 'postgres';
+  /** Whether `open` gives Blobs. */
+  hasBlobs: boolean;
   open(): Promise<Opened>;
 }
 
@@ -74,11 +76,15 @@ export function sqliteAdapter(db: Db): Store {
 
 const sqlite: Backend = {
   name: 'sqlite',
+  hasBlobs: false,
   async open() {
     const db = openDb(join(await tempDir(), 'pdfrender.db'));
     return {
       store: sqliteAdapter(db),
-      sql: async <Row>(text: string, ...params: unknown[]) => db.prepare(text).all(...params) as Row[],
+      sql: async <Row>(text: string, ...params: unknown[]) => {
+        const statement = db.prepare(text);
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
+      },
       async breakDeliveries() {
         db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
         return async () => void db.exec('DROP TRIGGER no_deliveries');
@@ -121,6 +127,7 @@ const tables = 'rate_windows, files, blobs, webhook_endpoints, jobs, identifiers
 
 const postgres: Backend = {
   name: 'postgres',
+  hasBlobs: true,
   // One database per file, emptied for each test: a CREATE DATABASE takes about half a second here, a TRUNCATE a few ms.
   async open() {
     const url = await (shared ??= freshDatabase().then(({ url }) => url));
