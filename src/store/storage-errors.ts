@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { isPdfRenderError, PdfRenderError, type ErrorCode } from '../errors.js';
+import { isPostgresError, postgresStorageCode } from './postgres-errors.js';
 
 /** The codes of a fault in the storage, never in the document or the request. */
 export type StorageCode = Extract<ErrorCode, 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY'>;
@@ -18,6 +19,13 @@ const messages: Record<StorageCode, string> = {
   STORAGE_FULL: "the server's storage is full, so nothing more can be stored there; try again later",
   STORAGE_UNAVAILABLE: "the server's storage is unavailable (its data folder was removed, replaced or made read-only); try again later or another instance",
   DATABASE_BUSY: "the server's database is locked by another process; try again shortly",
+};
+
+// The same faults on a PostgreSQL server (several instances share it, so another may still answer).
+const postgresMessages: Record<StorageCode, string> = {
+  STORAGE_FULL: "the server's database is full, so nothing more can be stored there; try again later",
+  STORAGE_UNAVAILABLE: "the server's database cannot be reached or cannot take writes; try again later or another instance",
+  DATABASE_BUSY: "the server's database is busy with a conflicting change; try again shortly",
 };
 
 const fullErrnos = new Set(['ENOSPC', 'EDQUOT']);
@@ -45,6 +53,8 @@ function isStorageCode(code: ErrorCode): code is StorageCode {
 
 /** A storage fault as a PdfRenderError (with Retry-After and the raw error as its cause), or undefined for any other error. */
 export function storageFault(error: unknown): PdfRenderError | undefined {
+  // Only errors PostgreSQL itself sent: the PostgreSQL store wraps its connection errors already.
+  if (isPostgresError(error)) return postgresFault(error);
   const code = codeOf(error);
   if (!code) return undefined;
   if (isPdfRenderError(error)) return error;
@@ -53,7 +63,7 @@ export function storageFault(error: unknown): PdfRenderError | undefined {
 
 /** A database error that is a storage fault (a read meeting a lock, say), as a PdfRenderError; undefined for anything else. */
 export function databaseFault(error: unknown): PdfRenderError | undefined {
-  return error instanceof Database.SqliteError ? storageFault(error) : undefined;
+  return error instanceof Database.SqliteError || isPostgresError(error) ? storageFault(error) : undefined;
 }
 
 /** The PdfRenderError of a storage fault known by its code (the health monitor's own findings). */
@@ -64,4 +74,11 @@ export function storageError(code: StorageCode, cause?: unknown): PdfRenderError
 /** True for an error that says the storage failed (full, unavailable, busy), not the document. */
 export function isStorageFault(error: unknown): error is PdfRenderError {
   return isPdfRenderError(error) && isStorageCode(error.code);
+}
+
+/** A storage fault of PostgreSQL or its connection (refused, lost), worded for a database server; undefined for anything else. */
+export function postgresFault(error: unknown): PdfRenderError | undefined {
+  if (isPdfRenderError(error)) return isStorageFault(error) ? error : undefined;
+  const code = postgresStorageCode(error);
+  return code ? new PdfRenderError(code, postgresMessages[code], { cause: error, retryAfter: retryAfter[code] }) : undefined;
 }

@@ -1,0 +1,39 @@
+/**
+ * Which PostgreSQL and driver errors are storage faults: a lock or serialization conflict is the
+ * database being busy (the store writer tries again), a lost or refused connection or a server
+ * shutting down is the storage being unavailable, a full disk is full. Anything else (a bug in a
+ * statement, a constraint) is not, and stays as it was thrown.
+ */
+import pg from 'pg';
+
+/** True for an error the PostgreSQL server sent (it carries a SQLSTATE code). */
+export function isPostgresError(error: unknown): error is pg.DatabaseError {
+  return error instanceof pg.DatabaseError;
+}
+
+/** The storage code of a PostgreSQL or node-postgres error, or undefined when it is not a storage fault. */
+export function postgresStorageCode(error: unknown): 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY' | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return sqlState(code);
+  if (typeof code === 'string' && networkErrnos.has(code)) return 'STORAGE_UNAVAILABLE';
+  // node-postgres reports a lost connection and a full pool without a code.
+  return driverMessages.test(error.message) ? 'STORAGE_UNAVAILABLE' : undefined;
+}
+
+// The errnos of a server that cannot be reached (node-postgres passes the socket's error on).
+const networkErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const driverMessages = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Query read timeout)/;
+
+// Serialization failure, deadlock, lock not available (lock_timeout), a statement cancelled by statement_timeout.
+const busy = new Set(['40001', '40P01', '55P03', '57014']);
+// Admin or crash shutdown, starting up, too many connections, a read-only server (a standby), a system I/O error.
+const unavailable = new Set(['57P01', '57P02', '57P03', '53300', '25006', '3D000']);
+
+function sqlState(code: string): 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY' | undefined {
+  if (busy.has(code)) return 'DATABASE_BUSY';
+  if (code === '53100') return 'STORAGE_FULL';
+  // Class 08: connection exceptions; 28: the server refused our credentials; 58: system errors (I/O).
+  if (unavailable.has(code) || /^(08|28|58)/.test(code)) return 'STORAGE_UNAVAILABLE';
+  return undefined;
+}

@@ -1,0 +1,117 @@
+/**
+ * Webhook deliveries in PostgreSQL, with the SQLite outbox's semantics (deliveries.ts). A claim
+ * moves each delivery's next attempt and claimed_until forward; claims take one advisory lock, so
+ * each sees what the last left (its per-endpoint counts are exact), and each UPDATE re-checks that
+ * the row is still due, so an instance never sends an attempt another one took.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import type { Delivery, DeliveryLogEntry } from '../deliveries.js';
+import { retrySchedule } from '../deliveries.js';
+import { retryDelay } from '../delivery-retry.js';
+import type { Deliveries } from '../store.js';
+import { changes, lock, locks, query, rows, transaction, type Sql } from './sql.js';
+
+/**
+ * Queue `event` for every endpoint in `tx` (held for a disabled one); returns how many deliveries.
+ * The caller holds the webhooks lock (shared), so no endpoint changes between this and its commit.
+ */
+export async function queueEvent(tx: Sql, jobId: string, event: unknown, now: number): Promise<number> {
+  return changes(
+    tx,
+    `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)
+     SELECT $1, $2, id, $3, CASE WHEN disabled_at IS NULL THEN 'pending' ELSE 'held' END, $4, $4 FROM webhook_endpoints ORDER BY created_at, seq`,
+    [`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now],
+  );
+}
+
+// The columns of a log entry, named as its fields.
+const logColumns = `SELECT d.id, d.event_id AS "eventId", d.job_id AS "jobId", d.endpoint_id AS "endpointId", e.url, d.status, d.attempts,
+    d.last_status AS "lastStatus", d.last_error AS "lastError", d.created_at AS "createdAt",
+    CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS "nextAttemptAt", d.delivered_at AS "deliveredAt"
+  FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
+
+/** The deliveries table in the database of `pool`. */
+export function postgresDeliveries(pool: pg.Pool): Deliveries {
+  return {
+    /** Queue `event` for every endpoint, due now, held for a disabled one; returns how many deliveries. */
+    queueEvent: (jobId: string, event: unknown, now: number) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.webhooks, true);
+        return queueEvent(tx, jobId, event, now);
+      }),
+
+    /** Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the caller's `inFlight`, kept from other senders for `holdMs`. */
+    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.deliveryClaim);
+        const busy = Object.entries(inFlight);
+        const taken = await rows<Delivery & { due_at: number }>(
+          tx,
+          `WITH due AS (
+             SELECT id, endpoint_id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
+             FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+           ), picked AS (
+             SELECT due.id, due.next_attempt_at AS due_at FROM due
+             LEFT JOIN unnest($4::text[], $5::bigint[]) AS busy(endpoint_id, count) ON busy.endpoint_id = due.endpoint_id
+             WHERE due.rank <= $3 - coalesce(busy.count, 0)
+             ORDER BY due.next_attempt_at, due.id LIMIT $2
+           )
+           UPDATE webhook_deliveries w SET next_attempt_at = $6, claimed_until = $6
+           FROM picked
+           WHERE w.id = picked.id AND w.status = 'pending' AND w.next_attempt_at <= $1
+           RETURNING w.id, w.event_id AS "eventId", w.job_id AS "jobId", w.endpoint_id AS "endpointId", w.body, w.attempts, picked.due_at`,
+          [now, limit, perEndpoint, busy.map(([id]) => id), busy.map(([, count]) => count), now + holdMs],
+        );
+        // RETURNING keeps no order: back into due order.
+        taken.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
+        return taken.map(({ due_at: _due, ...delivery }) => delivery);
+      }),
+
+    /** The receiver answered 2xx. */
+    async succeeded(id: number, status: number, now: number) {
+      await query(
+        pool,
+        "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = $1, last_error = NULL, delivered_at = $2, claimed_until = NULL WHERE id = $3",
+        [status, now, id],
+      );
+    },
+
+    /** The attempt failed: schedule the next (the schedule's delay, or the receiver's Retry-After up to 10 h), or mark it failed after the last. */
+    async failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs = 0) {
+      await query(
+        pool,
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = $1, last_error = $2, claimed_until = NULL,
+           status = CASE WHEN attempts + 1 > $3 THEN 'failed' ELSE 'pending' END, next_attempt_at = $4 WHERE id = $5`,
+        [status, error, retrySchedule.length, now + retryDelay(delivery.attempts, retryAfterMs), delivery.id],
+      );
+    },
+
+    /** The newest deliveries first (only failed ones with `failedOnly`). */
+    log: async (limit: number, failedOnly = false) =>
+      rows<DeliveryLogEntry>(pool, `${logColumns} ${failedOnly ? "WHERE d.status = 'failed'" : ''} ORDER BY d.id DESC LIMIT $1`, [limit]),
+
+    /** Keep a delivery until its endpoint is enabled again (after a 410, counted as an attempt, or found disabled before sending). */
+    async hold(id: number, now: number, answered?: { status: number; error: string }) {
+      // Held only while its endpoint is still disabled: one enabled again meanwhile gets the delivery due now.
+      await query(
+        pool,
+        `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = attempts + $2,
+           last_status = coalesce($3, last_status), last_error = coalesce($4, last_error),
+           status = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN 'held' ELSE 'pending' END,
+           next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE $5 END
+         WHERE id = $1`,
+        [id, answered ? 1 : 0, answered?.status ?? null, answered?.error ?? null, now],
+      );
+    },
+
+    /** Stop for good (the endpoint is gone). */
+    async abandon(id: number, status: number | null, error: string) {
+      await query(pool, "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = $1, last_error = $2, claimed_until = NULL WHERE id = $3", [
+        status,
+        error,
+        id,
+      ]);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The async job queue in PostgreSQL, with the SQLite queue's semantics (jobs.ts) when several
+ * instances share it. A claim is one UPDATE of the next ready job picked FOR UPDATE SKIP LOCKED:
+ * two instances never take the same job and never wait on each other's. Enqueues take one
+ * transaction-level advisory lock, so the dedupe check and the queue bounds see every enqueue
+ * before them (the same identifier at two instances at once: one job). Every write to a claimed
+ * job names its holder (fencing), and a job's final status and its webhook deliveries are one
+ * transaction.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { duplicateIdentifier } from '../identifier-window.js';
+import { jobEvent, type FinishedJobRow } from '../job-events.js';
+import type { EnqueueInput, Job, JobError, JobResult, JobStatus } from '../jobs.js';
+import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
+import type { JobQueue } from '../store.js';
+import { queueEvent } from './deliveries.js';
+import { changes, lock, locks, query, row, rows, transaction, type Sql } from './sql.js';
+
+// The columns of a Job, named as its fields; request and network are JSON text.
+const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
+  created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
+  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
+const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, error, error_code';
+
+type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
+const toJob = (r: JobRow): Job => ({ ...r, request: r.request === null ? null : JSON.parse(r.request), network: r.network === null ? null : JSON.parse(r.network) });
+
+const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
+
+/** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event. Null when `worker` does not hold the job. */
+async function settle(tx: Sql, id: string, worker: string | null, now: number, error: JobError, retryAt: number): Promise<JobStatus | null> {
+  const settled = await row<FinishedJobRow>(
+    tx,
+    `UPDATE jobs SET
+       status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+       request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
+       finished_at = CASE WHEN attempts >= max_attempts THEN $1::bigint ELSE NULL END,
+       available_at = $2, error = $3, error_code = $4, lease_until = NULL, claimed_by = NULL
+     WHERE id = $5 AND claimed_by = $6 AND status = 'rendering' RETURNING ${eventColumns}`,
+    [now, retryAt, error.message, error.code, id, worker],
+  );
+  if (!settled) return null;
+  if (settled.status === 'failed') await queueEvent(tx, id, jobEvent(settled), now);
+  return settled.status as JobStatus;
+}
+
+/** The job queue in the database of `pool`. */
+export function postgresJobQueue(pool: pg.Pool): JobQueue {
+  return {
+    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
+    enqueue: (input: EnqueueInput) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.enqueue);
+        const seen = await row<{ seen_at: number }>(tx, 'SELECT seen_at FROM identifiers WHERE caller = $1 AND identifier = $2', [input.caller, input.identifier]);
+        const duplicate = duplicateIdentifier(input.identifier, seen?.seen_at, input.now, input.dedupeWindowMs);
+        if (duplicate) throw duplicate;
+        const request = JSON.stringify(input.request);
+        const requestBytes = Buffer.byteLength(request);
+        const held = (await row<{ jobs: number; bytes: number; my_jobs: number; my_bytes: number }>(
+          tx,
+          `SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0)::bigint AS bytes,
+                  count(*) FILTER (WHERE caller = $1) AS my_jobs, coalesce(sum(request_bytes) FILTER (WHERE caller = $1), 0)::bigint AS my_bytes
+           FROM jobs WHERE status IN ('queued', 'rendering')`,
+          [input.caller],
+        ))!;
+        checkTotalBounds(held, requestBytes, input.bounds);
+        checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, input.bounds);
+        await query(
+          tx,
+          'INSERT INTO identifiers (caller, identifier, seen_at) VALUES ($1, $2, $3) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at',
+          [input.caller, input.identifier, input.now],
+        );
+        const id = `job_${randomBytes(12).toString('base64url')}`;
+        const inserted = await row<JobRow>(
+          tx,
+          `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $9) RETURNING ${jobColumns}`,
+          [id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now],
+        );
+        return toJob(inserted!);
+      }),
+
+    /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
+    async claim(worker: string, now: number, leaseMs: number) {
+      // SKIP LOCKED: a job another instance is taking right now is passed over, not waited for.
+      const claimed = await row<JobRow>(
+        pool,
+        `UPDATE jobs SET status = 'rendering', claimed_by = $1, claimed_at = $2, lease_until = $3, attempts = attempts + 1
+         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND available_at <= $2 ORDER BY priority DESC, created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+           AND status = 'queued'
+         RETURNING ${jobColumns}`,
+        [worker, now, now + leaseMs],
+      );
+      return claimed ? toJob(claimed) : null;
+    },
+
+    /** Extend a lease; false when `worker` no longer holds the job. */
+    heartbeat: async (id: string, worker: string, leaseUntil: number) =>
+      (await changes(pool, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'", [leaseUntil, id, worker])) > 0,
+
+    /** Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker` no longer holds it. */
+    complete: (id: string, worker: string, now: number, result: JobResult) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.webhooks, true);
+        const done = await row<FinishedJobRow>(
+          tx,
+          `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
+             error = NULL, error_code = NULL, lease_until = NULL
+           WHERE id = $6 AND claimed_by = $7 AND status = 'rendering' RETURNING ${eventColumns}`,
+          [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
+        );
+        if (!done) return false;
+        await queueEvent(tx, id, jobEvent(done), now);
+        return true;
+      }),
+
+    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
+    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.webhooks, true);
+        return settle(tx, id, worker, now, error, retryAt);
+      }),
+
+    /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
+    release: async (id: string, worker: string, availableAt: number) =>
+      (await changes(
+        pool,
+        "UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = $1, lease_until = NULL, claimed_by = NULL WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'",
+        [availableAt, id, worker],
+      )) > 0,
+
+    /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt), except those in `inHand`. */
+    requeueExpired: (now: number, inHand: string[] = []) =>
+      transaction(pool, async (tx) => {
+        await lock(tx, locks.webhooks, true);
+        // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
+        const expired = await rows<{ id: string; claimed_by: string }>(
+          tx,
+          "SELECT id, claimed_by FROM jobs WHERE status = 'rendering' AND lease_until < $1 AND NOT (id = ANY($2::text[])) ORDER BY seq FOR UPDATE SKIP LOCKED",
+          [now, inHand],
+        );
+        for (const job of expired) await settle(tx, job.id, job.claimed_by, now, leaseExpiredError, now);
+        return expired.length;
+      }),
+
+    /** One job by id. */
+    async get(id: string) {
+      const found = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
+      return found ? toJob(found) : null;
+    },
+
+    /** Forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries, and those held since) before `jobsBefore`. */
+    sweep: (identifiersBefore: number, jobsBefore: number) =>
+      transaction(pool, async (tx) => {
+        await query(tx, 'DELETE FROM identifiers WHERE seen_at <= $1', [identifiersBefore]);
+        const heldExpired = await changes(
+          tx,
+          "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= $1",
+          [jobsBefore],
+        );
+        await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [jobsBefore]);
+        await query(tx, "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)");
+        return { heldExpired };
+      }),
+  };
+}

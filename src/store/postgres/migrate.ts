@@ -1,0 +1,55 @@
+/**
+ * Bring a PostgreSQL database's schema up to date. Several instances starting at once each call
+ * this: a session advisory lock makes them take turns, so the first migrates and the others find
+ * the work done. A database written by a newer pdfrender is refused, as open-db.ts refuses a newer
+ * SQLite file, rather than being used with a schema this version does not know.
+ */
+import type pg from 'pg';
+import { PdfRenderError } from '../../errors.js';
+import { postgresFault } from '../storage-errors.js';
+import { postgresMigrations } from './schema.js';
+import { locks, query, row } from './sql.js';
+
+/** Migrate the database of `pool` to the newest schema; returns the version it was at. */
+export async function migratePostgres(pool: pg.Pool, migrations: string[] = postgresMigrations): Promise<number> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw postgresFault(error) ?? error;
+  }
+  let broken = false;
+  try {
+    // Session-level, held across the migrations' own transaction; unlocked below, or by the server when this connection dies.
+    await query(client, 'SELECT pg_advisory_lock($1)', [locks.migrate]);
+    try {
+      // The version row's table is outside the migrations: it says which of them ran.
+      await query(client, 'CREATE TABLE IF NOT EXISTS pdfrender_schema (version INTEGER NOT NULL, checked_at BIGINT)');
+      const version = (await row<{ version: number }>(client, 'SELECT version FROM pdfrender_schema'))?.version ?? 0;
+      if (version > migrations.length) {
+        const name = (await row<{ name: string }>(client, 'SELECT current_database() AS name'))!.name;
+        throw new PdfRenderError('STORAGE_UNAVAILABLE', `the PostgreSQL database "${name}" was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
+      }
+      if (version < migrations.length) {
+        await query(client, 'BEGIN');
+        try {
+          for (let next = version; next < migrations.length; next += 1) await query(client, migrations[next]!);
+          await query(client, 'DELETE FROM pdfrender_schema');
+          await query(client, 'INSERT INTO pdfrender_schema (version) VALUES ($1)', [migrations.length]);
+          await query(client, 'COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => (broken = true));
+          throw error;
+        }
+      }
+      return version;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [locks.migrate]).catch(() => (broken = true));
+    }
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Fixed one-minute rate-limit windows in PostgreSQL, with the SQLite semantics (rate-windows.ts):
+ * every instance counts into the same row, one atomic upsert per request, so N are allowed in a
+ * window in total, not N per instance.
+ */
+import type pg from 'pg';
+import { windowMs } from '../rate-windows.js';
+import type { RateWindows } from '../store.js';
+import { query, row } from './sql.js';
+
+const windowOf = (now: number) => Math.floor(now / windowMs) * windowMs;
+
+/** Rate-limit windows in the database of `pool`. */
+export function postgresRateWindows(pool: pg.Pool): RateWindows {
+  return {
+    /** Count one request by `key` at time `now`. */
+    async hit(key: string, now: number) {
+      const start = windowOf(now);
+      const counted = await row<{ count: number }>(
+        pool,
+        `INSERT INTO rate_windows (key, window_start, count) VALUES ($1, $2, 1)
+         ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count`,
+        [key, start],
+      );
+      return { count: counted!.count, resetAt: start + windowMs };
+    },
+    /** The requests `key` has made in the window of `now`, without counting one more. */
+    async peek(key: string, now: number) {
+      const start = windowOf(now);
+      const counted = await row<{ count: number }>(pool, 'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2', [key, start]);
+      return { count: counted?.count ?? 0, resetAt: start + windowMs };
+    },
+    /** Forget windows that ended before `now`. */
+    async prune(now: number) {
+      await query(pool, 'DELETE FROM rate_windows WHERE window_start < $1', [windowOf(now)]);
+    },
+  };
+}

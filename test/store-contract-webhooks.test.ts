@@ -1,0 +1,212 @@
+/**
+ * The Store contract, second part, against both backends: webhook deliveries (the per-endpoint cap
+ * of a claim, holds, the retry schedule and Retry-After, the failed-only log), endpoints (add,
+ * rotate, disable and enable with their held deliveries, remove), redelivery, rate windows, the
+ * file index, and blobs where the backend has them.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { isPdfRenderError } from '../src/errors.js';
+import { maxRetryAfterMs, retrySchedule } from '../src/store/deliveries.js';
+import type { Store } from '../src/store/store.js';
+import { removeTempDirs } from './support/files.js';
+import { backends, stopPostgres, type Opened } from './support/store-backends.js';
+
+afterAll(async () => {
+  await stopPostgres();
+  await removeTempDirs();
+});
+
+describe.each(backends)('$name store: webhooks, rate windows, files', (backend) => {
+  let opened: Opened;
+  let store: Store;
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    return () => opened.close();
+  });
+
+  const row = async (id: number) =>
+    (await opened.sql<Record<string, unknown>>('SELECT status, attempts, next_attempt_at, claimed_until, last_status, last_error FROM webhook_deliveries WHERE id = ?', id))[0];
+  const insertDelivery = (eventId: string, endpointId: string, dueAt: number) =>
+    opened.sql("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)", eventId, endpointId, dueAt);
+  const twoEndpoints = async () => ({ slow: await store.webhooks.add('http://127.0.0.1:9/slow', 1), fast: await store.webhooks.add('http://127.0.0.1:9/fast', 2) });
+
+  it('claims at most `perEndpoint` per endpoint, counting those in flight, in due order, and holds them for `holdMs`', async () => {
+    const { slow, fast } = await twoEndpoints();
+    for (let i = 0; i < 10; i += 1) await insertDelivery(`e${i}`, slow.id, i);
+    for (let i = 0; i < 10; i += 1) await insertDelivery(`f${i}`, fast.id, 100 + i);
+    const first = await store.deliveries.claim(1_000, 32, 5_000, 4, {});
+    expect(first.map((d) => [d.endpointId, d.eventId])).toEqual([...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]), ...['f0', 'f1', 'f2', 'f3'].map((e) => [fast.id, e])]);
+    expect(first[0]).toEqual({ id: first[0]!.id, eventId: 'e0', jobId: 'job', endpointId: slow.id, body: '{}', attempts: 0 });
+    const second = await store.deliveries.claim(1_000, 32, 5_000, 4, { [slow.id]: 4, [fast.id]: 1 });
+    expect(second.map((d) => d.eventId)).toEqual(['f4', 'f5', 'f6']);
+    expect(await row(first[0]!.id)).toMatchObject({ next_attempt_at: 6_000, claimed_until: 6_000 });
+    // Held for 5 s: not claimed again before then, by anyone.
+    expect((await store.deliveries.claim(5_999, 32, 5_000)).map((d) => d.eventId)).toEqual(['e4', 'e5', 'e6', 'e7', 'e8', 'e9', 'f7', 'f8', 'f9']);
+  });
+
+  it('schedules retries (5 s give or take 10%, or a longer Retry-After up to 10 h) and fails a delivery after its last attempt', async () => {
+    await twoEndpoints();
+    await store.deliveries.queueEvent('job_1', { type: 'PDF_RENDERED' }, 0);
+    const [a, b] = await store.deliveries.claim(0, 10, 20_000);
+    await store.deliveries.failed(a!, 500, 'the receiver answered 500', 1_000);
+    const scheduled = (await row(a!.id))!;
+    expect(scheduled).toMatchObject({ status: 'pending', attempts: 1, claimed_until: null, last_status: 500, last_error: 'the receiver answered 500' });
+    expect(scheduled.next_attempt_at).toBeGreaterThanOrEqual(1_000 + 4_500);
+    expect(scheduled.next_attempt_at).toBeLessThanOrEqual(1_000 + 5_500);
+    await store.deliveries.failed(b!, 503, 'the receiver answered 503', 1_000, 30 * 86_400_000);
+    expect(await row(b!.id)).toMatchObject({ next_attempt_at: 1_000 + maxRetryAfterMs });
+    // The attempt after the schedule's last step is the last.
+    for (let attempt = 1; attempt <= retrySchedule.length; attempt += 1) await store.deliveries.failed({ ...a!, attempts: attempt }, 500, `failure ${attempt}`, 2_000);
+    expect(await row(a!.id)).toMatchObject({ status: 'failed', attempts: retrySchedule.length + 1, last_error: `failure ${retrySchedule.length}` });
+    expect((await store.deliveries.log(10, true)).map((entry) => [entry.id, entry.nextAttemptAt])).toEqual([[a!.id, null]]);
+  });
+
+  it('holds a delivery while its endpoint is disabled, and makes it due now when the endpoint was enabled meanwhile', async () => {
+    const { slow, fast } = await twoEndpoints();
+    await insertDelivery('e-slow', slow.id, 0);
+    await insertDelivery('e-fast', fast.id, 0);
+    const [onSlow, onFast] = (await store.deliveries.claim(1_000, 32, 5_000, 4, {})).map((d) => d.id);
+    await store.webhooks.disable(slow.id, 1_500);
+    await store.deliveries.hold(onSlow!, 2_000, { status: 410, error: 'gone' });
+    await store.deliveries.hold(onFast!, 2_000);
+    expect(await row(onSlow!)).toMatchObject({ status: 'held', attempts: 1, claimed_until: null, last_status: 410 });
+    expect(await row(onFast!)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000, claimed_until: null });
+  });
+
+  it('adds, rotates, lists, disables, enables (releasing what it held) and removes endpoints', async () => {
+    const added = await store.webhooks.add('https://example.com/hook', 1000);
+    expect(added).toMatchObject({ url: 'https://example.com/hook', createdAt: 1000, disabledAt: null });
+    expect(added.id).toMatch(/^wh_[\w-]{12}$/);
+    expect(added.key).toMatch(/^whk_[0-9a-f]{64}$/);
+    expect(await store.webhooks.list()).toEqual([{ ...added, held: 0 }]);
+    expect(await store.webhooks.any()).toBe(true);
+    for (const bad of ['ftp://example.com/x', 'not a url']) expect(isPdfRenderError(await store.webhooks.add(bad, 1).catch((e) => e), 'VALIDATION_FAILED')).toBe(true);
+    const rotated = (await store.webhooks.rotate(added.id, { key: true, secret: false }))!;
+    expect(rotated).toMatchObject({ id: added.id, secret: added.secret });
+    expect(rotated.key).not.toBe(added.key);
+    expect(await store.webhooks.rotate('wh_none', { key: true, secret: true })).toBeNull();
+    expect(await store.webhooks.get(added.id)).toEqual(rotated);
+
+    await store.deliveries.queueEvent('job_1', { n: 1 }, 2_000);
+    await store.webhooks.disable(added.id, 3_000);
+    await store.deliveries.queueEvent('job_2', { n: 2 }, 4_000);
+    expect(await store.deliveries.claim(5_000, 10, 1_000)).toEqual([]);
+    expect(await store.webhooks.list()).toEqual([{ ...rotated, disabledAt: 3_000, held: 2 }]);
+    // Adding its URL again is the endpoint coming back: same id, key and secret, its events released in order.
+    const back = await store.webhooks.addOrEnable('https://example.com/hook', 6_000);
+    expect(back).toEqual({ created: false, endpoint: { ...rotated, disabledAt: null }, wasDisabled: true, released: 2 });
+    const released = await store.deliveries.claim(6_000, 10, 1_000);
+    expect(released.map((d) => JSON.parse(d.body))).toEqual([{ n: 1 }, { n: 2 }]);
+    for (const delivery of released) await store.deliveries.succeeded(delivery.id, 200, 6_500);
+    expect(await store.webhooks.enable(added.id, 7_000)).toMatchObject({ wasDisabled: false, released: 0 });
+    expect(await store.webhooks.addOrEnable('https://example.com/other', 7_000)).toMatchObject({ created: true, url: 'https://example.com/other' });
+
+    await store.deliveries.queueEvent('job_3', {}, 8_000);
+    expect(await store.webhooks.remove(added.id, 8_000)).toEqual({ unsent: 1 });
+    expect(await store.webhooks.remove(added.id, 8_000)).toBeNull();
+    expect((await store.deliveries.log(10)).filter((e) => e.jobId === 'job_3').map((e) => [e.url, e.status, e.lastError])).toEqual([
+      ['https://example.com/other', 'pending', null],
+      [null, 'failed', 'the endpoint was removed'],
+    ]);
+    expect((await store.webhooks.list()).map((e) => e.url)).toEqual(['https://example.com/other']);
+  });
+
+  it('redelivers settled deliveries, leaves one in flight alone, and reaches endpoints added since under the same event id', async () => {
+    const { slow, fast } = await twoEndpoints();
+    await store.deliveries.queueEvent('job_1', { type: 'PDF_RENDERED' }, 1_000);
+    const [toSlow, toFast] = await store.deliveries.claim(1_000, 10, 20_000);
+    await store.deliveries.succeeded(toFast!.id, 200, 1_100);
+    expect(await store.redeliveries.redeliver('job_1', 2_000)).toEqual({ outcome: 'done', queued: 1, created: 0, inFlight: 1, heldFor: [], active: 2 });
+    expect(await row(toFast!.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000 });
+    expect((await store.deliveries.claim(2_000, 10, 20_000)).map((d) => d.id)).toEqual([toFast!.id]);
+    await store.deliveries.succeeded(toSlow!.id, 200, 3_000);
+    await store.deliveries.succeeded(toFast!.id, 200, 3_000);
+    const late = await store.webhooks.add('http://127.0.0.1:9/late', 3_500);
+    await store.webhooks.disable(slow.id, 3_600);
+    expect(await store.redeliveries.redeliver('job_1', 4_000)).toEqual({ outcome: 'done', queued: 2, created: 1, inFlight: 0, heldFor: [], active: 2 });
+    const again = await store.deliveries.claim(4_000, 10, 20_000);
+    expect(again.map((d) => d.endpointId)).toEqual([fast.id, late.id]);
+    expect(new Set(again.map((d) => d.eventId)).size).toBe(1);
+    expect(await store.redeliveries.redeliver('job_unknown', 5_000)).toEqual({ outcome: 'no-such-job' });
+  });
+
+  it('answers a redelivery of an unfinished job with its status', async () => {
+    const queued = await store.queue.enqueue({
+      caller: 'c', identifier: 'i', priority: 0, request: {}, baseUrl: 'http://x', now: 0, dedupeWindowMs: 1, maxAttempts: 1,
+      bounds: { maxQueue: 9, maxQueuePerCaller: 9, maxQueueBytes: 9e9, maxQueueBytesPerCaller: 9e9 },
+    });
+    expect(await store.redeliveries.redeliver(queued.id, 1)).toEqual({ outcome: 'unfinished', status: 'queued' });
+  });
+
+  it('lists only failed deliveries, newest first, up to the limit', async () => {
+    const { fast } = await twoEndpoints();
+    for (let i = 0; i < 30; i += 1) await store.deliveries.queueEvent(`job_${i}`, {}, i);
+    for (const delivery of await store.deliveries.claim(1_000, 1_000, 20_000)) {
+      if (['job_3', 'job_15', 'job_29'].includes(delivery.jobId) && delivery.endpointId === fast.id) await store.deliveries.abandon(delivery.id, 410, 'gone');
+      else await store.deliveries.succeeded(delivery.id, 200, 1_000);
+    }
+    expect((await store.deliveries.log(2, true)).map((entry) => [entry.jobId, entry.status, entry.lastStatus, entry.url])).toEqual([
+      ['job_29', 'failed', 410, fast.url],
+      ['job_15', 'failed', 410, fast.url],
+    ]);
+    expect(await store.deliveries.log(50, true)).toHaveLength(3);
+    const newest = await store.deliveries.log(1);
+    expect(newest).toEqual([expect.objectContaining({ jobId: 'job_29', status: 'failed', attempts: 1, createdAt: 29, nextAttemptAt: null, deliveredAt: null })]);
+  });
+
+  it('counts rate-limit hits per key and window, peeks without counting, and prunes ended windows', async () => {
+    expect(await store.rateWindows.hit('ip:a', 60_500)).toEqual({ count: 1, resetAt: 120_000 });
+    expect(await store.rateWindows.hit('ip:a', 119_999)).toEqual({ count: 2, resetAt: 120_000 });
+    expect(await store.rateWindows.hit('ip:b', 61_000)).toEqual({ count: 1, resetAt: 120_000 });
+    expect(await store.rateWindows.peek('ip:a', 70_000)).toEqual({ count: 2, resetAt: 120_000 });
+    expect(await store.rateWindows.hit('ip:a', 120_000)).toEqual({ count: 1, resetAt: 180_000 });
+    await store.rateWindows.prune(120_000);
+    expect(await store.rateWindows.peek('ip:a', 70_000)).toEqual({ count: 0, resetAt: 120_000 });
+    expect(await store.rateWindows.peek('ip:a', 120_001)).toEqual({ count: 1, resetAt: 180_000 });
+  });
+
+  it('keeps file rows until they expire, and says which ids it knows', async () => {
+    const file = { id: 'a'.repeat(22), pages: 2, bytes: 1234, createdAt: 1_000, expiresAt: 5_000 };
+    const later = { ...file, id: 'b'.repeat(22), expiresAt: 9_000 };
+    await store.fileIndex.insert(file);
+    await store.fileIndex.insert(later);
+    expect(await store.fileIndex.find(file.id, 4_999)).toEqual(file);
+    expect(await store.fileIndex.find(file.id, 5_000)).toBeNull();
+    expect(await store.fileIndex.expired(5_000)).toEqual([file]);
+    expect(await store.fileIndex.known([file.id, 'c'.repeat(22), later.id])).toEqual(new Set([file.id, later.id]));
+    await store.fileIndex.remove(file.id);
+    expect(await store.fileIndex.known([file.id])).toEqual(new Set());
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
+
+// The backends whose Blobs live beside their index (PostgreSQL's table); SQLite's are disk-blobs.ts.
+describe.each(backends.filter((backend) => backend.hasBlobs))('$name blobs', (backend) => {
+  let opened: Opened;
+  let store: Store;
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    return () => opened.close();
+  });
+
+  it('keeps blobs whole, deletes them, and removes old ones no row names', async () => {
+    const blobs = opened.blobs!;
+    const pdf = new Uint8Array([37, 80, 68, 70, 0, 255, 1, 2]);
+    await blobs.put('kept', pdf);
+    await blobs.put('orphan', pdf);
+    expect(await blobs.get('kept')).toEqual(pdf);
+    expect(await blobs.get('none')).toBeNull();
+    await blobs.delete('none');
+    await store.fileIndex.insert({ id: 'kept', pages: 1, bytes: 8, createdAt: 0, expiresAt: 10 });
+    // Too young to be an orphan: it may be a save between its two steps.
+    await blobs.removeOrphans(0, (ids) => store.fileIndex.known(ids));
+    expect(await blobs.get('orphan')).toEqual(pdf);
+    await blobs.removeOrphans(Date.now() + 86_400_000, (ids) => store.fileIndex.known(ids));
+    expect(await blobs.get('orphan')).toBeNull();
+    expect(await blobs.get('kept')).toEqual(pdf);
+    await blobs.delete('kept');
+    expect(await blobs.get('kept')).toBeNull();
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * The Store contract, run against both backends (SQLite in a temp data dir, PostgreSQL in a fresh
+ * database of a throw-away cluster): the same calls give the same answers, rows and errors. The
+ * queue (order, dedupe, bounds, leases, fencing, retries, the events written with a job's final
+ * status, the sweep); see store-contract-webhooks.test.ts for deliveries, endpoints, rate windows,
+ * files and blobs.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { NetworkReport } from '../src/engine/page-guard.js';
+import { isPdfRenderError } from '../src/errors.js';
+import type { EnqueueInput, JobError } from '../src/store/jobs.js';
+import type { JobQueue, Store } from '../src/store/store.js';
+import { removeTempDirs } from './support/files.js';
+import { backends, stopPostgres, type Opened } from './support/store-backends.js';
+
+afterAll(async () => {
+  await stopPostgres();
+  await removeTempDirs();
+});
+
+const bounds = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
+
+const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
+  caller: 'ip:127.0.0.1',
+  identifier: `doc-${Math.random()}`,
+  priority: 0,
+  request: { htmlContent: '<p>x</p>' },
+  baseUrl: 'http://127.0.0.1:3000',
+  now: 1_000_000,
+  dedupeWindowMs: 60_000,
+  bounds,
+  maxAttempts: 3,
+  ...overrides,
+});
+
+/** A failed attempt as the worker records it. */
+const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });
+
+/** The error a call rejects with (failing the test when it resolves). */
+async function refusal(call: Promise<unknown>): Promise<Error & { code?: string; retryAfter?: number }> {
+  return call.then(
+    () => expect.fail('expected a refusal'),
+    (error: Error) => error,
+  );
+}
+
+describe.each(backends)('$name store: queue', (backend) => {
+  let opened: Opened;
+  let store: Store;
+  let queue: JobQueue;
+  beforeEach(async () => {
+    opened = await backend.open();
+    store = opened.store;
+    queue = store.queue;
+    return () => opened.close();
+  });
+
+  const deliveryRows = (jobId?: string) =>
+    opened.sql<{ event_id: string; job_id: string; endpoint_id: string; body: string; status: string }>(
+      `SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`,
+      ...(jobId ? [jobId] : []),
+    );
+
+  it('queues a job with its request, and refuses the same identifier within the window only', async () => {
+    const queued = await queue.enqueue(job({ identifier: 'invoice-1', priority: 5 }));
+    expect(queued).toMatchObject({ identifier: 'invoice-1', priority: 5, status: 'queued', attempts: 0, request: { htmlContent: '<p>x</p>' }, createdAt: 1_000_000 });
+    expect(queued.id).toMatch(/^job_[\w-]{16}$/);
+    expect(await queue.get(queued.id)).toEqual(queued);
+    const duplicate = await refusal(queue.enqueue(job({ identifier: 'invoice-1', now: 1_000_000 + 59_000 })));
+    expect(isPdfRenderError(duplicate, 'DUPLICATE_IDENTIFIER')).toBe(true);
+    expect(duplicate.message).toBe('identifier "invoice-1" was already sent in the last 60 s; it may be used again in 1 s');
+    expect((await queue.enqueue(job({ identifier: 'invoice-1', caller: 'key:other', now: 1_059_000 }))).status).toBe('queued');
+    expect((await queue.enqueue(job({ identifier: 'invoice-1', now: 1_060_000 }))).status).toBe('queued');
+  });
+
+  it('bounds the jobs and request bytes of each caller and of everyone, counting only jobs queued or rendering', async () => {
+    const full = await (async () => {
+      for (let i = 0; i < 2; i += 1) await queue.enqueue(job({ caller: `key:${i}`, bounds: { ...bounds, maxQueue: 2 } }));
+      return refusal(queue.enqueue(job({ bounds: { ...bounds, maxQueue: 2 } })));
+    })();
+    expect(full).toMatchObject({ code: 'QUEUE_FULL', retryAfter: 30, message: 'the queue holds 2 jobs already; try again when some have finished' });
+
+    const tight = { ...bounds, maxQueuePerCaller: 2 };
+    const first = await queue.enqueue(job({ caller: 'key:a', bounds: tight }));
+    await queue.enqueue(job({ caller: 'key:a', bounds: tight }));
+    expect((await refusal(queue.enqueue(job({ caller: 'key:a', bounds: tight })))).message).toMatch(/^you have 2 jobs queued or rendering already/);
+    // A finished job no longer counts (the two of key:0 and key:1 are claimed first).
+    for (let i = 0; i < 3; i += 1) await queue.claim('w', 2_000_000, 1000);
+    expect(await queue.complete(first.id, 'w', 2_000_001, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
+    expect((await queue.enqueue(job({ caller: 'key:a', bounds: tight }))).status).toBe('queued');
+
+    const big = { htmlContent: 'x'.repeat(1000) };
+    const bytes = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 6_000, maxQueueBytesPerCaller: 2_500 };
+    const small = { htmlContent: 'x' };
+    await queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
+    await queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
+    expect((await refusal(queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes })))).message).toMatch(
+      /^your queued jobs hold 2036 bytes of requests already, and this one \(1018 bytes\) would pass the bound of 2500 bytes per caller; try again/,
+    );
+    for (const caller of ['key:d', 'key:e', 'key:f']) await queue.enqueue(job({ caller, request: big, bounds: bytes }));
+    const total = await refusal(queue.enqueue(job({ caller: 'key:g', request: big, bounds: bytes })));
+    expect(total.message).toMatch(/^the queue's jobs hold \d+ bytes of requests already, and this one \(1018 bytes\) would pass its bound of 6000 bytes/);
+    // A byte bound never refuses a caller that holds nothing.
+    expect((await queue.enqueue(job({ caller: 'key:h', request: small, bounds: { ...bytes, maxQueueBytesPerCaller: 1 } }))).status).toBe('queued');
+  });
+
+  it('keeps the request while an attempt may follow, and drops it when the job succeeds or fails for good', async () => {
+    const storedRequest = async (id: string) => (await opened.sql<{ request: string | null }>('SELECT request FROM jobs WHERE id = ?', id))[0]!.request;
+    const succeeding = await queue.enqueue(job({ request: { htmlContent: '<p>kept while queued</p>' } }));
+    const failing = await queue.enqueue(job({ maxAttempts: 2 }));
+    const expiring = await queue.enqueue(job({ maxAttempts: 1 }));
+    for (const holder of ['a', 'b', 'c']) await queue.claim(holder, 2_000_000, 1000);
+    expect(JSON.parse((await storedRequest(succeeding.id))!)).toEqual({ htmlContent: '<p>kept while queued</p>' });
+    await queue.complete(succeeding.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 });
+    expect(await queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 2_000_200)).toBe('queued');
+    expect(await storedRequest(failing.id)).not.toBeNull();
+    await queue.claim('b', 2_000_200, 1000);
+    expect(await queue.fail(failing.id, 'b', 2_000_300, renderFailure('crash again'), 0)).toBe('failed');
+    expect(await queue.requeueExpired(2_002_000)).toBe(1);
+    for (const { id } of [succeeding, failing, expiring]) {
+      expect(await storedRequest(id)).toBeNull();
+      expect(await queue.get(id)).toMatchObject({ request: null, status: expect.stringMatching(/^(succeeded|failed)$/) });
+    }
+  });
+
+  it('hands out the highest priority first, then the oldest, then in the order queued', async () => {
+    const low = await queue.enqueue(job({ priority: -1, now: 1 }));
+    const oldNormal = await queue.enqueue(job({ priority: 0, now: 2 }));
+    const high = await queue.enqueue(job({ priority: 10, now: 3 }));
+    const sameTimeFirst = await queue.enqueue(job({ priority: 0, now: 4 }));
+    const sameTimeSecond = await queue.enqueue(job({ priority: 0, now: 4 }));
+    const order = [];
+    for (let i = 0; i < 5; i += 1) order.push((await queue.claim('w', 10, 1000))!.id);
+    expect(order).toEqual([high.id, oldNormal.id, sameTimeFirst.id, sameTimeSecond.id, low.id]);
+    expect(await queue.claim('w', 10, 1000)).toBeNull();
+  });
+
+  it('leases a job to one worker: only the holder heartbeats, completes, fails or releases it', async () => {
+    const queued = await queue.enqueue(job());
+    expect(await queue.claim('worker-a', 2_000_000, 30_000)).toMatchObject({ id: queued.id, status: 'rendering', attempts: 1, claimedBy: 'worker-a', claimedAt: 2_000_000, leaseUntil: 2_030_000 });
+    expect(await queue.heartbeat(queued.id, 'worker-a', 2_060_000)).toBe(true);
+    expect(await queue.heartbeat(queued.id, 'worker-b', 2_090_000)).toBe(false);
+    expect(await queue.get(queued.id)).toMatchObject({ leaseUntil: 2_060_000 });
+    expect(await queue.complete(queued.id, 'worker-b', 2_001_000, { fileId: 'f', pages: 1, bytes: 9 })).toBe(false);
+    expect(await queue.fail(queued.id, 'worker-b', 2_001_000, renderFailure('x'), 0)).toBeNull();
+    expect(await queue.release(queued.id, 'worker-b', 0)).toBe(false);
+    // A storage fault gives the job back without spending its attempt.
+    expect(await queue.release(queued.id, 'worker-a', 2_005_000)).toBe(true);
+    expect(await queue.get(queued.id)).toMatchObject({ status: 'queued', attempts: 0, claimedBy: null, leaseUntil: null, availableAt: 2_005_000 });
+    await queue.claim('worker-a', 2_005_000, 30_000);
+    const network: NetworkReport = { blocked: [{ url: 'http://10.0.0.1/x.png', code: 'NETWORK_BLOCKED', reason: 'a private address' }], failed: [] };
+    expect(await queue.complete(queued.id, 'worker-a', 2_006_000, { fileId: 'f', pages: 2, bytes: 900, network })).toBe(true);
+    expect(await queue.get(queued.id)).toMatchObject({ status: 'succeeded', attempts: 1, fileId: 'f', pages: 2, bytes: 900, finishedAt: 2_006_000, leaseUntil: null, network });
+  });
+
+  it('retries a failed attempt later, and fails the job after its last attempt', async () => {
+    const queued = await queue.enqueue(job({ maxAttempts: 2, now: 0 }));
+    expect((await queue.claim('w', 10, 1000))!.id).toBe(queued.id);
+    expect(await queue.fail(queued.id, 'w', 20, renderFailure('renderer crashed'), 5000)).toBe('queued');
+    expect(await queue.claim('w', 4999, 1000)).toBeNull();
+    expect((await queue.claim('w', 5000, 1000))!.attempts).toBe(2);
+    expect(await queue.fail(queued.id, 'w', 5100, renderFailure('renderer crashed again'), 9000)).toBe('failed');
+    expect(await queue.get(queued.id)).toMatchObject({ status: 'failed', attempts: 2, error: 'renderer crashed again', errorCode: 'RENDER_PDF_FAILED', finishedAt: 5100 });
+    expect(await queue.fail(queued.id, 'w', 5200, renderFailure('late'), 0)).toBeNull();
+  });
+
+  it('sends jobs whose lease ran out back to the queue (not those in hand), and a stale holder cannot complete them', async () => {
+    const queued = await queue.enqueue(job({ now: 0 }));
+    expect((await queue.claim('crashed-worker', 100, 1000))!.id).toBe(queued.id);
+    expect(await queue.requeueExpired(1100)).toBe(0);
+    expect(await queue.requeueExpired(1101, [queued.id])).toBe(0);
+    expect(await queue.requeueExpired(1101)).toBe(1);
+    expect(await queue.get(queued.id)).toMatchObject({ status: 'queued', claimedBy: null, error: 'the render stopped before finishing (its lease expired)' });
+    expect(await queue.claim('new-worker', 1200, 1000)).toMatchObject({ id: queued.id, attempts: 2 });
+    expect(await queue.complete(queued.id, 'crashed-worker', 1300, { fileId: 'x', pages: 1, bytes: 1 })).toBe(false);
+    expect(await queue.heartbeat(queued.id, 'crashed-worker', 9000)).toBe(false);
+    expect(await queue.complete(queued.id, 'new-worker', 1300, { fileId: 'x', pages: 1, bytes: 1 })).toBe(true);
+  });
+
+  it('queues PDF_RENDERED for every endpoint with the completion (held for a disabled one), and nothing for a stale holder', async () => {
+    const first = await store.webhooks.add('http://127.0.0.1:9/a', 1);
+    const second = await store.webhooks.add('http://127.0.0.1:9/b', 1);
+    const gone = await store.webhooks.add('http://127.0.0.1:9/c', 3);
+    await store.webhooks.disable(gone.id, 4);
+    const queued = await queue.enqueue(job({ identifier: 'invoice-7' }));
+    await queue.claim('w', 2_000_000, 1000);
+    expect(await queue.complete(queued.id, 'other', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(false);
+    expect(await deliveryRows()).toEqual([]);
+    expect(await queue.complete(queued.id, 'w', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(true);
+    const rows = await deliveryRows(queued.id);
+    expect(rows.map((row) => [row.endpoint_id, row.status])).toEqual([
+      [first.id, 'pending'],
+      [second.id, 'pending'],
+      [gone.id, 'held'],
+    ]);
+    expect(rows.every((row) => row.event_id === rows[0]!.event_id)).toBe(true);
+    expect(rows[0]!.body).toBe(`{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`);
+  });
+
+  it('queues RENDER_PDF_FAILED after the last attempt only, also when the last lease ran out', async () => {
+    await store.webhooks.add('http://127.0.0.1:9/a', 1);
+    const doomed = await queue.enqueue(job({ identifier: 'doomed', maxAttempts: 2, now: 0 }));
+    await queue.claim('w', 10, 1000);
+    expect(await queue.fail(doomed.id, 'w', 20, renderFailure('crash'), 30)).toBe('queued');
+    expect(await deliveryRows()).toEqual([]);
+    await queue.claim('w', 30, 1000);
+    expect(await queue.fail(doomed.id, 'w', 40, renderFailure('crash again'), 50)).toBe('failed');
+    expect((await deliveryRows(doomed.id)).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${doomed.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`]);
+    const killed = await queue.enqueue(job({ identifier: 'killed', maxAttempts: 1, now: 0 }));
+    await queue.claim('crashed-worker', 100, 1000);
+    expect(await queue.requeueExpired(1101)).toBe(1);
+    expect(await queue.get(killed.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
+    expect((await deliveryRows(killed.id)).map((row) => JSON.parse(row.body))).toEqual([
+      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: killed.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' } },
+    ]);
+  });
+
+  it('writes the final status and its deliveries together: when the deliveries cannot be written, the job stays as it was', async () => {
+    await store.webhooks.add('http://127.0.0.1:9/a', 1);
+    const done = await queue.enqueue(job({ maxAttempts: 1 }));
+    const failing = await queue.enqueue(job({ maxAttempts: 1 }));
+    const expiring = await queue.enqueue(job({ maxAttempts: 1 }));
+    for (const holder of ['a', 'b', 'c']) await queue.claim(holder, 2_000_000, 1000);
+    const undo = await opened.breakDeliveries();
+    await expect(queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).rejects.toThrow('disk full');
+    await expect(queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 0)).rejects.toThrow('disk full');
+    await expect(queue.requeueExpired(2_002_000)).rejects.toThrow('disk full');
+    for (const { id } of [done, failing, expiring]) expect(await queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
+    await undo();
+    expect(await queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
+    expect(await deliveryRows(done.id)).toHaveLength(1);
+  });
+
+  it('sweeps finished jobs, identifiers and settled deliveries past retention, and lets held events expire with their jobs', async () => {
+    const endpoint = await store.webhooks.add('http://127.0.0.1:9/a', 1);
+    const gone = await store.webhooks.add('http://127.0.0.1:9/gone', 1);
+    await store.webhooks.disable(gone.id, 2);
+    const finish = async (identifier: string, at: number, outcome: 'succeeded' | 'failed') => {
+      const queued = await queue.enqueue(job({ identifier, now: at, maxAttempts: 1 }));
+      await queue.claim(`w-${identifier}`, at, 1000);
+      if (outcome === 'succeeded') await queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
+      else await queue.fail(queued.id, `w-${identifier}`, at, renderFailure('crash'), at);
+      return queued.id;
+    };
+    const oldDelivered = await finish('old-ok', 1_000, 'succeeded');
+    const oldFailed = await finish('old-failed', 2_000, 'failed');
+    const oldUndelivered = await finish('old-pending', 3_000, 'succeeded');
+    const recent = await finish('recent', 50_000, 'succeeded');
+    const stillQueued = (await queue.enqueue(job({ identifier: 'waiting', now: 4_000 }))).id;
+    for (const delivery of await store.deliveries.claim(60_000, 10, 1000)) {
+      if (delivery.jobId === oldDelivered || delivery.jobId === recent) await store.deliveries.succeeded(delivery.id, 200, 60_000);
+      else if (delivery.jobId === oldFailed) await store.deliveries.abandon(delivery.id, 410, 'gone');
+    }
+    expect(await queue.sweep(2_500, 500)).toEqual({ heldExpired: 0 });
+    expect(await queue.sweep(2_500, 10_000)).toEqual({ heldExpired: 3 });
+    for (const id of [oldDelivered, oldFailed, oldUndelivered]) expect(await queue.get(id)).toBeNull();
+    expect(await queue.get(recent)).toMatchObject({ status: 'succeeded' });
+    expect(await queue.get(stillQueued)).toMatchObject({ status: 'queued' });
+    expect((await deliveryRows()).map((row) => [row.job_id, row.endpoint_id, row.status])).toEqual([
+      [oldUndelivered, endpoint.id, 'pending'],
+      [recent, endpoint.id, 'delivered'],
+      [recent, gone.id, 'held'],
+    ]);
+    expect((await opened.sql<{ identifier: string }>('SELECT identifier FROM identifiers ORDER BY identifier')).map((row) => row.identifier)).toEqual(['old-pending', 'recent', 'waiting']);
+    expect((await store.webhooks.list()).map((e) => e.held)).toEqual([0, 1]);
+  });
+});
