@@ -11,6 +11,7 @@ import { booleanField, byteSizeField, durationField, numberField } from './field
 import { trustProxyField } from './server/client-address.js';
 import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseWith } from './request.js';
+import { filesLocationField, s3EndpointField } from './store/s3-location.js';
 
 /**
  * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is
@@ -34,6 +35,11 @@ const originList = listSetting.transform((origins, ctx) =>
   }),
 );
 
+/** A PostgreSQL connection URL; the message never repeats it (it may hold a password). */
+export const databaseUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/pdfrender');
+
 interface Setting {
   /** Commander flag syntax. */
   flag: string;
@@ -47,6 +53,9 @@ export const serveSettings = {
   port: { flag: '--port <n>', env: 'PDFRENDER_PORT', schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)') },
   host: { flag: '--host <address>', env: 'PDFRENDER_HOST', schema: z.string().min(1).prefault('127.0.0.1').describe('address to listen on (default 127.0.0.1, this machine only)') },
   dataDir: { flag: '--data-dir <dir>', env: 'PDFRENDER_DATA_DIR', schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)') },
+  database: { flag: '--database <url>', env: 'PDFRENDER_DATABASE_URL', schema: databaseUrl.optional().describe('a PostgreSQL URL (postgres://user:password@host:5432/db): the queue, dedupe, rate limits, webhooks and rendered files of every instance pointed at it (default: SQLite in --data-dir)') },
+  files: { flag: '--files <location>', env: 'PDFRENDER_FILES', schema: filesLocationField.optional().describe('where rendered PDFs are kept: s3://bucket/prefix puts them in an S3 bucket (credentials and region from the AWS_* variables) (default: the data dir with SQLite, the database itself with --database)') },
+  s3Endpoint: { flag: '--s3-endpoint <url>', env: 'PDFRENDER_S3_ENDPOINT', schema: s3EndpointField.optional().describe('the URL of an S3-compatible store (MinIO, Ceph) for --files s3://...; addressed path-style (default: AWS S3)') },
   rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
   apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },

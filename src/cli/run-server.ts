@@ -37,7 +37,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   const runtime = await startRuntime({
     config,
     engine,
-    clock: { now: () => Date.now() },
+    env: io.env,
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
     events,
     version,

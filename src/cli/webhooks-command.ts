@@ -17,19 +17,27 @@ import { withoutCredentials, type Enabled, type Rotation, type WebhookEndpoint }
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 
+/** Where the endpoints live: a data dir's SQLite database, or a PostgreSQL database. */
+interface Where {
+  dataDir?: string;
+  database?: string;
+}
+
 /** Build the `webhooks` command group. */
 export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
-  const withStore = async <T>(options: { dataDir?: string }, work: (store: Store) => Promise<T>): Promise<T> => {
+  const databaseHelp = `${serveSettings.database.schema.description} [env ${serveSettings.database.env}]`;
+  const withStore = async <T>(options: Where, work: (store: Store) => Promise<T>): Promise<T> => {
     const dataDir = parseWith(serveSettings.dataDir.schema, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
-    const store = await openStore({ dataDir: resolve(io.cwd, dataDir) });
+    const database = parseWith(serveSettings.database.schema, options.database ?? (io.env[serveSettings.database.env] || undefined)) as string | undefined;
+    const store = await openStore({ dataDir: resolve(io.cwd, dataDir), database });
     try {
       return await work(store);
     } finally {
       await store.close();
     }
   };
-  const withEndpoints = <T>(options: { dataDir?: string }, work: (endpoints: Store['webhooks']) => Promise<T>) => withStore(options, (store) => work(store.webhooks));
+  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks']) => Promise<T>) => withStore(options, (store) => work(store.webhooks));
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -38,9 +46,10 @@ export function webhooksCommand(io: CliIO): Command {
       'add an endpoint; prints its id, its key (the Bearer token of its deliveries) and its signing secret. The URL of a disabled endpoint enables that endpoint again instead (same id, key and secret) and sends the events it held',
     )
     .option('--data-dir <dir>', dataDirHelp)
+    .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoint as JSON')
     .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
-    .action(async (url: string, options: { dataDir?: string; json?: boolean; allowPrivateWebhooks?: boolean }) => {
+    .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
       const allowPrivate = Boolean(options.allowPrivateWebhooks) || (parseWith(serveSettings.allowPrivateWebhooks.schema, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
       const checked = await checkWebhookUrl(url, allowPrivate);
       const result = await withEndpoints(options, (endpoints) => endpoints.addOrEnable(checked, Date.now()));
@@ -55,9 +64,10 @@ export function webhooksCommand(io: CliIO): Command {
     .command('list')
     .description('list the endpoints')
     .option('--data-dir <dir>', dataDirHelp)
+    .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoints as JSON')
     .option('--show-secrets', 'include the keys and signing secrets')
-    .action(async (options: { dataDir?: string; json?: boolean; showSecrets?: boolean }) => {
+    .action(async (options: Where & { json?: boolean; showSecrets?: boolean }) => {
       const list = await withEndpoints(options, (endpoints) => endpoints.list());
       if (options.json) {
         print(JSON.stringify(list.map((endpoint) => (options.showSecrets ? endpoint : withoutCredentials(endpoint)))));
@@ -77,7 +87,8 @@ export function webhooksCommand(io: CliIO): Command {
     .command('remove <id>')
     .description('remove an endpoint')
     .option('--data-dir <dir>', dataDirHelp)
-    .action(async (id: string, options: { dataDir?: string }) => {
+    .option('--database <url>', databaseHelp)
+    .action(async (id: string, options: Where) => {
       const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id, Date.now()));
       if (!removed) throw noEndpoint(id);
       const unsent = removed.unsent === 0 ? '' : `; ${plural(removed.unsent, 'event')} it held or had yet to send will not be sent to it (\`pdfrender webhooks deliveries --failed\` lists their jobs; \`pdfrender webhooks redeliver <jobId>\` sends one to the current endpoints)`;
@@ -87,7 +98,8 @@ export function webhooksCommand(io: CliIO): Command {
     .command('enable <id>')
     .description('enable an endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened')
     .option('--data-dir <dir>', dataDirHelp)
-    .action(async (id: string, options: { dataDir?: string }) => {
+    .option('--database <url>', databaseHelp)
+    .action(async (id: string, options: Where) => {
       const enabled = await withEndpoints(options, (endpoints) => endpoints.enable(id, Date.now()));
       if (!enabled) throw noEndpoint(id);
       print(`${id}: ${enabledLine(enabled)}`);
@@ -96,10 +108,11 @@ export function webhooksCommand(io: CliIO): Command {
     .command('rotate <id>')
     .description("replace an endpoint's key, signing secret or both (the default); the next delivery uses the new ones")
     .option('--data-dir <dir>', dataDirHelp)
+    .option('--database <url>', databaseHelp)
     .option('--key', 'replace the key (the Bearer token of its deliveries)')
     .option('--secret', 'replace the signing secret (its receiver must verify with the new one)')
     .option('--json', 'print the endpoint as JSON')
-    .action(async (id: string, options: { dataDir?: string; key?: boolean; secret?: boolean; json?: boolean }) => {
+    .action(async (id: string, options: Where & { key?: boolean; secret?: boolean; json?: boolean }) => {
       const both = !options.key && !options.secret;
       const which: Rotation = { key: both || Boolean(options.key), secret: both || Boolean(options.secret) };
       const endpoint = await withEndpoints(options, (endpoints) => endpoints.rotate(id, which));
@@ -110,10 +123,11 @@ export function webhooksCommand(io: CliIO): Command {
     .command('deliveries')
     .description('show the delivery log, newest first')
     .option('--data-dir <dir>', dataDirHelp)
+    .option('--database <url>', databaseHelp)
     .option('--failed', 'only deliveries that gave up')
     .option('--limit <n>', 'how many (default 50)', '50')
     .option('--json', 'print the log as JSON')
-    .action(async (options: { dataDir?: string; failed?: boolean; limit: string; json?: boolean }) => {
+    .action(async (options: Where & { failed?: boolean; limit: string; json?: boolean }) => {
       const limit = parseWith(numberField({ min: 1, integer: true }), options.limit) as number;
       const entries = await withStore(options, (store) => store.deliveries.log(limit, options.failed === true));
       if (options.json) return void print(JSON.stringify(entries));
@@ -128,7 +142,8 @@ export function webhooksCommand(io: CliIO): Command {
     .command('redeliver <jobId>')
     .description("send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)")
     .option('--data-dir <dir>', dataDirHelp)
-    .action(async (jobId: string, options: { dataDir?: string }) => {
+    .option('--database <url>', databaseHelp)
+    .action(async (jobId: string, options: Where) => {
       print(redeliveryReport(jobId, await withStore(options, (store) => store.redeliveries.redeliver(jobId, Date.now()))));
     });
   return group;

@@ -1,19 +1,11 @@
 /**
- * Everything `pdfrender serve` runs besides the HTTP listener: the stores on one database, the
+ * Everything `pdfrender serve` runs besides the HTTP listener: the store (SQLite or PostgreSQL), the
  * async workers and the webhook sender. Built here once for the CLI and the tests alike.
  */
-import { join } from 'node:path';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import { startWorkers } from '../queue/worker.js';
-import { diskBlobs } from '../store/disk-blobs.js';
-import { ensureFolder } from '../store/data-dir.js';
-import { fileStore } from '../store/file-store.js';
-import { openDb } from '../store/open-db.js';
-import { databasePath } from '../store/open-store.js';
-import { sqliteStore } from '../store/sqlite-store.js';
-import { watchStorage } from '../store/storage-health.js';
-import { storeWriter } from '../store/store-writer.js';
+import { openBackend } from '../store/open-backend.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
@@ -30,7 +22,10 @@ export interface Runtime {
 export async function startRuntime(options: {
   config: ServeConfig;
   engine: Engine;
-  clock: Clock;
+  /** Default: the database's clock on PostgreSQL, else this machine's. */
+  clock?: Clock;
+  /** The environment, for the AWS_* variables of --files s3:// (only the CLI's edge reads process.env). */
+  env?: NodeJS.ProcessEnv;
   log: (entry: AccessLogEntry) => void;
   /** The operator's log of errors and their causes. */
   events: EventLog;
@@ -38,26 +33,13 @@ export async function startRuntime(options: {
   /** Resolves webhook hosts; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver | undefined;
 }): Promise<Runtime> {
-  const { config, engine, clock } = options;
-  const dbPath = databasePath(config.dataDir);
-  const filesDir = join(config.dataDir, 'files');
-  const db = openDb(dbPath);
-  // After the database opened, so a data dir refused for its database is left as it was.
-  const storage = (() => {
-    try {
-      ensureFolder(filesDir, 'files folder');
-      return watchStorage({ dataDir: config.dataDir, dbPath, filesDir, events: options.events });
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  })();
-  // From here on a lock held by another process is waited out without blocking (store-writer.ts).
-  db.pragma('busy_timeout = 0');
-  const write = storeWriter({ waitMs: config.busyTimeout, onFault: (fault, bytes) => storage.report(fault, bytes) });
-  const store = sqliteStore(db);
+  const { config, engine } = options;
+  const backend = await openBackend({ config, events: options.events, env: options.env ?? {} });
+  const { store, files, storage, write } = backend;
   const { queue, webhooks } = store;
-  const files = fileStore(store.fileIndex, diskBlobs(filesDir), write);
+  // The database's clock when instances share one (leases, dedupe and rate windows compare times
+  // written by other machines); a clock the caller gives (a test's) wins.
+  const clock = options.clock ?? backend.clock ?? { now: () => Date.now() };
   const sender = startSender({ deliveries: store.deliveries, webhooks, clock, version: options.version, timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events, write });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
@@ -92,8 +74,7 @@ export async function startRuntime(options: {
     async close() {
       await workers.stop();
       await sender.stop();
-      storage.stop();
-      await store.close();
+      await backend.close();
     },
   };
 }

@@ -66,13 +66,8 @@ export interface StorageLooks {
   confirm(): Promise<StorageFault | null>;
 }
 
-/** Watch `dbPath` and `filesDir` (both existing, as the server opened them) in `dataDir`. */
-export function watchStorage(options: { dataDir: string; dbPath: string; filesDir: string; events: EventLog }): StorageHealth {
-  return storageMonitor(dataDirLooks(options), options.events);
-}
-
-/** The looks at a data dir: its database file and files folder still the ones opened, writable, with room. */
-function dataDirLooks(options: { dataDir: string; dbPath: string; filesDir: string }): StorageLooks {
+/** The looks at a data dir: `dbPath` and `filesDir` (both existing) still the ones opened, writable, with room. */
+export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDir: string }): StorageLooks {
   const watched: Watched[] = [
     { path: options.dbPath, label: 'pdfrender.db' },
     { path: options.filesDir, label: 'files/' },

@@ -1,0 +1,127 @@
+/**
+ * The one place `pdfrender serve` chooses its backend: SQLite in the data dir (the default), or
+ * PostgreSQL with --database; rendered files beside it (the data dir's files/ folder, a table of
+ * the database) or in S3 with --files. Answers the store, the file store, the storage health that
+ * watches all of them, the writer every store call goes through, and (on PostgreSQL) the
+ * database's clock, which instances on several machines must share for leases and windows.
+ */
+import { join } from 'node:path';
+import type { ServeConfig } from '../config.js';
+import type { Clock } from '../server/deps.js';
+import type { EventLog } from '../server/event-log.js';
+import { ensureFolder } from './data-dir.js';
+import { diskBlobs } from './disk-blobs.js';
+import { fileStore } from './file-store.js';
+import { openDb } from './open-db.js';
+import { databasePath } from './open-store.js';
+import { databaseClock } from './postgres/database-clock.js';
+import { migratePostgres } from './postgres/migrate.js';
+import { postgresBlobs } from './postgres/blobs.js';
+import { postgresPool, postgresStore } from './postgres/postgres-store.js';
+import { s3Blobs, type S3Blobs } from './s3-blobs.js';
+import { s3Connection } from './s3-location.js';
+import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
+import { sqliteStore } from './sqlite-store.js';
+import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './storage-health.js';
+import type { Blobs, FileStore, Store } from './store.js';
+import { storeWriter, type StoreWrite } from './store-writer.js';
+
+export interface Backend {
+  store: Store;
+  files: FileStore;
+  storage: StorageHealth;
+  write: StoreWrite;
+  /** The database's clock (PostgreSQL), for every time the store compares across instances; undefined: this machine's is the only one. */
+  clock?: Clock;
+  /** Stop watching and close every connection (after the work using them stopped). */
+  close(): Promise<void>;
+}
+
+/** What the backend is opened from; `env` gives the AWS_* variables of --files s3://. */
+export interface BackendOptions {
+  config: ServeConfig;
+  events: EventLog;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Open the backend `config` names, creating and migrating what it needs. */
+export async function openBackend(options: BackendOptions): Promise<Backend> {
+  return options.config.database ? openPostgres(options, options.config.database) : openSqlite(options);
+}
+
+/** S3 blobs for --files, or undefined when the files stay with the database. */
+function s3For({ config, env }: BackendOptions): S3Blobs | undefined {
+  if (!config.files) return undefined;
+  return s3Blobs({ ...config.files, ...s3Connection(env), ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
+}
+
+const s3Check = (s3: S3Blobs | undefined): StorageCheck[] => (s3 ? [() => s3.check()] : []);
+
+/** The parts every backend builds the same way once it has its store, blobs and looks. */
+function assemble(options: BackendOptions, store: Store, blobs: Blobs, looks: StorageLooks, extra: { clock?: Clock; close: () => Promise<void> }): Backend {
+  const storage = storageMonitor(looks, options.events);
+  const write = storeWriter({ waitMs: options.config.busyTimeout, onFault: (fault, bytes) => storage.report(fault, bytes) });
+  return {
+    store,
+    files: fileStore(store.fileIndex, blobs, write),
+    storage,
+    write,
+    ...(extra.clock ? { clock: extra.clock } : {}),
+    async close() {
+      storage.stop();
+      await extra.close();
+    },
+  };
+}
+
+async function openSqlite(options: BackendOptions): Promise<Backend> {
+  const { dataDir } = options.config;
+  const dbPath = databasePath(dataDir);
+  const filesDir = join(dataDir, 'files');
+  const db = openDb(dbPath);
+  let looks: StorageLooks;
+  try {
+    // After the database opened, so a data dir refused for its database is left as it was.
+    ensureFolder(filesDir, 'files folder');
+    looks = dataDirLooks({ dataDir, dbPath, filesDir });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  // From here on a lock held by another process is waited out without blocking (store-writer.ts).
+  db.pragma('busy_timeout = 0');
+  const s3 = s3For(options);
+  if (s3) {
+    const local = looks;
+    looks = { ...local, look: async (needBytes) => (await local.look(needBytes)) ?? firstFault(s3Check(s3)) };
+  }
+  const store = sqliteStore(db);
+  return assemble(options, store, s3 ?? diskBlobs(filesDir), looks, {
+    async close() {
+      s3?.close();
+      await store.close();
+    },
+  });
+}
+
+async function openPostgres(options: BackendOptions, url: string): Promise<Backend> {
+  const pool = postgresPool(url);
+  try {
+    await migratePostgres(pool);
+    const clock = await databaseClock(pool);
+    const store = postgresStore(pool);
+    const s3 = s3For(options);
+    const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => store.ping()), ...s3Check(s3)]);
+    return assemble(options, store, s3 ?? postgresBlobs(pool), looks, {
+      clock,
+      async close() {
+        clock.stop();
+        s3?.close();
+        await store.close();
+      },
+    });
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}

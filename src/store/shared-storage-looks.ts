@@ -1,0 +1,42 @@
+/**
+ * How a shared storage (a PostgreSQL database, an S3 bucket) is looked at: each check is a round
+ * trip that fails if the storage could not take writes now. There is no data dir to lose, and a
+ * committed write is where every instance reads it, so confirm has nothing more to look at. Such
+ * a storage comes back by itself.
+ */
+import { callerError } from '../errors.js';
+import type { StorageFault, StorageLooks } from './storage-health.js';
+
+/** A check of one storage: null while it answers, else why not. */
+export type StorageCheck = () => Promise<StorageFault | null>;
+
+/** The first fault `checks` find, in order, or null. */
+export async function firstFault(checks: StorageCheck[]): Promise<StorageFault | null> {
+  for (const check of checks) {
+    const fault = await check();
+    if (fault) return fault;
+  }
+  return null;
+}
+
+/** A check from a round trip that rejects when `name` cannot take writes (with a storage error's safe message, or the raw one's). */
+export function roundTripCheck(name: string, roundTrip: () => Promise<void>): StorageCheck {
+  return () =>
+    roundTrip().then(
+      () => null,
+      (error: unknown) => ({ code: 'STORAGE_UNAVAILABLE', reason: `${name} does not answer: ${describe(error)}` }),
+    );
+}
+
+// /readyz answers anyone: the code of what failed (ECONNREFUSED, 28P01), never a message that may
+// name hosts, users or buckets.
+function describe(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === 'string' ? `error ${code}` : callerError(error).message;
+}
+
+/** Looks for a shared storage made of what `checks` look at, described in the log as `where`. */
+export function sharedStorageLooks(where: string, checks: StorageCheck[]): StorageLooks {
+  return { where, recovery: 'until it answers again', look: () => firstFault(checks), confirm: async () => null };
+}
