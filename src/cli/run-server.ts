@@ -14,6 +14,7 @@ import { eventLogWriter } from '../server/event-log.js';
 import { listen } from '../server/listen.js';
 import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
+import { describeBackend } from '../store/open-backend.js';
 import type { CliIO } from './io.js';
 
 const sweepEveryMs = 60_000;
@@ -67,7 +68,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
     const { port } = deps.listening.address!;
     const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
-    io.stderr.write(`pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; data in ${config.dataDir}; ${await engine.sandbox()})\n`);
+    io.stderr.write(`pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`);
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
     if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
     if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');

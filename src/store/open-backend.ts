@@ -49,6 +49,13 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
   return options.config.database ? openPostgres(options, options.config.database) : openSqlite(options);
 }
 
+/** Where the data is, for the start line: never the database password. */
+export function describeBackend(config: Pick<ServeConfig, 'dataDir' | 'database' | 'files'>): string {
+  const database = config.database ? new URL(config.database) : undefined;
+  const where = database ? `data in PostgreSQL ${database.host}${database.pathname}` : `data in ${config.dataDir}`;
+  return config.files ? `${where}, files in s3://${config.files.bucket}/${config.files.prefix}` : where;
+}
+
 /** S3 blobs for --files, or undefined when the files stay with the database. */
 function s3For({ config, env }: BackendOptions): S3Blobs | undefined {
   if (!config.files) return undefined;
