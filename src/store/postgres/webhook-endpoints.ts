@@ -49,7 +49,7 @@ function change<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Prom
 export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
   return {
     /** Add an endpoint with a new key and a new secret. */
-    add: (url: string, now: number) => {
+    add: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, (tx) => add(tx, valid, now));
     },
