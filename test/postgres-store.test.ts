@@ -7,27 +7,14 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
-import type { EnqueueInput } from '../src/store/jobs.js';
 import { databaseClock } from '../src/store/postgres/database-clock.js';
 import { migratePostgres } from '../src/store/postgres/migrate.js';
 import { postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
+import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
 
 afterAll(stopPostgres);
 
-const bounds = { maxQueue: 10_000, maxQueuePerCaller: 10_000, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
-const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
-  caller: 'ip:127.0.0.1',
-  identifier: `doc-${Math.random()}`,
-  priority: 0,
-  request: { htmlContent: '<p>x</p>' },
-  baseUrl: 'http://127.0.0.1:3000',
-  now: 1_000_000,
-  dedupeWindowMs: 60_000,
-  bounds,
-  maxAttempts: 3,
-  ...overrides,
-});
 const outcome = (call: Promise<{ status: string }>) => call.then((queued) => queued.status, (error: { code: string }) => error.code);
 
 /** Two instances' stores on one fresh database. */

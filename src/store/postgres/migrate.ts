@@ -6,18 +6,12 @@
  */
 import type pg from 'pg';
 import { PdfRenderError } from '../../errors.js';
-import { postgresFault } from '../storage-errors.js';
 import { postgresMigrations } from './schema.js';
-import { locks, query, row } from './sql.js';
+import { connect, locks, query, row } from './sql.js';
 
 /** Migrate the database of `pool` to the newest schema; returns the version it was at. */
 export async function migratePostgres(pool: pg.Pool, migrations: string[] = postgresMigrations): Promise<number> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw postgresFault(error) ?? error;
-  }
+  const client = await connect(pool);
   let broken = false;
   try {
     // Session-level, held across the migrations' own transaction; unlocked below, or by the server when this connection dies.

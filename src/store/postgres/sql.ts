@@ -40,18 +40,22 @@ export async function changes(sql: Sql, text: string, values: unknown[] = []): P
   return (await query(sql, text, values)).rowCount ?? 0;
 }
 
+/** One connection of the pool, for the caller to release; a refused connection throws as a storage fault. */
+export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw postgresFault(error) ?? error;
+  }
+}
+
 /**
  * Run `work` in one READ COMMITTED transaction on one connection: committed when it resolves,
  * rolled back when it throws. Each statement sees what others committed before it began, so the
  * read-then-write steps take their locks (rows FOR UPDATE, or an advisory lock) first.
  */
 export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw postgresFault(error) ?? error;
-  }
+  const client = await connect(pool);
   let broken = false;
   try {
     await query(client, 'BEGIN');
