@@ -6,10 +6,12 @@
  * storage codes; the database's clock is the one leases follow.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { isPdfRenderError } from '../src/errors.js';
 import { databaseClock } from '../src/store/postgres/database-clock.js';
 import { migratePostgres } from '../src/store/postgres/migrate.js';
 import { postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
+import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
 
@@ -111,6 +113,18 @@ describe('faults', () => {
     expect(await patient.queue.heartbeat(queued.id, 'w', 2_010_000)).toBe(true);
     expect(await impatient.queue.heartbeat(queued.id, 'w', 2_020_000)).toBe(true);
     await Promise.all([impatient.close(), patient.close()]);
+  });
+
+  it('map the faults that cannot be made here (a full disk, a serialization failure, a deadlock, a broken pipe) by their codes', () => {
+    const sent = (code: string) => Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'ERROR' });
+    expect(storageFault(sent('53100'))).toMatchObject({ code: 'STORAGE_FULL', message: "the server's database is full, so nothing more can be stored there; try again later" });
+    for (const code of ['40001', '40P01']) expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
+    for (const code of ['08006', '57P01', '57P03']) expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
+    // A statement's own error (a unique violation) is not the storage's.
+    expect(storageFault(sent('23505'))).toBeUndefined();
+    expect(postgresFault(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(postgresFault(new Error('Connection terminated unexpectedly'))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(postgresFault(new TypeError('a bug'))).toBeUndefined();
   });
 
   it('fails ping on a database that cannot take writes', async () => {
