@@ -10,7 +10,7 @@ import pg from 'pg';
 import { isPdfRenderError } from '../src/errors.js';
 import { databaseClock } from '../src/store/postgres/database-clock.js';
 import { migratePostgres } from '../src/store/postgres/migrate.js';
-import { postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
+import { openPostgresStore, postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
 import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
@@ -77,6 +77,17 @@ describe('migrations', () => {
     const refused = await migratePostgres(pools[1]!).catch((error) => error);
     expect(isPdfRenderError(refused, 'STORAGE_UNAVAILABLE')).toBe(true);
     expect(refused.message).toMatch(/^the PostgreSQL database "store_\d+" was written by a newer pdfrender \(schema 99\); upgrade pdfrender to use it$/);
+  });
+});
+
+describe('openPostgresStore', () => {
+  it('migrates an empty database and answers; a database it cannot reach is STORAGE_UNAVAILABLE', async () => {
+    const store = await openPostgresStore(await emptyDatabase());
+    expect(store.kind).toBe('postgres');
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(await store.webhooks.any()).toBe(false);
+    await store.close();
+    expect(await openPostgresStore('postgres://postgres@127.0.0.1:1/none').catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
   });
 });
 
