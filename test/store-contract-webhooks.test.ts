@@ -4,7 +4,7 @@
  * rotate, disable and enable with their held deliveries, remove), redelivery, rate windows, the
  * file index, and blobs where the backend has them.
  */
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { maxRetryAfterMs, retrySchedule } from '../src/store/deliveries.js';
 import type { Store } from '../src/store/store.js';
@@ -183,16 +183,10 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
 
 // The backends whose Blobs live beside their index (PostgreSQL's table); SQLite's are disk-blobs.ts.
 describe.each(backends.filter((backend) => backend.hasBlobs))('$name blobs', (backend) => {
-  let opened: Opened;
-  let store: Store;
-  beforeEach(async () => {
-    opened = await backend.open();
-    store = opened.store;
-    return () => opened.close();
-  });
-
   it('keeps blobs whole, deletes them, and removes old ones no row names', async () => {
-    const blobs = opened.blobs!;
+    const opened = await backend.open();
+    onTestFinished(() => opened.close());
+    const { store, blobs } = { store: opened.store, blobs: opened.blobs! };
     const pdf = new Uint8Array([37, 80, 68, 70, 0, 255, 1, 2]);
     await blobs.put('kept', pdf);
     await blobs.put('orphan', pdf);

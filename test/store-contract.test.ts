@@ -8,8 +8,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkReport } from '../src/engine/page-guard.js';
 import { isPdfRenderError } from '../src/errors.js';
-import type { EnqueueInput, JobError } from '../src/store/jobs.js';
+import type { JobError } from '../src/store/jobs.js';
 import type { JobQueue, Store } from '../src/store/store.js';
+import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { removeTempDirs } from './support/files.js';
 import { backends, stopPostgres, type Opened } from './support/store-backends.js';
 
@@ -18,20 +19,6 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const bounds = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
-
-const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
-  caller: 'ip:127.0.0.1',
-  identifier: `doc-${Math.random()}`,
-  priority: 0,
-  request: { htmlContent: '<p>x</p>' },
-  baseUrl: 'http://127.0.0.1:3000',
-  now: 1_000_000,
-  dedupeWindowMs: 60_000,
-  bounds,
-  maxAttempts: 3,
-  ...overrides,
-});
 
 /** A failed attempt as the worker records it. */
 const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });

@@ -27,6 +27,15 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/**
+ * End a pool, waiting at most a second: one whose connection a failed test left checked out would
+ * wait for its release for ever (its server is stopped already, so nothing is left open).
+ */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  if (pool.ended) return;
+  await Promise.race([pool.end().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+}
+
 /** A free loopback TCP port (freed again before pg_ctl binds it). */
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -97,8 +106,9 @@ export async function startCluster(): Promise<Cluster> {
       return pool;
     },
     async stop() {
-      await Promise.all(pools.splice(0).map((pool) => (pool.ended ? undefined : pool.end().catch(() => undefined))));
+      // The server first (immediate: nothing in it is kept), so no pool waits on a connection left checked out.
       await asPostgres(env('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
+      await Promise.all(pools.splice(0).map(endPool));
       await rm(root, { recursive: true, force: true });
     },
   };

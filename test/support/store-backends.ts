@@ -20,7 +20,7 @@ import { redeliveries } from '../../src/store/redeliver.js';
 import type { Async, Blobs, FileIndex, Store, StoredFile } from '../../src/store/store.js';
 import { webhookEndpoints } from '../../src/store/webhook-endpoints.js';
 import { tempDir } from './files.js';
-import { startCluster, type Cluster } from './postgres.js';
+import { endPool, startCluster, type Cluster } from './postgres.js';
 
 export interface Opened {
   store: Store;
@@ -132,7 +132,8 @@ const postgres: Backend = {
   async open() {
     const url = await (shared ??= freshDatabase().then(({ url }) => url));
     const pool = poolOn(url);
-    await pool.query(`TRUNCATE ${tables} RESTART IDENTITY`);
+    // Also what a failed test may have left: its broken deliveries.
+    await pool.query(`DROP TRIGGER IF EXISTS no_deliveries ON webhook_deliveries; DROP FUNCTION IF EXISTS no_deliveries(); TRUNCATE ${tables} RESTART IDENTITY`);
     return {
       store: postgresStore(pool),
       async sql<Row>(text: string, ...params: unknown[]) {
@@ -160,8 +161,11 @@ export const backends: Backend[] = [sqlite, postgres];
 
 /** Stop this file's cluster (afterAll). */
 export async function stopPostgres(): Promise<void> {
-  await Promise.all(pools.splice(0).map((pool) => (pool.ended ? undefined : pool.end())));
-  if (cluster) await (await cluster).stop();
+  // The cluster first: a pool with a connection a failed test left checked out would wait for it for ever.
+  // A cluster that could not start failed its tests already, saying why.
+  const started = await cluster?.catch(() => undefined);
+  await started?.stop();
+  await Promise.all(pools.splice(0).map(endPool));
   cluster = undefined;
   shared = undefined;
 }

@@ -10,7 +10,7 @@ import type { Delivery, DeliveryLogEntry } from '../deliveries.js';
 import { retrySchedule } from '../deliveries.js';
 import { retryDelay } from '../delivery-retry.js';
 import type { Deliveries } from '../store.js';
-import { changes, lock, locks, query, rows, transaction, type Sql } from './sql.js';
+import { changes, locks, query, rows, transaction, type Sql } from './sql.js';
 
 /**
  * Queue `event` for every endpoint in `tx` (held for a disabled one); returns how many deliveries.
@@ -36,15 +36,13 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
   return {
     /** Queue `event` for every endpoint, due now, held for a disabled one; returns how many deliveries. */
     queueEvent: (jobId: string, event: unknown, now: number) =>
-      transaction(pool, async (tx) => {
-        await lock(tx, locks.webhooks, true);
-        return queueEvent(tx, jobId, event, now);
-      }),
+      transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
 
     /** Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the caller's `inFlight`, kept from other senders for `holdMs`. */
     claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}) =>
-      transaction(pool, async (tx) => {
-        await lock(tx, locks.deliveryClaim);
+      transaction(
+        pool,
+        async (tx) => {
         const busy = Object.entries(inFlight);
         const taken = await rows<Delivery & { due_at: number }>(
           tx,
@@ -66,7 +64,9 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
         // RETURNING keeps no order: back into due order.
         taken.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
         return taken.map(({ due_at: _due, ...delivery }) => delivery);
-      }),
+        },
+        locks.deliveryClaim,
+      ),
 
     /** The receiver answered 2xx. */
     async succeeded(id: number, status: number, now: number) {

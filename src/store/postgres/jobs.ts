@@ -15,7 +15,7 @@ import type { EnqueueInput, Job, JobError, JobResult, JobStatus } from '../jobs.
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import type { JobQueue } from '../store.js';
 import { queueEvent } from './deliveries.js';
-import { changes, lock, locks, query, row, rows, transaction, type Sql } from './sql.js';
+import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
 // The columns of a Job, named as its fields; request and network are JSON text.
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
@@ -51,35 +51,34 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
     /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput) =>
       transaction(pool, async (tx) => {
-        await lock(tx, locks.enqueue);
-        const seen = await row<{ seen_at: number }>(tx, 'SELECT seen_at FROM identifiers WHERE caller = $1 AND identifier = $2', [input.caller, input.identifier]);
-        const duplicate = duplicateIdentifier(input.identifier, seen?.seen_at, input.now, input.dedupeWindowMs);
-        if (duplicate) throw duplicate;
         const request = JSON.stringify(input.request);
         const requestBytes = Buffer.byteLength(request);
-        const held = (await row<{ jobs: number; bytes: number; my_jobs: number; my_bytes: number }>(
+        // One read after the lock (its own statement: a statement's snapshot is taken before anything in it runs).
+        const seen = (await row<{ seen_at: number | null; jobs: number; bytes: number; my_jobs: number; my_bytes: number }>(
           tx,
-          `SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0)::bigint AS bytes,
+          `SELECT (SELECT seen_at FROM identifiers WHERE caller = $1 AND identifier = $2) AS seen_at,
+                  count(*) AS jobs, coalesce(sum(request_bytes), 0)::bigint AS bytes,
                   count(*) FILTER (WHERE caller = $1) AS my_jobs, coalesce(sum(request_bytes) FILTER (WHERE caller = $1), 0)::bigint AS my_bytes
            FROM jobs WHERE status IN ('queued', 'rendering')`,
-          [input.caller],
+          [input.caller, input.identifier],
         ))!;
-        checkTotalBounds(held, requestBytes, input.bounds);
-        checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, input.bounds);
-        await query(
-          tx,
-          'INSERT INTO identifiers (caller, identifier, seen_at) VALUES ($1, $2, $3) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at',
-          [input.caller, input.identifier, input.now],
-        );
+        const duplicate = duplicateIdentifier(input.identifier, seen.seen_at ?? undefined, input.now, input.dedupeWindowMs);
+        if (duplicate) throw duplicate;
+        checkTotalBounds(seen, requestBytes, input.bounds);
+        checkCallerBounds({ jobs: seen.my_jobs, bytes: seen.my_bytes }, requestBytes, input.bounds);
         const id = `job_${randomBytes(12).toString('base64url')}`;
         const inserted = await row<JobRow>(
           tx,
-          `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
+          `WITH remembered AS (
+             INSERT INTO identifiers (caller, identifier, seen_at) VALUES ($2, $3, $9)
+             ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at
+           )
+           INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $9) RETURNING ${jobColumns}`,
           [id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now],
         );
         return toJob(inserted!);
-      }),
+      }, locks.enqueue),
 
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     async claim(worker: string, now: number, leaseMs: number) {
@@ -102,7 +101,6 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
     /** Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker` no longer holds it. */
     complete: (id: string, worker: string, now: number, result: JobResult) =>
       transaction(pool, async (tx) => {
-        await lock(tx, locks.webhooks, true);
         const done = await row<FinishedJobRow>(
           tx,
           `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
@@ -113,14 +111,13 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
         if (!done) return false;
         await queueEvent(tx, id, jobEvent(done), now);
         return true;
-      }),
+      }, locks.webhookWrite),
 
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
       transaction(pool, async (tx) => {
-        await lock(tx, locks.webhooks, true);
         return settle(tx, id, worker, now, error, retryAt);
-      }),
+      }, locks.webhookWrite),
 
     /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
     release: async (id: string, worker: string, availableAt: number) =>
@@ -133,7 +130,6 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
     /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt), except those in `inHand`. */
     requeueExpired: (now: number, inHand: string[] = []) =>
       transaction(pool, async (tx) => {
-        await lock(tx, locks.webhooks, true);
         // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
         const expired = await rows<{ id: string; claimed_by: string }>(
           tx,
@@ -142,7 +138,7 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
         );
         for (const job of expired) await settle(tx, job.id, job.claimed_by, now, leaseExpiredError, now);
         return expired.length;
-      }),
+      }, locks.webhookWrite),
 
     /** One job by id. */
     async get(id: string) {

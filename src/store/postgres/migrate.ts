@@ -6,22 +6,16 @@
  */
 import type pg from 'pg';
 import { PdfRenderError } from '../../errors.js';
-import { postgresFault } from '../storage-errors.js';
 import { postgresMigrations } from './schema.js';
-import { locks, query, row } from './sql.js';
+import { connect, locks, query, row } from './sql.js';
 
 /** Migrate the database of `pool` to the newest schema; returns the version it was at. */
 export async function migratePostgres(pool: pg.Pool, migrations: string[] = postgresMigrations): Promise<number> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw postgresFault(error) ?? error;
-  }
+  const client = await connect(pool);
   let broken = false;
   try {
     // Session-level, held across the migrations' own transaction; unlocked below, or by the server when this connection dies.
-    await query(client, 'SELECT pg_advisory_lock($1)', [locks.migrate]);
+    await query(client, 'SELECT pg_advisory_lock($1)', [locks.migrate.key]);
     try {
       // The version row's table is outside the migrations: it says which of them ran.
       await query(client, 'CREATE TABLE IF NOT EXISTS pdfrender_schema (version INTEGER NOT NULL, checked_at BIGINT)');
@@ -44,7 +38,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       }
       return version;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [locks.migrate]).catch(() => (broken = true));
+      await client.query('SELECT pg_advisory_unlock($1)', [locks.migrate.key]).catch(() => (broken = true));
     }
   } catch (error) {
     broken = true;

@@ -9,7 +9,7 @@ import { jobEvent, type FinishedJobRow } from '../job-events.js';
 import type { JobStatus } from '../jobs.js';
 import type { Redelivery } from '../redeliver.js';
 import type { Redeliveries } from '../store.js';
-import { changes, lock, locks, row, rows, transaction } from './sql.js';
+import { changes, locks, row, rows, transaction } from './sql.js';
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 
@@ -19,7 +19,6 @@ export function postgresRedeliveries(pool: pg.Pool): Redeliveries {
     /** Send a finished job's event again, now, to every active endpoint; says what it queued and what it could not. */
     redeliver: (jobId: string, now: number) =>
       transaction(pool, async (tx): Promise<Redelivery> => {
-        await lock(tx, locks.webhooks);
         const job = await row<FinishedJobRow>(tx, 'SELECT id, identifier, base_url, status, file_id, pages, bytes, error, error_code FROM jobs WHERE id = $1', [jobId]);
         const first = await row<{ event_id: string; body: string }>(tx, 'SELECT event_id, body FROM webhook_deliveries WHERE job_id = $1 ORDER BY id LIMIT 1', [jobId]);
         // A job swept after its retention may still have deliveries waiting; those can go again.
@@ -48,6 +47,6 @@ export function postgresRedeliveries(pool: pg.Pool): Redeliveries {
         ))!;
         const held = await rows<{ endpoint_id: string }>(tx, "SELECT endpoint_id FROM webhook_deliveries WHERE job_id = $1 AND status = 'held' ORDER BY id", [jobId]);
         return { outcome: 'done', queued: reset + created, created, inFlight: counts.in_flight, heldFor: held.map((h) => h.endpoint_id), active: counts.active };
-      }),
+      }, locks.webhookChange),
   };
 }

@@ -40,21 +40,34 @@ export async function changes(sql: Sql, text: string, values: unknown[] = []): P
   return (await query(sql, text, values)).rowCount ?? 0;
 }
 
-/**
- * Run `work` in one READ COMMITTED transaction on one connection: committed when it resolves,
- * rolled back when it throws. Each statement sees what others committed before it began, so the
- * read-then-write steps take their locks (rows FOR UPDATE, or an advisory lock) first.
- */
-export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
+/** One connection of the pool, for the caller to release; a refused connection throws as a storage fault. */
+export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
   try {
-    client = await pool.connect();
+    return await pool.connect();
   } catch (error) {
     throw postgresFault(error) ?? error;
   }
+}
+
+/** A transaction-level advisory lock: released at commit or rollback, so a crashed instance never keeps one. */
+export interface AdvisoryLock {
+  key: number;
+  /** Taken with others holding it shared; an exclusive holder waits for them all, and they for it. */
+  shared?: boolean;
+}
+
+/**
+ * Run `work` in one READ COMMITTED transaction on one connection, holding `lock` from the start:
+ * committed when it resolves, rolled back when it throws. Each statement sees what others
+ * committed before it began, so the read-then-write steps are serialized by the lock, or lock
+ * their rows (FOR UPDATE) themselves.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, lock?: AdvisoryLock): Promise<T> {
+  const client = await connect(pool);
   let broken = false;
   try {
-    await query(client, 'BEGIN');
+    // BEGIN and the lock in one round trip (the simple protocol runs both; the key is one of ours, never input).
+    await query(client, lock ? `BEGIN; SELECT ${lock.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(${lock.key})` : 'BEGIN');
     const result = await work(client);
     await query(client, 'COMMIT');
     return result;
@@ -69,22 +82,18 @@ export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) =>
   }
 }
 
-/**
- * Advisory lock keys (one number space per database; these are pdfrender's). Transaction-level:
- * released at commit or rollback, so a crashed instance never keeps one.
- */
-export const locks = {
-  /** Taken by migrations (session-level, around the whole run). */
-  migrate: 0x70646672_01,
-  /** Serializes enqueues: the dedupe check and the queue bounds read what the last enqueue wrote. */
-  enqueue: 0x70646672_02,
-  /** Endpoint changes take it exclusively; writers of deliveries take it shared, so no new delivery misses a change of its endpoint. */
-  webhooks: 0x70646672_03,
-  /** Serializes delivery claims, so each claim's per-endpoint counts are what the last one left. */
-  deliveryClaim: 0x70646672_04,
-} as const;
+const keys = { migrate: 0x70646672_01, enqueue: 0x70646672_02, webhooks: 0x70646672_03, deliveryClaim: 0x70646672_04 };
 
-/** Take a transaction-level advisory lock, waiting for it (bounded by the connection's lock_timeout). */
-export async function lock(tx: pg.PoolClient, key: number, shared = false): Promise<void> {
-  await query(tx, shared ? 'SELECT pg_advisory_xact_lock_shared($1)' : 'SELECT pg_advisory_xact_lock($1)', [key]);
-}
+/** pdfrender's advisory locks (one number space per database; these keys are ours). Waits are bounded by the connection's lock_timeout. */
+export const locks = {
+  /** Taken by migrations, session-level, around the whole run. */
+  migrate: { key: keys.migrate },
+  /** Serializes enqueues: the dedupe check and the queue bounds read what the last enqueue wrote. */
+  enqueue: { key: keys.enqueue },
+  /** A change of endpoints: waits for the writers of deliveries, and they for it, so no new delivery misses a change of its endpoint. */
+  webhookChange: { key: keys.webhooks },
+  /** Writing deliveries (a job settling, a redelivery's reads aside): many at once, none during an endpoint change. */
+  webhookWrite: { key: keys.webhooks, shared: true },
+  /** Serializes delivery claims, so each claim's per-endpoint counts are what the last one left. */
+  deliveryClaim: { key: keys.deliveryClaim },
+} satisfies Record<string, AdvisoryLock>;

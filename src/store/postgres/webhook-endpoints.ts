@@ -12,7 +12,7 @@ import { newWebhookSecret } from '../../webhooks/signing.js';
 import type { Enabled, Rotation, WebhookEndpoint } from '../webhook-endpoints.js';
 import { newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
 import type { WebhookEndpoints } from '../store.js';
-import { changes, lock, locks, query, row, rows, transaction, type Sql } from './sql.js';
+import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
 const columns = 'id, url, key, secret, created_at AS "createdAt", disabled_at AS "disabledAt"';
 // Attempts in flight (claimed_until ahead) are left to settle: their outcome decides.
@@ -39,17 +39,14 @@ async function enable(tx: Sql, id: string, now: number): Promise<Enabled | null>
 
 /** Run `work` as one change of endpoints: a transaction holding the webhooks lock exclusively. */
 function change<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  return transaction(pool, async (tx) => {
-    await lock(tx, locks.webhooks);
-    return work(tx);
-  });
+  return transaction(pool, work, locks.webhookChange);
 }
 
 /** The webhook endpoint table in the database of `pool`. */
 export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
   return {
     /** Add an endpoint with a new key and a new secret. */
-    add: (url: string, now: number) => {
+    add: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, (tx) => add(tx, valid, now));
     },

@@ -1,0 +1,169 @@
+/**
+ * What only PostgreSQL has to prove: several instances (here, several pools) on one database at
+ * once. The same identifier sent to two at once gives one job; simultaneous enqueues cannot pass a
+ * bound; 200 jobs claimed concurrently are each claimed once; migrations from three instances
+ * starting together run once; a newer schema is refused; faults of the server come out as the
+ * storage codes; the database's clock is the one leases follow.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { isPdfRenderError } from '../src/errors.js';
+import { databaseClock } from '../src/store/postgres/database-clock.js';
+import { migratePostgres } from '../src/store/postgres/migrate.js';
+import { openPostgresStore, postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
+import { postgresFault, storageFault } from '../src/store/storage-errors.js';
+import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
+import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
+
+afterAll(stopPostgres);
+
+const outcome = (call: Promise<{ status: string }>) => call.then((queued) => queued.status, (error: { code: string }) => error.code);
+
+/** Two instances' stores on one fresh database. */
+async function twoInstances() {
+  const { url, pool } = await freshDatabase();
+  return [postgresStore(pool), postgresStore(poolOn(url))] as const;
+}
+
+describe('several instances on one database', () => {
+  it('accept exactly one of the same identifier sent to both at once, every time', async () => {
+    const [a, b] = await twoInstances();
+    for (let round = 0; round < 20; round += 1) {
+      const results = await Promise.all([a, b].map((store) => outcome(store.queue.enqueue(job({ identifier: `same-${round}` })))));
+      expect(results.sort()).toEqual(['DUPLICATE_IDENTIFIER', 'queued']);
+    }
+  });
+
+  it('never pass a queue bound with simultaneous enqueues', async () => {
+    const [a, b] = await twoInstances();
+    const tight = { ...bounds, maxQueue: 5 };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => outcome((i % 2 ? a : b).queue.enqueue(job({ bounds: tight })))));
+    expect(results.filter((r) => r === 'queued')).toHaveLength(5);
+    expect(results.filter((r) => r === 'QUEUE_FULL')).toHaveLength(15);
+  });
+
+  it('claim each of 200 jobs once, with four claimers on each of two instances', async () => {
+    const [a, b] = await twoInstances();
+    for (let i = 0; i < 200; i += 1) await a.queue.enqueue(job({ priority: i % 3 }));
+    const claimed: string[] = [];
+    const claimer = async (store: typeof a, name: string) => {
+      for (let next = await store.queue.claim(name, 2_000_000, 60_000); next; next = await store.queue.claim(name, 2_000_000, 60_000)) claimed.push(next.id);
+    };
+    await Promise.all([a, b].flatMap((store, i) => [1, 2, 3, 4].map((n) => claimer(store, `instance-${i}-${n}`))));
+    expect(claimed).toHaveLength(200);
+    expect(new Set(claimed).size).toBe(200);
+  });
+
+  it('let an expired lease be re-claimed by another instance, and fence the stale holder off', async () => {
+    const [a, b] = await twoInstances();
+    const queued = await a.queue.enqueue(job({ now: 0 }));
+    await a.queue.claim('a-worker', 100, 1_000);
+    expect(await b.queue.requeueExpired(1_101)).toBe(1);
+    expect(await b.queue.claim('b-worker', 1_200, 1_000)).toMatchObject({ id: queued.id, claimedBy: 'b-worker', attempts: 2 });
+    expect(await a.queue.heartbeat(queued.id, 'a-worker', 5_000)).toBe(false);
+    expect(await a.queue.complete(queued.id, 'a-worker', 1_300, { fileId: 'f', pages: 1, bytes: 1 })).toBe(false);
+    expect(await b.queue.complete(queued.id, 'b-worker', 1_300, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
+  });
+});
+
+describe('migrations', () => {
+  it('run once when three instances start at once, and a database written by a newer pdfrender is refused', async () => {
+    const url = await emptyDatabase();
+    const pools = [poolOn(url), poolOn(url), poolOn(url)];
+    const before = await Promise.all(pools.map((pool) => migratePostgres(pool)));
+    expect(before.sort()).toEqual([0, 1, 1]);
+    expect((await pools[0]!.query('SELECT version FROM pdfrender_schema')).rows).toEqual([{ version: 1 }]);
+    await pools[0]!.query('UPDATE pdfrender_schema SET version = 99');
+    const refused = await migratePostgres(pools[1]!).catch((error) => error);
+    expect(isPdfRenderError(refused, 'STORAGE_UNAVAILABLE')).toBe(true);
+    expect(refused.message).toMatch(/^the PostgreSQL database "store_\d+" was written by a newer pdfrender \(schema 99\); upgrade pdfrender to use it$/);
+  });
+});
+
+describe('openPostgresStore', () => {
+  it('migrates an empty database and answers; a database it cannot reach is STORAGE_UNAVAILABLE', async () => {
+    const store = await openPostgresStore(await emptyDatabase());
+    expect(store.kind).toBe('postgres');
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(await store.webhooks.any()).toBe(false);
+    await store.close();
+    expect(await openPostgresStore('postgres://postgres@127.0.0.1:1/none').catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+  });
+});
+
+describe('faults', () => {
+  it('answer a refused connection with STORAGE_UNAVAILABLE', async () => {
+    // Nothing listens on port 1 of the loopback.
+    const store = postgresStore(postgresPool('postgres://postgres@127.0.0.1:1/none'));
+    const error = await store.queue.get('job_x').catch((e) => e);
+    expect(error).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
+    expect(error.cause.code).toBe('ECONNREFUSED');
+    await store.close();
+  });
+
+  it('answer a lock held past lock_timeout with DATABASE_BUSY, and a connection ended by the server with STORAGE_UNAVAILABLE', async () => {
+    const { url, pool } = await freshDatabase();
+    const impatient = postgresStore(postgresPool(url, { lockTimeoutMs: 50 }));
+    const patient = postgresStore(postgresPool(url, { lockTimeoutMs: 60_000 }));
+    const queued = await impatient.queue.enqueue(job());
+    await impatient.queue.claim('w', 2_000_000, 1_000);
+    const holder = await pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [queued.id]);
+    expect(await impatient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e)).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5, cause: { code: '55P03' } });
+    // The patient one waits on the lock until the server ends its connection (an administrator, a restart).
+    const waiting = patient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e);
+    const waiter = async () => (await pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'")).rows[0]?.pid;
+    let pid: number | undefined;
+    while (!(pid = await waiter())) await new Promise((resolve) => setTimeout(resolve, 20));
+    await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+    expect(await waiting).toMatchObject({ code: 'STORAGE_UNAVAILABLE', cause: { code: '57P01' } });
+    await holder.query('ROLLBACK');
+    holder.release();
+    // Both go on once the lock is free: the pool replaced the dead connection.
+    expect(await patient.queue.heartbeat(queued.id, 'w', 2_010_000)).toBe(true);
+    expect(await impatient.queue.heartbeat(queued.id, 'w', 2_020_000)).toBe(true);
+    await Promise.all([impatient.close(), patient.close()]);
+  });
+
+  it('map the faults that cannot be made here (a full disk, a serialization failure, a deadlock, a broken pipe) by their codes', () => {
+    const sent = (code: string) => Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'ERROR' });
+    expect(storageFault(sent('53100'))).toMatchObject({ code: 'STORAGE_FULL', message: "the server's database is full, so nothing more can be stored there; try again later" });
+    for (const code of ['40001', '40P01']) expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
+    for (const code of ['08006', '57P01', '57P03']) expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
+    // A statement's own error (a unique violation) is not the storage's.
+    expect(storageFault(sent('23505'))).toBeUndefined();
+    expect(postgresFault(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(postgresFault(new Error('Connection terminated unexpectedly'))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(postgresFault(new TypeError('a bug'))).toBeUndefined();
+  });
+
+  it('fails ping on a database that cannot take writes', async () => {
+    const { url, pool } = await freshDatabase();
+    const store = postgresStore(postgresPool(url));
+    await expect(store.ping()).resolves.toBeUndefined();
+    await pool.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_read_only = on`);
+    const readOnly = postgresStore(postgresPool(url));
+    expect(await readOnly.ping().catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE', cause: { code: '25006' } });
+    await Promise.all([store.close(), readOnly.close()]);
+  });
+});
+
+describe('databaseClock', () => {
+  it("follows the database server's clock, not this machine's", async () => {
+    const { url, pool } = await freshDatabase();
+    // A database whose clock is an hour ahead: clock_timestamp() shadowed for connections that put this schema first.
+    await pool.query(`CREATE SCHEMA skewed; CREATE FUNCTION skewed.clock_timestamp() RETURNS timestamptz LANGUAGE sql AS $$ SELECT pg_catalog.clock_timestamp() + interval '1 hour' $$`);
+    const skewed = poolOn(url);
+    skewed.on('connect', (client) => void client.query('SET search_path = skewed, pg_catalog, public'));
+    const clock = await databaseClock(skewed);
+    try {
+      expect(Math.abs(clock.offsetMs() - 3_600_000)).toBeLessThan(1_000);
+      const straight = await databaseClock(pool);
+      expect(Math.abs(straight.offsetMs())).toBeLessThan(1_000);
+      straight.stop();
+    } finally {
+      clock.stop();
+    }
+  });
+});
