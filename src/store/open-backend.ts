@@ -14,11 +14,7 @@ import { diskBlobs } from './disk-blobs.js';
 import { fileStore } from './file-store.js';
 import { openDb } from './open-db.js';
 import { databasePath } from './open-store.js';
-import { databaseClock } from './postgres/database-clock.js';
-import { migratePostgres } from './postgres/migrate.js';
-import { postgresBlobs } from './postgres/blobs.js';
-import { postgresPool, postgresStore } from './postgres/postgres-store.js';
-import { s3Blobs, type S3Blobs } from './s3-blobs.js';
+import type { S3Blobs } from './s3-blobs.js';
 import { s3Connection } from './s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
 import { sqliteStore } from './sqlite-store.js';
@@ -57,8 +53,10 @@ export function describeBackend(config: Pick<ServeConfig, 'dataDir' | 'database'
 }
 
 /** S3 blobs for --files, or undefined when the files stay with the database. */
-function s3For({ config, env }: BackendOptions): S3Blobs | undefined {
+async function s3For({ config, env }: BackendOptions): Promise<S3Blobs | undefined> {
   if (!config.files) return undefined;
+  // The S3 client and the PostgreSQL driver are loaded only when asked for.
+  const { s3Blobs } = await import('./s3-blobs.js');
   return s3Blobs({ ...config.files, ...s3Connection(env), ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
 }
 
@@ -97,7 +95,10 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
   }
   // From here on a lock held by another process is waited out without blocking (store-writer.ts).
   db.pragma('busy_timeout = 0');
-  const s3 = s3For(options);
+  const s3 = await s3For(options).catch((error: unknown) => {
+    db.close();
+    throw error;
+  });
   if (s3) {
     const local = looks;
     looks = { ...local, look: async (needBytes) => (await local.look(needBytes)) ?? firstFault(s3Check(s3)) };
@@ -112,12 +113,18 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
 }
 
 async function openPostgres(options: BackendOptions, url: string): Promise<Backend> {
+  const [{ databaseClock }, { migratePostgres }, { postgresBlobs }, { postgresPool, postgresStore }] = await Promise.all([
+    import('./postgres/database-clock.js'),
+    import('./postgres/migrate.js'),
+    import('./postgres/blobs.js'),
+    import('./postgres/postgres-store.js'),
+  ]);
   const pool = postgresPool(url);
   try {
     await migratePostgres(pool);
     const clock = await databaseClock(pool);
     const store = postgresStore(pool);
-    const s3 = s3For(options);
+    const s3 = await s3For(options);
     const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => store.ping()), ...s3Check(s3)]);
     return assemble(options, store, s3 ?? postgresBlobs(pool), looks, {
       clock,

@@ -4,7 +4,6 @@
  */
 import { join } from 'node:path';
 import { openDb } from './open-db.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
 import { sqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -13,5 +12,8 @@ export const databasePath = (dataDir: string) => join(dataDir, 'pdfrender.db');
 
 /** Open the store at `database` (a PostgreSQL URL), else of `dataDir` (absolute), creating and migrating it as needed. */
 export async function openStore(options: { dataDir: string; database?: string | undefined }): Promise<Store> {
-  return options.database ? openPostgresStore(options.database) : sqliteStore(openDb(databasePath(options.dataDir)));
+  if (!options.database) return sqliteStore(openDb(databasePath(options.dataDir)));
+  // Loaded only when asked for: a SQLite user never pays for the driver.
+  const { openPostgresStore } = await import('./postgres/postgres-store.js');
+  return openPostgresStore(options.database);
 }
