@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliveries, maxRetryAfterMs, type Deliveries } from '../src/store/deliveries.js';
+import { deliveries, type Deliveries } from '../src/store/deliveries.js';
+import { maxRetryAfterMs } from '../src/store/delivery-retry.js';
 import { openDb, type Db } from '../src/store/open-db.js';
 import { redeliveries } from '../src/store/redeliver.js';
 import { webhookEndpoints, type WebhookEndpoint } from '../src/store/webhook-endpoints.js';

@@ -6,6 +6,7 @@
  * is enabled again (see webhook-endpoints.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { retryDelay, retrySchedule } from './delivery-retry.js';
 import type { Db } from './open-db.js';
 
 export interface Delivery {
@@ -60,10 +61,6 @@ export interface DeliveryLogEntry {
   deliveredAt: number | null;
 }
 
-/** Delays before the 2nd, 3rd, ... attempt (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the delivery has failed. */
-export const retrySchedule = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
-/** A receiver's Retry-After is honoured up to the schedule's longest step, so a bogus one cannot park a delivery for years. */
-export const maxRetryAfterMs = 36_000_000;
 
 /** The deliveries table of a data dir. */
 export function deliveries(db: Db) {
@@ -155,9 +152,7 @@ export function deliveries(db: Db) {
      * own Retry-After when it asks for longer (up to 10 h).
      */
     failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs = 0): void {
-      const scheduled = retrySchedule[delivery.attempts] ?? 0;
-      const delay = Math.max(Math.min(retryAfterMs, maxRetryAfterMs), Math.round(scheduled * (0.9 + Math.random() * 0.2)));
-      retry.run(status, error, retrySchedule.length, now + delay, delivery.id);
+      retry.run(status, error, retrySchedule.length, now + retryDelay(delivery.attempts, retryAfterMs), delivery.id);
     },
     /** The newest deliveries first (only failed ones with `failedOnly`), for `pdfrender webhooks deliveries`. */
     log(limit: number, failedOnly = false): DeliveryLogEntry[] {

@@ -8,8 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NetworkReport } from '../engine/page-guard.js';
-import { PdfRenderError, type ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
 import { deliveries } from './deliveries.js';
+import { duplicateIdentifier } from './identifier-window.js';
 import { jobEvent } from './job-events.js';
 import type { Db } from './open-db.js';
 import { queueBounds, type QueueBounds } from './queue-bounds.js';
@@ -169,11 +170,8 @@ export function jobQueue(db: Db) {
   );
 
   const enqueue = db.transaction((input: EnqueueInput): Job => {
-    const previous = seen.get(input.caller, input.identifier);
-    if (previous && previous.seen_at > input.now - input.dedupeWindowMs) {
-      const wait = Math.ceil((previous.seen_at + input.dedupeWindowMs - input.now) / 1000);
-      throw new PdfRenderError('DUPLICATE_IDENTIFIER', `identifier "${input.identifier}" was already sent in the last ${input.dedupeWindowMs / 1000} s; it may be used again in ${wait} s`);
-    }
+    const duplicate = duplicateIdentifier(input.identifier, seen.get(input.caller, input.identifier)?.seen_at, input.now, input.dedupeWindowMs);
+    if (duplicate) throw duplicate;
     const request = JSON.stringify(input.request);
     const requestBytes = Buffer.byteLength(request);
     checkBounds(input.caller, requestBytes, input.bounds);

@@ -3,22 +3,17 @@
  * dir, PostgreSQL in a new database of this file's throw-away cluster. Besides the Store, each
  * gives what a test needs to look under it: raw SQL (`?` placeholders on both), a way to make the
  * insertion of deliveries fail, and its Blobs where it has them.
- *
- * The SQLite Store here is an adapter over today's synchronous modules, until sqlite-store.ts
- * lands (then `sqliteStore` replaces `sqliteAdapter`).
  */
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { deliveries } from '../../src/store/deliveries.js';
-import { jobQueue } from '../../src/store/jobs.js';
-import { openDb, type Db } from '../../src/store/open-db.js';
+import { diskBlobs } from '../../src/store/disk-blobs.js';
+import { openDb } from '../../src/store/open-db.js';
 import { postgresBlobs } from '../../src/store/postgres/blobs.js';
 import { migratePostgres } from '../../src/store/postgres/migrate.js';
 import { postgresPool, postgresStore } from '../../src/store/postgres/postgres-store.js';
-import { rateWindows } from '../../src/store/rate-windows.js';
-import { redeliveries } from '../../src/store/redeliver.js';
-import type { Async, Blobs, FileIndex, Store, StoredFile } from '../../src/store/store.js';
-import { webhookEndpoints } from '../../src/store/webhook-endpoints.js';
+import { sqliteStore } from '../../src/store/sqlite-store.js';
+import type { Blobs, Store } from '../../src/store/store.js';
 import { tempDir } from './files.js';
 import { endPool, startCluster, type Cluster } from './postgres.js';
 
@@ -28,59 +23,23 @@ export interface Opened {
   sql<Row = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<Row[]>;
   /** Make every insertion of a webhook delivery fail ("disk full") until the returned undo runs. */
   breakDeliveries(): Promise<() => Promise<void>>;
-  blobs?: Blobs;
+  blobs: Blobs;
   close(): Promise<void>;
 }
 
 export interface Backend {
   name: 'sqlite' | 'postgres';
-  /** Whether `open` gives Blobs. */
-  hasBlobs: boolean;
   open(): Promise<Opened>;
-}
-
-/** Every method of `part`, answering a promise (the synchronous SQLite modules as Store parts). */
-function asyncOf<T extends object>(part: T): Async<T> {
-  return Object.fromEntries(Object.entries(part).map(([name, method]) => [name, async (...args: unknown[]) => (method as (...a: unknown[]) => unknown)(...args)])) as Async<T>;
-}
-
-/** The files table of a data dir as a FileIndex (its path column is the disk store's; unused here). */
-function sqliteFileIndex(db: Db): FileIndex {
-  const columns = 'id, pages, bytes, created_at AS createdAt, expires_at AS expiresAt';
-  return {
-    insert: async (file) => void db.prepare('INSERT INTO files (id, path, pages, bytes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(file.id, '', file.pages, file.bytes, file.createdAt, file.expiresAt),
-    find: async (id, now) => (db.prepare(`SELECT ${columns} FROM files WHERE id = ? AND expires_at > ?`).get(id, now) as StoredFile | undefined) ?? null,
-    expired: async (now) => db.prepare(`SELECT ${columns} FROM files WHERE expires_at <= ? ORDER BY expires_at, id`).all(now) as StoredFile[],
-    remove: async (id) => void db.prepare('DELETE FROM files WHERE id = ?').run(id),
-    known: async (ids) => new Set((db.prepare('SELECT id FROM files WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as Array<{ id: string }>).map((r) => r.id)),
-  };
-}
-
-/** Today's SQLite modules as one Store. */
-export function sqliteAdapter(db: Db): Store {
-  return {
-    kind: 'sqlite',
-    queue: asyncOf(jobQueue(db)),
-    deliveries: asyncOf(deliveries(db)),
-    webhooks: asyncOf(webhookEndpoints(db)),
-    redeliveries: asyncOf(redeliveries(db)),
-    rateWindows: asyncOf(rateWindows(db)),
-    fileIndex: sqliteFileIndex(db),
-    async ping() {
-      db.prepare('BEGIN IMMEDIATE').run();
-      db.prepare('ROLLBACK').run();
-    },
-    close: async () => void db.close(),
-  };
 }
 
 const sqlite: Backend = {
   name: 'sqlite',
-  hasBlobs: false,
   async open() {
-    const db = openDb(join(await tempDir(), 'pdfrender.db'));
+    const dataDir = await tempDir();
+    const db = openDb(join(dataDir, 'pdfrender.db'));
+    await mkdir(join(dataDir, 'files'));
     return {
-      store: sqliteAdapter(db),
+      store: sqliteStore(db),
       sql: async <Row>(text: string, ...params: unknown[]) => {
         const statement = db.prepare(text);
         return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
@@ -89,6 +48,7 @@ const sqlite: Backend = {
         db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
         return async () => void db.exec('DROP TRIGGER no_deliveries');
       },
+      blobs: diskBlobs(join(dataDir, 'files')),
       close: async () => void (db.open && db.close()),
     };
   },
@@ -127,7 +87,6 @@ const tables = 'rate_windows, files, blobs, webhook_endpoints, jobs, identifiers
 
 const postgres: Backend = {
   name: 'postgres',
-  hasBlobs: true,
   // One database per file, emptied for each test: a CREATE DATABASE takes about half a second here, a TRUNCATE a few ms.
   async open() {
     const url = await (shared ??= freshDatabase().then(({ url }) => url));

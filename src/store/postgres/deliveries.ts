@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Delivery, DeliveryLogEntry } from '../deliveries.js';
-import { retrySchedule } from '../deliveries.js';
+import { retrySchedule } from '../delivery-retry.js';
 import { retryDelay } from '../delivery-retry.js';
 import type { Deliveries } from '../store.js';
 import { changes, locks, query, rows, transaction, type Sql } from './sql.js';
