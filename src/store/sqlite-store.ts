@@ -24,7 +24,6 @@ export function asAsync<T extends object>(methods: T): Async<T> {
 /** The Store of an open SQLite database (openDb); closing it closes the database. */
 export function sqliteStore(db: Db): Store {
   return {
-    kind: 'sqlite',
     queue: asAsync(jobQueue(db)),
     deliveries: asAsync(deliveries(db)),
     webhooks: asAsync(webhookEndpoints(db)),

@@ -76,8 +76,6 @@ export interface Blobs {
 }
 
 export interface Store {
-  /** Which backend, for the log and /readyz: `sqlite` or `postgres`. */
-  kind: 'sqlite' | 'postgres';
   queue: JobQueue;
   deliveries: Deliveries;
   webhooks: WebhookEndpoints;

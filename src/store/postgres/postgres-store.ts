@@ -45,7 +45,6 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
 export function postgresStore(pool: pg.Pool): Store {
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
   return {
-    kind: 'postgres',
     queue: postgresJobQueue(pool),
     deliveries: postgresDeliveries(pool),
     webhooks: postgresWebhookEndpoints(pool),
