@@ -48,8 +48,8 @@ function change<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Prom
 /** The webhook endpoint table in the database of `pool`. */
 export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
   return {
-    /** Add an endpoint with a new key and a new secret. */
-    add: (url: string, now: number) => {
+    /** Add an endpoint with a new key and a new secret. Async, so a bad URL rejects like every store call rather than throwing at the call. */
+    add: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, (tx) => add(tx, valid, now));
     },
