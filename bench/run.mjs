@@ -60,7 +60,7 @@ const options = {
   memoryLate: quick ? 250 : 1000,
   memoryConnections: 4,
   // scale-out: async jobs per store run (each of 1-3 instances on PostgreSQL and SQLite), and tiny documents rendered by one real instance.
-  scaleJobs: quick ? 300 : 2000,
+  scaleJobs: quick ? 200 : 1000,
   scaleRounds: Number(values.rounds ?? (quick ? 1 : 3)),
   scaleRenderJobs: quick ? 20 : 100,
 };
