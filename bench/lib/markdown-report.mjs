@@ -79,7 +79,11 @@ function scaleSection(scale, cores) {
     ...Object.entries(scale.store).filter(([, s]) => s.error).map(([name, s]) => `${name} failed: ${s.error}`),
     ...(r.error ? [`The render case failed: ${r.error}`] : []),
   ];
-  if (cores <= 2) notes.push(`This machine has ${cores} cores: instances on it share them, so rendering throughput cannot grow with instances here, and no several-instance render figure is given; rendering grows with machines, each bringing its own cores, up to the store ceiling above.`);
+  if (cores <= 2) {
+    notes.push(
+      `This machine has ${cores} cores: instances on it share them, so rendering throughput cannot grow with instances here, and no several-instance render figure is given; rendering grows with machines, each bringing its own cores, up to the store ceiling above. The simulated instances share them too, with PostgreSQL: the more there are, the longer each enqueue waits for a core between its statements while holding the lock, which is why the PostgreSQL figure falls as instances are added here; on machines of their own the lock is held for the same few round trips whatever their number.`,
+    );
+  }
   return { text: `${text}\n\n${carried}`, notes };
 }
 
