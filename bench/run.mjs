@@ -5,7 +5,7 @@
  * report on stdout (progress on stderr) and every figure in bench/results/latest.json with the
  * machine it ran on. The budget lines say PASS or MISS; a miss never changes the exit code.
  *
- * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory]
+ * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory,scale]
  *          [--docs 200] [--rounds N] [--concurrency <cores>] [--out bench/results/latest.json]
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { requireBrowser } from '../dist/engine/find-browser.js';
 import { batch } from './cases/batch.mjs';
 import { memoryGrowth } from './cases/memory-growth.mjs';
+import { scaleOut } from './cases/scale-out.mjs';
 import { serverCases } from './cases/server.mjs';
 import { singleDocument } from './cases/single-document.mjs';
 import { budgetLines } from './lib/budget.mjs';
@@ -23,7 +24,7 @@ import { machineInfo } from './lib/machine.mjs';
 import { markdownReport } from './lib/markdown-report.mjs';
 import { optionalTools, which } from './lib/optional-tools.mjs';
 
-const sections = ['single', 'batch', 'server', 'memory'];
+const sections = ['single', 'batch', 'server', 'memory', 'scale'];
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
@@ -58,6 +59,10 @@ const options = {
   memoryEarly: quick ? 50 : 100,
   memoryLate: quick ? 250 : 1000,
   memoryConnections: 4,
+  // scale-out: async jobs per store run (each of 1-3 instances on PostgreSQL and SQLite), and tiny documents rendered by one real instance.
+  scaleJobs: quick ? 200 : 1000,
+  scaleRounds: Number(values.rounds ?? (quick ? 1 : 3)),
+  scaleRenderJobs: quick ? 20 : 100,
 };
 
 const started = performance.now();
@@ -87,6 +92,9 @@ try {
   }
   if (only.includes('memory')) {
     results.memory = await memoryGrowth({ root, work, early: options.memoryEarly, late: options.memoryLate, connections: options.memoryConnections, log });
+  }
+  if (only.includes('scale')) {
+    results.scaleOut = await scaleOut({ root, work, jobs: options.scaleJobs, rounds: options.scaleRounds, renderJobs: options.scaleRenderJobs, log });
   }
 } finally {
   await rm(work, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { asyncLoad } from '../lib/async-load.mjs';
 import { invoiceRequest, requestAsFiles } from '../lib/documents.mjs';
 import { syncLoad } from '../lib/load.mjs';
 import { startPeakSampler } from '../lib/process-tree.mjs';
@@ -59,26 +60,7 @@ export async function serverCases({ root, work, levels, asyncJobs, rawDocs, log 
     }
 
     log(`server: render-async, ${asyncJobs} jobs`);
-    asyncResult = await withPeakRss(server.pid, async () => {
-      const allDelivered = receiver.waitFor(receiver.received + asyncJobs);
-      const failedBefore = receiver.failed;
-      const started = performance.now();
-      let refused = 0;
-      for (let i = 0; i < asyncJobs; i += 1) {
-        const response = await fetch(`${server.url}/api/pdfs/render-async`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...request, identifier: `bench-${i}` }),
-        });
-        await response.arrayBuffer();
-        if (response.status !== 202) refused += 1;
-      }
-      const enqueuedMs = performance.now() - started;
-      // A refused job never sends a webhook: then the time is up to the last enqueue, and the refusals are reported.
-      const last = refused === 0 ? await allDelivered : performance.now();
-      const seconds = (last - started) / 1000;
-      return { jobs: asyncJobs, refused, failed: receiver.failed - failedBefore, enqueueSeconds: enqueuedMs / 1000, seconds, perSecond: asyncJobs / seconds };
-    });
+    asyncResult = await withPeakRss(server.pid, () => asyncLoad({ url: server.url, receiver, request, jobs: asyncJobs }));
   } finally {
     await server.stop();
     await receiver.close();

@@ -6,13 +6,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 
+/** `--database <url>` when one is given (PostgreSQL), else nothing (SQLite in the data dir). */
+const databaseFlag = (database) => (database ? ['--database', database] : []);
+
 /**
- * Start `pdfrender serve` on a free port with `dataDir`; the rate limit is raised far above what the
- * bench sends, so every figure is a render, never a 429. Resolves to { url, pid, stop() }.
+ * Start `pdfrender serve` on a free port with `dataDir` (and on the PostgreSQL `database` when given);
+ * the rate limit is raised far above what the bench sends, so every figure is a render, never a 429.
+ * Resolves to { url, pid, stop() }.
  */
-export async function startServer({ root, dataDir }) {
+export async function startServer({ root, dataDir, database }) {
   const bin = join(root, 'bin/pdfrender.js');
-  const args = [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '1000000', '--allow-private-webhooks', '--log-format', 'json'];
+  const args = [bin, 'serve', '--port', '0', '--data-dir', dataDir, ...databaseFlag(database), '--rate-limit', '1000000', '--allow-private-webhooks', '--log-format', 'json'];
   const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const closed = new Promise((resolve) => server.on('close', resolve));
   let stderr = '';
@@ -35,9 +39,9 @@ export async function startServer({ root, dataDir }) {
   };
 }
 
-/** Register `url` as a webhook endpoint in `dataDir` (before the server starts, as a user would). */
-export function addWebhook({ root, dataDir, url }) {
-  execFileSync(process.execPath, [join(root, 'bin/pdfrender.js'), 'webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks'], { stdio: 'ignore' });
+/** Register `url` as a webhook endpoint in `dataDir` or `database` (before the server starts, as a user would). */
+export function addWebhook({ root, dataDir, database, url }) {
+  execFileSync(process.execPath, [join(root, 'bin/pdfrender.js'), 'webhooks', 'add', url, '--data-dir', dataDir, ...databaseFlag(database), '--allow-private-webhooks'], { stdio: 'ignore' });
 }
 
 /**
