@@ -14,8 +14,10 @@ const everyMs = 10;
  * share of samples in which the lock was held, and the mean number of sessions waiting for it.
  */
 export async function sampleLocks(root, url) {
-  const { locks } = await import(pathToFileURL(join(root, 'dist/store/postgres/sql.js')).href);
-  const names = new Map(Object.entries(locks).map(([name, key]) => [String(key), name]));
+  const sql = await import(pathToFileURL(join(root, 'dist/store/postgres/sql.js')).href);
+  // The enqueue lock is taken inside the database's pdfrender_enqueue function, so it is not among `locks`.
+  const locks = { ...sql.locks, enqueue: { key: sql.enqueueLockKey } };
+  const names = new Map(Object.entries(locks).map(([name, lock]) => [String(lock.key), name]));
   const client = new pg.Client({ connectionString: url, application_name: 'pdfrender-bench' });
   await client.connect();
   const totals = Object.fromEntries(Object.keys(locks).map((name) => [name, { held: 0, waiting: 0 }]));

@@ -74,14 +74,14 @@ function scaleSection(scale, cores) {
     : 'Instances one PostgreSQL carries: not measured (a case above failed).';
   const notes = [
     `Store alone: ${scale.loops} worker loops and ${scale.producers} producers per simulated instance (a worker thread with its own connections each), every job enqueued, claimed, its 8 KB PDF saved (bytes and row), completed with its webhook delivery, and the delivery claimed and recorded as sent; no Chromium, no HTTP. Figures are medians; each run has a fresh database.`,
-    "Enqueue lock: the one advisory lock every enqueue takes on PostgreSQL, so that dedupe and the queue bounds see every enqueue of every instance before them; the share of samples of pg_locks (every 10 ms) in which it was held, and the mean number of sessions waiting for it. Held nearly all the time, it is the ceiling: more instances add waiters, not enqueues.",
+    "Enqueue lock: the one advisory lock every enqueue takes on PostgreSQL, so that dedupe and the queue bounds see every enqueue of every instance before them; the share of samples of pg_locks (every 10 ms) in which it was held, and the mean number of sessions waiting for it. It is taken inside one database function (one round trip per enqueue), so it is held only while the server runs it; held most of the time, with sessions waiting, it would be the ceiling.",
     'The PostgreSQL cluster runs on this machine, beside the simulated instances and the bench: on a database server of its own the ceiling is higher, so the instance count above is a floor.',
     ...Object.entries(scale.store).filter(([, s]) => s.error).map(([name, s]) => `${name} failed: ${s.error}`),
     ...(r.error ? [`The render case failed: ${r.error}`] : []),
   ];
   if (cores <= 2) {
     notes.push(
-      `This machine has ${cores} cores: instances on it share them, so rendering throughput cannot grow with instances here, and no several-instance render figure is given; rendering grows with machines, each bringing its own cores, up to the store ceiling above. The simulated instances share them too, with PostgreSQL: the more there are, the longer each enqueue waits for a core between its statements while holding the lock, which is why the PostgreSQL figure falls as instances are added here; on machines of their own the lock is held for the same few round trips whatever their number.`,
+      `This machine has ${cores} cores: instances on it share them, so rendering throughput cannot grow with instances here, and no several-instance render figure is given; rendering grows with machines, each bringing its own cores, up to the store ceiling above. The simulated instances share them too, with PostgreSQL and the bench itself, so the store figures stop growing with instances here once the cores are busy: what they show is that more instances do not make the shared store slower per job, not how far it grows on machines of their own.`,
     );
   }
   return { text: `${text}\n\n${carried}`, notes };

@@ -2,7 +2,8 @@
  * The async job queue in PostgreSQL, with the SQLite queue's semantics (jobs.ts) when several
  * instances share it. A claim is one UPDATE of the next ready job picked FOR UPDATE SKIP LOCKED:
  * two instances never take the same job and never wait on each other's. Enqueues take one
- * transaction-level advisory lock, so the dedupe check and the queue bounds see every enqueue
+ * transaction-level advisory lock (inside one database function, so it is never held across a round
+ * trip), so the dedupe check and the queue bounds see every enqueue
  * before them (the same identifier at two instances at once: one job). Every write to a claimed
  * job names its holder (fencing), and a job's final status and its webhook deliveries are one
  * transaction.
@@ -49,36 +50,28 @@ async function settle(tx: Sql, id: string, worker: string | null, now: number, e
 export function postgresJobQueue(pool: pg.Pool): JobQueue {
   return {
     /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
-    enqueue: (input: EnqueueInput) =>
-      transaction(pool, async (tx) => {
-        const request = JSON.stringify(input.request);
-        const requestBytes = Buffer.byteLength(request);
-        // One read after the lock (its own statement: a statement's snapshot is taken before anything in it runs).
-        const seen = (await row<{ seen_at: number | null; jobs: number; bytes: number; my_jobs: number; my_bytes: number }>(
-          tx,
-          `SELECT (SELECT seen_at FROM identifiers WHERE caller = $1 AND identifier = $2) AS seen_at,
-                  count(*) AS jobs, coalesce(sum(request_bytes), 0)::bigint AS bytes,
-                  count(*) FILTER (WHERE caller = $1) AS my_jobs, coalesce(sum(request_bytes) FILTER (WHERE caller = $1), 0)::bigint AS my_bytes
-           FROM jobs WHERE status IN ('queued', 'rendering')`,
-          [input.caller, input.identifier],
-        ))!;
-        const duplicate = duplicateIdentifier(input.identifier, seen.seen_at ?? undefined, input.now, input.dedupeWindowMs);
+    async enqueue(input: EnqueueInput) {
+      const request = JSON.stringify(input.request);
+      const requestBytes = Buffer.byteLength(request);
+      const id = `job_${randomBytes(12).toString('base64url')}`;
+      const { bounds } = input;
+      // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
+      const held = (await row<{ seen_at: number | null; jobs: number; bytes: number; my_jobs: number; my_bytes: number; queued: boolean }>(
+        pool,
+        'SELECT * FROM pdfrender_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+        [id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.dedupeWindowMs,
+          bounds.maxQueue, bounds.maxQueueBytes, bounds.maxQueuePerCaller, bounds.maxQueueBytesPerCaller],
+      ))!;
+      if (!held.queued) {
+        // The refusal, worded by the same rules the function applied.
+        const duplicate = duplicateIdentifier(input.identifier, held.seen_at ?? undefined, input.now, input.dedupeWindowMs);
         if (duplicate) throw duplicate;
-        checkTotalBounds(seen, requestBytes, input.bounds);
-        checkCallerBounds({ jobs: seen.my_jobs, bytes: seen.my_bytes }, requestBytes, input.bounds);
-        const id = `job_${randomBytes(12).toString('base64url')}`;
-        const inserted = await row<JobRow>(
-          tx,
-          `WITH remembered AS (
-             INSERT INTO identifiers (caller, identifier, seen_at) VALUES ($2, $3, $9)
-             ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at
-           )
-           INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $9) RETURNING ${jobColumns}`,
-          [id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now],
-        );
-        return toJob(inserted!);
-      }, locks.enqueue),
+        checkTotalBounds(held, requestBytes, bounds);
+        checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, bounds);
+        throw new Error(`pdfrender_enqueue refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
+      }
+      return toJob((await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]))!);
+    },
 
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     async claim(worker: string, now: number, leaseMs: number) {

@@ -82,14 +82,17 @@ export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) =>
   }
 }
 
-const keys = { migrate: 0x70646672_01, enqueue: 0x70646672_02, webhooks: 0x70646672_03, deliveryClaim: 0x70646672_04 };
+/**
+ * Serializes enqueues, taken inside the pdfrender_enqueue function (schema.ts): the dedupe check and
+ * the queue bounds read what the last enqueue wrote.
+ */
+export const enqueueLockKey = 0x70646672_02;
+const keys = { migrate: 0x70646672_01, webhooks: 0x70646672_03, deliveryClaim: 0x70646672_04 };
 
 /** pdfrender's advisory locks (one number space per database; these keys are ours). Waits are bounded by the connection's lock_timeout. */
 export const locks = {
   /** Taken by migrations, session-level, around the whole run. */
   migrate: { key: keys.migrate },
-  /** Serializes enqueues: the dedupe check and the queue bounds read what the last enqueue wrote. */
-  enqueue: { key: keys.enqueue },
   /** A change of endpoints: waits for the writers of deliveries, and they for it, so no new delivery misses a change of its endpoint. */
   webhookChange: { key: keys.webhooks },
   /** Writing deliveries (a job settling, a redelivery's reads aside): many at once, none during an endpoint change. */
