@@ -1,0 +1,113 @@
+/**
+ * An instance dies mid-queue among three on one PostgreSQL: its jobs are held at a loopback gate
+ * (in flight) when it is killed with SIGKILL; the others re-claim them once its lease (10 s) has
+ * run out and finish them, and every job's webhook is sent once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import type { ServeProcess } from './support/cli.js';
+import { removeTempDirs } from './support/files.js';
+import { startGate } from './support/gate.js';
+import { addEndpoint, jobStatus, onInstance, renderAsync, startInstances, stopInstances } from './support/instances.js';
+import { readPdf } from './support/pdf.js';
+import { startCluster, type Cluster } from './support/postgres.js';
+import { receiver, type Arrival, type Receiver } from './support/receiver.js';
+import { until } from './support/wait.js';
+
+let cluster: Cluster;
+let db: pg.Pool;
+let hook: Receiver;
+let instances: ServeProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  const database = await cluster.createDatabase('crash');
+  db = cluster.pool(database, 2);
+  hook = await receiver();
+  instances = await startInstances(3, database, ['--allow-host', '127.0.0.1']);
+  await addEndpoint(database, hook.url);
+}, 120_000);
+
+afterAll(async () => {
+  await stopInstances(instances);
+  hook?.close();
+  await cluster?.stop();
+  await removeTempDirs();
+}, 60_000);
+
+interface Held {
+  id: string;
+  identifier: string;
+  worker: string;
+}
+
+/** Jobs being rendered now, with the worker (one per instance) holding each. */
+async function rendering(): Promise<Held[]> {
+  const { rows } = await db.query<Held>("SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq");
+  return rows;
+}
+
+const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as { type: string; payload: { id: string; jobId: string; url: string } };
+
+describe('an instance killed mid-queue', () => {
+  it('has its jobs finished by the others after its lease, each delivered once', async () => {
+    const gate = await startGate();
+    try {
+      const count = 12;
+      const jobIds: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const answer = await renderAsync(instances[i % 3]!.url, { htmlContent: `${gate.document()}<p>held ${i}</p>`, identifier: `held-${i}` });
+        expect(answer.status).toBe(202);
+        jobIds.push(answer.body.jobId!);
+      }
+      // Each instance (concurrency 1) has one job at the gate and claims a second to wait for the
+      // page (two loops per page, runtime.ts): six jobs held, two by each instance.
+      await gate.reached(3);
+      const inFlight = await until(async () => {
+        const held = await rendering();
+        return held.length === 6 && held;
+      }, 'six jobs rendering');
+      expect(new Set(inFlight.map((job) => job.worker)).size).toBe(3);
+
+      const victim = instances[0]!;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      const killedAt = performance.now();
+      gate.open();
+
+      await until(() => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id)).size === count, `${count} jobs delivered`, 60_000);
+      const finishedMs = performance.now() - killedAt;
+      // Nothing left to send, so no second event can still come.
+      await until(async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n) === 0, 'the delivery log to settle');
+
+      expect(hook.received).toHaveLength(count);
+      expect(new Set(hook.received.map((arrival) => arrival.headers['webhook-id'])).size).toBe(count);
+      const events = hook.received.map(eventOf);
+      expect(events.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
+      expect(new Set(events.map((event) => event.payload.jobId))).toEqual(new Set(jobIds));
+
+      // Exactly the two jobs the killed instance held were claimed again, and the survivors finished them.
+      const survivors = instances.slice(1);
+      const statuses = await Promise.all(jobIds.map((jobId, i) => jobStatus(survivors[i % 2]!.url, jobId)));
+      expect(statuses.every((status) => status.status === 'succeeded')).toBe(true);
+      const reclaimed = statuses.filter((status) => status.attempts !== 1);
+      expect(reclaimed.map((status) => status.attempts)).toEqual([2, 2]);
+      const lost = reclaimed.map((status) => inFlight.find((job) => job.identifier === status.identifier)!);
+      expect(lost.every((job) => job !== undefined)).toBe(true);
+      const deadWorker = lost[0]!.worker;
+      expect(lost[1]!.worker).toBe(deadWorker);
+      const { rows } = await db.query<{ worker: string }>("SELECT DISTINCT split_part(claimed_by, '.', 1) AS worker FROM jobs");
+      expect(rows.map((row) => row.worker)).not.toContain(deadWorker);
+
+      // Their PDFs are the documents they were given, from either survivor.
+      for (const job of lost) {
+        const event = events.find((e) => e.payload.id === job.identifier)!;
+        const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(event.payload.url, survivors[1]!.url))).arrayBuffer()));
+        expect(pdf.pages[0]!.text).toContain(`held ${job.identifier.slice('held-'.length)}`);
+      }
+      console.log(`SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`);
+    } finally {
+      gate.close();
+    }
+  }, 120_000);
+});
