@@ -1,7 +1,9 @@
 /**
  * An instance dies mid-queue among three on one PostgreSQL: its jobs are held at a loopback gate
  * (in flight) when it is killed with SIGKILL; the others re-claim them once its lease (10 s) has
- * run out and finish them, and every job's webhook is sent once.
+ * run out and finish them, and every job's webhook is sent once. Then a stale holder: an instance
+ * paused (SIGSTOP) past its lease resumes after another finished its jobs, renders them again and
+ * is refused their completion (fencing), so no job sends a second event.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
@@ -45,6 +47,19 @@ interface Held {
 async function rendering(): Promise<Held[]> {
   const { rows } = await db.query<Held>("SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq");
   return rows;
+}
+
+/** Pause `instance` (SIGSTOP) outside any database transaction, so it holds no lock the others would wait on. */
+async function pause(instance: ServeProcess): Promise<void> {
+  for (let tries = 0; ; tries += 1) {
+    instance.child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'");
+    if (Number(rows[0]!.n) === 0) return;
+    if (tries === 5) throw new Error('the paused instance keeps a transaction open');
+    instance.child.kill('SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as { type: string; payload: { id: string; jobId: string; url: string } };
@@ -107,6 +122,55 @@ describe('an instance killed mid-queue', () => {
       }
       console.log(`SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`);
     } finally {
+      gate.close();
+    }
+  }, 120_000);
+
+  it('refuses the completion of a holder that resumes after its jobs were re-claimed and finished (fencing)', async () => {
+    // The two survivors of the test before; each claims two jobs, one of them waiting at the gate.
+    const [stale, live] = instances.slice(1) as [ServeProcess, ServeProcess];
+    const gate = await startGate();
+    hook.received.length = 0;
+    try {
+      const count = 6;
+      const jobIds: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const answer = await renderAsync(live.url, { htmlContent: `${gate.document()}<p>paused ${i}</p>`, identifier: `paused-${i}` });
+        expect(answer.status).toBe(202);
+        jobIds.push(answer.body.jobId!);
+      }
+      await gate.reached(2);
+      const inFlight = await until(async () => {
+        const held = await rendering();
+        return held.length === 4 && held;
+      }, 'four jobs rendering');
+      await pause(stale);
+      gate.open();
+      // The live instance finishes its own, the queued ones, and (after the lease) the paused one's.
+      await until(() => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id)).size === count, `${count} jobs delivered`, 60_000);
+      const { rows: reclaimedRows } = await db.query<{ identifier: string; worker: string }>("SELECT identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE identifier LIKE 'paused-%' AND attempts = 2 ORDER BY identifier");
+      expect(reclaimedRows).toHaveLength(2);
+      const staleWorker = inFlight.find((job) => job.identifier === reclaimedRows[0]!.identifier)!.worker;
+      expect(reclaimedRows.every((job) => job.worker !== staleWorker)).toBe(true);
+
+      // Resumed, the stale holder renders both jobs and stores their PDFs, but may not complete them.
+      // Stopping it (SIGTERM waits for the jobs in hand) makes sure its completions were tried.
+      stale.child.kill('SIGCONT');
+      await until(async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL)')).rows[0]!.n) === 2, 'the stale holder to store its two renders');
+      stale.child.kill('SIGTERM');
+      expect(await stale.exited).toBe(0);
+      await until(async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n) === 0, 'the delivery log to settle');
+
+      expect(hook.received).toHaveLength(count);
+      const events = hook.received.map(eventOf);
+      expect(events.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
+      expect(new Set(events.map((event) => event.payload.jobId))).toEqual(new Set(jobIds));
+      const statuses = await Promise.all(jobIds.map((jobId) => jobStatus(live.url, jobId)));
+      expect(statuses.every((status) => status.status === 'succeeded')).toBe(true);
+      // The file each job names is the live instance's render, as its event said.
+      statuses.forEach((status, i) => expect(events.find((event) => event.payload.jobId === jobIds[i])!.payload.url).toBe(status.fileUrl));
+    } finally {
+      stale.child.kill('SIGCONT');
       gate.close();
     }
   }, 120_000);
