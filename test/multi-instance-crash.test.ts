@@ -127,23 +127,24 @@ describe('an instance killed mid-queue', () => {
   }, 120_000);
 
   it('refuses the completion of a holder that resumes after its jobs were re-claimed and finished (fencing)', async () => {
-    // The two survivors of the test before; each claims two jobs, one of them waiting at the gate.
-    const [stale, live] = instances.slice(1) as [ServeProcess, ServeProcess];
+    // The instances still running (the survivors of the test before); each claims two jobs, one of them waiting at the gate.
+    const running = instances.filter((instance) => instance.child.exitCode === null && instance.child.signalCode === null);
+    const [stale, live] = running as [ServeProcess, ServeProcess];
     const gate = await startGate();
     hook.received.length = 0;
     try {
-      const count = 6;
+      const count = 8;
       const jobIds: string[] = [];
       for (let i = 0; i < count; i += 1) {
         const answer = await renderAsync(live.url, { htmlContent: `${gate.document()}<p>paused ${i}</p>`, identifier: `paused-${i}` });
         expect(answer.status).toBe(202);
         jobIds.push(answer.body.jobId!);
       }
-      await gate.reached(2);
+      await gate.reached(running.length);
       const inFlight = await until(async () => {
         const held = await rendering();
-        return held.length === 4 && held;
-      }, 'four jobs rendering');
+        return held.length === 2 * running.length && held;
+      }, 'two jobs rendering on each instance');
       await pause(stale);
       gate.open();
       // The live instance finishes its own, the queued ones, and (after the lease) the paused one's.
