@@ -6,36 +6,19 @@
  * is refused their completion (fencing), so no job sends a second event.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
 import type { ServeProcess } from './support/cli.js';
-import { removeTempDirs } from './support/files.js';
 import { startGate } from './support/gate.js';
-import { addEndpoint, jobStatus, onInstance, renderAsync, startInstances, stopInstances } from './support/instances.js';
+import { eventOf, identifiersAt, jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
 import { readPdf } from './support/pdf.js';
-import { startCluster, type Cluster } from './support/postgres.js';
-import { receiver, type Arrival, type Receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
 
-let cluster: Cluster;
-let db: pg.Pool;
-let hook: Receiver;
-let instances: ServeProcess[] = [];
+let deployment: Deployment;
 
+// Documents wait at a loopback gate, so jobs are in flight when an instance dies.
 beforeAll(async () => {
-  cluster = await startCluster();
-  const database = await cluster.createDatabase('crash');
-  db = cluster.pool(database, 2);
-  hook = await receiver();
-  instances = await startInstances(3, database, ['--allow-host', '127.0.0.1']);
-  await addEndpoint(database, hook.url);
+  deployment = await startDeployment('crash', 3, ['--allow-host', '127.0.0.1']);
 }, 120_000);
-
-afterAll(async () => {
-  await stopInstances(instances);
-  hook?.close();
-  await cluster?.stop();
-  await removeTempDirs();
-}, 60_000);
+afterAll(() => deployment?.stop(), 60_000);
 
 interface Held {
   id: string;
@@ -45,7 +28,7 @@ interface Held {
 
 /** Jobs being rendered now, with the worker (one per instance) holding each. */
 async function rendering(): Promise<Held[]> {
-  const { rows } = await db.query<Held>("SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq");
+  const { rows } = await deployment.db.query<Held>("SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq");
   return rows;
 }
 
@@ -54,7 +37,7 @@ async function pause(instance: ServeProcess): Promise<void> {
   for (let tries = 0; ; tries += 1) {
     instance.child.kill('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'");
+    const { rows } = await deployment.db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'");
     if (Number(rows[0]!.n) === 0) return;
     if (tries === 5) throw new Error('the paused instance keeps a transaction open');
     instance.child.kill('SIGCONT');
@@ -62,10 +45,9 @@ async function pause(instance: ServeProcess): Promise<void> {
   }
 }
 
-const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as { type: string; payload: { id: string; jobId: string; url: string } };
-
 describe('an instance killed mid-queue', () => {
   it('has its jobs finished by the others after its lease, each delivered once', async () => {
+    const { hook, instances } = deployment;
     const gate = await startGate();
     try {
       const count = 12;
@@ -90,10 +72,10 @@ describe('an instance killed mid-queue', () => {
       const killedAt = performance.now();
       gate.open();
 
-      await until(() => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id)).size === count, `${count} jobs delivered`, 60_000);
+      await until(() => identifiersAt(hook) === count, `${count} jobs delivered`, 60_000);
       const finishedMs = performance.now() - killedAt;
       // Nothing left to send, so no second event can still come.
-      await until(async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n) === 0, 'the delivery log to settle');
+      await deployment.settled();
 
       expect(hook.received).toHaveLength(count);
       expect(new Set(hook.received.map((arrival) => arrival.headers['webhook-id'])).size).toBe(count);
@@ -111,13 +93,13 @@ describe('an instance killed mid-queue', () => {
       expect(lost.every((job) => job !== undefined)).toBe(true);
       const deadWorker = lost[0]!.worker;
       expect(lost[1]!.worker).toBe(deadWorker);
-      const { rows } = await db.query<{ worker: string }>("SELECT DISTINCT split_part(claimed_by, '.', 1) AS worker FROM jobs");
+      const { rows } = await deployment.db.query<{ worker: string }>("SELECT DISTINCT split_part(claimed_by, '.', 1) AS worker FROM jobs");
       expect(rows.map((row) => row.worker)).not.toContain(deadWorker);
 
       // Their PDFs are the documents they were given, from either survivor.
       for (const job of lost) {
         const event = events.find((e) => e.payload.id === job.identifier)!;
-        const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(event.payload.url, survivors[1]!.url))).arrayBuffer()));
+        const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(event.payload.url!, survivors[1]!.url))).arrayBuffer()));
         expect(pdf.pages[0]!.text).toContain(`held ${job.identifier.slice('held-'.length)}`);
       }
       console.log(`SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`);
@@ -127,6 +109,7 @@ describe('an instance killed mid-queue', () => {
   }, 120_000);
 
   it('refuses the completion of a holder that resumes after its jobs were re-claimed and finished (fencing)', async () => {
+    const { hook, instances } = deployment;
     // The instances still running (the survivors of the test before); each claims two jobs, one of them waiting at the gate.
     const running = instances.filter((instance) => instance.child.exitCode === null && instance.child.signalCode === null);
     const [stale, live] = running as [ServeProcess, ServeProcess];
@@ -148,8 +131,8 @@ describe('an instance killed mid-queue', () => {
       await pause(stale);
       gate.open();
       // The live instance finishes its own, the queued ones, and (after the lease) the paused one's.
-      await until(() => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id)).size === count, `${count} jobs delivered`, 60_000);
-      const { rows: reclaimedRows } = await db.query<{ identifier: string; worker: string }>("SELECT identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE identifier LIKE 'paused-%' AND attempts = 2 ORDER BY identifier");
+      await until(() => identifiersAt(hook) === count, `${count} jobs delivered`, 60_000);
+      const { rows: reclaimedRows } = await deployment.db.query<{ identifier: string; worker: string }>("SELECT identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE identifier LIKE 'paused-%' AND attempts = 2 ORDER BY identifier");
       expect(reclaimedRows).toHaveLength(2);
       const staleWorker = inFlight.find((job) => job.identifier === reclaimedRows[0]!.identifier)!.worker;
       expect(reclaimedRows.every((job) => job.worker !== staleWorker)).toBe(true);
@@ -157,10 +140,10 @@ describe('an instance killed mid-queue', () => {
       // Resumed, the stale holder renders both jobs and stores their PDFs, but may not complete them.
       // Stopping it (SIGTERM waits for the jobs in hand) makes sure its completions were tried.
       stale.child.kill('SIGCONT');
-      await until(async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL)')).rows[0]!.n) === 2, 'the stale holder to store its two renders');
+      await until(async () => Number((await deployment.db.query<{ n: string }>('SELECT count(*) AS n FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL)')).rows[0]!.n) === 2, 'the stale holder to store its two renders');
       stale.child.kill('SIGTERM');
       expect(await stale.exited).toBe(0);
-      await until(async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n) === 0, 'the delivery log to settle');
+      await deployment.settled();
 
       expect(hook.received).toHaveLength(count);
       const events = hook.received.map(eventOf);

@@ -6,41 +6,28 @@
  */
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
 import type { ServeProcess } from './support/cli.js';
-import { removeTempDirs } from './support/files.js';
-import { addEndpoint, jobStatus, onInstance, renderAsync, startInstances, stopInstances } from './support/instances.js';
+import { jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
 import { readPdf } from './support/pdf.js';
-import { startCluster, type Cluster } from './support/postgres.js';
-import { receiver, type Receiver } from './support/receiver.js';
 import { s3rverCredentials, startS3, type LocalS3 } from './support/s3.js';
 import { until } from './support/wait.js';
 
-let cluster: Cluster;
-let db: pg.Pool;
 let s3: LocalS3;
-let hook: Receiver;
-let instances: ServeProcess[] = [];
+let deployment: Deployment;
 
 beforeAll(async () => {
-  [cluster, s3, hook] = await Promise.all([startCluster(), startS3(), receiver()]);
-  const database = await cluster.createDatabase('files');
-  db = cluster.pool(database, 2);
+  s3 = await startS3();
   const env = { AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey };
-  instances = await startInstances(2, database, ['--files', `s3://${s3.bucket}/pdfs`, '--s3-endpoint', s3.endpoint], env);
-  await addEndpoint(database, hook.url);
+  deployment = await startDeployment('files', 2, ['--files', `s3://${s3.bucket}/pdfs`, '--s3-endpoint', s3.endpoint], env);
 }, 120_000);
-
 afterAll(async () => {
-  await stopInstances(instances);
-  hook?.close();
+  await deployment?.stop();
   await s3?.stop();
-  await cluster?.stop();
-  await removeTempDirs();
 }, 60_000);
 
 describe('several instances with their files in S3', () => {
   it('serves a fileUrl of one instance from the other; the PDF is an object in the bucket', async () => {
+    const { db, hook, instances } = deployment;
     const [first, second] = instances as [ServeProcess, ServeProcess];
     const queued = await renderAsync(first.url, { htmlContent: '<h1>kept in the bucket</h1>', identifier: 'in-s3' });
     expect(queued.status).toBe(202);

@@ -5,58 +5,29 @@
  * render-sync rate window, webhook endpoints and the rendered files.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
 import { postgresMigrations } from '../src/store/postgres/schema.js';
-import type { ServeProcess } from './support/cli.js';
-import { removeTempDirs } from './support/files.js';
-import { addEndpoint, inParallel, jobStatus, onInstance, renderAsync, startInstances, stopInstances } from './support/instances.js';
+import { eventOf, identifiersAt, inParallel, jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
 import { readPdf } from './support/pdf.js';
-import { startCluster, type Cluster } from './support/postgres.js';
-import { receiver, type Arrival, type Receiver } from './support/receiver.js';
+import { receiver, type Receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
 
 /** render-sync requests per caller per minute, on each instance. */
 const rateLimit = 3;
 
-let cluster: Cluster;
-let database: string;
-let db: pg.Pool;
-let hook: Receiver;
-let instances: ServeProcess[] = [];
+let deployment: Deployment;
 
+// At the same moment on a fresh database: each instance migrates it as it starts.
 beforeAll(async () => {
-  cluster = await startCluster();
-  database = await cluster.createDatabase('shared');
-  db = cluster.pool(database, 2);
-  hook = await receiver();
-  // At the same moment on a fresh database: each instance migrates it as it starts.
-  instances = await startInstances(3, database, ['--rate-limit', String(rateLimit)]);
-  await addEndpoint(database, hook.url);
+  deployment = await startDeployment('shared', 3, ['--rate-limit', String(rateLimit)]);
 }, 120_000);
+afterAll(() => deployment?.stop(), 60_000);
 
-afterAll(async () => {
-  await stopInstances(instances);
-  hook?.close();
-  await cluster?.stop();
-  await removeTempDirs();
-}, 60_000);
-
-interface Event {
-  type: string;
-  payload: { id: string; jobId: string; url?: string };
-}
-const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as Event;
 /** The arrivals at `at` whose identifier starts with `prefix`. */
 const arrivalsFor = (at: Receiver, prefix: string) => at.received.filter((arrival) => eventOf(arrival).payload.id.startsWith(prefix));
 
-/** Deliveries not yet settled in the shared delivery log (none: nothing more will be sent). */
-async function unsettledDeliveries(): Promise<number> {
-  const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'");
-  return Number(rows[0]!.n);
-}
-
 describe('several instances on one PostgreSQL', () => {
   it('start at the same moment on a fresh database: one migration, every instance ready', async () => {
+    const { db, instances } = deployment;
     const { rows } = await db.query<{ version: number }>('SELECT version FROM pdfrender_schema');
     expect(rows).toEqual([{ version: postgresMigrations.length }]);
     for (const instance of instances) {
@@ -67,6 +38,7 @@ describe('several instances on one PostgreSQL', () => {
   });
 
   it('renders 300 async jobs spread over 3 instances, each once, and delivers each webhook once', async () => {
+    const { db, hook, instances } = deployment;
     const count = 300;
     const started = performance.now();
     const accepted = await inParallel(
@@ -79,10 +51,10 @@ describe('several instances on one PostgreSQL', () => {
       },
     );
     const queuedMs = performance.now() - started;
-    await until(() => new Set(arrivalsFor(hook, 'bulk-').map((arrival) => eventOf(arrival).payload.id)).size === count, `${count} distinct webhooks`, 90_000);
+    await until(() => identifiersAt(hook, 'bulk-') === count, `${count} distinct webhooks`, 90_000);
     const deliveredMs = performance.now() - started;
     // Nothing left to send: an arrival counted now cannot be followed by a second one for its job.
-    await until(async () => (await unsettledDeliveries()) === 0, 'the delivery log to settle');
+    await deployment.settled();
 
     const arrivals = arrivalsFor(hook, 'bulk-');
     expect(arrivals).toHaveLength(count);
@@ -106,6 +78,7 @@ describe('several instances on one PostgreSQL', () => {
   }, 150_000);
 
   it('answers one 202 and one 402 when the same identifier reaches two instances at once', async () => {
+    const { db, instances } = deployment;
     for (let round = 0; round < 20; round += 1) {
       const pair = [instances[round % 3]!, instances[(round + 1) % 3]!];
       const answers = await Promise.all(pair.map((instance) => renderAsync(instance.url, { htmlContent: '<p>twice</p>', identifier: `twin-${round}` })));
@@ -117,6 +90,7 @@ describe('several instances on one PostgreSQL', () => {
   });
 
   it('shares the render-sync rate window: N requests in total succeed within a window, not N per instance', async () => {
+    const { db, instances } = deployment;
     // A window is a minute of the database's clock; start early in one so every request falls in it.
     const { rows } = await db.query<{ ms: string }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms');
     const left = 60_000 - (Number(rows[0]!.ms) % 60_000);
@@ -136,6 +110,7 @@ describe('several instances on one PostgreSQL', () => {
   });
 
   it('uses an endpoint added through one instance for jobs of every instance, and serves a file from any instance', async () => {
+    const { instances } = deployment;
     const second = await receiver();
     try {
       const added = await fetch(`${instances[0]!.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: second.url }) });

@@ -1,10 +1,63 @@
 /**
  * Several real `pdfrender serve` processes on one PostgreSQL database, as a user runs them behind
- * a load balancer: each with its own data dir, started together, stopped together.
+ * a load balancer: each with its own data dir, started together, stopped together, sending their
+ * webhooks to one receiver.
  */
+import type pg from 'pg';
 import { expect } from 'vitest';
 import { pdfrender, startServe, type ServeProcess } from './cli.js';
-import { tempDir } from './files.js';
+import { removeTempDirs, tempDir } from './files.js';
+import { startCluster, type Cluster } from './postgres.js';
+import { receiver, type Arrival, type Receiver } from './receiver.js';
+import { until } from './wait.js';
+
+export interface Deployment {
+  cluster: Cluster;
+  database: string;
+  /** A pool on the shared database, to look under the instances. */
+  db: pg.Pool;
+  /** The one webhook endpoint, added from the command line before any job. */
+  hook: Receiver;
+  instances: ServeProcess[];
+  /** Wait until the shared delivery log has nothing left to send (so no event can still come). */
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A throw-away cluster, database `name` in it, a receiver and `count` instances started at the same moment with `args`. */
+export async function startDeployment(name: string, count: number, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
+  const [cluster, hook] = await Promise.all([startCluster(), receiver()]);
+  let instances: ServeProcess[] = [];
+  const stop = async () => {
+    await stopInstances(instances);
+    hook.close();
+    await cluster.stop();
+    await removeTempDirs();
+  };
+  try {
+    const database = await cluster.createDatabase(name);
+    const db = cluster.pool(database, 2);
+    instances = await startInstances(count, database, args, env);
+    await addEndpoint(database, hook.url);
+    const unsettled = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n);
+    return { cluster, database, db, hook, instances, stop, settled: () => until(async () => (await unsettled()) === 0, 'the delivery log to settle').then(() => undefined) };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A webhook as the receiver got it. */
+export interface WebhookEvent {
+  type: string;
+  payload: { id: string; jobId: string; url?: string };
+}
+
+/** The event an arrival at the receiver carries. */
+export const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as WebhookEvent;
+
+/** How many distinct identifiers the events at `hook` name. */
+export const identifiersAt = (hook: Receiver, prefix = '') => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id).filter((id) => id.startsWith(prefix))).size;
 
 /** Start `count` instances on `database` at the same moment, each with `--concurrency 1` (2 cores) and `args`. */
 export async function startInstances(count: number, database: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess[]> {
