@@ -3,7 +3,7 @@
  * (in flight) when it is killed with SIGKILL; the others re-claim them once its lease (10 s) has
  * run out and finish them, and every job's webhook is sent once. Then a stale holder: an instance
  * paused (SIGSTOP) past its lease resumes after another finished its jobs, renders them again and
- * is refused their completion (fencing), so no job sends a second event.
+ * is refused their completion (fencing), so no job sends a second event, and drops its PDFs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServeProcess } from './support/cli.js';
@@ -137,12 +137,15 @@ describe('an instance killed mid-queue', () => {
       const staleWorker = inFlight.find((job) => job.identifier === reclaimedRows[0]!.identifier)!.worker;
       expect(reclaimedRows.every((job) => job.worker !== staleWorker)).toBe(true);
 
-      // Resumed, the stale holder renders both jobs and stores their PDFs, but may not complete them.
-      // Stopping it (SIGTERM waits for the jobs in hand) makes sure its completions were tried.
+      // Resumed, the stale holder renders both jobs again but may not complete them: it says so and
+      // drops its PDFs (nothing names them). SIGTERM waits for its jobs in hand.
       stale.child.kill('SIGCONT');
-      await until(async () => Number((await deployment.db.query<{ n: string }>('SELECT count(*) AS n FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL)')).rows[0]!.n) === 2, 'the stale holder to store its two renders');
+      const takenOver = () => stale.stderr().match(/taken over by another worker after its lease ran out/g)?.length ?? 0;
+      await until(() => takenOver() === 2, 'the stale holder to find both jobs taken over');
       stale.child.kill('SIGTERM');
       expect(await stale.exited).toBe(0);
+      const { rows: orphans } = await deployment.db.query('SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL) UNION SELECT id FROM blobs WHERE id NOT IN (SELECT id FROM files)');
+      expect(orphans).toEqual([]);
       await deployment.settled();
 
       expect(hook.received).toHaveLength(count);
