@@ -140,6 +140,12 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       logReportDetail(deps.events, result.network, { jobId: job.id });
       const stored = file;
       if (await settle(() => deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: stored.id, pages: stored.pages, bytes: stored.bytes, network: publicReport(result.network) }))) deps.onEvent();
+      else {
+        // This process stalled past its lease (paused, or cut off from the database) and another
+        // worker took the job over: its render is the one kept, and nothing will ever name this PDF.
+        deps.events({ level: 'warn', message: 'async job was taken over by another worker after its lease ran out; this render is discarded', jobId: job.id });
+        await deps.files.discard(stored);
+      }
     } catch (error) {
       if (isStorageFault(error)) {
         // The PDF could not be kept: not the document's fault, so the attempt does not count. The
