@@ -100,6 +100,8 @@ export async function startCluster({ maxConnections = 100 } = {}) {
     },
     pool(connectionString, max = 10) {
       const pool = new pg.Pool({ connectionString, max });
+      // Its idle connections end when the cluster stops (before the pool, see stop): expected, not an error of the test.
+      pool.on('error', () => undefined);
       pools.push(pool);
       return pool;
     },
