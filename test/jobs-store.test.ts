@@ -10,6 +10,7 @@ import { deliveries } from '../src/store/deliveries.js';
 import { jobQueue, type EnqueueInput, type JobError, type JobQueue } from '../src/store/jobs.js';
 import { openDb, type Db } from '../src/store/open-db.js';
 import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
+import { enqueueInput } from './support/enqueue-input.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
 afterAll(removeTempDirs);
@@ -27,18 +28,7 @@ beforeEach(async () => {
 
 const bounds = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
 
-const job = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({
-  caller: 'ip:127.0.0.1',
-  identifier: `doc-${Math.random()}`,
-  priority: 0,
-  request: { htmlContent: '<p>x</p>' },
-  baseUrl: 'http://127.0.0.1:3000',
-  now: 1_000_000,
-  dedupeWindowMs: 60_000,
-  bounds,
-  maxAttempts: 3,
-  ...overrides,
-});
+const job = (overrides: Partial<EnqueueInput> = {}) => enqueueInput({ bounds, ...overrides });
 
 /** A failed attempt as the worker records it. */
 const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });
@@ -203,27 +193,7 @@ const deliveryRows = (jobId?: string) =>
   db.prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`).all(...(jobId ? [jobId] : [])) as DeliveryRow[];
 
 describe('webhook events', () => {
-  it('queues PDF_RENDERED for every endpoint with the completion (held for a disabled one), and nothing for a stale holder', () => {
-    const endpoints = webhookEndpoints(db);
-    const first = endpoints.add('http://127.0.0.1:9/a', 1);
-    const second = endpoints.add('http://127.0.0.1:9/b', 2);
-    const gone = endpoints.add('http://127.0.0.1:9/c', 3);
-    endpoints.disable(gone.id, 4);
-    const queued = queue.enqueue(job({ identifier: 'invoice-7' }));
-    queue.claim('w', 2_000_000, 1000);
-    expect(queue.complete(queued.id, 'other', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(false);
-    expect(deliveryRows()).toEqual([]);
-    expect(queue.complete(queued.id, 'w', 20, { fileId: 'f1', pages: 2, bytes: 900 })).toBe(true);
-    const rows = deliveryRows(queued.id);
-    expect(rows.map((row) => [row.endpoint_id, row.status])).toEqual([
-      [first.id, 'pending'],
-      [second.id, 'pending'],
-      [gone.id, 'held'],
-    ]);
-    expect(rows.every((row) => row.event_id === rows[0]!.event_id)).toBe(true);
-    // The exact event JSON receivers get, key order included.
-    expect(rows[0]!.body).toBe(`{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`);
-  });
+  // PDF_RENDERED for every endpoint with the completion: the store contract suite (both backends).
 
   it('queues RENDER_PDF_FAILED only after the last attempt', () => {
     webhookEndpoints(db).add('http://127.0.0.1:9/a', 1);
