@@ -7,8 +7,10 @@
 import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { maxRetryAfterMs, retrySchedule } from '../src/store/delivery-retry.js';
-import type { Store } from '../src/store/store.js';
+import { s3Blobs } from '../src/store/s3-blobs.js';
+import type { Blobs, Store } from '../src/store/store.js';
 import { removeTempDirs } from './support/files.js';
+import { s3rverCredentials, startS3 } from './support/s3.js';
 import { backends, stopPostgres, type Opened } from './support/store-backends.js';
 
 afterAll(async () => {
@@ -181,27 +183,41 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
   });
 });
 
-// Each backend's own Blobs: the data dir's files/ folder (SQLite), a table (PostgreSQL). Ids as file ids are: 22 base64url characters.
+/** The Blobs contract, on `blobs` beside `store`'s file index. Ids are file ids: 22 base64url characters. */
+async function blobsContract(store: Store, blobs: Blobs): Promise<void> {
+  const pdf = new Uint8Array([37, 80, 68, 70, 0, 255, 1, 2]);
+  const [kept, orphan, none] = ['K', 'O', 'N'].map((letter) => letter.repeat(22)) as [string, string, string];
+  await blobs.put(kept, pdf);
+  await blobs.put(orphan, pdf);
+  expect(await blobs.get(kept)).toEqual(pdf);
+  expect(await blobs.get(none)).toBeNull();
+  await blobs.delete(none);
+  await store.fileIndex.insert({ id: kept, pages: 1, bytes: 8, createdAt: 0, expiresAt: 10 });
+  // Too young to be an orphan: it may be a save between its two steps.
+  await blobs.removeOrphans(0, (ids) => store.fileIndex.known(ids));
+  expect(await blobs.get(orphan)).toEqual(pdf);
+  await blobs.removeOrphans(Date.now() + 86_400_000, (ids) => store.fileIndex.known(ids));
+  expect(await blobs.get(orphan)).toBeNull();
+  expect(await blobs.get(kept)).toEqual(pdf);
+  await blobs.delete(kept);
+  expect(await blobs.get(kept)).toBeNull();
+}
+
+// Each backend's own Blobs: the data dir's files/ folder (SQLite), a table (PostgreSQL); and S3 (a local server) beside either.
 describe.each(backends)('$name blobs', (backend) => {
   it('keeps blobs whole, deletes them, and removes old ones no row names', async () => {
     const opened = await backend.open();
     onTestFinished(() => opened.close());
-    const { store, blobs } = { store: opened.store, blobs: opened.blobs };
-    const pdf = new Uint8Array([37, 80, 68, 70, 0, 255, 1, 2]);
-    const [kept, orphan, none] = ['K', 'O', 'N'].map((letter) => letter.repeat(22)) as [string, string, string];
-    await blobs.put(kept, pdf);
-    await blobs.put(orphan, pdf);
-    expect(await blobs.get(kept)).toEqual(pdf);
-    expect(await blobs.get(none)).toBeNull();
-    await blobs.delete(none);
-    await store.fileIndex.insert({ id: kept, pages: 1, bytes: 8, createdAt: 0, expiresAt: 10 });
-    // Too young to be an orphan: it may be a save between its two steps.
-    await blobs.removeOrphans(0, (ids) => store.fileIndex.known(ids));
-    expect(await blobs.get(orphan)).toEqual(pdf);
-    await blobs.removeOrphans(Date.now() + 86_400_000, (ids) => store.fileIndex.known(ids));
-    expect(await blobs.get(orphan)).toBeNull();
-    expect(await blobs.get(kept)).toEqual(pdf);
-    await blobs.delete(kept);
-    expect(await blobs.get(kept)).toBeNull();
+    await blobsContract(opened.store, opened.blobs);
+  });
+
+  it('on S3: the same', async () => {
+    const opened = await backend.open();
+    onTestFinished(() => opened.close());
+    const s3 = await startS3();
+    onTestFinished(() => s3.stop());
+    const blobs = s3Blobs({ bucket: s3.bucket, prefix: 'pdfs', region: 'us-east-1', endpoint: s3.endpoint, credentials: s3rverCredentials });
+    onTestFinished(() => blobs.close());
+    await blobsContract(opened.store, blobs);
   });
 });
