@@ -40,6 +40,8 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     const first = await store.deliveries.claim(1_000, 32, 5_000, 4, {});
     expect(first.map((d) => [d.endpointId, d.eventId])).toEqual([...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]), ...['f0', 'f1', 'f2', 'f3'].map((e) => [fast.id, e])]);
     expect(first[0]).toEqual({ id: first[0]!.id, eventId: 'e0', jobId: 'job', endpointId: slow.id, body: '{}', attempts: 0 });
+    // Three of the fast endpoint's attempts settle: it has one in flight, the slow one still four.
+    for (const delivery of first.filter((d) => ['f0', 'f1', 'f2'].includes(d.eventId))) await store.deliveries.succeeded(delivery.id, 200, 1_000);
     const second = await store.deliveries.claim(1_000, 32, 5_000, 4, { [slow.id]: 4, [fast.id]: 1 });
     expect(second.map((d) => d.eventId)).toEqual(['f4', 'f5', 'f6']);
     expect(await row(first[0]!.id)).toMatchObject({ next_attempt_at: 6_000, claimed_until: 6_000 });

@@ -122,7 +122,8 @@ export interface JobError {
   message: string;
 }
 
-const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
+/** The error of an attempt whose lease ran out (its server died or stalled). */
+export const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
 
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {

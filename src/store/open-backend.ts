@@ -119,22 +119,26 @@ async function openPostgres(options: BackendOptions, url: string): Promise<Backe
     import('./postgres/blobs.js'),
     import('./postgres/postgres-store.js'),
   ]);
-  const pool = postgresPool(url);
+  // Two worker loops per page, the webhook sender and the HTTP routes each hold a connection at times.
+  const pool = postgresPool(url, { max: Math.max(10, 2 * options.config.concurrency + 6) });
+  let clock: Awaited<ReturnType<typeof databaseClock>> | undefined;
   try {
     await migratePostgres(pool);
-    const clock = await databaseClock(pool);
+    clock = await databaseClock(pool);
     const store = postgresStore(pool);
     const s3 = await s3For(options);
     const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => store.ping()), ...s3Check(s3)]);
+    const started = clock;
     return assemble(options, store, s3 ?? postgresBlobs(pool), looks, {
       clock,
       async close() {
-        clock.stop();
+        started.stop();
         s3?.close();
         await store.close();
       },
     });
   } catch (error) {
+    clock?.stop();
     await pool.end().catch(() => undefined);
     throw error;
   }

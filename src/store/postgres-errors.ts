@@ -22,12 +22,15 @@ export function postgresStorageCode(error: unknown): 'STORAGE_FULL' | 'STORAGE_U
   if (isPostgresError(error)) return sqlState(error.code);
   if (typeof code === 'string' && networkErrnos.has(code)) return 'STORAGE_UNAVAILABLE';
   // node-postgres reports a lost connection and a full pool without a code.
+  if (fullPool.test(error.message)) return 'DATABASE_BUSY';
   return driverMessages.test(error.message) ? 'STORAGE_UNAVAILABLE' : undefined;
 }
 
 // The errnos of a server that cannot be reached (node-postgres passes the socket's error on).
 const networkErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const driverMessages = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Query read timeout)/;
+const driverMessages = /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout)/;
+// pg-pool's answer to a caller that waited too long for a free connection of a full pool: load, not an outage.
+const fullPool = /^timeout exceeded when trying to connect/;
 
 // Serialization failure, deadlock, lock not available (lock_timeout), a statement cancelled by statement_timeout.
 const busy = new Set(['40001', '40P01', '55P03', '57014']);

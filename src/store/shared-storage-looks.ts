@@ -4,6 +4,7 @@
  * committed write is where every instance reads it, so confirm has nothing more to look at. Such
  * a storage comes back by itself.
  */
+import { raceAbort } from '../engine/deadline.js';
 import { callerError } from '../errors.js';
 import type { StorageFault, StorageLooks } from './storage-health.js';
 
@@ -19,12 +20,20 @@ export async function firstFault(checks: StorageCheck[]): Promise<StorageFault |
   return null;
 }
 
-/** A check from a round trip that rejects when `name` cannot take writes (with a storage error's safe message, or the raw one's). */
+/** How long one look may take: a storage that does not answer by then is unavailable (a cut-off database would hold a query for minutes). */
+const lookTimeoutMs = 5_000;
+
+/**
+ * A check from a round trip that rejects when `name` cannot take writes. A lock conflict
+ * (DATABASE_BUSY) is the storage answering, busy: the writes that meet it are retried, so it is
+ * not an outage.
+ */
 export function roundTripCheck(name: string, roundTrip: () => Promise<void>): StorageCheck {
   return () =>
-    roundTrip().then(
+    raceAbort(roundTrip(), AbortSignal.timeout(lookTimeoutMs)).then(
       () => null,
-      (error: unknown) => ({ code: 'STORAGE_UNAVAILABLE', reason: `${name} does not answer: ${describe(error)}` }),
+      (error: unknown): StorageFault | null =>
+        (error as { code?: unknown }).code === 'DATABASE_BUSY' ? null : { code: 'STORAGE_UNAVAILABLE', reason: `${name} does not answer: ${describe(error)}` },
     );
 }
 

@@ -1,14 +1,15 @@
 /**
  * Webhook deliveries in PostgreSQL, with the SQLite outbox's semantics (deliveries.ts). A claim
  * moves each delivery's next attempt and claimed_until forward; claims take one advisory lock, so
- * each sees what the last left (its per-endpoint counts are exact), and each UPDATE re-checks that
- * the row is still due, so an instance never sends an attempt another one took.
+ * each sees what the last left: the attempts in flight per endpoint are counted from the table
+ * (claimed_until ahead), every instance's, so the per-endpoint cap holds across instances; and
+ * each UPDATE re-checks that the row is still due, so an instance never sends an attempt another
+ * one took.
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Delivery, DeliveryLogEntry } from '../deliveries.js';
-import { retrySchedule } from '../delivery-retry.js';
-import { retryDelay } from '../delivery-retry.js';
+import { retryDelay, retrySchedule } from '../delivery-retry.js';
 import type { Deliveries } from '../store.js';
 import { changes, locks, query, rows, transaction, type Sql } from './sql.js';
 
@@ -38,32 +39,37 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     queueEvent: (jobId: string, event: unknown, now: number) =>
       transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
 
-    /** Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the caller's `inFlight`, kept from other senders for `holdMs`. */
-    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}) =>
+    /**
+     * Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the attempts in
+     * flight (every instance's, from the table: the caller's `inFlight` are among them), kept from
+     * other senders for `holdMs`.
+     */
+    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit) =>
       transaction(
         pool,
         async (tx) => {
-        const busy = Object.entries(inFlight);
-        const taken = await rows<Delivery & { due_at: number }>(
-          tx,
-          `WITH due AS (
-             SELECT id, endpoint_id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
-             FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-           ), picked AS (
-             SELECT due.id, due.next_attempt_at AS due_at FROM due
-             LEFT JOIN unnest($4::text[], $5::bigint[]) AS busy(endpoint_id, count) ON busy.endpoint_id = due.endpoint_id
-             WHERE due.rank <= $3 - coalesce(busy.count, 0)
-             ORDER BY due.next_attempt_at, due.id LIMIT $2
-           )
-           UPDATE webhook_deliveries w SET next_attempt_at = $6, claimed_until = $6
-           FROM picked
-           WHERE w.id = picked.id AND w.status = 'pending' AND w.next_attempt_at <= $1
-           RETURNING w.id, w.event_id AS "eventId", w.job_id AS "jobId", w.endpoint_id AS "endpointId", w.body, w.attempts, picked.due_at`,
-          [now, limit, perEndpoint, busy.map(([id]) => id), busy.map(([, count]) => count), now + holdMs],
-        );
-        // RETURNING keeps no order: back into due order.
-        taken.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
-        return taken.map(({ due_at: _due, ...delivery }) => delivery);
+          const taken = await rows<Delivery & { due_at: number }>(
+            tx,
+            `WITH busy AS (
+               SELECT endpoint_id, count(*) AS count FROM webhook_deliveries WHERE status = 'pending' AND claimed_until > $1 GROUP BY endpoint_id
+             ), due AS (
+               SELECT id, endpoint_id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
+               FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+             ), picked AS (
+               SELECT due.id, due.next_attempt_at AS due_at FROM due
+               LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
+               WHERE due.rank <= $3 - coalesce(busy.count, 0)
+               ORDER BY due.next_attempt_at, due.id LIMIT $2
+             )
+             UPDATE webhook_deliveries w SET next_attempt_at = $4, claimed_until = $4
+             FROM picked
+             WHERE w.id = picked.id AND w.status = 'pending' AND w.next_attempt_at <= $1
+             RETURNING w.id, w.event_id AS "eventId", w.job_id AS "jobId", w.endpoint_id AS "endpointId", w.body, w.attempts, picked.due_at`,
+            [now, limit, perEndpoint, now + holdMs],
+          );
+          // RETURNING keeps no order: back into due order.
+          taken.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
+          return taken.map(({ due_at: _due, ...delivery }) => delivery);
         },
         locks.deliveryClaim,
       ),
@@ -94,15 +100,16 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     /** Keep a delivery until its endpoint is enabled again (after a 410, counted as an attempt, or found disabled before sending). */
     async hold(id: number, now: number, answered?: { status: number; error: string }) {
       // Held only while its endpoint is still disabled: one enabled again meanwhile gets the delivery due now.
-      await query(
-        pool,
+      // Under the shared webhook lock, so an enable in progress commits first and this sees it (its release would miss a row held after it).
+      await transaction(pool, (tx) => query(
+        tx,
         `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = attempts + $2,
            last_status = coalesce($3, last_status), last_error = coalesce($4, last_error),
            status = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN 'held' ELSE 'pending' END,
            next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE $5 END
          WHERE id = $1`,
         [id, answered ? 1 : 0, answered?.status ?? null, answered?.error ?? null, now],
-      );
+      ), locks.webhookWrite);
     },
 
     /** Stop for good (the endpoint is gone). */

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { duplicateIdentifier } from '../identifier-window.js';
 import { jobEvent, type FinishedJobRow } from '../job-events.js';
-import type { EnqueueInput, Job, JobError, JobResult, JobStatus } from '../jobs.js';
+import { leaseExpiredError, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import type { JobQueue } from '../store.js';
 import { queueEvent } from './deliveries.js';
@@ -27,7 +27,6 @@ const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, e
 type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
 const toJob = (r: JobRow): Job => ({ ...r, request: r.request === null ? null : JSON.parse(r.request), network: r.network === null ? null : JSON.parse(r.network) });
 
-const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
 
 /** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event. Null when `worker` does not hold the job. */
 async function settle(tx: Sql, id: string, worker: string | null, now: number, error: JobError, retryAt: number): Promise<JobStatus | null> {
@@ -70,7 +69,12 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
         checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, bounds);
         throw new Error(`pdfrender_enqueue refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
       }
-      return toJob((await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]))!);
+      // The row as the function wrote it (read back, another instance could have claimed it already).
+      return {
+        id, caller: input.caller, identifier: input.identifier, priority: input.priority, request: input.request, baseUrl: input.baseUrl,
+        status: 'queued', attempts: 0, maxAttempts: input.maxAttempts, createdAt: input.now, availableAt: input.now,
+        claimedBy: null, claimedAt: null, leaseUntil: null, finishedAt: null, fileId: null, pages: null, bytes: null, error: null, errorCode: null, network: null,
+      } satisfies Job;
     },
 
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
@@ -101,16 +105,19 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
            WHERE id = $6 AND claimed_by = $7 AND status = 'rendering' RETURNING ${eventColumns}`,
           [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
         );
-        if (!done) return false;
-        await queueEvent(tx, id, jobEvent(done), now);
-        return true;
+        if (done) {
+          await queueEvent(tx, id, jobEvent(done), now);
+          return true;
+        }
+        // A completion tried again after its commit's answer was lost (the connection dropped) finds
+        // its own result there: done, not taken over (the worker would otherwise drop the PDF it names).
+        const already = await row<{ file_id: string | null }>(tx, "SELECT file_id FROM jobs WHERE id = $1 AND status = 'succeeded'", [id]);
+        return already?.file_id === result.fileId;
       }, locks.webhookWrite),
 
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
-      transaction(pool, async (tx) => {
-        return settle(tx, id, worker, now, error, retryAt);
-      }, locks.webhookWrite),
+      transaction(pool, (tx) => settle(tx, id, worker, now, error, retryAt), locks.webhookWrite),
 
     /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
     release: async (id: string, worker: string, availableAt: number) =>
@@ -140,6 +147,7 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
     },
 
     /** Forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries, and those held since) before `jobsBefore`. */
+    // Under the shared webhook lock, beside the other writers of deliveries, never during an endpoint change.
     sweep: (identifiersBefore: number, jobsBefore: number) =>
       transaction(pool, async (tx) => {
         await query(tx, 'DELETE FROM identifiers WHERE seen_at <= $1', [identifiersBefore]);
@@ -151,6 +159,6 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
         await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [jobsBefore]);
         await query(tx, "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)");
         return { heldExpired };
-      }),
+      }, locks.webhookWrite),
   };
 }

@@ -9,13 +9,20 @@ import { PdfRenderError } from '../../errors.js';
 import { postgresMigrations } from './schema.js';
 import { connect, locks, query, row } from './sql.js';
 
+/** How long a start waits for another instance's migration, or a migration for its tables. */
+const migrationWaitMs = 10 * 60_000;
+
 /** Migrate the database of `pool` to the newest schema; returns the version it was at. */
 export async function migratePostgres(pool: pg.Pool, migrations: string[] = postgresMigrations): Promise<number> {
   const client = await connect(pool);
   let broken = false;
   try {
+    // Instances starting together wait for the one migrating, and a migration for the tables it
+    // alters, as long as that takes (the pool's 1 s lock_timeout and 30 s query timeout are for the
+    // store's calls, which are retried); reset below before the connection goes back to the pool.
+    await query(client, `SET lock_timeout = '${migrationWaitMs}ms'`);
     // Session-level, held across the migrations' own transaction; unlocked below, or by the server when this connection dies.
-    await query(client, 'SELECT pg_advisory_lock($1)', [locks.migrate.key]);
+    await query(client, 'SELECT pg_advisory_lock($1)', [locks.migrate.key], migrationWaitMs);
     try {
       // The version row's table is outside the migrations: it says which of them ran.
       await query(client, 'CREATE TABLE IF NOT EXISTS pdfrender_schema (version INTEGER NOT NULL, checked_at BIGINT)');
@@ -27,7 +34,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       if (version < migrations.length) {
         await query(client, 'BEGIN');
         try {
-          for (let next = version; next < migrations.length; next += 1) await query(client, migrations[next]!);
+          for (let next = version; next < migrations.length; next += 1) await query(client, migrations[next]!, [], migrationWaitMs);
           await query(client, 'DELETE FROM pdfrender_schema');
           await query(client, 'INSERT INTO pdfrender_schema (version) VALUES ($1)', [migrations.length]);
           await query(client, 'COMMIT');
@@ -38,7 +45,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       }
       return version;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [locks.migrate.key]).catch(() => (broken = true));
+      await client.query(`SELECT pg_advisory_unlock(${locks.migrate.key}); RESET lock_timeout`).catch(() => (broken = true));
     }
   } catch (error) {
     broken = true;

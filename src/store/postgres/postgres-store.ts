@@ -4,6 +4,7 @@
  * waits bounded, so the store writer's retries take over) and the schema migrated before use.
  */
 import pg from 'pg';
+import { PdfRenderError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { postgresDeliveries } from './deliveries.js';
 import { postgresFileIndex } from './file-index.js';
@@ -11,7 +12,7 @@ import { postgresJobQueue } from './jobs.js';
 import { migratePostgres } from './migrate.js';
 import { postgresRateWindows } from './rate-windows.js';
 import { postgresRedeliveries } from './redeliver.js';
-import { query } from './sql.js';
+import { row } from './sql.js';
 import { postgresWebhookEndpoints } from './webhook-endpoints.js';
 
 export interface PostgresPoolOptions {
@@ -25,6 +26,11 @@ export interface PostgresPoolOptions {
   lockTimeoutMs?: number;
   /** How long opening a connection may take, ms (default 10000); then STORAGE_UNAVAILABLE. */
   connectTimeoutMs?: number;
+  /**
+   * How long one query may go unanswered, ms (default 30000): a database cut off without a reset
+   * (a partition) would otherwise hold every call until the kernel gives up, minutes later.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** A pool for `url` (postgres://user:pass@host:5432/db), its lock waits bounded; errors of idle connections never crash the process. */
@@ -33,6 +39,9 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
+    // A dead peer is found by the socket too, not only by a query that times out.
+    keepAlive: true,
     application_name: 'pdfrender',
     options: `-c lock_timeout=${Math.round(options.lockTimeoutMs ?? 1000)}`,
   });
@@ -51,9 +60,11 @@ export function postgresStore(pool: pg.Pool): Store {
     redeliveries: postgresRedeliveries(pool),
     rateWindows: postgresRateWindows(pool),
     fileIndex: postgresFileIndex(pool),
-    // A write, so a server that only reads (a standby, a read-only database, a full disk) fails it.
+    // Fails when the server cannot take writes (a standby, a read-only database), without writing:
+    // every instance pings every second, and one row written by all of them would be a lock to wait on.
     async ping() {
-      await query(pool, 'UPDATE pdfrender_schema SET checked_at = (extract(epoch from clock_timestamp()) * 1000)::bigint');
+      const state = await row<{ writable: boolean }>(pool, "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
+      if (!state?.writable) throw new PdfRenderError('STORAGE_UNAVAILABLE', "the server's database is read-only (a standby, or transaction_read_only is on); it cannot take writes");
     },
     async close() {
       if (!pool.ended) await pool.end();

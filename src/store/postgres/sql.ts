@@ -16,10 +16,10 @@ const types: pg.CustomTypesConfig = {
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Run one statement; rows with BIGINTs as numbers. Storage faults throw as PdfRenderErrors. */
-export async function query<Row extends pg.QueryResultRow = Record<string, never>>(sql: Sql, text: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> {
+/** Run one statement (within `timeoutMs` when given, else the pool's query timeout); rows with BIGINTs as numbers. Storage faults throw as PdfRenderErrors. */
+export async function query<Row extends pg.QueryResultRow = Record<string, never>>(sql: Sql, text: string, values: unknown[] = [], timeoutMs?: number): Promise<pg.QueryResult<Row>> {
   try {
-    return await sql.query<Row>({ text, values, types });
+    return await sql.query<Row>({ text, values, types, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) });
   } catch (error) {
     throw postgresFault(error) ?? error;
   }
