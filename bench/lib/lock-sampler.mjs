@@ -15,8 +15,8 @@ const everyMs = 10;
  */
 export async function sampleLocks(root, url) {
   const sql = await import(pathToFileURL(join(root, 'dist/store/postgres/sql.js')).href);
-  // The enqueue lock is taken inside the database's pdfrender_enqueue function, so it is not among `locks`.
-  const locks = { ...sql.locks, enqueue: { key: sql.enqueueLockKey } };
+  // The enqueue and delivery-claim locks are taken inside database functions, so they are not among `locks`.
+  const locks = { ...sql.locks, enqueue: { key: sql.enqueueLockKey }, deliveryClaim: { key: sql.deliveryClaimLockKey } };
   const names = new Map(Object.entries(locks).map(([name, lock]) => [String(lock.key), name]));
   const client = new pg.Client({ connectionString: url, application_name: 'pdfrender-bench' });
   await client.connect();

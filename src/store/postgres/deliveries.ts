@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries in PostgreSQL, with the SQLite outbox's semantics (deliveries.ts). A claim
- * moves each delivery's next attempt and claimed_until forward; claims take one advisory lock, so
- * each sees what the last left: the attempts in flight per endpoint are counted from the table
+ * moves each delivery's next attempt and claimed_until forward; claims take one advisory lock
+ * (inside one database function, never across a round trip), so each sees what the last left: the attempts in flight per endpoint are counted from the table
  * (claimed_until ahead), every instance's, so the per-endpoint cap holds across instances; and
  * each UPDATE re-checks that the row is still due, so an instance never sends an attempt another
  * one took.
@@ -45,34 +45,13 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
      * other senders for `holdMs`.
      */
     claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit) =>
-      transaction(
-        pool,
-        async (tx) => {
-          const taken = await rows<Delivery & { due_at: number }>(
-            tx,
-            `WITH busy AS (
-               SELECT endpoint_id, count(*) AS count FROM webhook_deliveries WHERE status = 'pending' AND claimed_until > $1 GROUP BY endpoint_id
-             ), due AS (
-               SELECT id, endpoint_id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
-               FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-             ), picked AS (
-               SELECT due.id, due.next_attempt_at AS due_at FROM due
-               LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
-               WHERE due.rank <= $3 - coalesce(busy.count, 0)
-               ORDER BY due.next_attempt_at, due.id LIMIT $2
-             )
-             UPDATE webhook_deliveries w SET next_attempt_at = $4, claimed_until = $4
-             FROM picked
-             WHERE w.id = picked.id AND w.status = 'pending' AND w.next_attempt_at <= $1
-             RETURNING w.id, w.event_id AS "eventId", w.job_id AS "jobId", w.endpoint_id AS "endpointId", w.body, w.attempts, picked.due_at`,
-            [now, limit, perEndpoint, now + holdMs],
-          );
-          // RETURNING keeps no order: back into due order.
-          taken.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
-          return taken.map(({ due_at: _due, ...delivery }) => delivery);
-        },
-        locks.deliveryClaim,
-      ),
+      // One round trip: the claim lock is taken and let go inside the database (schema.ts).
+      rows<Delivery>(pool, 'SELECT id, event_id AS "eventId", job_id AS "jobId", endpoint_id AS "endpointId", body, attempts FROM pdfrender_claim_deliveries($1, $2, $3, $4)', [
+        now,
+        limit,
+        perEndpoint,
+        now + holdMs,
+      ]),
 
     /** The receiver answered 2xx. */
     async succeeded(id: number, status: number, now: number) {

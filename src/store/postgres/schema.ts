@@ -5,7 +5,7 @@
  * as written), so rows read back identical. `seq` columns stand in for SQLite's rowid where the
  * order of insertion breaks ties. Files have no path: their bytes are in `blobs` (or elsewhere).
  */
-import { enqueueLockKey } from './sql.js';
+import { deliveryClaimLockKey, enqueueLockKey } from './sql.js';
 
 export const postgresMigrations: string[] = [
   `CREATE TABLE rate_windows (
@@ -116,5 +116,29 @@ export const postgresMigrations: string[] = [
      INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
        VALUES (p_id, p_caller, p_identifier, p_priority, p_request, p_request_bytes, p_base_url, 'queued', p_max_attempts, p_now, p_now);
      RETURN QUERY SELECT v_seen, v_jobs, v_bytes, v_my_jobs, v_my_bytes, true;
+   END $$;`,
+  // Claim due deliveries in one round trip, for the same reason: the claim lock (per-endpoint caps
+  // counted exactly across instances) was held over three round trips, 85% of the time with 3 instances.
+  `CREATE FUNCTION pdfrender_claim_deliveries(p_now BIGINT, p_limit BIGINT, p_per_endpoint BIGINT, p_until BIGINT)
+   RETURNS TABLE (id BIGINT, event_id TEXT, job_id TEXT, endpoint_id TEXT, body TEXT, attempts BIGINT, due_at BIGINT)
+   LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_advisory_xact_lock(${deliveryClaimLockKey});
+     RETURN QUERY
+       WITH busy AS (
+         SELECT b.endpoint_id, count(*) AS n FROM webhook_deliveries b WHERE b.status = 'pending' AND b.claimed_until > p_now GROUP BY b.endpoint_id
+       ), due AS (
+         SELECT d.id, d.endpoint_id, d.next_attempt_at, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
+         FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= p_now
+       ), picked AS (
+         SELECT due.id, due.next_attempt_at AS due_at FROM due LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
+         WHERE due.rank <= p_per_endpoint - coalesce(busy.n, 0)
+         ORDER BY due.next_attempt_at, due.id LIMIT p_limit
+       ), claimed AS (
+         UPDATE webhook_deliveries w SET next_attempt_at = p_until, claimed_until = p_until FROM picked
+         WHERE w.id = picked.id AND w.status = 'pending' AND w.next_attempt_at <= p_now
+         RETURNING w.id, w.event_id, w.job_id, w.endpoint_id, w.body, w.attempts, picked.due_at
+       )
+       SELECT * FROM claimed ORDER BY claimed.due_at, claimed.id;
    END $$;`,
 ];

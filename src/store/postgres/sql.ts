@@ -87,7 +87,9 @@ export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) =>
  * the queue bounds read what the last enqueue wrote.
  */
 export const enqueueLockKey = 0x70646672_02;
-const keys = { migrate: 0x70646672_01, webhooks: 0x70646672_03, deliveryClaim: 0x70646672_04 };
+/** Serializes delivery claims, taken inside the pdfrender_claim_deliveries function (schema.ts): each sees the attempts in flight the last one left. */
+export const deliveryClaimLockKey = 0x70646672_04;
+const keys = { migrate: 0x70646672_01, webhooks: 0x70646672_03 };
 
 /** pdfrender's advisory locks (one number space per database; these keys are ours). Waits are bounded by the connection's lock_timeout. */
 export const locks = {
@@ -97,6 +99,4 @@ export const locks = {
   webhookChange: { key: keys.webhooks },
   /** Writing deliveries (a job settling, a redelivery's reads aside): many at once, none during an endpoint change. */
   webhookWrite: { key: keys.webhooks, shared: true },
-  /** Serializes delivery claims, so each claim's per-endpoint counts are what the last one left. */
-  deliveryClaim: { key: keys.deliveryClaim },
 } satisfies Record<string, AdvisoryLock>;
