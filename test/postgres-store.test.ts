@@ -10,7 +10,8 @@ import pg from 'pg';
 import { isPdfRenderError } from '../src/errors.js';
 import { databaseClock } from '../src/store/postgres/database-clock.js';
 import { migratePostgres } from '../src/store/postgres/migrate.js';
-import { openPostgresStore, postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
 import { postgresMigrations } from '../src/store/postgres/schema.js';
 import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
@@ -95,13 +96,14 @@ describe('migrations', () => {
   });
 });
 
-describe('openPostgresStore', () => {
-  it('migrates an empty database and answers; a database it cannot reach is STORAGE_UNAVAILABLE', async () => {
-    const store = await openPostgresStore(await emptyDatabase());
-    await expect(store.ping()).resolves.toBeUndefined();
-    expect(await store.webhooks.any()).toBe(false);
-    await store.close();
-    expect(await openPostgresStore('postgres://postgres@127.0.0.1:1/none').catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+describe('openStore with a database URL (what the webhooks commands use)', () => {
+  it("migrates an empty database and answers, counting time by the database's clock; a database it cannot reach is STORAGE_UNAVAILABLE", async () => {
+    const opened = await openStore({ dataDir: '/nonexistent', database: await emptyDatabase() });
+    await expect(opened.store.ping()).resolves.toBeUndefined();
+    expect(await opened.store.webhooks.any()).toBe(false);
+    expect(Math.abs(opened.now() - Date.now())).toBeLessThan(60_000);
+    await opened.close();
+    expect(await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres@127.0.0.1:1/none' }).catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
   });
 });
 

@@ -27,17 +27,18 @@ interface Where {
 export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
   const databaseHelp = `${serveSettings.database.schema.description} [env ${serveSettings.database.env}]`;
-  const withStore = async <T>(options: Where, work: (store: Store) => Promise<T>): Promise<T> => {
+  const withStore = async <T>(options: Where, work: (store: Store, now: number) => Promise<T>): Promise<T> => {
     const dataDir = parseWith(serveSettings.dataDir.schema, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
     const database = parseWith(serveSettings.database.schema, options.database ?? (io.env[serveSettings.database.env] || undefined)) as string | undefined;
-    const store = await openStore({ dataDir: resolve(io.cwd, dataDir), database });
+    const opened = await openStore({ dataDir: resolve(io.cwd, dataDir), database });
     try {
-      return await work(store);
+      // Times compared with what the servers wrote are counted by the servers' clock (the database's, on PostgreSQL).
+      return await work(opened.store, opened.now());
     } finally {
-      await store.close();
+      await opened.close();
     }
   };
-  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks']) => Promise<T>) => withStore(options, (store) => work(store.webhooks));
+  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks'], now: number) => Promise<T>) => withStore(options, (store, now) => work(store.webhooks, now));
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -52,7 +53,7 @@ export function webhooksCommand(io: CliIO): Command {
     .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
       const allowPrivate = Boolean(options.allowPrivateWebhooks) || (parseWith(serveSettings.allowPrivateWebhooks.schema, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
       const checked = await checkWebhookUrl(url, allowPrivate);
-      const result = await withEndpoints(options, (endpoints) => endpoints.addOrEnable(checked, Date.now()));
+      const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now));
       if (result.created) {
         const { created: _created, ...endpoint } = result;
         return void print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
@@ -89,7 +90,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (id: string, options: Where) => {
-      const removed = await withEndpoints(options, (endpoints) => endpoints.remove(id, Date.now()));
+      const removed = await withEndpoints(options, (endpoints, now) => endpoints.remove(id, now));
       if (!removed) throw noEndpoint(id);
       const unsent = removed.unsent === 0 ? '' : `; ${plural(removed.unsent, 'event')} it held or had yet to send will not be sent to it (\`pdfrender webhooks deliveries --failed\` lists their jobs; \`pdfrender webhooks redeliver <jobId>\` sends one to the current endpoints)`;
       print(`removed ${id}${unsent}`);
@@ -100,7 +101,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (id: string, options: Where) => {
-      const enabled = await withEndpoints(options, (endpoints) => endpoints.enable(id, Date.now()));
+      const enabled = await withEndpoints(options, (endpoints, now) => endpoints.enable(id, now));
       if (!enabled) throw noEndpoint(id);
       print(`${id}: ${enabledLine(enabled)}`);
     });
@@ -144,7 +145,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (jobId: string, options: Where) => {
-      print(redeliveryReport(jobId, await withStore(options, (store) => store.redeliveries.redeliver(jobId, Date.now()))));
+      print(redeliveryReport(jobId, await withStore(options, (store, now) => store.redeliveries.redeliver(jobId, now))));
     });
   return group;
 }

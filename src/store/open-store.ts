@@ -10,10 +10,35 @@ import type { Store } from './store.js';
 /** The database file of a data dir. */
 export const databasePath = (dataDir: string) => join(dataDir, 'pdfrender.db');
 
+/** A store opened for a command, with the clock its times are to be counted by. */
+export interface OpenedStore {
+  store: Store;
+  /** This machine's clock with SQLite; the database server's with PostgreSQL (one measurement), as the servers count. */
+  now(): number;
+  close(): Promise<void>;
+}
+
 /** Open the store at `database` (a PostgreSQL URL), else of `dataDir` (absolute), creating and migrating it as needed. */
-export async function openStore(options: { dataDir: string; database?: string | undefined }): Promise<Store> {
-  if (!options.database) return sqliteStore(openDb(databasePath(options.dataDir)));
+export async function openStore(options: { dataDir: string; database?: string | undefined }): Promise<OpenedStore> {
+  if (!options.database) {
+    const store = sqliteStore(openDb(databasePath(options.dataDir)));
+    return { store, now: () => Date.now(), close: () => store.close() };
+  }
   // Loaded only when asked for: a SQLite user never pays for the driver.
-  const { openPostgresStore } = await import('./postgres/postgres-store.js');
-  return openPostgresStore(options.database);
+  const [{ migratePostgres }, { postgresPool, postgresStore }, { databaseClock }] = await Promise.all([
+    import('./postgres/migrate.js'),
+    import('./postgres/postgres-store.js'),
+    import('./postgres/database-clock.js'),
+  ]);
+  const pool = postgresPool(options.database);
+  try {
+    await migratePostgres(pool);
+    const clock = await databaseClock(pool);
+    clock.stop();
+    const store = postgresStore(pool);
+    return { store, now: () => clock.now(), close: () => store.close() };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
 }

@@ -7,6 +7,9 @@ import type { Db } from './open-db.js';
 /** Length of one rate-limit window. */
 export const windowMs = 60_000;
 
+/** The start of the window `now` falls in. */
+export const windowStart = (now: number) => Math.floor(now / windowMs) * windowMs;
+
 export interface WindowCount {
   /** Requests counted in this window so far, this one included. */
   count: number;
@@ -26,18 +29,18 @@ export function rateWindows(db: Db) {
   return {
     /** Count one request by `key` at time `now`. */
     hit(key: string, now: number): WindowCount {
-      const start = Math.floor(now / windowMs) * windowMs;
+      const start = windowStart(now);
       const { count } = hit.get(key, start)!;
       return { count, resetAt: start + windowMs };
     },
     /** The requests `key` has made in the window of `now`, without counting one more. */
     peek(key: string, now: number): WindowCount {
-      const start = Math.floor(now / windowMs) * windowMs;
+      const start = windowStart(now);
       return { count: read.get(key, start)?.count ?? 0, resetAt: start + windowMs };
     },
     /** Forget windows that ended before `now`. */
     prune(now: number): void {
-      prune.run(Math.floor(now / windowMs) * windowMs);
+      prune.run(windowStart(now));
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Async, Store } from './store.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 
 /** The same object with every method answering a promise (a throw becomes a rejection). */
-export function asAsync<T extends object>(methods: T): Async<T> {
+function asAsync<T extends object>(methods: T): Async<T> {
   const wrapped: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(methods)) {
     wrapped[name] = typeof member === 'function' ? (...args: unknown[]) => new Promise((resolve) => resolve(member(...args))) : member;

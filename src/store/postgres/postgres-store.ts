@@ -9,7 +9,6 @@ import type { Store } from '../store.js';
 import { postgresDeliveries } from './deliveries.js';
 import { postgresFileIndex } from './file-index.js';
 import { postgresJobQueue } from './jobs.js';
-import { migratePostgres } from './migrate.js';
 import { postgresRateWindows } from './rate-windows.js';
 import { postgresRedeliveries } from './redeliver.js';
 import { row } from './sql.js';
@@ -50,7 +49,7 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
   return pool;
 }
 
-/** The Store in the database of `pool` (migrated already: see openPostgresStore); `close` ends the pool. */
+/** The Store in the database of `pool` (migrated already: see migratePostgres); `close` ends the pool. */
 export function postgresStore(pool: pg.Pool): Store {
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
   return {
@@ -72,14 +71,3 @@ export function postgresStore(pool: pg.Pool): Store {
   };
 }
 
-/** Open the database at `url`: a pool, the schema migrated (once, however many instances start at once), the Store. */
-export async function openPostgresStore(url: string, options: PostgresPoolOptions = {}): Promise<Store> {
-  const pool = postgresPool(url, options);
-  try {
-    await migratePostgres(pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
-  return postgresStore(pool);
-}

@@ -4,18 +4,17 @@
  * window in total, not N per instance.
  */
 import type pg from 'pg';
-import { windowMs } from '../rate-windows.js';
+import { windowMs, windowStart } from '../rate-windows.js';
 import type { RateWindows } from '../store.js';
 import { query, row } from './sql.js';
 
-const windowOf = (now: number) => Math.floor(now / windowMs) * windowMs;
 
 /** Rate-limit windows in the database of `pool`. */
 export function postgresRateWindows(pool: pg.Pool): RateWindows {
   return {
     /** Count one request by `key` at time `now`. */
     async hit(key: string, now: number) {
-      const start = windowOf(now);
+      const start = windowStart(now);
       const counted = await row<{ count: number }>(
         pool,
         `INSERT INTO rate_windows (key, window_start, count) VALUES ($1, $2, 1)
@@ -26,13 +25,13 @@ export function postgresRateWindows(pool: pg.Pool): RateWindows {
     },
     /** The requests `key` has made in the window of `now`, without counting one more. */
     async peek(key: string, now: number) {
-      const start = windowOf(now);
+      const start = windowStart(now);
       const counted = await row<{ count: number }>(pool, 'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2', [key, start]);
       return { count: counted?.count ?? 0, resetAt: start + windowMs };
     },
     /** Forget windows that ended before `now`. */
     async prune(now: number) {
-      await query(pool, 'DELETE FROM rate_windows WHERE window_start < $1', [windowOf(now)]);
+      await query(pool, 'DELETE FROM rate_windows WHERE window_start < $1', [windowStart(now)]);
     },
   };
 }
