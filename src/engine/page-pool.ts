@@ -28,6 +28,8 @@ export interface Slot {
   broken: boolean;
   /** Refuses what the document may not load and collects what it could not. */
   guard: PageGuard;
+  /** The isolated world fonts are awaited in before printing, while the page's window has it (print-pdf.ts). */
+  printWorld?: number;
 }
 
 /** Prepares a new page for documents (network guard, JavaScript switch); given by the engine. */

@@ -2,10 +2,10 @@
  * The steps of one render on a warm page: a fresh document at the base URL, the content, its
  * resources and fonts, then Chromium's printToPDF; afterwards the page is wiped for the next one.
  */
-import type { PDFOptions } from 'puppeteer-core';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
+import { printPdf } from './print-pdf.js';
 
 /** Header and footer templates, ready for Chromium (defaults applied, images inlined). */
 export interface Templates {
@@ -26,13 +26,13 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   const { page } = slot;
   if (documentUrl) {
     await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
-    return page.pdf(pdfOptions(request, templates, maxPages));
+    return printPdf(slot, request, templates, maxPages);
   }
   // Decided from the page's state, not from the new document: the window is reused only when
   // nothing of the last document can be alive in it and it is at this document's base URL.
   if (slot.state.taint !== null || page.url() !== baseUrl || page.frames().length > 1) await freshWindow(slot, baseUrl);
   await writeDocument(slot, request.htmlContent);
-  return page.pdf(pdfOptions(request, templates, maxPages));
+  return printPdf(slot, request, templates, maxPages);
 }
 
 /**
@@ -119,32 +119,4 @@ async function writeDocument(slot: Slot, html: string): Promise<void> {
 // Storage of every type (local, session, IndexedDB, Cache Storage, service workers) for `origins`.
 async function clearStorage(slot: Slot, origins: Iterable<string>): Promise<void> {
   await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
-}
-
-/** Puppeteer's PDF options for a validated request; lengths are already in inches. */
-export function pdfOptions(request: RenderRequest, templates: Templates, maxPages: number): PDFOptions {
-  const inches = (value: number) => `${value}in`;
-  return {
-    width: inches(request.paperWidth),
-    height: inches(request.paperHeight),
-    landscape: request.landscape,
-    margin: {
-      top: inches(request.marginTop),
-      right: inches(request.marginRight),
-      bottom: inches(request.marginBottom),
-      left: inches(request.marginLeft),
-    },
-    printBackground: request.printBackground,
-    scale: request.scale,
-    displayHeaderFooter: templates.display,
-    headerTemplate: templates.header,
-    footerTemplate: templates.footer,
-    preferCSSPageSize: false,
-    tagged: request.tagged,
-    outline: request.outline,
-    waitForFonts: true,
-    // One page past the limit is enough to know it was passed, without printing a runaway document whole.
-    pageRanges: `1-${maxPages + 1}`,
-    timeout: 0,
-  };
 }

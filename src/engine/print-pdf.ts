@@ -1,0 +1,88 @@
+/**
+ * Chromium's printToPDF in as few DevTools round trips as it takes. Puppeteer's page.pdf() waits
+ * for fonts, then has the PDF streamed in chunks of its choosing (printToPDF, two IO.read and an
+ * IO.close, four round trips after the fonts). Here a document's PDF comes in one round trip of
+ * large reads, and the stream is closed without waiting. It still comes as a stream rather than
+ * whole in printToPDF's answer: a PDF of hundreds of MB in one DevTools message would be a string
+ * too large for Node to make, and would break the connection every other render shares.
+ */
+import type { Protocol } from 'puppeteer-core';
+import type { RenderRequest } from '../request.js';
+import type { Slot } from './page-pool.js';
+import type { Templates } from './print-document.js';
+
+// The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
+// never the document's (page-state.ts counts only the main world's scripts).
+const worldName = 'pdfrender-print';
+const fontsReady = 'document.fonts.ready.then(() => true)';
+
+/** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
+export async function printPdf(slot: Slot, request: RenderRequest, templates: Templates, maxPages: number): Promise<Uint8Array> {
+  await fontsLoaded(slot);
+  const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
+  if (!stream) throw new Error('Chromium returned no PDF stream');
+  try {
+    const chunks: Buffer[] = [];
+    const read = () => slot.client.send('IO.read', { handle: stream, size: readChunkBytes });
+    // Chromium says eof only on a read past the end, so reads go two at a time: a PDF that fits in
+    // one chunk comes with its end in the same round trip.
+    for (;;) {
+      const pair = [read(), read()];
+      // Awaited in turn below; the second must not go unhandled when the first fails.
+      for (const next of pair) next.catch(() => undefined);
+      for (const next of pair) {
+        const { data, eof, base64Encoded } = await next;
+        chunks.push(Buffer.from(data, base64Encoded ? 'base64' : 'utf8'));
+        if (eof) {
+          await Promise.allSettled(pair);
+          return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        }
+      }
+    }
+  } finally {
+    void slot.client.send('IO.close', { handle: stream }).catch(() => undefined);
+  }
+}
+
+// Bytes asked for per IO.read: a typical PDF in one, and each message bounded (about 11 MB as base64).
+const readChunkBytes = 8 * 1024 * 1024;
+
+/** Page.printToPDF's parameters for a validated request; lengths are already in inches. */
+export function printParameters(request: RenderRequest, templates: Templates, maxPages: number): Protocol.Page.PrintToPDFRequest {
+  return {
+    transferMode: 'ReturnAsStream',
+    paperWidth: request.paperWidth,
+    paperHeight: request.paperHeight,
+    landscape: request.landscape,
+    marginTop: request.marginTop,
+    marginRight: request.marginRight,
+    marginBottom: request.marginBottom,
+    marginLeft: request.marginLeft,
+    printBackground: request.printBackground,
+    scale: request.scale,
+    displayHeaderFooter: templates.display,
+    headerTemplate: templates.header,
+    footerTemplate: templates.footer,
+    preferCSSPageSize: false,
+    // Chromium tags an outlined PDF anyway (as puppeteer says); asking for both keeps it explicit.
+    generateTaggedPDF: request.tagged || request.outline,
+    generateDocumentOutline: request.outline,
+    // One page past the limit is enough to know it was passed, without printing a runaway document whole.
+    pageRanges: `1-${maxPages + 1}`,
+  };
+}
+
+// Waits for document.fonts.ready in the slot's own isolated world, kept while the window lives (a
+// document written into it keeps its worlds); a new window has none, so it is made again then.
+async function fontsLoaded(slot: Slot): Promise<void> {
+  if (slot.printWorld !== undefined) {
+    const reused = await slot.client.send('Runtime.evaluate', { expression: fontsReady, contextId: slot.printWorld, awaitPromise: true }).then(
+      () => true,
+      () => false,
+    );
+    if (reused) return;
+  }
+  const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', { frameId: slot.state.frameId, worldName });
+  slot.printWorld = executionContextId;
+  await slot.client.send('Runtime.evaluate', { expression: fontsReady, contextId: executionContextId, awaitPromise: true });
+}
