@@ -31,9 +31,9 @@ async function freshTarget({ root, work, cluster, backend, name }) {
   const dataDir = await mkdtemp(join(work, 'scale-'));
   await mkdir(join(dataDir, 'files'));
   const url = backend === 'postgres' ? await cluster.createDatabase(name) : undefined;
-  const store = await openStore({ dataDir, database: url });
-  await store.webhooks.add('http://127.0.0.1:9/hook', Date.now());
-  await store.close();
+  const opened = await openStore({ dataDir, database: url });
+  await opened.store.webhooks.add('http://127.0.0.1:9/hook', opened.now());
+  await opened.close();
   return backend === 'postgres' ? { backend, url, dataDir } : { backend, dataDir };
 }
 
