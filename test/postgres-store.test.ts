@@ -103,7 +103,10 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     expect(await opened.store.webhooks.any()).toBe(false);
     expect(Math.abs(opened.now() - Date.now())).toBeLessThan(60_000);
     await opened.close();
-    expect(await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres@127.0.0.1:1/none' }).catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    const refused = await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres:hunter2@127.0.0.1:1/none' }).catch((e) => e);
+    // One line for the command to print: where (never the password) and what failed.
+    expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1\/none: .*\(ECONNREFUSED\)$/) });
+    expect(refused.message).not.toContain('hunter2');
   });
 });
 

@@ -13,7 +13,7 @@ import { ensureFolder } from './data-dir.js';
 import { diskBlobs } from './disk-blobs.js';
 import { fileStore } from './file-store.js';
 import { openDb } from './open-db.js';
-import { databasePath } from './open-store.js';
+import { databasePath, openingError } from './open-store.js';
 import type { S3Blobs } from './s3-blobs.js';
 import { s3Connection } from './s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
@@ -140,6 +140,6 @@ async function openPostgres(options: BackendOptions, url: string): Promise<Backe
   } catch (error) {
     clock?.stop();
     await pool.end().catch(() => undefined);
-    throw error;
+    throw openingError(url, error);
   }
 }

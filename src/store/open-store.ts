@@ -3,9 +3,22 @@
  * PostgreSQL when a database URL is given, else SQLite in the data dir.
  */
 import { join } from 'node:path';
+import { PdfRenderError } from '../errors.js';
 import { openDb } from './open-db.js';
+import { isStorageFault } from './storage-errors.js';
 import { sqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
+
+/**
+ * A storage fault met while opening the database at `url`, naming where it is (never the
+ * password) and what failed, for the one line the command prints; anything else as it was.
+ */
+export function openingError(url: string, error: unknown): unknown {
+  if (!isStorageFault(error)) return error;
+  const where = new URL(url);
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error, retryAfter: error.retryAfter });
+}
 
 /** The database file of a data dir. */
 export const databasePath = (dataDir: string) => join(dataDir, 'pdfrender.db');
@@ -39,6 +52,6 @@ export async function openStore(options: { dataDir: string; database?: string | 
     return { store, now: () => clock.now(), close: () => store.close() };
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw error;
+    throw openingError(options.database, error);
   }
 }
