@@ -13,7 +13,7 @@ import { ensureFolder } from './data-dir.js';
 import { diskBlobs } from './disk-blobs.js';
 import { fileStore } from './file-store.js';
 import { openDb } from './open-db.js';
-import { databasePath, openingError } from './open-store.js';
+import { databasePath } from './open-store.js';
 import type { S3Blobs } from './s3-blobs.js';
 import { s3Connection } from './s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
@@ -113,33 +113,21 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
 }
 
 async function openPostgres(options: BackendOptions, url: string): Promise<Backend> {
-  const [{ databaseClock }, { migratePostgres }, { postgresBlobs }, { postgresPool, postgresStore }] = await Promise.all([
-    import('./postgres/database-clock.js'),
-    import('./postgres/migrate.js'),
-    import('./postgres/blobs.js'),
-    import('./postgres/postgres-store.js'),
-  ]);
+  const { openPostgresDatabase } = await import('./postgres/postgres-store.js');
   // Two worker loops per page, the webhook sender and the HTTP routes each hold a connection at times.
-  const pool = postgresPool(url, { max: Math.max(10, 2 * options.config.concurrency + 6) });
-  let clock: Awaited<ReturnType<typeof databaseClock>> | undefined;
+  const database = await openPostgresDatabase(url, { max: Math.max(10, 2 * options.config.concurrency + 6) });
   try {
-    await migratePostgres(pool);
-    clock = await databaseClock(pool);
-    const store = postgresStore(pool);
     const s3 = await s3For(options);
-    const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => store.ping()), ...s3Check(s3)]);
-    const started = clock;
-    return assemble(options, store, s3 ?? postgresBlobs(pool), looks, {
-      clock,
+    const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => database.store.ping()), ...s3Check(s3)]);
+    return assemble(options, database.store, s3 ?? database.blobs, looks, {
+      clock: database.clock,
       async close() {
-        started.stop();
         s3?.close();
-        await store.close();
+        await database.close();
       },
     });
   } catch (error) {
-    clock?.stop();
-    await pool.end().catch(() => undefined);
-    throw openingError(url, error);
+    await database.close();
+    throw error;
   }
 }

@@ -3,22 +3,9 @@
  * PostgreSQL when a database URL is given, else SQLite in the data dir.
  */
 import { join } from 'node:path';
-import { PdfRenderError } from '../errors.js';
 import { openDb } from './open-db.js';
-import { isStorageFault } from './storage-errors.js';
 import { sqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
-
-/**
- * A storage fault met while opening the database at `url`, naming where it is (never the
- * password) and what failed, for the one line the command prints; anything else as it was.
- */
-export function openingError(url: string, error: unknown): unknown {
-  if (!isStorageFault(error)) return error;
-  const where = new URL(url);
-  const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error, retryAfter: error.retryAfter });
-}
 
 /** The database file of a data dir. */
 export const databasePath = (dataDir: string) => join(dataDir, 'pdfrender.db');
@@ -38,20 +25,9 @@ export async function openStore(options: { dataDir: string; database?: string | 
     return { store, now: () => Date.now(), close: () => store.close() };
   }
   // Loaded only when asked for: a SQLite user never pays for the driver.
-  const [{ migratePostgres }, { postgresPool, postgresStore }, { databaseClock }] = await Promise.all([
-    import('./postgres/migrate.js'),
-    import('./postgres/postgres-store.js'),
-    import('./postgres/database-clock.js'),
-  ]);
-  const pool = postgresPool(options.database);
-  try {
-    await migratePostgres(pool);
-    const clock = await databaseClock(pool);
-    clock.stop();
-    const store = postgresStore(pool);
-    return { store, now: () => clock.now(), close: () => store.close() };
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw openingError(options.database, error);
-  }
+  const { openPostgresDatabase } = await import('./postgres/postgres-store.js');
+  const opened = await openPostgresDatabase(options.database);
+  // One measurement is enough for a command that lasts a moment.
+  opened.clock.stop();
+  return { store: opened.store, now: () => opened.clock.now(), close: () => opened.close() };
 }

@@ -5,10 +5,14 @@
  */
 import pg from 'pg';
 import { PdfRenderError } from '../../errors.js';
-import type { Store } from '../store.js';
+import { isStorageFault } from '../storage-errors.js';
+import type { Blobs, Store } from '../store.js';
+import { postgresBlobs } from './blobs.js';
+import { databaseClock, type DatabaseClock } from './database-clock.js';
 import { postgresDeliveries } from './deliveries.js';
 import { postgresFileIndex } from './file-index.js';
 import { postgresJobQueue } from './jobs.js';
+import { migratePostgres } from './migrate.js';
 import { postgresRateWindows } from './rate-windows.js';
 import { postgresRedeliveries } from './redeliver.js';
 import { row } from './sql.js';
@@ -71,3 +75,51 @@ export function postgresStore(pool: pg.Pool): Store {
   };
 }
 
+
+/**
+ * A storage fault met while opening the database at `url`, naming where it is (never the
+ * password) and what failed, for the one line the command prints; anything else as it was.
+ */
+function openingError(url: string, error: unknown): unknown {
+  if (!isStorageFault(error)) return error;
+  const where = new URL(url);
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error, retryAfter: error.retryAfter });
+}
+
+/** A migrated database, its store and its clock (kept measured until `close`). */
+export interface OpenedDatabase {
+  store: Store;
+  clock: DatabaseClock;
+  /** The blobs table, for files kept in the database. */
+  blobs: Blobs;
+  close(): Promise<void>;
+}
+
+/**
+ * Open the database at `url`: a pool, the schema migrated (once, however many instances start at
+ * once), the database's clock measured, the Store. A storage fault on the way says where it met it.
+ */
+export async function openPostgresDatabase(url: string, options: PostgresPoolOptions = {}): Promise<OpenedDatabase> {
+  const pool = postgresPool(url, options);
+  let clock: DatabaseClock | undefined;
+  try {
+    await migratePostgres(pool);
+    clock = await databaseClock(pool);
+  } catch (error) {
+    clock?.stop();
+    await pool.end().catch(() => undefined);
+    throw openingError(url, error);
+  }
+  const store = postgresStore(pool);
+  const started = clock;
+  return {
+    store,
+    clock: started,
+    blobs: postgresBlobs(pool),
+    async close() {
+      started.stop();
+      await store.close();
+    },
+  };
+}
