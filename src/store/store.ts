@@ -1,7 +1,7 @@
 /**
  * Everything durable the server keeps, as one interface with two implementations: SQLite in a data
- * dir (sqlite-store.ts, the default: nothing to set up) and PostgreSQL (postgres-store.ts, shared by
- * several instances). Chosen in one place at start-up (open-store.ts). Every call is asynchronous,
+ * dir (sqlite-store.ts, the default: nothing to set up) and PostgreSQL (postgres/postgres-store.ts,
+ * shared by several instances). Chosen in one place at start-up (open-backend.ts). Every call is asynchronous,
  * so the same call sites serve a synchronous SQLite and a networked PostgreSQL. The SQLite modules
  * (jobs.ts, deliveries.ts, ...) define each part's methods; PostgreSQL answers the same ones.
  */
