@@ -121,6 +121,8 @@ export function createEngine(options: EngineOptions): Engine {
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
   const host = new BrowserHost(options.executablePath, async () => [
     ...(options.browserArgs ?? []),
+    // Pages run animation frames only when asked (frame-gate.ts); Chromium takes that ask only with this switch.
+    '--run-all-compositor-stages-before-draw',
     `--proxy-server=${(await startProxy()).url}`,
     '--proxy-bypass-list=<-loopback>',
     // WebRTC's UDP (STUN, ICE) does not go through an HTTP proxy; without this a document could

@@ -6,6 +6,8 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
 import { BrowserGone } from './browser-gone.js';
+import { frameGateOf, type FrameGate } from './frame-gate.js';
+import { openControlledPage } from './open-page.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
@@ -30,6 +32,8 @@ export interface Slot {
   guard: PageGuard;
   /** The isolated world fonts are awaited in before printing, while the page's window has it (print-pdf.ts). */
   printWorld?: number;
+  /** Runs the page's animation frames, which happen only when asked for (frame-gate.ts); one gate per browser. */
+  frames: FrameGate;
 }
 
 /** Prepares a new page for documents (network guard, JavaScript switch); given by the engine. */
@@ -113,7 +117,7 @@ export class PagePool {
   private async open(browser: Browser, generation: number, gone: Promise<never>): Promise<Slot> {
     const context = await browser.createBrowserContext();
     try {
-      const page = await context.newPage();
+      const page = await openControlledPage(browser, context);
       const client = await page.createCDPSession();
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
@@ -133,7 +137,7 @@ export class PagePool {
           window.open = () => null;
         }),
       ]);
-      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard };
+      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard, frames: frameGateOf(browser) };
       page.on('error', () => {
         slot.broken = true;
         onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));

@@ -16,6 +16,8 @@ import type { CDPSession, Frame, Page } from 'puppeteer-core';
 export interface PageState {
   /** Why the page's window cannot take another document as it is, or null when it can. */
   readonly taint: string | null;
+  /** Script ran in the page's main world since the last clear (its document may wait on an animation frame). */
+  readonly scripted: boolean;
   /** The page's main frame, for DevTools calls that name a frame. */
   readonly frameId: string;
   /** Origins of the frames the page had (opaque ones left out), whose storage must be cleared. */
@@ -31,12 +33,15 @@ const navigationEvents = ['Page.frameScheduledNavigation', 'Page.frameRequestedN
 /** Start watching a new page. It starts tainted: its first document needs a window set up by pdfrender. */
 export async function watchPageState(page: Page, client: CDPSession): Promise<PageState> {
   let taint: string | null = 'the page has not been set up yet';
+  let scripted = false;
   const origins = new Set<string>();
   const { frameTree } = await client.send('Page.getFrameTree');
   const frameId = frameTree.frame.id;
 
   client.on('Debugger.scriptParsed', (event) => {
-    if (event.executionContextAuxData?.['isDefault'] === true) taint ??= 'the document ran script';
+    if (event.executionContextAuxData?.['isDefault'] !== true) return;
+    scripted = true;
+    taint ??= 'the document ran script';
   });
   for (const name of navigationEvents) {
     client.on(name, (event: { frameId: string; reason?: string }) => {
@@ -61,10 +66,14 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     get taint() {
       return taint;
     },
+    get scripted() {
+      return scripted;
+    },
     frameId,
     origins,
     clear() {
       taint = null;
+      scripted = false;
       origins.clear();
     },
   };

@@ -14,11 +14,16 @@ import type { Templates } from './print-document.js';
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
 // never the document's (page-state.ts counts only the main world's scripts).
 const worldName = 'pdfrender-print';
-const fontsReady = 'document.fonts.ready.then(() => true)';
+// Layout is forced first: with no screen frames (frame-gate.ts) nothing else may have laid the
+// document out yet, and web fonts start loading only once layout asks for them.
+const fontsReady = 'void document.documentElement?.offsetHeight, document.fonts.ready.then(() => true)';
 
 /** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
 export async function printPdf(slot: Slot, request: RenderRequest, templates: Templates, maxPages: number): Promise<Uint8Array> {
-  await fontsLoaded(slot);
+  // The document's requestAnimationFrame callbacks and observers run only in a frame: one is given to
+  // a document that ran script, or that has frames (a cross-origin one runs script unseen).
+  if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
+  await inPrintWorld(slot, fontsReady);
   const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
   if (!stream) throw new Error('Chromium returned no PDF stream');
   try {
@@ -72,11 +77,11 @@ export function printParameters(request: RenderRequest, templates: Templates, ma
   };
 }
 
-// Waits for document.fonts.ready in the slot's own isolated world, kept while the window lives (a
-// document written into it keeps its worlds); a new window has none, so it is made again then.
-async function fontsLoaded(slot: Slot): Promise<void> {
+// Evaluates `expression` (awaiting its promise) in the slot's own isolated world, kept while the window
+// lives (a document written into it keeps its worlds); a new window has none, so it is made again then.
+async function inPrintWorld(slot: Slot, expression: string): Promise<void> {
   if (slot.printWorld !== undefined) {
-    const reused = await slot.client.send('Runtime.evaluate', { expression: fontsReady, contextId: slot.printWorld, awaitPromise: true }).then(
+    const reused = await slot.client.send('Runtime.evaluate', { expression, contextId: slot.printWorld, awaitPromise: true }).then(
       () => true,
       () => false,
     );
@@ -84,5 +89,26 @@ async function fontsLoaded(slot: Slot): Promise<void> {
   }
   const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', { frameId: slot.state.frameId, worldName });
   slot.printWorld = executionContextId;
-  await slot.client.send('Runtime.evaluate', { expression: fontsReady, contextId: executionContextId, awaitPromise: true });
+  await slot.client.send('Runtime.evaluate', { expression, contextId: executionContextId, awaitPromise: true });
+}
+
+/** Frames given at most to one document before it prints, waiting for its own callbacks to run. */
+const maxFrames = 20;
+
+// Runs animation frames until one has run a callback of ours, asked for after the document's: a
+// frame runs callbacks in the order they were asked for, so by then the document's have run. A frame
+// asked for before the page has told the compositor that it wants one passes the page by, which is
+// why one is not always enough.
+async function animationFrame(slot: Slot): Promise<void> {
+  let ran = false;
+  const ours = inPrintWorld(slot, 'new Promise((resolve) => requestAnimationFrame(() => resolve(true)))').then(() => {
+    ran = true;
+  });
+  ours.catch(() => undefined);
+  for (let frame = 0; frame < maxFrames && !ran; frame += 1) {
+    await slot.frames.frame(slot.client);
+    // Lets the answer to our callback, sent before the frame's own, be read.
+    await new Promise(setImmediate);
+  }
+  if (ran) await ours;
 }
