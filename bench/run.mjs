@@ -56,8 +56,8 @@ const options = {
   syncLevels: quick ? [[1, 20], [4, 40], [16, 64]] : [[1, 60], [4, 160], [16, 320]],
   asyncJobs: quick ? 60 : 200,
   rawDocs: quick ? 10 : 30,
-  memoryEarly: quick ? 50 : 100,
-  memoryLate: quick ? 250 : 1000,
+  memoryEarly: quick ? 50 : 300,
+  memoryLate: quick ? 250 : 3000,
   memoryConnections: 4,
   // scale-out: async jobs per store run (each of 1-3 instances on PostgreSQL and SQLite), and tiny documents rendered by one real instance.
   scaleJobs: quick ? 200 : 1000,

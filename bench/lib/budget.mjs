@@ -16,8 +16,8 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   const perPage = batch?.cases['raw page per document']?.docsPerSecond;
   lines.push(
     pdfrender && raw
-      ? line('batch throughput >= 0.9 x raw reused-page loop', `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`, pdfrender / raw >= 0.9)
-      : line('batch throughput >= 0.9 x raw reused-page loop', '-'),
+      ? line('batch throughput >= 1.0 x raw reused-page loop', `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`, pdfrender / raw >= 1)
+      : line('batch throughput >= 1.0 x raw reused-page loop', '-'),
   );
   const scripted = scriptBatch?.cases.pdfrender?.docsPerSecond;
   const scriptedRaw = scriptBatch?.cases['raw reused-page loop (reference)']?.docsPerSecond;
@@ -36,9 +36,12 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
     const rivals = Object.keys(tools).filter((tool) => tool.endsWith('--print-to-pdf'));
     for (const rival of rivals) {
       const theirs = tools[rival];
-      const name = `cold single document (${doc}) <= 0.6 x ${rival}`;
+      // The headless shell's own one-shot print is the floor a cold render is held to (1.25 x); the
+      // full browser, which starts much more, to 0.6 x.
+      const limit = rival.startsWith('chromium-headless-shell') ? 1.25 : 0.6;
+      const name = `cold single document (${doc}) <= ${limit} x ${rival}`;
       const complete = ours?.medianMs && theirs?.medianMs && ours.pages === ours.pagesExpected;
-      lines.push(complete ? line(name, `${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x`, ours.medianMs / theirs.medianMs <= 0.6) : line(name, '-'));
+      lines.push(complete ? line(name, `${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x`, ours.medianMs / theirs.medianMs <= limit) : line(name, '-'));
     }
   }
 
@@ -46,11 +49,11 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   lines.push(
     c1?.p50 !== undefined && server.rawPerDocMs
       ? line(
-          'sync p50 at concurrency 1 <= raw per-document time + 15 ms',
-          `${fixed(c1.p50, 0)} ms vs ${fixed(server.rawPerDocMs, 0)} + 15 = ${fixed(server.rawPerDocMs + 15, 0)} ms (${c1.p50 - server.rawPerDocMs >= 0 ? '+' : ''}${fixed(c1.p50 - server.rawPerDocMs, 0)} ms)`,
-          c1.p50 <= server.rawPerDocMs + 15,
+          'sync p50 at concurrency 1 <= raw per-document time + 5 ms',
+          `${fixed(c1.p50, 0)} ms vs ${fixed(server.rawPerDocMs, 0)} + 5 = ${fixed(server.rawPerDocMs + 5, 0)} ms (${c1.p50 - server.rawPerDocMs >= 0 ? '+' : ''}${fixed(c1.p50 - server.rawPerDocMs, 0)} ms)`,
+          c1.p50 <= server.rawPerDocMs + 5,
         )
-      : line('sync p50 at concurrency 1 <= raw per-document time + 15 ms', '-'),
+      : line('sync p50 at concurrency 1 <= raw per-document time + 5 ms', '-'),
   );
   const c16 = server?.sync.find((s) => s.connections === 16);
   lines.push(c16 ? line('no error responses at concurrency 16 (below the rate limit)', `${c16.errors} errors in ${c16.requests} requests`, c16.errors === 0) : line('no error responses at concurrency 16 (below the rate limit)', '-'));
@@ -58,14 +61,14 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   lines.push(
     server?.async && bestSync
       ? line(
-          'async throughput >= sync throughput (best sync level)',
+          'async throughput >= 1.1 x sync throughput (best sync level)',
           `${fixed(server.async.perSecond, 1)} vs ${fixed(bestSync.perSecond, 1)} jobs/s at concurrency ${bestSync.connections} = ${fixed(server.async.perSecond / bestSync.perSecond)} x`,
-          server.async.perSecond >= bestSync.perSecond && server.async.refused === 0 && server.async.failed === 0,
+          server.async.perSecond >= 1.1 * bestSync.perSecond && server.async.refused === 0 && server.async.failed === 0,
         )
-      : line('async throughput >= sync throughput (best sync level)', '-'),
+      : line('async throughput >= 1.1 x sync throughput (best sync level)', '-'),
   );
 
-  const growthName = `RSS after ${memory?.late ?? 1000} renders within 20% of RSS after ${memory?.early ?? 100}`;
+  const growthName = `RSS after ${memory?.late ?? 3000} renders within 20% of RSS after ${memory?.early ?? 300}`;
   if (memory) {
     const growth = memory.atLate.rssKb / memory.atEarly.rssKb - 1;
     const pss = memory.atLate.pssKb / memory.atEarly.pssKb - 1;

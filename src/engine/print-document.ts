@@ -26,6 +26,7 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   const { page } = slot;
   if (documentUrl) {
     await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
+    slot.printWorld = undefined; // went with the old window
     return printPdf(slot, request, templates, maxPages);
   }
   // Decided from the page's state, not from the new document: the window is reused only when
@@ -71,6 +72,7 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   // and it runs script); the window only needs the URL, so the navigation is answered with nothing.
   if (baseUrl.startsWith('file:')) slot.guard.serveOnce(baseUrl, '');
   await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
+  slot.printWorld = undefined; // went with the old window
   await Promise.all([
     // History would tell the next document how many came before it, and is how a bfcache entry comes back.
     client.send('Page.resetNavigationHistory'),
