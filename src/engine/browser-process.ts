@@ -5,7 +5,7 @@
  * it come up while the rest of pdfrender loads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setprivArgs, type LaunchIdentity } from './browser-user.js';
@@ -132,9 +132,23 @@ export function spawnBrowser(executablePath: string, extraArgs: readonly string[
       if (discarded) return;
       discarded = true;
       killGroup(pid);
-      rmSync(profileDir, { recursive: true, force: true, maxRetries: 2 });
+      removeProfile(profileDir);
     },
   };
+}
+
+/**
+ * Remove a profile folder now (synchronous: this also runs as pdfrender exits). A browser killed an
+ * instant ago may still finish a file it was writing, so a folder still there is tried once more.
+ */
+export function removeProfile(profileDir: string): void {
+  for (let attempt = 0; attempt < 2 && existsSync(profileDir); attempt += 1) {
+    try {
+      rmSync(profileDir, { recursive: true, force: true, maxRetries: 2 });
+    } catch {
+      // left for a later run's sweep, by the marker naming this process (gone by then)
+    }
+  }
 }
 
 /** SIGKILL a browser's whole process group (renderers, zygotes and utilities with it); quiet if it is gone. */
