@@ -34,9 +34,10 @@ describe('the flags Chromium starts with', () => {
     }
   });
 
-  it('end with the extra flags, the DevTools pipe and about:blank; --no-sandbox only when the sandbox is off', () => {
+  it('end with the extra flags and the DevTools pipe, with no URL (no tab); --no-sandbox only when the sandbox is off', () => {
     const args = browserArgs('/tmp/profile', ['--proxy-server=http://127.0.0.1:1'], {});
-    expect(args.slice(-3)).toEqual(['--proxy-server=http://127.0.0.1:1', '--remote-debugging-pipe', 'about:blank']);
+    expect(args.slice(-2)).toEqual(['--proxy-server=http://127.0.0.1:1', '--remote-debugging-pipe']);
+    expect(args.filter((arg) => !arg.startsWith('--'))).toEqual([]);
     expect(args).not.toContain('--no-sandbox');
     expect(browserArgs('/tmp/profile', [], { noSandbox: 'no user namespaces' })).toContain('--no-sandbox');
     expect(chromiumFlags.filter((flag) => flag.startsWith('--disable-features='))).toHaveLength(1);

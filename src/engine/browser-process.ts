@@ -64,9 +64,13 @@ export interface BrowserProcess {
   discard(): void;
 }
 
-/** Chromium's whole argument list for a launch with profile `userDataDir`. */
+/**
+ * Chromium's whole argument list for a launch with profile `userDataDir`. No URL: puppeteer's launch
+ * gave about:blank, whose tab nothing uses (every page is made in a browser context of its own) and
+ * whose renderer process cost every start its CPU; without a URL the headless shell opens no tab.
+ */
 export function browserArgs(userDataDir: string, extraArgs: readonly string[], identity: LaunchIdentity): string[] {
-  return [`--user-data-dir=${userDataDir}`, ...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs, '--remote-debugging-pipe', 'about:blank'];
+  return [`--user-data-dir=${userDataDir}`, ...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs, '--remote-debugging-pipe'];
 }
 
 /**
