@@ -11,7 +11,7 @@ import type { Browser, ConnectOptions } from 'puppeteer-core';
 import { Puppeteer } from 'puppeteer-core/internal/common/Puppeteer.js';
 import { PipeTransport } from 'puppeteer-core/internal/node/PipeTransport.js';
 import { PdfRenderError } from '../errors.js';
-import { killGroup, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
+import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';
 
@@ -85,14 +85,18 @@ export async function launchBrowser(
     close: (kill = false) =>
       (closed ??= (async () => {
         if (kill) {
+          // The profile goes first, while the idle browser leaves it alone, then the browser: killed
+          // first, its processes tear down on both cores while the removal and pdfrender's exit wait.
+          await rm(profileDir, { recursive: true, force: true }).catch(() => undefined);
           killGroup(pid);
           browser.disconnect().catch(() => undefined);
-        } else {
-          // A hung browser never answers Browser.close, so the close gets a deadline.
-          const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
-          const graceful = browser.close().then(() => exited).then(() => true, () => false);
-          if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
+          removeProfile(profileDir); // whatever it wrote in between
+          return;
         }
+        // A hung browser never answers Browser.close, so the close gets a deadline.
+        const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
+        const graceful = browser.close().then(() => exited).then(() => true, () => false);
+        if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
         await rm(profileDir, { recursive: true, force: true }).catch(() => undefined);
       })()),
   };
