@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 /**
- * `npm run build`, after tsc: bundles the compiled CLI into dist/bundle/ with esbuild, so that a cold
- * `pdfrender render` loads a dozen files instead of several hundred (puppeteer alone is over a
- * hundred). bin/pdfrender.js runs the bundle when there is one and dist/cli/ otherwise, so without
- * esbuild installed this step says so, leaves no bundle, and pdfrender runs as compiled.
+ * `npm run build`, after tsc: bundles the compiled CLI into one script, dist/bundle/cli.cjs, with
+ * esbuild, and makes its V8 code cache (cli.cjs.cache) by loading it and the render command, so that
+ * a cold `pdfrender render` reads two files instead of resolving and compiling several hundred
+ * modules (bundle-loader.ts); and the launcher (launcher.ts) into dist/bundle/launcher.cjs.
+ * bin/pdfrender.js runs the bundles when they are there and dist/cli/ otherwise, so without esbuild
+ * installed this step says so, leaves no bundle, and pdfrender runs as compiled.
  */
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
-const outdir = join(dist, 'bundle');
+const { bundlePath, loadBundle } = await import(pathToFileURL(join(dist, 'cli/bundle-loader.js')).href);
 // A bundle left from an earlier build would run instead of what tsc just compiled.
-rmSync(outdir, { recursive: true, force: true });
+rmSync(dirname(bundlePath), { recursive: true, force: true });
 
 let esbuild;
 try {
@@ -22,16 +26,25 @@ try {
   process.exit(0);
 }
 
-await esbuild.build({
-  // Two entries, one module graph: the early start and the CLI share the browser it starts.
-  entryPoints: { main: join(dist, 'cli/main.js'), 'early-start': join(dist, 'cli/early-start.js') },
-  outdir,
+const options = {
   bundle: true,
-  // Each command, and whatever only it needs, stays a chunk of its own, loaded when it runs.
-  splitting: true,
-  format: 'esm',
+  // Scripts (CommonJS), since Node 20 takes a code cache only for scripts; the commands' own modules
+  // stay behind functions that run when the command does.
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
+  // program.ts finds package.json, and bundle-loader.ts the bundle, from their own URL: the bundle's,
+  // one folder below dist/ as dist/cli/ is.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+};
+// The CLI, and the launcher bin/pdfrender.js loads before it (small: compiled in a millisecond).
+const cli = await esbuild.build({
+  ...options,
+  metafile: true,
+  entryPoints: [join(dist, 'cli/main.js')],
+  outfile: bundlePath,
   external: [
     // Native addons and optional native parts, found at run time beside their packages.
     'better-sqlite3',
@@ -43,11 +56,34 @@ await esbuild.build({
     '@smithy/*',
     'pg',
     '@puppeteer/browsers',
+    // ESM only: loaded with import() when a terminal shows a spinner.
+    'ora',
     // Puppeteer's WebDriver BiDi and WebSocket transports: pdfrender speaks CDP over a pipe.
     'chromium-bidi',
     'ws',
   ],
-  // CommonJS dependencies call require() for Node's own modules.
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  logLevel: 'warning',
 });
+await esbuild.build({ ...options, entryPoints: [join(dist, 'cli/launcher.js')], outfile: join(dirname(bundlePath), 'launcher.cjs') });
+
+// Node 20 runs no import() in a script compiled from a code cache: the bundle's import() calls (of
+// packages left out of it) go through __bundleImport, which bundle-loader.ts passes in.
+const [, output] = Object.entries(cli.metafile.outputs).find(([path]) => bundlePath.endsWith(path.replace(/^(\.\.\/)+/, '')));
+let code = readFileSync(bundlePath, 'utf8');
+for (const { path } of output.imports.filter((entry) => entry.kind === 'dynamic-import' && entry.external)) {
+  code = code.replaceAll(`import(${JSON.stringify(path)})`, `__bundleImport(${JSON.stringify(path)})`);
+}
+// Any other import() (of a name in a variable, say) would fail only when it ran: refused here.
+if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''))) throw new Error(`bundle: an import() is left in ${bundlePath}`);
+writeFileSync(bundlePath, code);
+
+// The code cache holds what is compiled by the time it is written: the bundle's top level and the
+// render command's modules, loaded here as `pdfrender render --help` loads them.
+const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+const loaded = loadBundle();
+const io = { stdin: process.stdin, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, env: {}, cwd: process.cwd(), signal: new AbortController().signal };
+if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0) throw new Error('bundle: the bundled CLI failed `render --help`');
+loaded.saveCache();
+
+// The cache is only worth its file if a fresh process takes it.
+const check = `import(${JSON.stringify(pathToFileURL(join(dist, 'cli/bundle-loader.js')).href)}).then((m) => process.stdout.write(String(m.loadBundle().cacheUsed)))`;
+if (execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' }) !== 'true') console.error('bundle: a fresh Node refused the code cache; the bundle runs without it');

@@ -166,8 +166,12 @@ export function killGroup(pid: number | undefined): void {
   }
 }
 
-/** A browser the CLI started before pdfrender loaded (early-start.ts), until a launch takes it. */
-let early: BrowserProcess | undefined;
+/**
+ * A browser the CLI started before pdfrender loaded (early-start.ts), until a launch takes it. Held
+ * by the process, not this module: the early start runs from dist/cli/ and the CLI may run from the
+ * bundle (bundle-loader.ts), each with its own copy of this module.
+ */
+const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.earlyBrowser')] ??= {}) as { early?: BrowserProcess };
 
 /**
  * Start a browser now for a launch to come (see takeEarlyBrowser). One never taken, because the run
@@ -175,9 +179,9 @@ let early: BrowserProcess | undefined;
  */
 export function spawnEarlyBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): void {
   const started = spawnBrowser(executablePath, extraArgs, identity);
-  early = started;
+  handoff.early = started;
   process.once('exit', () => {
-    if (early === started) started.discard();
+    if (handoff.early === started) started.discard();
   });
 }
 
@@ -186,8 +190,8 @@ export function spawnEarlyBrowser(executablePath: string, extraArgs: readonly st
  * otherwise undefined, and an early browser that does not match is discarded. Taken once.
  */
 export function takeEarlyBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): BrowserProcess | undefined {
-  const taken = early;
-  early = undefined;
+  const taken = handoff.early;
+  handoff.early = undefined;
   if (!taken) return undefined;
   const same =
     taken.executablePath === executablePath &&

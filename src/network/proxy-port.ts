@@ -27,7 +27,8 @@ interface Reserved {
   hold: (socket: Socket) => void;
 }
 
-let reserved: Reserved | undefined;
+/** The reservation, held by the process (like the early browser, see browser-process.ts): the early start and the CLI may be separate copies of this module. */
+const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.proxyPort')] ??= {}) as { reserved?: Reserved };
 
 /** Bind a loopback port for the egress proxy to come; resolves to its URL, for Chromium's --proxy-server. */
 export async function reserveProxyPort(): Promise<string> {
@@ -46,8 +47,8 @@ export async function reserveProxyPort(): Promise<string> {
   // Until the proxy takes it, the port alone does not keep the process alive.
   server.unref();
   const { port } = server.address() as { port: number };
-  reserved = { server, url: `http://127.0.0.1:${port}`, waiting, hold };
-  return reserved.url;
+  handoff.reserved = { server, url: `http://127.0.0.1:${port}`, waiting, hold };
+  return handoff.reserved.url;
 }
 
 /**
@@ -55,8 +56,8 @@ export async function reserveProxyPort(): Promise<string> {
  * connections, those waiting first. The caller closes the returned server.
  */
 export function takeReservedPort(serve: (socket: Socket) => void): { server: Server; url: string } | undefined {
-  const taken = reserved;
-  reserved = undefined;
+  const taken = handoff.reserved;
+  handoff.reserved = undefined;
   if (!taken) return undefined;
   taken.server.off('connection', taken.hold);
   taken.server.on('connection', serve);
