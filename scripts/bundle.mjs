@@ -33,6 +33,8 @@ const options = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
+  // ASCII, so that bundle-loader.ts reads it as latin1 (a copy) rather than decoding UTF-8.
+  charset: 'ascii',
   // program.ts finds package.json, and bundle-loader.ts the bundle, from their own URL: the bundle's,
   // one folder below dist/ as dist/cli/ is.
   define: { 'import.meta.url': '__bundleUrl' },
@@ -74,6 +76,9 @@ for (const { path } of output.imports.filter((entry) => entry.kind === 'dynamic-
 }
 // Any other import() (of a name in a variable, say) would fail only when it ran: refused here.
 if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''))) throw new Error(`bundle: an import() is left in ${bundlePath}`);
+// esbuild's ascii charset leaves comments and regular expressions as they are: any character left
+// beyond ASCII becomes a \u escape, which means the same in a regular expression (and a comment).
+code = code.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(bundlePath, code);
 
 // The code cache holds what is compiled by the time it is written: the bundle's top level and the

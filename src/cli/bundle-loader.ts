@@ -37,7 +37,8 @@ const bundleImport = (specifier: string): Promise<unknown> => import(specifier);
 export function loadBundle(file: string = bundlePath): LoadedBundle | undefined {
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    // ASCII (the build makes it so), so latin1 reads it as is, without decoding UTF-8.
+    source = readFileSync(file, 'latin1');
   } catch {
     return undefined;
   }
