@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnEarlyBrowser } from '../src/engine/browser-process.js';
 import { launchIdentity } from '../src/engine/browser-user.js';
+import { createEngine } from '../src/engine/engine.js';
 import { launchBrowser } from '../src/engine/launch.js';
 import { profilePrefix } from '../src/engine/profile-owner.js';
+import { egressProxyFlags, reserveProxyPort } from '../src/network/proxy-port.js';
 import { executablePath } from './support/browser.js';
 import { browsersOf, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
 import { pdfrender } from './support/cli.js';
@@ -35,6 +37,21 @@ describe('a browser started early', () => {
       expect((await readPdf(await page.pdf())).pages[0]!.text).toContain('early');
     } finally {
       await launched.close(true);
+    }
+  });
+
+  it("is the one the CLI's engine launches: the early start asks for the engine's egress proxy flags", async () => {
+    // engine.ts puts the proxy's flags together itself; were they to differ, every cold render would
+    // start a second browser (the early one is then discarded, which is safe but slow).
+    spawnEarlyBrowser(executablePath, egressProxyFlags(await reserveProxyPort()), launchIdentity());
+    const early = await onlyBrowserOf(process.pid);
+    expect(early).toBeDefined();
+    const engine = createEngine({ executablePath, concurrency: 1, files: 'document-folder', network: { network: 'all', allowHosts: [] } });
+    try {
+      await engine.start();
+      expect([...browsersOf(process.pid).keys()]).toEqual([early!.pid]);
+    } finally {
+      await engine.close({ kill: true });
     }
   });
 
