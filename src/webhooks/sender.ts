@@ -117,7 +117,11 @@ export function startSender(deps: {
       .finally(() => {
         inFlight.delete(running);
         if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
-        tick(); // room for the next one
+        // Room for the next one: claimed now only if the last claim may have left some due for want
+        // of room. Otherwise nothing was due then, and what is due since came with a wake() (a new
+        // event) or comes due by its retry time (the poll); a claim after every delivery cost a
+        // transaction per async job.
+        if (heldBack) tick();
       });
     inFlight.add(running);
   };
@@ -127,6 +131,8 @@ export function startSender(deps: {
   // at a time (it may wait for a lock); a call meanwhile claims again as soon as it is done.
   let claiming: Promise<void> | undefined;
   let again = false;
+  /** The last claim was bounded by the room left (in all, or for an endpoint): more may be due. */
+  let heldBack = false;
   const tick = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -138,7 +144,10 @@ export function startSender(deps: {
     const room = maxInFlight - inFlight.size;
     claiming = (room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([]))
       .then(
-        (due) => due.forEach(start),
+        (due) => {
+          due.forEach(start);
+          heldBack = inFlight.size >= maxInFlight || Object.values(perEndpoint).some((count) => count >= maxInFlightPerEndpoint);
+        },
         (error: unknown) => {
           if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
         },
