@@ -14,6 +14,7 @@ import type { Delivery } from '../store/deliveries.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StoreWrite } from '../store/store-writer.js';
 import type { Deliveries, WebhookEndpoints } from '../store/store.js';
+import { webhookConnections } from './connections.js';
 import { signWebhook } from './signing.js';
 
 const pollMs = 500;
@@ -54,6 +55,7 @@ export function startSender(deps: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
+  const connections = webhookConnections();
   /** Attempts in flight per endpoint id, passed to the claim. */
   const perEndpoint: Record<string, number> = {};
 
@@ -84,6 +86,7 @@ export function startSender(deps: {
         maxRedirects: 0,
         maxBytes: 64 * 1024,
         signal,
+        agentFor: connections.agentFor,
       });
       status = response.status;
       const retryAfter = response.headers['retry-after'];
@@ -170,6 +173,7 @@ export function startSender(deps: {
       // Deliveries a claim in progress takes are sent before the sender stops.
       await claiming;
       await Promise.all(inFlight);
+      connections.close();
     },
   };
 }
