@@ -4,10 +4,11 @@
  * dials the address it checked. Plus the host rules of the policy.
  */
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalHeader, startEgressProxy, type EgressProxy } from '../src/network/egress-proxy.js';
 import { pinnedRequest } from '../src/network/pinned-request.js';
+import { reserveProxyPort } from '../src/network/proxy-port.js';
 import { hostAllowed, hostDecision } from '../src/network/policy.js';
 
 let target: Server;
@@ -101,6 +102,31 @@ describe('egress proxy', () => {
       await open.close();
       await closed.close();
     }
+  });
+
+  it('takes the port reserved before it started: requests that came first wait, then get its policy', async () => {
+    // The CLI gives Chromium this port before pdfrender has loaded (early-start.ts).
+    const url = await reserveProxyPort();
+    const early = viaProxy({ url } as EgressProxy, `http://127.0.0.1:${targetPort}/early`);
+    const earlyTunnel = connectVia({ url } as EgressProxy, `127.0.0.1:${targetPort}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const proxy = await startEgressProxy({ network: 'public', allowHosts: [] });
+    try {
+      expect(proxy.url).toBe(url);
+      expect((await early).refused).toBe('NETWORK_POLICY');
+      expect(await earlyTunnel).toBe(403);
+      expect((await viaProxy(proxy, `http://127.0.0.1:${targetPort}/later`)).refused).toBe('NETWORK_POLICY');
+      expect(seen.filter((line) => /early|later/.test(line))).toEqual([]);
+      // Taken once: the next proxy binds a port of its own.
+      const other = await startEgressProxy({ network: 'all', allowHosts: [] });
+      expect(other.url).not.toBe(url);
+      await other.close();
+    } finally {
+      await proxy.close();
+    }
+    // Closed with the proxy: nothing listens there any more.
+    const refused = await new Promise((resolve) => connect(Number(new URL(url).port), '127.0.0.1').once('connect', () => resolve('connected')).once('error', (error) => resolve((error as NodeJS.ErrnoException).code)));
+    expect(refused).toBe('ECONNREFUSED');
   });
 });
 

@@ -4,6 +4,8 @@
  * honoured (on the server's clock, which the test moves), and redirects are not followed. Events
  * are queued straight into the server's database, as a finished job would, so no render is needed.
  */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
@@ -134,6 +136,57 @@ describe('webhook sender', () => {
       hook.close();
     }
   }, 30_000);
+
+  it("sends an endpoint's deliveries over kept-alive connections, a few at a time", async () => {
+    const hook = await receiver((res) => res.writeHead(204).end());
+    const server = await startServer({}, { engine });
+    try {
+      const endpoint = await server.deps.webhooks.add(hook.url, server.clock.now());
+      queueEvents(server, 20);
+      await until(() => deliveriesTo(server, endpoint.id).every((d) => d.status === 'delivered'), '20 deliveries');
+      // At most the 4 attempts in flight to one endpoint each needed a connection of its own.
+      expect(hook.received).toHaveLength(20);
+      expect(hook.connections).toBeLessThanOrEqual(4);
+    } finally {
+      await server.close();
+      hook.close();
+    }
+  });
+
+  it('sends a delivery again at once when the kept-alive connection it went out on had been dropped', async () => {
+    // Answers the first request on each connection and drops the connection at the second, as a
+    // receiver closing an idle connection just as the next delivery is sent on it would.
+    const seen = new WeakMap<Socket, number>();
+    const arrivals: string[] = [];
+    const dropping = createServer((req: IncomingMessage, res) => {
+      const count = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, count);
+      if (count > 1) return void req.socket.destroy();
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        arrivals.push(JSON.parse(body).payload.id);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    const server = await startServer({}, { engine });
+    try {
+      const endpoint = await server.deps.webhooks.add(`http://127.0.0.1:${(dropping.address() as AddressInfo).port}/hook`, server.clock.now());
+      const outbox = deliveries(server.db);
+      outbox.queueEvent('job_a', { type: 'PDF_RENDERED', payload: { id: 'first' } }, server.clock.now());
+      await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the first delivery');
+      outbox.queueEvent('job_b', { type: 'PDF_RENDERED', payload: { id: 'second' } }, server.clock.now());
+      // The server's clock stands still: a delivery that failed would not be tried again here.
+      await until(() => deliveriesTo(server, endpoint.id)[1]?.status === 'delivered', 'the second delivery, on a new connection', 5_000);
+      expect(deliveriesTo(server, endpoint.id).map((d) => [d.attempts, d.last_error])).toEqual([[1, null], [1, null]]);
+      expect(arrivals).toEqual(['first', 'second']);
+    } finally {
+      await server.close();
+      dropping.closeAllConnections();
+      dropping.close();
+    }
+  });
 
   it('does not follow redirects: the target hears nothing and the delivery is retried', async () => {
     const target = await receiver();

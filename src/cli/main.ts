@@ -1,31 +1,37 @@
 /**
  * The process entry of the pdfrender CLI: wires the real process into runCli and exits with its
- * code. The only place that calls process.exit.
+ * code. The only place that calls process.exit. bin/pdfrender.js calls `main`, from the bundle
+ * (bundle-loader.ts) or from dist/cli/.
  */
 import { runCli } from './program.js';
 
-const controller = new AbortController();
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    // First signal: stop rendering and close the browser cleanly. Second: leave now.
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    controller.abort(new Error(`interrupted by ${signal}`));
-  });
-}
+export { runCli };
 
-const code = await runCli(process.argv.slice(2), {
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdoutIsTTY: process.stdout.isTTY === true,
-  // A terminal that reports zero columns (`stty cols 0`, some CI ptys) gets plain lines: ora
-  // divides by the width and would spin forever clearing an "infinitely tall" progress line.
-  stderrIsTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
-  env: process.env,
-  cwd: process.cwd(),
-  signal: controller.signal,
-});
-// Let stdout drain (a PDF or JSON summary may still be in flight) before exiting.
-process.stdout.write('', () => process.exit(code));
+/** Run the CLI on this process's arguments and IO, then exit with its code. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const controller = new AbortController();
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      // First signal: stop rendering and close the browser cleanly. Second: leave now.
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      controller.abort(new Error(`interrupted by ${signal}`));
+    });
+  }
+
+  const code = await runCli(argv, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    // A terminal that reports zero columns (`stty cols 0`, some CI ptys) gets plain lines: ora
+    // divides by the width and would spin forever clearing an "infinitely tall" progress line.
+    stderrIsTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+  // Let stdout drain (a PDF or JSON summary may still be in flight) before exiting.
+  process.stdout.write('', () => process.exit(code));
+}

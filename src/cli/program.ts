@@ -7,13 +7,20 @@ import { Command, CommanderError } from 'commander';
 import { chalkStderr as chalk } from 'chalk';
 import { exitCodeFor, isPdfRenderError } from '../errors.js';
 import type { CliIO } from './io.js';
-import { renderCommand } from './render-command.js';
-import { serveCommand } from './serve-command.js';
-import { setupCommand } from './setup-command.js';
-import { webhooksCommand } from './webhooks-command.js';
 
 /** The package version, read once from package.json. */
 export const version: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/**
+ * Each command's module, loaded only when it runs or help lists it: a cold `pdfrender render` must
+ * not pay for the store and webhook modules (about 20 ms of start-up).
+ */
+const commands: Record<string, (io: CliIO, setExitCode: (code: number) => void) => Promise<Command>> = {
+  render: async (io, setExitCode) => (await import('./render-command.js')).renderCommand(io, setExitCode),
+  serve: async (io) => (await import('./serve-command.js')).serveCommand(io, version),
+  webhooks: async (io) => (await import('./webhooks-command.js')).webhooksCommand(io),
+  setup: async (io) => (await import('./setup-command.js')).setupCommand(io),
+};
 
 /** Run pdfrender with `argv` (without node and the script) and return the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -26,10 +33,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
-  program.addCommand(renderCommand(io, (code) => (exitCode = code)));
-  program.addCommand(serveCommand(io, version));
-  program.addCommand(webhooksCommand(io));
-  program.addCommand(setupCommand(io));
+  // The command is the first word that is not an option (the only global options take no value);
+  // without a known one (help, a typo) every command is loaded, so help lists them all.
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
+  for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code))))) program.addCommand(command);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     command.commands.forEach(configure);

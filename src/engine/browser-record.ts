@@ -11,7 +11,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { makeFolder } from '../make-folder.js';
-import { killGroup } from './launch.js';
+import { killGroup } from './browser-process.js';
 import { isAlive, profilePrefix } from './profile-owner.js';
 
 /** What is written down for each running browser. */

@@ -5,7 +5,8 @@
  * whose owner is gone. Only folders named as launch.ts names them, holding a marker this user wrote,
  * are touched: never one of a live run (a concurrent serve or CLI), nor one pdfrender did not make.
  */
-import { lstat, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,10 +21,10 @@ interface Owner {
   started: string | undefined;
 }
 
-/** Write the marker naming this process as the owner of the fresh profile folder `dir`. */
-export async function markProfile(dir: string): Promise<void> {
-  const owner: Owner = { pid: process.pid, started: await startTime(process.pid) };
-  await writeFile(join(dir, markerName), `${JSON.stringify(owner)}\n`, { flag: 'wx' });
+/** Write the marker naming this process as the owner of the fresh profile folder `dir` (synchronous: it comes before the browser's spawn). */
+export function markProfile(dir: string): void {
+  const owner: Owner = { pid: process.pid, started: parseStartTime(readStat(process.pid)) };
+  writeFileSync(join(dir, markerName), `${JSON.stringify(owner)}\n`, { flag: 'wx' });
 }
 
 /** Remove the marked profile folders in `parent` (the temp folder) whose owner has exited; answers those removed. */
@@ -78,7 +79,18 @@ async function ownerAlive(owner: Owner): Promise<boolean> {
 
 // A zombie (exited, not yet reaped) still has its stat; it counts as gone, since it has no profile in use.
 async function startTime(pid: number): Promise<string | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return parseStartTime(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''));
+}
+
+function readStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return ''; // no /proc
+  }
+}
+
+function parseStartTime(stat: string): string | undefined {
   if (!stat) return undefined;
   // Fields from the state (3rd) on follow the name's ')'; the name may hold spaces. The start time is the 22nd.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

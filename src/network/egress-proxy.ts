@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
+import { takeReservedPort } from './proxy-port.js';
 import type { Refusal } from './refusal.js';
 import { resolveChecked, systemResolver, type Resolver } from './resolve-checked.js';
 
@@ -119,19 +120,26 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
   // A plain-http WebSocket upgrade is not expected (Chromium tunnels ws:// with CONNECT); refuse it.
   server.on('upgrade', (_req: IncomingMessage, client: Duplex) => client.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
   server.on('connection', (socket: Socket) => void track(socket));
-  await new Promise<void>((ready, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => ready());
+  // The CLI bound the port before Chromium started (proxy-port.ts); anywhere else the proxy binds its own.
+  const early = takeReservedPort((socket) => {
+    server.emit('connection', socket);
+    socket.resume(); // it waited paused
   });
-  const { port } = server.address() as AddressInfo;
+  if (!early) {
+    await new Promise<void>((ready, fail) => {
+      server.once('error', fail);
+      server.listen(0, '127.0.0.1', () => ready());
+    });
+  }
+  const listener = early?.server ?? server;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: early?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refusal: (host, port, since) => {
       const refused = refusals.get(`${normalizeHost(host)}:${port}`);
       return refused && refused.at >= since ? refused.refused : undefined;
     },
     async close() {
-      const closed = new Promise<void>((done) => server.close(() => done()));
+      const closed = new Promise<void>((done) => listener.close(() => done()));
       for (const socket of sockets) socket.destroy();
       await closed;
     },

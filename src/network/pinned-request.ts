@@ -4,7 +4,7 @@
  * connection goes to the address that was checked, so a DNS answer cannot change in between.
  * Redirects are followed only when asked, each hop checked again.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { raceAbort } from '../engine/deadline.js';
@@ -31,6 +31,12 @@ export interface PinnedRequestOptions {
   maxBytes?: number;
   /** Asked for each chunk of the body before it is kept; a refusal ends the request with an error. */
   budget?: { take(bytes: number): boolean } | undefined;
+  /**
+   * Keep-alive connections: the agent to send through to `address`, the one this request's host was
+   * checked to. A pooled socket skips `lookup`, so an agent must only ever hold sockets to that
+   * address, opened under this same policy. Default: a fresh socket each time.
+   */
+  agentFor?: ((url: URL, address: string) => Agent) | undefined;
 }
 
 /** An error that names a URL the policy refused (as opposed to one that failed to load); its message is the detail, for the operator. */
@@ -85,12 +91,30 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
     if (lookupOptions.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
-  // agent: false, a fresh socket each time: a pooled one would skip `lookup`, so a socket opened
-  // under one policy (say, webhooks allowed to loopback) could serve a request under another.
-  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal, agent: false };
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // By default agent: false, a fresh socket each time: a pooled one would skip `lookup`, so a socket
+  // opened under one policy (say, webhooks allowed to loopback) could serve a request under another.
+  const agent = options.agentFor?.(url, address) ?? false;
+  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal, agent };
+  for (;;) {
+    try {
+      return await send(url, requestOptions, options);
+    } catch (error) {
+      // A kept-alive socket the other end had just closed: the request never reached it, so it is
+      // sent again (on another socket, or a new one), as Node's documentation advises.
+      if (!(error instanceof StaleSocket)) throw error;
+    }
+  }
+}
+
+/** The request failed on a reused socket before any answer came (the server had closed it). */
+class StaleSocket extends Error {}
+
+function send(url: URL, requestOptions: RequestOptions, options: PinnedRequestOptions): Promise<PinnedResponse> {
+  const sendWith = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(url, requestOptions, (res) => {
+    let answered = false;
+    const req = sendWith(url, requestOptions, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -102,7 +126,10 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      reject(stale ? new StaleSocket(error.message, { cause: error }) : error);
+    });
     req.end(options.body);
   });
 }

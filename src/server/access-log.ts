@@ -1,5 +1,6 @@
 /** One access-log line per request: method, path, status, ms, bytes; pretty or JSON lines. */
 import type { MiddlewareHandler } from 'hono';
+import { CountedResponse } from './counted-response.js';
 import type { AccessLogEntry } from './deps.js';
 
 /** Middleware that measures each request and hands the entry to `log`. */
@@ -7,10 +8,15 @@ export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandl
   return async (c, next) => {
     const started = performance.now();
     await next();
+    const entry = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };
+    // Over a socket (listen.ts), the response counts its bytes as Node writes it: logged then, in
+    // the same tick as its end, so the line is there before the caller has the answer.
+    const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+    if (outgoing instanceof CountedResponse) return outgoing.whenDone((bytes) => log({ ...entry, bytes }));
+    // In-process requests (app.request()) have no Node response: the body, already in memory, is measured from a copy.
     const header = c.res.headers.get('content-length');
-    // Bodies here are JSON or a PDF already in memory, so measuring a copy is cheap.
     const bytes = header !== null ? Number(header) : c.res.body ? (await c.res.clone().arrayBuffer()).byteLength : 0;
-    log({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started), bytes });
+    log({ ...entry, bytes });
   };
 }
 

@@ -3,13 +3,13 @@
  * store, clock, log), so tests drive it with app.request() or over a real socket alike.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './access-log.js';
 import { asyncRoutes } from './async-routes.js';
 import { apiKeyAuth } from './auth.js';
+import { requestBodyLimit } from './body-limit.js';
 import { corsAnswers, crossSiteGuard } from './cross-site.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
@@ -80,11 +80,8 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   // Counts bytes as they arrive, so a body without Content-Length is cut off at the limit too.
   app.use(
     '/api/*',
-    bodyLimit({
-      maxSize: deps.config.maxBody,
-      onError: () => {
-        throw new PdfRenderError('PAYLOAD_TOO_LARGE', `the body is larger than the server's limit of ${deps.config.maxBody} bytes`);
-      },
+    requestBodyLimit(deps.config.maxBody, () => {
+      throw new PdfRenderError('PAYLOAD_TOO_LARGE', `the body is larger than the server's limit of ${deps.config.maxBody} bytes`);
     }),
   );
   const document = openApiDocument(version);

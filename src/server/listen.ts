@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { ServeConfig } from '../config.js';
 import { PdfRenderError } from '../errors.js';
+import { CountedResponse } from './counted-response.js';
 import type { Listening } from './public-url.js';
 import { bracketed } from './public-url.js';
 
@@ -22,6 +23,8 @@ export function listen(app: Pick<Hono, 'fetch'>, config: ListenConfig, listening
       requestTimeout: config.requestTimeout,
       // Node looks for expired requests only this often (30 s by default), so short timeouts need a shorter look.
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.headersTimeout / 4))),
+      // Counts each answer's bytes for the access log (see access-log.ts).
+      ServerResponse: CountedResponse,
     };
     const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => {
       const { address, port } = server.address() as AddressInfo;

@@ -1,10 +1,11 @@
 /**
- * The bytes of rendered files in a data dir's files/ folder, one `<id>.pdf` each, written whole
- * (a temporary file renamed into place) so a download never sees part of one.
+ * The bytes of rendered files in a data dir's files/ folder, one `<id>.pdf` each. A file is written
+ * under its own name, not as a temporary file renamed into place: nothing reads it before its row
+ * exists, and the row is written after the bytes (file-store.ts). A write that fails is removed at
+ * once; one a crash cut short has no row, and the sweep removes it an hour later.
  */
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
 import type { Blobs } from './store.js';
 
 const pdfName = /^([A-Za-z0-9_-]{22})\.pdf$/;
@@ -15,7 +16,18 @@ export function diskBlobs(dir: string): Blobs {
   const pathOf = (id: string) => join(dir, `${id}.pdf`);
   return {
     // Into the folder opened at start, never a new one: a deleted folder is a fault, not recreated.
-    put: (id, bytes) => writeFileAtomic(pathOf(id), bytes, { createFolder: false }),
+    async put(id, bytes) {
+      // 'wx': a file of that name is never overwritten (nor, below, removed).
+      const file = await open(pathOf(id), 'wx');
+      try {
+        await file.writeFile(bytes);
+        await file.close();
+      } catch (error) {
+        await file.close().catch(() => undefined);
+        await rm(pathOf(id), { force: true });
+        throw error;
+      }
+    },
     get: (id) => readFile(pathOf(id)).then((bytes) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), () => null),
     delete: (id) => rm(pathOf(id), { force: true }),
     async removeOrphans(before, known) {
@@ -25,7 +37,7 @@ export function diskBlobs(dir: string): Blobs {
       for (let start = 0; start < ids.length; start += 500) for (const id of await known(ids.slice(start, start + 500))) rowed.add(id);
       for (const name of names) {
         const id = pdfName.exec(name)?.[1];
-        // A temporary file is a write that never finished (its rename would have removed it).
+        // A temporary file is a write that never finished, left by a version that renamed them into place.
         const leftOver = id ? !rowed.has(id) : temporaryName.test(name);
         if (!leftOver) continue;
         const stats = await stat(join(dir, name)).catch(() => undefined);

@@ -18,6 +18,9 @@ export interface FinishedJobRow {
   error_code: string | null;
 }
 
+/** The columns of FinishedJobRow, for a statement that returns them. */
+export const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, error, error_code';
+
 /** The event of a job that has succeeded or failed for good. */
 export function jobEvent(row: FinishedJobRow) {
   return row.status === 'succeeded'

@@ -11,7 +11,7 @@ import type { NetworkReport } from '../engine/page-guard.js';
 import type { ErrorCode } from '../errors.js';
 import { deliveries } from './deliveries.js';
 import { duplicateIdentifier } from './identifier-window.js';
-import { jobEvent } from './job-events.js';
+import { eventColumns, jobEvent, type FinishedJobRow } from './job-events.js';
 import type { Db } from './open-db.js';
 import { queueBounds, type QueueBounds } from './queue-bounds.js';
 
@@ -115,6 +115,15 @@ export interface EnqueueInput {
   maxAttempts: number;
 }
 
+/** The job `enqueue` has just written under `id`: both stores answer it without reading the row back. */
+export function queuedJob(id: string, input: EnqueueInput): Job {
+  return {
+    id, caller: input.caller, identifier: input.identifier, priority: input.priority, request: input.request, baseUrl: input.baseUrl,
+    status: 'queued', attempts: 0, maxAttempts: input.maxAttempts, createdAt: input.now, availableAt: input.now,
+    claimedBy: null, claimedAt: null, leaseUntil: null, finishedAt: null, fileId: null, pages: null, bytes: null, error: null, errorCode: null, network: null,
+  };
+}
+
 /** Why an attempt failed, as its caller may see it. */
 export interface JobError {
   code: ErrorCode;
@@ -136,15 +145,15 @@ export function jobQueue(db: Db) {
      VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
   );
   const byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
-  const next = db.prepare<[number], JobRow>(
-    "SELECT * FROM jobs WHERE status = 'queued' AND available_at <= ? ORDER BY priority DESC, created_at, rowid LIMIT 1",
-  );
-  const take = db.prepare(
-    "UPDATE jobs SET status = 'rendering', claimed_by = ?, claimed_at = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ? AND status = 'queued'",
+  // One statement reads the row (and its request) once: the next ready job, taken, as it is then.
+  const take = db.prepare<{ worker: string; now: number; leaseUntil: number }, JobRow>(
+    `UPDATE jobs SET status = 'rendering', claimed_by = @worker, claimed_at = @now, lease_until = @leaseUntil, attempts = attempts + 1
+     WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND available_at <= @now ORDER BY priority DESC, created_at, rowid LIMIT 1) RETURNING *`,
   );
   const extend = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'rendering'");
-  const succeed = db.prepare(
-    "UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, error_code = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'rendering'",
+  const succeed = db.prepare<[number, string, number, number, string | null, string, string], FinishedJobRow>(
+    `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = ?, file_id = ?, pages = ?, bytes = ?, network = ?, error = NULL, error_code = NULL, lease_until = NULL
+     WHERE id = ? AND claimed_by = ? AND status = 'rendering' RETURNING ${eventColumns}`,
   );
   const settleFailure = db.prepare(
     `UPDATE jobs SET
@@ -179,19 +188,13 @@ export function jobQueue(db: Db) {
     remember.run(input.caller, input.identifier, input.now);
     const id = `job_${randomBytes(12).toString('base64url')}`;
     insert.run(id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.now);
-    return fromRow(byId.get(id)!);
-  });
-
-  const claim = db.transaction((worker: string, now: number, leaseMs: number): Job | null => {
-    const row = next.get(now);
-    if (!row) return null;
-    take.run(worker, now, now + leaseMs, row.id);
-    return fromRow(byId.get(row.id)!);
+    return queuedJob(id, input);
   });
 
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
-    if (succeed.run(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker).changes === 0) return false;
-    outbox.queueEvent(id, jobEvent(byId.get(id)!), now);
+    const done = succeed.get(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker);
+    if (!done) return false;
+    outbox.queueEvent(id, jobEvent(done), now);
     return true;
   });
 
@@ -225,7 +228,11 @@ export function jobQueue(db: Db) {
     /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
-    claim: (worker: string, now: number, leaseMs: number): Job | null => claim.immediate(worker, now, leaseMs),
+    claim(worker: string, now: number, leaseMs: number): Job | null {
+      // One statement, so no transaction of its own: it takes the write lock or meets it (DATABASE_BUSY) whole.
+      const row = take.get({ worker, now, leaseUntil: now + leaseMs });
+      return row ? fromRow(row) : null;
+    },
     /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
     /** Mark a job done and queue its PDF_RENDERED event; false when `worker` no longer holds it (its lease ran out and another took it). */

@@ -76,19 +76,26 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
     return { ...entry, dev, ino };
   });
 
-  // The paths still lead to the files this server opened, and they are writable.
+  // The paths still lead to the files this server opened (both looked at together: one round trip).
   const identity = async (): Promise<StorageFault | null> => {
+    const faults = await Promise.all(
+      watched.map(async (entry): Promise<StorageFault | null> => {
+        try {
+          const now = await stat(entry.path);
+          return now.dev === entry.dev && now.ino === entry.ino ? null : { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          return { code: 'STORAGE_UNAVAILABLE', reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}` };
+        }
+      }),
+    );
+    return faults.find((fault) => fault !== null) ?? null;
+  };
+  // ... and they are writable: root passes permission checks, but not a read-only mount.
+  const writable = async (): Promise<StorageFault | null> => {
     for (const entry of watched) {
-      try {
-        const now = await stat(entry.path);
-        if (now.dev !== entry.dev || now.ino !== entry.ino) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        return { code: 'STORAGE_UNAVAILABLE', reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}` };
-      }
-      // Root passes permission checks, but not a read-only mount.
-      const writable = await access(entry.path, constants.W_OK).then(() => null, (error: unknown) => error);
-      if (writable) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(writable)}` };
+      const refused = await access(entry.path, constants.W_OK).then(() => null, (error: unknown) => error);
+      if (refused) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(refused)}` };
     }
     return null;
   };
@@ -98,14 +105,15 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
     where: `data dir ${options.dataDir}`,
     recovery: 'until it is back (a deleted or replaced data dir needs a restart)',
     async look(needBytes) {
-      const unavailable = await identity();
+      const unavailable = (await identity()) ?? (await writable());
       if (unavailable) return unavailable;
       const space = await statfs(options.filesDir).catch(() => undefined);
       if (!space) return null;
       const free = space.bavail * space.bsize;
       return free >= needBytes ? null : { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs` };
     },
-    // Free space is not looked at: what was written is kept, and the timer sees a full disk.
+    // After a write that landed: only whether it landed in the files this server reads. Free space
+    // and writability are the timer's to see; a write just made says enough of them.
     confirm: () => identity().catch(unreadable),
   };
 }

@@ -62,7 +62,7 @@ export interface FileIndex {
 
 /** Where the bytes of rendered files live: the data dir's files/ folder, a PostgreSQL table or an S3 bucket. */
 export interface Blobs {
-  /** Write whole or not at all (a reader never sees part of a file). Storage faults throw with a storage code. */
+  /** Write whole or not at all (a write that fails leaves nothing; nothing reads the bytes before their row is written). Storage faults throw with a storage code. */
   put(id: string, bytes: Uint8Array): Promise<void>;
   /** The bytes, or null when there are none. */
   get(id: string): Promise<Uint8Array | null>;

@@ -14,6 +14,7 @@ import type { Delivery } from '../store/deliveries.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StoreWrite } from '../store/store-writer.js';
 import type { Deliveries, WebhookEndpoints } from '../store/store.js';
+import { webhookConnections } from './connections.js';
 import { signWebhook } from './signing.js';
 
 const pollMs = 500;
@@ -54,6 +55,7 @@ export function startSender(deps: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
+  const connections = webhookConnections();
   /** Attempts in flight per endpoint id, passed to the claim. */
   const perEndpoint: Record<string, number> = {};
 
@@ -84,6 +86,7 @@ export function startSender(deps: {
         maxRedirects: 0,
         maxBytes: 64 * 1024,
         signal,
+        agentFor: connections.agentFor,
       });
       status = response.status;
       const retryAfter = response.headers['retry-after'];
@@ -117,7 +120,11 @@ export function startSender(deps: {
       .finally(() => {
         inFlight.delete(running);
         if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
-        tick(); // room for the next one
+        // Room for the next one: claimed now only if the last claim may have left some due for want
+        // of room. Otherwise nothing was due then, and what is due since came with a wake() (a new
+        // event) or comes due by its retry time (the poll); a claim after every delivery cost a
+        // transaction per async job.
+        if (heldBack) tick();
       });
     inFlight.add(running);
   };
@@ -127,6 +134,8 @@ export function startSender(deps: {
   // at a time (it may wait for a lock); a call meanwhile claims again as soon as it is done.
   let claiming: Promise<void> | undefined;
   let again = false;
+  /** The last claim was bounded by the room left (in all, or for an endpoint): more may be due. */
+  let heldBack = false;
   const tick = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -138,7 +147,10 @@ export function startSender(deps: {
     const room = maxInFlight - inFlight.size;
     claiming = (room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([]))
       .then(
-        (due) => due.forEach(start),
+        (due) => {
+          due.forEach(start);
+          heldBack = inFlight.size >= maxInFlight || Object.values(perEndpoint).some((count) => count >= maxInFlightPerEndpoint);
+        },
         (error: unknown) => {
           if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
         },
@@ -161,6 +173,7 @@ export function startSender(deps: {
       // Deliveries a claim in progress takes are sent before the sender stops.
       await claiming;
       await Promise.all(inFlight);
+      connections.close();
     },
   };
 }

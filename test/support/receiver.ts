@@ -21,10 +21,16 @@ export async function receiver(answer: (res: ServerResponse, index: number) => v
       answer(res, received.length - 1);
     });
   });
+  let connections = 0;
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
+    /** TCP connections opened to it so far. */
+    get connections() {
+      return connections;
+    },
     close() {
       server.closeAllConnections();
       server.close();

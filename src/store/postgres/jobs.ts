@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { duplicateIdentifier } from '../identifier-window.js';
-import { jobEvent, type FinishedJobRow } from '../job-events.js';
-import { leaseExpiredError, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
+import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
+import { leaseExpiredError, queuedJob, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import type { JobQueue } from '../store.js';
 import { queueEvent } from './deliveries.js';
@@ -22,7 +22,6 @@ import { changes, locks, query, row, rows, transaction, type Sql } from './sql.j
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
   created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
   finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
-const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, error, error_code';
 
 type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
 const toJob = (r: JobRow): Job => ({ ...r, request: r.request === null ? null : JSON.parse(r.request), network: r.network === null ? null : JSON.parse(r.network) });
@@ -69,12 +68,8 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
         checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, bounds);
         throw new Error(`pdfrender_enqueue refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
       }
-      // The row as the function wrote it (read back, another instance could have claimed it already).
-      return {
-        id, caller: input.caller, identifier: input.identifier, priority: input.priority, request: input.request, baseUrl: input.baseUrl,
-        status: 'queued', attempts: 0, maxAttempts: input.maxAttempts, createdAt: input.now, availableAt: input.now,
-        claimedBy: null, claimedAt: null, leaseUntil: null, finishedAt: null, fileId: null, pages: null, bytes: null, error: null, errorCode: null, network: null,
-      } satisfies Job;
+      // The row as the function wrote it (not read back: another instance could have claimed it already).
+      return queuedJob(id, input);
     },
 
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */

@@ -1,0 +1,35 @@
+/**
+ * The bundled CLI (dist/bundle/, made by `npm run build` where esbuild is installed): a fresh Node
+ * takes its code cache, and bin/pdfrender.js runs it, package.json and all. Without esbuild there is
+ * no bundle, bin runs dist/cli/, and these tests are skipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pdfrender } from './support/cli.js';
+import { folderWith, removeTempDirs } from './support/files.js';
+import { readPdf } from './support/pdf.js';
+
+const root = resolve(import.meta.dirname, '..');
+const bundled = existsSync(join(root, 'dist/bundle/cli.cjs'));
+
+afterAll(removeTempDirs);
+
+describe.runIf(bundled)('the bundled CLI', () => {
+  it('has a code cache that a fresh Node takes', () => {
+    const launcher = join(root, 'dist/bundle/launcher.cjs');
+    const used = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(launcher)}).loadBundle().cacheUsed))`], { encoding: 'utf8' });
+    expect(used).toBe('true');
+  });
+
+  it('is what bin/pdfrender.js runs: its version is package.json\'s, and it renders', async () => {
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+    expect((await pdfrender(['--version'])).stdout.toString().trim()).toBe(version);
+    const folder = await folderWith({ 'page.html': '<p>from the bundle</p>' });
+    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')]);
+    expect(run.code).toBe(0);
+    expect((await readPdf(await readFile(join(folder, 'page.pdf')))).pages[0]!.text).toContain('from the bundle');
+  });
+});
