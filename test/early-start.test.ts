@@ -12,7 +12,8 @@ import { launchIdentity } from '../src/engine/browser-user.js';
 import { createEngine } from '../src/engine/engine.js';
 import { launchBrowser } from '../src/engine/launch.js';
 import { profilePrefix } from '../src/engine/profile-owner.js';
-import { egressProxyFlags, reserveProxyPort } from '../src/network/proxy-port.js';
+import { engineBrowserFlags } from '../src/engine/engine-flags.js';
+import { reserveProxyPort } from '../src/network/proxy-port.js';
 import { executablePath } from './support/browser.js';
 import { browsersOf, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
 import { pdfrender } from './support/cli.js';
@@ -40,10 +41,10 @@ describe('a browser started early', () => {
     }
   });
 
-  it("is the one the CLI's engine launches: the early start asks for the engine's egress proxy flags", async () => {
-    // engine.ts puts the proxy's flags together itself; were they to differ, every cold render would
-    // start a second browser (the early one is then discarded, which is safe but slow).
-    spawnEarlyBrowser(executablePath, egressProxyFlags(await reserveProxyPort()), launchIdentity());
+  it("is the one the CLI's engine launches: the early start asks for the engine's own flags", async () => {
+    // Were they to differ, every cold render would start a second browser (the early one is then
+    // discarded, which is safe but slow).
+    spawnEarlyBrowser(executablePath, engineBrowserFlags(await reserveProxyPort()), launchIdentity());
     const early = await onlyBrowserOf(process.pid);
     expect(early).toBeDefined();
     const engine = createEngine({ executablePath, concurrency: 1, files: 'document-folder', network: { network: 'all', allowHosts: [] } });

@@ -2,14 +2,15 @@
  * The CLI's early start. For `pdfrender render`, bin/pdfrender.js starts Chromium before the rest of
  * pdfrender loads, so the browser comes up while the modules do (a cold render waited for one, then
  * the other). Only what the engine would launch is started: the browser the CLI would find, as the
- * user it would run it as, with the egress proxy's flags, the proxy's port bound already. Nothing is
+ * user it would run it as, with the engine's flags (the egress proxy's among them), the proxy's port bound already. Nothing is
  * decided here: the engine's launch takes this browser only when it asks for exactly that binary,
  * those flags and that user (takeEarlyBrowser), and otherwise it is killed and removed.
  */
 import { spawnEarlyBrowser } from '../engine/browser-process.js';
 import { launchIdentity } from '../engine/browser-user.js';
 import { findBrowser } from '../engine/find-browser.js';
-import { egressProxyFlags, reserveProxyPort } from '../network/proxy-port.js';
+import { engineBrowserFlags } from '../engine/engine-flags.js';
+import { reserveProxyPort } from '../network/proxy-port.js';
 
 /** Start the browser for `argv` (the CLI's arguments) if it is a render; never throws (the launch reports any fault). */
 export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -17,7 +18,7 @@ export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv
     if (!rendersDocuments(argv)) return;
     const found = findBrowser({ chrome: chromeFlag(argv), env });
     if (!found) return;
-    spawnEarlyBrowser(found.executablePath, egressProxyFlags(await reserveProxyPort()), launchIdentity());
+    spawnEarlyBrowser(found.executablePath, engineBrowserFlags(await reserveProxyPort()), launchIdentity());
   } catch {
     // No early browser: the engine launches one as it always did, and says what went wrong.
   }

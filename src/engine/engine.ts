@@ -13,6 +13,7 @@ import type { RenderRequest } from '../request.js';
 import { BrowserGone } from './browser-gone.js';
 import { BrowserHost } from './browser-host.js';
 import { browserRecord } from './browser-record.js';
+import { engineBrowserFlags } from './engine-flags.js';
 import { deadlineSignal, raceAbort } from './deadline.js';
 import { buildTemplate } from './header-footer.js';
 import type { FileAccess } from './file-access.js';
@@ -115,21 +116,12 @@ export function createEngine(options: EngineOptions): Engine {
   const policy = options.network ?? publicOnly;
   const files = options.files ?? 'none';
   const fetcher = options.fetcher ?? defaultFetcher({ files, policy, resolver: options.resolver });
-  // One proxy for the engine's life, started with the first browser; every launch routes through it,
-  // loopback included (Chromium otherwise bypasses a proxy for loopback).
+  // One proxy for the engine's life, started with the first browser; every launch routes through it.
   let proxy: Promise<EgressProxy> | undefined;
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
   const host = new BrowserHost(options.executablePath, async () => [
     ...(options.browserArgs ?? []),
-    // Pages run animation frames only when asked (frame-gate.ts); Chromium takes that ask only with this switch.
-    '--run-all-compositor-stages-before-draw',
-    `--proxy-server=${(await startProxy()).url}`,
-    '--proxy-bypass-list=<-loopback>',
-    // WebRTC's UDP (STUN, ICE) does not go through an HTTP proxy; without this a document could
-    // send UDP to any address and read local addresses from its ICE candidates. The full browser
-    // reads the first switch, the headless shell only the second (both measured).
-    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    ...engineBrowserFlags((await startProxy()).url),
   ], {
     recycleAfter: options.browserRecycleAfter ?? 2000,
     record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,

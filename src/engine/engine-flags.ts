@@ -1,0 +1,15 @@
+/**
+ * The Chromium switches every engine launch adds to the common ones (launch.ts), in one place, so
+ * that the CLI's early start (cli/early-start.ts) spawns exactly the browser the engine would
+ * launch; a browser started with other switches is not taken, and a second one is launched.
+ */
+import { egressProxyFlags } from '../network/proxy-port.js';
+
+/** The engine's own switches for a browser whose traffic goes through the egress proxy at `proxyUrl`. */
+export function engineBrowserFlags(proxyUrl: string): string[] {
+  return [
+    // Pages run animation frames only when asked (frame-gate.ts); Chromium takes that ask only with this switch.
+    '--run-all-compositor-stages-before-draw',
+    ...egressProxyFlags(proxyUrl),
+  ];
+}
