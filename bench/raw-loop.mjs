@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer-core';
 import { requireBrowser } from '../dist/engine/find-browser.js';
-import { chromiumFlags, droppedDefaultFlags } from '../dist/engine/launch.js';
+import { chromiumFlags } from '../dist/engine/browser-process.js';
 
 const { values, positionals: inputs } = parseArgs({
   allowPositionals: true,
@@ -80,7 +80,8 @@ const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
 const launch = () =>
   stock
     ? puppeteer.launch({ executablePath, args: noSandbox })
-    : puppeteer.launch({ executablePath, headless: true, pipe: true, args: [...noSandbox, ...chromiumFlags], ignoreDefaultArgs: droppedDefaultFlags });
+    : // pdfrender's own switch list, which already holds the puppeteer defaults it keeps (untagged, no outline).
+      puppeteer.launch({ executablePath, headless: true, pipe: true, args: [...noSandbox, ...chromiumFlags], ignoreDefaultArgs: true, waitForInitialPage: false });
 
 const perDocMs = [];
 const outputOf = (input) => join(values['out-dir'], basename(input, '.html') + '.pdf');
