@@ -20,8 +20,8 @@ const fontsReady = 'void document.documentElement?.offsetHeight, document.fonts.
 
 /** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
 export async function printPdf(slot: Slot, request: RenderRequest, templates: Templates, maxPages: number): Promise<Uint8Array> {
-  // The document's requestAnimationFrame callbacks and observers run only in a frame: one is given to
-  // a document that ran script, or that has frames (a cross-origin one runs script unseen).
+  // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
+  // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
   if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
   await inPrintWorld(slot, fontsReady);
   const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
