@@ -2,15 +2,17 @@
  * The CLI's early start. For `pdfrender render`, bin/pdfrender.js starts Chromium before the rest of
  * pdfrender loads, so the browser comes up while the modules do (a cold render waited for one, then
  * the other). Only what the engine would launch is started: the browser the CLI would find, as the
- * user it would run it as, with the engine's flags (the egress proxy's among them), the proxy's port bound already. Nothing is
- * decided here: the engine's launch takes this browser only when it asks for exactly that binary,
- * those flags and that user (takeEarlyBrowser), and otherwise it is killed and removed.
+ * user it would run it as, with the engine's flags (the egress proxy's among them), the proxy's
+ * port bound already. Nothing is decided here: the engine's launch takes this browser only when it
+ * asks for exactly that binary, those flags and that user (takeEarlyBrowser), and otherwise it is
+ * killed and removed.
  */
 import { spawnEarlyBrowser } from '../engine/browser-process.js';
 import { launchIdentity } from '../engine/browser-user.js';
 import { findBrowser } from '../engine/find-browser.js';
 import { engineBrowserFlags } from '../engine/engine-flags.js';
 import { reserveProxyPort } from '../network/proxy-port.js';
+import { commandName } from './command-name.js';
 
 /** Start the browser for `argv` (the CLI's arguments) if it is a render; never throws (the launch reports any fault). */
 export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -24,11 +26,9 @@ export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv
   }
 }
 
-// The command is the first word that is not an option (the global options take no value); help and
-// the version need no browser.
+// Help and the version need no browser.
 function rendersDocuments(argv: readonly string[]): boolean {
-  const command = argv.find((arg) => !arg.startsWith('-'));
-  return command === 'render' && !argv.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
+  return commandName(argv) === 'render' && !argv.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
 }
 
 // --chrome <path> or --chrome=<path>; a misreading only costs the early start (the launch compares).

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { chalkStderr as chalk } from 'chalk';
 import { exitCodeFor, isPdfRenderError } from '../errors.js';
+import { commandName } from './command-name.js';
 import type { CliIO } from './io.js';
 
 /** The package version, read once from package.json. */
@@ -33,9 +34,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
-  // The command is the first word that is not an option (the only global options take no value);
-  // without a known one (help, a typo) every command is loaded, so help lists them all.
-  const named = argv.find((arg) => !arg.startsWith('-'));
+  // Without a known command (help, a typo) every command is loaded, so help lists them all.
+  const named = commandName(argv);
   const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
   for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code))))) program.addCommand(command);
   const configure = (command: Command): void => {
