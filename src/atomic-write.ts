@@ -7,10 +7,10 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { makeFolder } from './make-folder.js';
 
-/** Write `data` to `path` atomically, creating the folder if needed (unless `createFolder` is false: a missing folder is then an error). */
-export async function writeFileAtomic(path: string, data: Uint8Array, options: { createFolder?: boolean } = {}): Promise<void> {
+/** Write `data` to `path` atomically, creating the folder if needed. */
+export async function writeFileAtomic(path: string, data: Uint8Array): Promise<void> {
   const dir = dirname(path);
-  if (options.createFolder !== false) makeFolder(dir);
+  makeFolder(dir);
   // Same folder, so the rename never crosses file systems; a dot name, so globs skip it.
   const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {

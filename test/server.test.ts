@@ -156,6 +156,9 @@ describe('render-sync', () => {
       });
       const chunked = await sync(small, { headers: { 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
       expect(chunked.status).toBe(413);
+      // Without a socket (app.request()) a body carries neither Content-Length nor Transfer-Encoding.
+      const bare = await createApp(small.deps, '0.0.0-test').request('/api/pdfs/render-sync', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
+      expect(bare.status).toBe(413);
     } finally {
       await small.close();
     }

@@ -188,6 +188,40 @@ describe('webhook sender', () => {
     }
   });
 
+  it('sends a delivery on a dropped kept-alive connection again once only, on a new connection', async () => {
+    // Four deliveries held until all four are in, so that four kept-alive connections stand idle;
+    // then every request is dropped unanswered, on an idle connection or a new one.
+    let dropping = false;
+    let dropped = 0;
+    const held: Array<() => void> = [];
+    const receiving = createServer((req: IncomingMessage, res) => {
+      if (dropping) {
+        dropped += 1;
+        return void req.socket.destroy();
+      }
+      req.resume();
+      held.push(() => res.writeHead(204).end());
+      if (held.length === 4) held.splice(0).forEach((answer) => answer());
+    });
+    await new Promise<void>((resolve) => receiving.listen(0, '127.0.0.1', resolve));
+    const server = await startServer({}, { engine });
+    try {
+      const endpoint = await server.deps.webhooks.add(`http://127.0.0.1:${(receiving.address() as AddressInfo).port}/hook`, server.clock.now());
+      queueEvents(server, 4);
+      await until(() => deliveriesTo(server, endpoint.id).filter((d) => d.status === 'delivered').length === 4, 'four deliveries');
+      dropping = true;
+      deliveries(server.db).queueEvent('job_dropped', { type: 'PDF_RENDERED', payload: { id: 'dropped' } }, server.clock.now());
+      await until(() => deliveriesTo(server, endpoint.id)[4]?.attempts === 1, 'the attempt on a dropped connection');
+      // Once on an idle connection, once more on a new one; not once per idle connection.
+      expect(dropped).toBe(2);
+      expect(deliveriesTo(server, endpoint.id)[4]!.status).not.toBe('delivered');
+    } finally {
+      await server.close();
+      receiving.closeAllConnections();
+      receiving.close();
+    }
+  });
+
   it('does not follow redirects: the target hears nothing and the delivery is retried', async () => {
     const target = await receiver();
     const found = await receiver((res) => res.writeHead(302, { Location: target.url }).end());

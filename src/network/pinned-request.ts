@@ -95,14 +95,14 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
   // opened under one policy (say, webhooks allowed to loopback) could serve a request under another.
   const agent = options.agentFor?.(url, address) ?? false;
   const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal, agent };
-  for (;;) {
-    try {
-      return await send(url, requestOptions, options);
-    } catch (error) {
-      // A kept-alive socket the other end had just closed: the request never reached it, so it is
-      // sent again (on another socket, or a new one), as Node's documentation advises.
-      if (!(error instanceof StaleSocket)) throw error;
-    }
+  try {
+    return await send(url, requestOptions, options);
+  } catch (error) {
+    if (!(error instanceof StaleSocket)) throw error;
+    // A kept-alive socket the other end closed before answering: sent once more, as Node's
+    // documentation advises, on a new socket (another idle one may be as stale). The other end may
+    // have read the first one: webhook deliveries are at least once, under the same webhook-id.
+    return send(url, { ...requestOptions, agent: false }, options);
   }
 }
 

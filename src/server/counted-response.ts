@@ -14,6 +14,8 @@ export class CountedResponse<Request extends IncomingMessage = IncomingMessage> 
   /** Call `listener` once with the body's size: at end(), or at close for an answer cut short. */
   whenDone(listener: (bytes: number) => void): void {
     this.listener = listener;
+    // Already over: a client that left during a long render closed it, and a streamed body then never ends.
+    if (this.writableEnded || this.destroyed) return this.done();
     this.once('close', () => this.done());
   }
 

@@ -7,8 +7,11 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 
-/** Agents kept at most; the oldest is closed past it (a name whose address keeps changing cannot grow the map). */
+/** Agents kept at most; the least recently used is let go past it (a name whose address keeps changing cannot grow the map). */
 const maxAgents = 256;
+
+/** An idle kept-alive socket is closed after this long: a receiver that never says how long it keeps one would otherwise hold it open for good. */
+const idleMs = 4_000;
 
 export interface WebhookConnections {
   /** The agent for requests to `url`'s origin at `address`. */
@@ -24,15 +27,11 @@ export function webhookConnections(): WebhookConnections {
     agentFor(url, address) {
       const key = `${url.protocol}//${url.host} ${address}`;
       let agent = agents.get(key);
-      if (!agent) {
-        agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-        agents.set(key, agent);
-        if (agents.size > maxAgents) {
-          const [oldest, old] = agents.entries().next().value!;
-          agents.delete(oldest);
-          old.destroy();
-        }
-      }
+      if (agent) agents.delete(key); // put back last below: the map is in order of use
+      else agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, timeout: idleMs }) : new HttpAgent({ keepAlive: true, timeout: idleMs });
+      agents.set(key, agent);
+      // Let go, not destroyed: a delivery in flight on it finishes, and its idle sockets close after idleMs.
+      if (agents.size > maxAgents) agents.delete(agents.keys().next().value!);
       return agent;
     },
     close() {
