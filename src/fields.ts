@@ -125,3 +125,31 @@ function unitField(units: Record<string, number>, example: string) {
 export const byteSizeField = () => unitField(byteUnits, '10mb');
 /** A duration in milliseconds: seconds as a bare number, or "500ms", "30s", "15m", "24h", "7d". */
 export const durationField = () => unitField(durationUnits, '24h');
+/** A short wait in milliseconds: milliseconds as a bare number (as puppeteer and Gotenberg callers send it), or "500ms", "2s". */
+export const delayField = () => unitField({ ...durationUnits, '': 1 }, '500ms');
+
+/** Optional text of at most `max` characters; an empty string counts as none. */
+export function optionalTextField(max: number, description: string) {
+  return z
+    .string({ error: 'must be a string' })
+    .max(max, { error: (issue) => `must be at most ${max} characters (got ${(issue.input as string).length})` })
+    .nullish()
+    .transform((value) => (value ? value : null))
+    .describe(description);
+}
+
+/**
+ * An object given as itself (JSON bodies, the CLI's request file) or as a string of JSON (a form
+ * field, a CLI flag), checked against `schema` either way.
+ */
+export function jsonObjectField<S extends z.ZodType>(schema: S) {
+  return z.union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' }).transform((value, ctx): unknown => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `must be an object, or a string of JSON holding one (${(error as Error).message})`, input: value });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+}

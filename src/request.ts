@@ -4,8 +4,10 @@
  */
 import { z } from 'zod';
 import { PdfRenderError, type FieldErrors } from './errors.js';
-import { booleanField, lengthField, numberField, optionalHtmlField } from './fields.js';
+import vm from 'node:vm';
+import { booleanField, delayField, jsonObjectField, lengthField, numberField, optionalHtmlField, optionalTextField } from './fields.js';
 import { formatInches } from './length.js';
+import { parsePageRanges } from './page-ranges.js';
 
 /**
  * The largest paper side: 200 in (14 400 pt) is PDF's own page limit in Acrobat and most readers,
@@ -16,6 +18,46 @@ export const maxPaperInches = 200;
 
 /** Chromium's printToPDF accepts scales from 0.1 to 2. */
 export const scaleRange = { min: 0.1, max: 2 } as const;
+
+/** The longest selector or expression a wait may give. */
+const maxWaitChars = 10_000;
+
+// Compiled, never run, so a typo is a 422 naming the field rather than a render that waits out its
+// deadline. As the body of an async function, the expression may use await, as it may in the page.
+function checkExpression(expression: string | null, ctx: z.RefinementCtx): void {
+  if (expression === null) return;
+  try {
+    new vm.Script(`(async () => (${expression}\n))`);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `must be a JavaScript expression (${(error as Error).message})`, input: expression });
+  }
+}
+
+const metadataText = (description: string) => optionalTextField(1000, description).optional();
+
+/** What `metadata` may hold; any other key is refused by name. */
+const metadataSchema = z
+  .object(
+    {
+    title: metadataText('the document title'),
+    author: metadataText('the author'),
+    subject: metadataText('the subject'),
+    keywords: z
+      .union([z.string().max(1000), z.array(z.string().max(200)).max(100)], { error: 'must be a string, or a list of at most 100 strings' })
+      .optional()
+      .transform((value) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value)),
+    creator: metadataText('the application that made the original document'),
+    creationDate: z
+      .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"' })
+      .optional()
+      .transform((value) => (value === undefined ? undefined : new Date(value))),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: title, author, subject, keywords, creator, creationDate` : undefined) },
+  )
+  .strict();
+
+/** Document information to write into the PDF. */
+export type PdfMetadata = z.output<typeof metadataSchema>;
 
 /** The fields every render request has, with their defaults applied by parsing. */
 export const renderRequestFields = {
@@ -36,6 +78,25 @@ export const renderRequestFields = {
   scale: numberField(scaleRange).prefault(1).describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`),
   tagged: booleanField('write a tagged (accessible) PDF; costs time and size'),
   outline: booleanField('add a bookmark outline built from the headings'),
+  waitForSelector: optionalTextField(maxWaitChars, 'print once an element matching this CSS selector exists and is visible'),
+  waitForExpression: optionalTextField(maxWaitChars, "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on").superRefine(
+    checkExpression,
+  ),
+  waitDelay: delayField().nullish().describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),
+  waitForNetworkIdle: booleanField('print once the page has had no network request in flight for 500 ms'),
+  preferCssPageSize: booleanField("let the document's CSS @page size win over paperWidth and paperHeight"),
+  emulatedMediaType: z
+    .enum(['print', 'screen'], { error: (issue) => `must be "print" or "screen" (got ${JSON.stringify(issue.input)})` })
+    .prefault('print')
+    .describe('the CSS media type the document is laid out for: print or screen (default print)'),
+  // Kept as the caller wrote it: a stored async request is parsed again when its job runs.
+  pageRanges: optionalTextField(2000, 'print only these pages, such as "1-3,5", "2-" or "-4" (default every page)').superRefine((text, ctx) => {
+    const parsed = text === null ? [] : parsePageRanges(text);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem, input: text });
+  }),
+  metadata: jsonObjectField(metadataSchema)
+    .nullish()
+    .describe('document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON'),
 };
 
 const pageFieldNames = ['landscape', 'paperWidth', 'paperHeight', 'marginTop', 'marginLeft', 'marginRight', 'marginBottom'] as const;

@@ -9,11 +9,11 @@ import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
-import { createEngine, type Engine } from '../engine/engine.js';
+import { checkRequest, createEngine, type Engine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError, callerError, exitCodeFor, type FieldErrors } from '../errors.js';
-import { parseRenderRequest } from '../request.js';
+import { parseRenderRequest, type RenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
 import { requestFieldsFromFlags, requestOptions } from './request-flags.js';
@@ -73,7 +73,8 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   const shared = { ...fromFile, ...fields };
   // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
   // htmlContent comes from each input, so a stand-in takes its place here.
-  validate({ ...shared, htmlContent: '<p></p>' }, sources, requestFile);
+  const network = engineNetworkOptions(run, 'all');
+  validate({ ...shared, htmlContent: '<p></p>' }, sources, requestFile, (request) => checkRequest(request, network));
 
   const documents = await planDocuments({
     inputs,
@@ -85,7 +86,6 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     cwd: io.cwd,
   });
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
-  const network = engineNetworkOptions(run, 'all');
   const engine = createEngine({
     executablePath: browser.executablePath,
     concurrency: run.concurrency,
@@ -156,7 +156,7 @@ async function renderOne(
   const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
   try {
     const htmlContent = await readSource(io, document);
-    const request = validate(htmlContent === undefined ? shared : { ...shared, htmlContent }, sources, requestFile);
+    const request = validate(htmlContent === undefined ? shared : { ...shared, htmlContent }, sources, requestFile, engine.check);
     // A file's own URL, so a header's `url` class prints it (standard input has none).
     const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
     const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
@@ -203,9 +203,12 @@ async function readRequestFile(path: string): Promise<Record<string, unknown>> {
 }
 
 /** Parse a request; on failure the error's lines name the flag (or the request file) behind each field. */
-function validate(input: Record<string, unknown>, sources: Record<string, string>, requestFile: string | undefined) {
+// Parse, and check against what the engine can do; errors name the flag (or request file) behind each field.
+function validate(input: Record<string, unknown>, sources: Record<string, string>, requestFile: string | undefined, check: (request: RenderRequest) => void) {
   try {
-    return parseRenderRequest(input);
+    const request = parseRenderRequest(input);
+    check(request);
+    return request;
   } catch (error) {
     if (error instanceof PdfRenderError && error.fieldErrors) {
       throw new PdfRenderError('VALIDATION_FAILED', fieldErrorLines(error.fieldErrors, sources, requestFile).join('\n'), { fieldErrors: error.fieldErrors });

@@ -33,6 +33,14 @@ const specs: FlagSpec[] = [
   { flags: '--scale <number>', field: 'scale', kind: 'value' },
   { flags: '--tagged', field: 'tagged', kind: 'switch' },
   { flags: '--outline', field: 'outline', kind: 'switch' },
+  { flags: '--wait-for-selector <css>', field: 'waitForSelector', kind: 'value' },
+  { flags: '--wait-for-expression <js>', field: 'waitForExpression', kind: 'value' },
+  { flags: '--wait-delay <duration>', field: 'waitDelay', kind: 'value' },
+  { flags: '--wait-for-network-idle', field: 'waitForNetworkIdle', kind: 'switch' },
+  { flags: '--prefer-css-page-size', field: 'preferCssPageSize', kind: 'switch' },
+  { flags: '--emulated-media-type <type>', field: 'emulatedMediaType', kind: 'value' },
+  { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
+  { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
 ];
 
 const marginFields = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft'] as const;

@@ -20,6 +20,7 @@ import type { FileAccess } from './file-access.js';
 import { inlineTemplateResources } from './inline-templates.js';
 import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
 import { countPdfPages } from './page-count.js';
+import { withMetadata } from './pdf-metadata.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool, type Slot } from './page-pool.js';
 import { printDocument, resetPage, type Templates } from './print-document.js';
@@ -85,6 +86,8 @@ export interface RenderResult {
 }
 
 export interface Engine {
+  /** Refuse, as VALIDATION_FAILED, a request this engine cannot render as asked (a script wait with JavaScript off). */
+  check(request: RenderRequest): void;
   /** Render one validated request to PDF. Rejects with RENDER_PDF_FAILED; the engine stays usable. */
   render(request: RenderRequest, options?: RenderOptions): Promise<RenderResult>;
   /** Launch the browser now rather than with the first render, so a broken browser fails early. */
@@ -107,6 +110,18 @@ export interface Engine {
 export const defaultTimeoutMs = 30_000;
 /** Default page limit of one document. */
 export const defaultMaxPages = 2000;
+
+/**
+ * Refuse, as VALIDATION_FAILED, what an engine with these options cannot do for a request that is
+ * valid on its face: a wait on the page's script where documents' JavaScript is off.
+ */
+export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript'>): void {
+  if (options.javascript === false && request.waitForExpression) {
+    throw new PdfRenderError('VALIDATION_FAILED', 'invalid request: 1 field failed validation', {
+      fieldErrors: { waitForExpression: ["needs the documents' JavaScript, which is off here (--disable-javascript)"] },
+    });
+  }
+}
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
 export function createEngine(options: EngineOptions): Engine {
@@ -135,6 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
   const never = new AbortController().signal;
 
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
+    check(request);
     const started = performance.now();
     const baseUrl = renderOptions.baseUrl ?? 'about:blank';
     const callerSignal = renderOptions.signal ?? never;
@@ -152,15 +168,24 @@ export function createEngine(options: EngineOptions): Engine {
     // whole browser dies under it (another document crashed it, or it was killed), the render is not
     // this document's fault, so it is tried once more on the fresh browser rather than failed.
     const attempt = () => renderOnPage(request, renderOptions, templates, templateIssues, warnings, started);
+    let result: RenderResult;
     try {
-      return await attempt().catch((error: unknown) => {
+      result = await attempt().catch((error: unknown) => {
         if (!(error instanceof BrowserGone) || callerSignal.aborted) throw error;
         return attempt();
       });
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
+    // After the page went back to the pool: no other document waits on this.
+    if (!request.metadata) return result;
+    const pdf = await withMetadata(result.pdf, request.metadata).catch((error: unknown) => {
+      throw new PdfRenderError('RENDER_PDF_FAILED', 'the metadata could not be written into the PDF', { cause: error });
+    });
+    return { ...result, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
   }
+
+  const check = (request: RenderRequest) => checkRequest(request, options);
 
   async function renderOnPage(request: RenderRequest, renderOptions: RenderOptions, templates: Templates, templateIssues: NetworkReport, warnings: string[], started: number): Promise<RenderResult> {
     const baseUrl = renderOptions.baseUrl ?? 'about:blank';
@@ -173,8 +198,14 @@ export function createEngine(options: EngineOptions): Engine {
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(baseUrl, documentUrl ? { url: documentUrl, html: request.htmlContent } : undefined);
+    const pending = new Set<string>();
     try {
-      const pdf = await raceAbort(Promise.race([printDocument(slot, request, templates, baseUrl, maxPages, documentUrl), slot.crashed, slot.gone]), signal);
+      const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
+      const pdf = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
+        // A deadline that ran out during a wait says which condition was never met.
+        if (error === deadline.signal.reason && pending.size > 0) throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
+        throw error;
+      });
       printed = true;
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
@@ -215,6 +246,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     render,
+    check,
     concurrency,
     start: async () => void (await host.get()),
     version: () => host.version(),

@@ -32,6 +32,8 @@ export interface Slot {
   guard: PageGuard;
   /** The isolated world fonts are awaited in before printing, while the page's window has it (print-pdf.ts). */
   printWorld?: number;
+  /** The CSS media the page emulates ('' for Chromium's own: print, when printing); see printDocument. */
+  media: string;
   /** Runs the page's animation frames, which happen only when asked for (frame-gate.ts); one gate per browser. */
   frames: FrameGate;
 }
@@ -137,7 +139,7 @@ export class PagePool {
           window.open = () => null;
         }),
       ]);
-      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard, frames: frameGateOf(browser) };
+      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard, frames: frameGateOf(browser), media: '' };
       page.on('error', () => {
         slot.broken = true;
         onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));

@@ -6,6 +6,7 @@ import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import { printPdf } from './print-pdf.js';
+import { waitForConditions } from './wait-conditions.js';
 
 /** Header and footer templates, ready for Chromium (defaults applied, images inlined). */
 export interface Templates {
@@ -16,24 +17,47 @@ export interface Templates {
   usesUrl: boolean;
 }
 
+/** Where and how one document is printed, besides the request itself. */
+export interface PrintJob {
+  /** URL the document's relative links resolve against. */
+  baseUrl: string;
+  /** The document's own URL, given only when a template prints it (see printDocument). */
+  documentUrl?: string;
+  /** Documents longer than this fail. */
+  maxPages: number;
+  /** The render's deadline (and the caller's cancel): ends the request's waits. */
+  signal: AbortSignal;
+  /** The wait conditions still unmet, by name, for the message of a deadline that runs out. */
+  pending: Set<string>;
+}
+
 /**
- * Load `request.htmlContent` into the slot's page as a document at `baseUrl`, and print it. With
- * a `documentUrl` (given only when a template prints the URL), the page navigates to that URL
- * instead, which the page's guard answers with the same HTML, so `url` prints the file rather
- * than its folder; that costs a navigation, so it is done only then.
+ * Load `request.htmlContent` into the slot's page as a document at `job.baseUrl`, wait for what the
+ * request asks to wait for, and print it. With a `documentUrl` (given only when a template prints
+ * the URL), the page navigates to that URL instead, which the page's guard answers with the same
+ * HTML, so `url` prints the file rather than its folder; that costs a navigation, so it is done
+ * only then.
  */
-export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, baseUrl: string, maxPages: number, documentUrl?: string): Promise<Uint8Array> {
+export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, job: PrintJob): Promise<Uint8Array> {
   const { page } = slot;
-  if (documentUrl) {
-    await page.goto(documentUrl, { waitUntil: 'load', timeout: 0 });
-    slot.printWorld = undefined; // went with the old window
-    return printPdf(slot, request, templates, maxPages);
+  // Before the document is written, so it is laid out for this media from the start. Kept by the
+  // page across documents and windows, so it is sent only when it changes.
+  const media = request.emulatedMediaType === 'screen' ? 'screen' : '';
+  if (slot.media !== media) {
+    await slot.client.send('Emulation.setEmulatedMedia', { media });
+    slot.media = media;
   }
-  // Decided from the page's state, not from the new document: the window is reused only when
-  // nothing of the last document can be alive in it and it is at this document's base URL.
-  if (slot.state.taint !== null || page.url() !== baseUrl || page.frames().length > 1) await freshWindow(slot, baseUrl);
-  await writeDocument(slot, request.htmlContent);
-  return printPdf(slot, request, templates, maxPages);
+  if (job.documentUrl) {
+    await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
+    slot.printWorld = undefined; // went with the old window
+  } else {
+    // Decided from the page's state, not from the new document: the window is reused only when
+    // nothing of the last document can be alive in it and it is at this document's base URL.
+    if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1) await freshWindow(slot, job.baseUrl);
+    await writeDocument(slot, request.htmlContent);
+  }
+  await waitForConditions(slot, request, job.signal, job.pending);
+  return printPdf(slot, request, templates, job.maxPages);
 }
 
 /**

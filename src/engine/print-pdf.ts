@@ -7,6 +7,8 @@
  * too large for Node to make, and would break the connection every other render shares.
  */
 import type { Protocol } from 'puppeteer-core';
+import { PdfRenderError } from '../errors.js';
+import { chromiumPageRanges, parsePageRanges, type PageRange } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import type { Templates } from './print-document.js';
@@ -24,7 +26,13 @@ export async function printPdf(slot: Slot, request: RenderRequest, templates: Te
   // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
   if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
   await inPrintWorld(slot, fontsReady);
-  const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
+  const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages)).catch((error: unknown) => {
+    // Chromium's word for a range that starts after the last page.
+    if (request.pageRanges && /exceeds page count/i.test(String(error))) {
+      throw new PdfRenderError('RENDER_PDF_FAILED', `pageRanges "${request.pageRanges}" asks for a page past the end of the document`, { cause: error });
+    }
+    throw error;
+  });
   if (!stream) throw new Error('Chromium returned no PDF stream');
   try {
     const chunks: Buffer[] = [];
@@ -68,28 +76,28 @@ export function printParameters(request: RenderRequest, templates: Templates, ma
     displayHeaderFooter: templates.display,
     headerTemplate: templates.header,
     footerTemplate: templates.footer,
-    preferCSSPageSize: false,
+    preferCSSPageSize: request.preferCssPageSize,
     // Chromium tags an outlined PDF anyway (as puppeteer says); asking for both keeps it explicit.
     generateTaggedPDF: request.tagged || request.outline,
     generateDocumentOutline: request.outline,
-    // One page past the limit is enough to know it was passed, without printing a runaway document whole.
-    pageRanges: `1-${maxPages + 1}`,
+    pageRanges: chromiumPageRanges(request.pageRanges ? (parsePageRanges(request.pageRanges) as PageRange[]) : null, maxPages),
   };
 }
 
-// Evaluates `expression` (awaiting its promise) in the slot's own isolated world, kept while the window
-// lives (a document written into it keeps its worlds); a new window has none, so it is made again then.
-async function inPrintWorld(slot: Slot, expression: string): Promise<void> {
+/**
+ * Evaluate `expression` (awaiting its promise) in the slot's own isolated world and give its value;
+ * the world is kept while the window lives (a document written into it keeps its worlds), and a new
+ * window has none, so it is made again then.
+ */
+export async function inPrintWorld(slot: Slot, expression: string): Promise<unknown> {
   if (slot.printWorld !== undefined) {
-    const reused = await slot.client.send('Runtime.evaluate', { expression, contextId: slot.printWorld, awaitPromise: true }).then(
-      () => true,
-      () => false,
-    );
-    if (reused) return;
+    const reused = await slot.client.send('Runtime.evaluate', { expression, contextId: slot.printWorld, awaitPromise: true, returnByValue: true }).catch(() => undefined);
+    if (reused) return reused.result.value;
   }
   const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', { frameId: slot.state.frameId, worldName });
   slot.printWorld = executionContextId;
-  await slot.client.send('Runtime.evaluate', { expression, contextId: executionContextId, awaitPromise: true });
+  const { result } = await slot.client.send('Runtime.evaluate', { expression, contextId: executionContextId, awaitPromise: true, returnByValue: true });
+  return result.value;
 }
 
 /** Frames given at most to one document before it prints, waiting for its own callbacks to run. */

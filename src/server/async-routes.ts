@@ -16,6 +16,8 @@ import { readBody } from './read-body.js';
 export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.post('/api/pdfs/render-async', async (c) => {
     const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
+    // Refused now, as a 422, rather than as a failed job later.
+    deps.engine.check(request);
     // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
     if (!(await deps.webhooks.any())) {
       throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');

@@ -59,6 +59,16 @@ export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
   }
 }
 
+/** The document information dictionary (Title, Author, Subject, Keywords, Creator, CreationDate as PDF dates, Producer). */
+export async function readPdfInfo(data: Uint8Array): Promise<Record<string, string>> {
+  const document = await getDocument({ data: new Uint8Array(data), isEvalSupported: false }).promise;
+  try {
+    return (await document.getMetadata()).info as Record<string, string>;
+  } finally {
+    await document.destroy();
+  }
+}
+
 /** Fill colours (as "#rrggbb") and the number of images painted on one page. */
 export async function readPaint(data: Uint8Array, pageNumber = 1): Promise<{ fillColors: Set<string>; images: number }> {
   const document = await getDocument({ data: new Uint8Array(data), isEvalSupported: false }).promise;

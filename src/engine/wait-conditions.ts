@@ -1,0 +1,81 @@
+/**
+ * What a request may ask to wait for between its document's load event and the print: a visible
+ * element, a truthy expression, a quiet network, a fixed delay. Each is checked from Node, a poll at
+ * a time, so nothing of pdfrender's is left running in the page when the render ends early; and
+ * each names itself in `pending` while it waits, so a deadline that runs out can say what it was
+ * waiting for.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PdfRenderError } from '../errors.js';
+import type { RenderRequest } from '../request.js';
+import type { Slot } from './page-pool.js';
+import { inPrintWorld } from './print-pdf.js';
+
+/** Time between two checks of a condition. */
+const pollMs = 50;
+
+/** How long the network must have been quiet for `waitForNetworkIdle`. */
+export const networkIdleMs = 500;
+
+/** Wait until every condition `request` gives holds; rejects when `signal` aborts. */
+export async function waitForConditions(slot: Slot, request: RenderRequest, signal: AbortSignal, pending: Set<string>): Promise<void> {
+  const waits: Array<Promise<void>> = [];
+  const { waitForSelector: selector, waitForExpression: expression, waitDelay: delay } = request;
+  if (delay) waits.push(named(pending, `waitDelay (${delay} ms)`, () => sleep(delay, undefined, { signal })));
+  if (request.waitForNetworkIdle) {
+    waits.push(named(pending, `waitForNetworkIdle (no request in flight for ${networkIdleMs} ms)`, () => slot.page.waitForNetworkIdle({ idleTime: networkIdleMs, timeout: 0, signal })));
+  }
+  if (selector) {
+    const check = `(() => {
+      let element;
+      try { element = document.querySelector(${JSON.stringify(selector)}); } catch { return 'invalid'; }
+      if (!element) return false;
+      const box = element.getBoundingClientRect();
+      return getComputedStyle(element).visibility !== 'hidden' && (box.width > 0 || box.height > 0);
+    })()`;
+    waits.push(
+      named(pending, `waitForSelector ${JSON.stringify(selector)} (a visible element matching it)`, () =>
+        until(slot, signal, async () => {
+          const found = await inPrintWorld(slot, check);
+          if (found === 'invalid') throw new PdfRenderError('RENDER_PDF_FAILED', `waitForSelector ${JSON.stringify(selector)} is not a CSS selector the page accepts`);
+          return found === true;
+        }),
+      ),
+    );
+  }
+  if (expression) {
+    // In the page's own world, where its globals are; so the page counts as having run script.
+    const wrapped = `(async () => Boolean(await (${expression}\n)))()`;
+    waits.push(
+      named(pending, `waitForExpression ${JSON.stringify(expression)} (to be truthy)`, () =>
+        until(slot, signal, async () => {
+          const { result, exceptionDetails } = await slot.client.send('Runtime.evaluate', { expression: wrapped, awaitPromise: true, returnByValue: true });
+          // A throw (a global not set yet) is not an answer: it is tried again, as a false one is.
+          return !exceptionDetails && result.value === true;
+        }),
+      ),
+    );
+  }
+  await Promise.all(waits);
+}
+
+// Runs `wait` with `label` in `pending` until it settles.
+async function named(pending: Set<string>, label: string, wait: () => Promise<void>): Promise<void> {
+  pending.add(label);
+  try {
+    await wait();
+  } finally {
+    pending.delete(label);
+  }
+}
+
+// Checks `holds` until it does. A page that runs script gets an animation frame between checks, so
+// what it draws in requestAnimationFrame callbacks can appear (pooled pages draw no frames by themselves).
+async function until(slot: Slot, signal: AbortSignal, holds: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    signal.throwIfAborted();
+    if (await holds()) return;
+    if (slot.state.scripted) await slot.frames.frame(slot.client);
+    await sleep(pollMs, undefined, { signal });
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * The render options of issue 13 (waits, CSS page size, media type, page ranges, metadata) through
+ * the engine, both endpoints and the CLI, asserted on the PDFs: text, page count, page size and the
+ * document information as a PDF reader sees them. Each document here prints something different
+ * without its option, so each test fails when its option does nothing.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { parseRenderRequest, type RenderRequestInput } from '../src/request.js';
+import { executablePath } from './support/browser.js';
+import { pdfrender } from './support/cli.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { readPdf, readPdfInfo, pt } from './support/pdf.js';
+import { receiver } from './support/receiver.js';
+import { startServer } from './support/server.js';
+import { until } from './support/wait.js';
+
+/** Text that arrives 500 ms after load, with a flag the page sets then. */
+const late = '<p>Always here</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Arrived late"; document.body.append(p); window.ready = true; }, 500);</script>';
+const a5 = '<style>@page { size: A5 }</style><p>Paper</p>';
+const media = '<style>.screen { display: none } @media screen { .screen { display: block } }</style><p>Paper</p><p class="screen">Screen only</p>';
+const threePages = '<style>div { break-after: page }</style><div>First page</div><div>Second page</div><div>Third page</div>';
+/** Two pages, then the late text on the third. */
+const lateOnThird = `<style>.break { break-after: page }</style><div class="break">First page</div><div class="break">Second page</div>${late}`;
+
+let engine: Engine;
+let slow: Server;
+let slowUrl: string;
+
+beforeAll(async () => {
+  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 10_000, network: { network: 'all', allowHosts: [] } });
+  // Answers after 800 ms: a document that fetches it has a request in flight well after its load event.
+  slow = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end('Fetched slowly'), 800));
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
+});
+
+afterAll(async () => {
+  await engine.close();
+  slow.close();
+  await removeTempDirs();
+});
+
+const render = async (input: Partial<RenderRequestInput>, on: Engine = engine) => {
+  const result = await on.render(parseRenderRequest({ htmlContent: late, ...input }));
+  return { ...result, read: await readPdf(result.pdf) };
+};
+
+describe('waits', () => {
+  it('prints late content with waitForSelector, waitForExpression or waitDelay, and misses it without', async () => {
+    expect((await render({})).read.pages[0]!.text).toBe('Always here');
+    for (const wait of [{ waitForSelector: '#late' }, { waitForExpression: 'window.ready === true' }, { waitDelay: '800ms' }, { waitDelay: 800 }]) {
+      expect((await render(wait)).read.pages[0]!.text, JSON.stringify(wait)).toBe('Always here Arrived late');
+    }
+  });
+
+  it('waits for a hidden element to become visible, not just to exist', async () => {
+    const html = '<p id="x" style="visibility: hidden">Shown later</p><script>setTimeout(() => { document.getElementById("x").style.visibility = "visible"; window.shownAt = 1; }, 500);</script>';
+    expect((await render({ htmlContent: html, waitForSelector: '#x' })).read.pages[0]!.text).toBe('Shown later');
+    // Without the wait the element prints hidden: no text.
+    expect((await render({ htmlContent: html })).read.pages[0]?.text ?? '').toBe('');
+  });
+
+  it('prints once the network is quiet with waitForNetworkIdle', async () => {
+    const html = `<p>Start</p><script>fetch(${JSON.stringify(slowUrl)}).then((r) => r.text()).then((t) => { const p = document.createElement("p"); p.textContent = t; document.body.append(p); });</script>`;
+    expect((await render({ htmlContent: html })).read.pages[0]!.text).toBe('Start');
+    expect((await render({ htmlContent: html, waitForNetworkIdle: true })).read.pages[0]!.text).toBe('Start Fetched slowly');
+  });
+
+  it('fails a wait that never ends at the deadline, naming the condition, and the engine goes on', async () => {
+    const short = createEngine({ executablePath, concurrency: 1, timeoutMs: 1500 });
+    try {
+      await expect(short.render(parseRenderRequest({ htmlContent: late, waitForSelector: '#never' }))).rejects.toMatchObject({
+        code: 'RENDER_PDF_FAILED',
+        message: expect.stringMatching(/within the 1\.5 s deadline; still waiting for waitForSelector "#never"/),
+      });
+      await expect(short.render(parseRenderRequest({ htmlContent: late, waitForExpression: 'window.nothing' }))).rejects.toMatchObject({
+        message: expect.stringMatching(/still waiting for waitForExpression "window.nothing" \(to be truthy\)/),
+      });
+      expect((await readPdf((await short.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pdf)).pages[0]!.text).toBe('next');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('refuses a selector the page cannot parse, and waitForExpression when JavaScript is off', async () => {
+    await expect(render({ waitForSelector: 'p[' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: expect.stringContaining('waitForSelector "p[" is not a CSS selector') });
+    const noScript = createEngine({ executablePath, concurrency: 1, javascript: false });
+    try {
+      expect(() => noScript.check(parseRenderRequest({ htmlContent: late, waitForExpression: 'true' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { waitForExpression: [expect.stringContaining('JavaScript, which is off')] } }));
+    } finally {
+      await noScript.close();
+    }
+  });
+});
+
+describe('page size, media and ranges', () => {
+  it('prints CSS @page size A5 only with preferCssPageSize', async () => {
+    const without = (await render({ htmlContent: a5 })).read.pages[0]!;
+    expect([without.width, without.height]).toEqual([8.5 * pt.in, 11 * pt.in]);
+    const withIt = (await render({ htmlContent: a5, preferCssPageSize: true })).read.pages[0]!;
+    expect(withIt.width).toBeCloseTo(148 * pt.mm, 0);
+    expect(withIt.height).toBeCloseTo(210 * pt.mm, 0);
+  });
+
+  it('lays the document out for screen with emulatedMediaType, and for print again on the same page after', async () => {
+    const once = createEngine({ executablePath, concurrency: 1 });
+    try {
+      const text = async (input: Partial<RenderRequestInput>) => (await readPdf((await once.render(parseRenderRequest({ htmlContent: media, ...input }))).pdf)).pages[0]!.text;
+      expect(await text({ emulatedMediaType: 'screen' })).toBe('Paper Screen only');
+      expect(await text({})).toBe('Paper');
+      expect(await text({ emulatedMediaType: 'print' })).toBe('Paper');
+    } finally {
+      await once.close();
+    }
+  });
+
+  it('prints only the pages of pageRanges, and fails a range past the end by saying so', async () => {
+    const second = await render({ htmlContent: threePages, pageRanges: '2' });
+    expect(second.pages).toBe(1);
+    expect(second.read.pages.map((page) => page.text)).toEqual(['Second page']);
+    expect((await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text)).toEqual(['First page', 'Third page']);
+    await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "5" asks for a page past the end of the document' });
+  });
+});
+
+describe('metadata', () => {
+  it('writes the document information a PDF reader shows, and leaves the PDF as Chromium wrote it when not asked', async () => {
+    const plain = await render({ htmlContent: '<title>Own title</title><p>x</p>' });
+    const info = await readPdfInfo(plain.pdf);
+    expect(info.Title).toBe('Own title');
+    expect(info.Author).toBeUndefined();
+    const tagged = await render({
+      htmlContent: '<title>Own title</title><p>x</p>',
+      metadata: { title: 'Quarterly report', author: 'Ada Lovelace', subject: 'Sales', keywords: ['north', 'q3 2026'], creator: 'Billing', creationDate: '2026-01-02T03:04:05Z' },
+    });
+    expect(await readPdfInfo(tagged.pdf)).toMatchObject({ Title: 'Quarterly report', Author: 'Ada Lovelace', Subject: 'Sales', Keywords: 'north, q3 2026', Creator: 'Billing', CreationDate: expect.stringMatching(/^D:20260102030405/) });
+    // An update appended to Chromium's bytes, not a rewrite of them.
+    expect(Buffer.from(tagged.pdf.subarray(0, 5)).toString()).toBe('%PDF-');
+    expect(tagged.bytes).toBe(tagged.pdf.byteLength);
+    expect(tagged.read.pages[0]!.text).toBe('x');
+  });
+});
+
+describe('through the server', () => {
+  it('takes every new field over JSON and FormData on render-sync, and names a bad one', async () => {
+    const server = await startServer({}, { engine });
+    try {
+      const json = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/pdf' },
+        body: JSON.stringify({ htmlContent: late, waitForExpression: 'window.ready', pageRanges: '1', metadata: { title: 'Over JSON' } }),
+      });
+      expect(json.status).toBe(200);
+      const fromJson = new Uint8Array(await json.arrayBuffer());
+      expect((await readPdf(fromJson)).pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
+      expect((await readPdfInfo(fromJson)).Title).toBe('Over JSON');
+
+      const form = new FormData();
+      form.set('htmlContent', `${a5}${media}`);
+      form.set('preferCssPageSize', 'true');
+      form.set('emulatedMediaType', 'screen');
+      form.set('waitDelay', '100ms');
+      form.set('metadata', JSON.stringify({ author: 'Over a form', keywords: 'one' }));
+      const multipart = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { accept: 'application/pdf' }, body: form });
+      expect(multipart.status).toBe(200);
+      const fromForm = new Uint8Array(await multipart.arrayBuffer());
+      const page = (await readPdf(fromForm)).pages[0]!;
+      expect(page.width).toBeCloseTo(148 * pt.mm, 0);
+      expect(page.text).toBe('Paper Paper Screen only');
+      expect(await readPdfInfo(fromForm)).toMatchObject({ Author: 'Over a form', Keywords: 'one' });
+
+      const bad = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ htmlContent: 'x', pageRanges: '3-1', emulatedMediaType: 'tv', waitDelay: 'soon', metadata: '{"titel":"x"}', waitForExpression: 'a b' }),
+      });
+      expect(bad.status).toBe(422);
+      expect(Object.keys((await bad.json()).errors).sort()).toEqual(['emulatedMediaType', 'metadata', 'pageRanges', 'waitDelay', 'waitForExpression']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('renders them in the background on render-async, and refuses waitForExpression there when JavaScript is off', async () => {
+    const hook = await receiver();
+    const server = await startServer({}, { engine }, { realClock: true });
+    const noScript = await startServer({ disableJavascript: true });
+    try {
+      await server.deps.webhooks.add(hook.url, Date.now());
+      const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ htmlContent: lateOnThird, identifier: 'opts-1', waitForSelector: '#late', pageRanges: '3', metadata: { subject: 'In the background', creationDate: '2026-11-23' } }),
+      });
+      expect(queued.status).toBe(202);
+      await until(() => hook.received.length > 0, 'the webhook');
+      const event = JSON.parse(hook.received[0]!.body) as { type: string; payload: { url: string; pages: number } };
+      expect(event.type).toBe('PDF_RENDERED');
+      expect(event.payload.pages).toBe(1);
+      const pdf = new Uint8Array(await (await fetch(event.payload.url)).arrayBuffer());
+      expect((await readPdf(pdf)).pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
+      expect(await readPdfInfo(pdf)).toMatchObject({ Subject: 'In the background', CreationDate: expect.stringMatching(/^D:20261123/) });
+
+      const refused = await fetch(`${noScript.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ htmlContent: late, identifier: 'opts-2', waitForExpression: 'window.ready' }),
+      });
+      expect(refused.status).toBe(422);
+      expect((await refused.json()).errors).toEqual({ waitForExpression: [expect.stringContaining('JavaScript, which is off')] });
+    } finally {
+      await server.close();
+      await noScript.close();
+      hook.close();
+    }
+  });
+});
+
+describe('through the CLI', () => {
+  it('takes every new field as a flag', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'doc.html'), `${a5}${media}${lateOnThird}`);
+    const out = join(dir, 'doc.pdf');
+    const run = await pdfrender([
+      'render', join(dir, 'doc.html'), '-o', out, '-q',
+      '--prefer-css-page-size', '--emulated-media-type', 'screen', '--page-ranges', '3', '--wait-for-selector', '#late',
+      '--wait-for-expression', 'window.ready', '--wait-delay', '100', '--wait-for-network-idle', '--metadata', '{"title":"From flags"}',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const pdf = await (await import('node:fs/promises')).readFile(out);
+    const read = await readPdf(pdf);
+    expect(read.pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
+    expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
+    expect((await readPdfInfo(pdf)).Title).toBe('From flags');
+
+    const never = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '2s']);
+    expect(never.code).toBe(1);
+    expect(never.stderr).toContain('still waiting for waitForSelector "#never"');
+    const off = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
+    expect(off.code).toBe(2);
+    expect(off.stderr).toContain('--wait-for-expression');
+  });
+});
