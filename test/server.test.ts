@@ -98,7 +98,7 @@ describe('render-sync', () => {
       htmlContent: ['is required'],
       scale: ['must be a number (got "abc")'],
       paperWidth: [expect.stringContaining('unknown unit "furlongs"')],
-      landscape: ['must be true or false (got "maybe")'],
+      landscape: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'],
     });
   });
 

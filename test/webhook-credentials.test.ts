@@ -107,9 +107,9 @@ describe('webhook key and signing secret', () => {
 
       const missing = await fetch(`${server.url}/api/webhooks/wh_nope/rotate`, { method: 'POST' });
       expect(missing.status).toBe(404);
-      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: 'yes', url: 'x' }) });
+      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: 'maybe', url: 'x' }) });
       expect(bad.status).toBe(422);
-      expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (got "yes")'] });
+      expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'] });
       const unknown = await pdfrender(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no webhook endpoint with id wh_nope');
