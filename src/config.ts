@@ -35,6 +35,14 @@ const originList = listSetting.transform((origins, ctx) =>
   }),
 );
 
+/** A header value as HTTP allows it (printable ASCII), so a bad one stops the start instead of every delivery. */
+const headerValue = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(1000, 'must be at most 1000 characters')
+  .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII (no line breaks or control characters)');
+
 /** A PostgreSQL connection URL; the message never repeats it (it may hold a password). */
 export const databaseUrl = z
   .string()
@@ -83,6 +91,7 @@ export const serveSettings = {
   chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
   ...policySettings,
   webhookTimeout: { flag: '--webhook-timeout <duration>', env: 'PDFRENDER_WEBHOOK_TIMEOUT', schema: durationField().pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m')).prefault('15s').describe('how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)') },
+  webhookUserAgent: { flag: '--webhook-user-agent <value>', env: 'PDFRENDER_WEBHOOK_USER_AGENT', schema: headerValue.optional().describe('the User-Agent header of webhook deliveries (default "RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)": RenderPDF.io\'s, which firewalls allow-list, then pdfrender\'s)') },
   allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
 } satisfies Record<string, Setting>;
 
