@@ -35,6 +35,14 @@ const originList = listSetting.transform((origins, ctx) =>
   }),
 );
 
+/** A header value as HTTP allows it (printable ASCII), so a bad one stops the start instead of every delivery. */
+const headerValue = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(1000, 'must be at most 1000 characters')
+  .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII (no line breaks or control characters)');
+
 /** A PostgreSQL connection URL; the message never repeats it (it may hold a password). */
 export const databaseUrl = z
   .string()
@@ -59,6 +67,7 @@ export const serveSettings = {
   rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
   concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
   apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
+  privateFiles: { flag: '--private-files', env: 'PDFRENDER_PRIVATE_FILES', schema: booleanField('file downloads need the API key too; by default a file URL (its id is unguessable) downloads without it, as RenderPDF.io clients fetch it') },
   logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('the log on stderr (access lines, and errors with their causes): pretty or json (default pretty)') },
   publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses and webhooks, as callers reach the server (default: the address it listens on; never the request\'s Host)') },
   trustProxy: { flag: '--trust-proxy [hops|addresses]', env: 'PDFRENDER_TRUST_PROXY', schema: trustProxyField.describe('take the client address from X-Forwarded-For, as written by the proxies you run: a number of hops (the bare flag is 1), or a comma list of proxy addresses, CIDR ranges or "loopback" (default: off)') },
@@ -83,6 +92,7 @@ export const serveSettings = {
   chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
   ...policySettings,
   webhookTimeout: { flag: '--webhook-timeout <duration>', env: 'PDFRENDER_WEBHOOK_TIMEOUT', schema: durationField().pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m')).prefault('15s').describe('how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)') },
+  webhookUserAgent: { flag: '--webhook-user-agent <value>', env: 'PDFRENDER_WEBHOOK_USER_AGENT', schema: headerValue.optional().describe('the User-Agent header of webhook deliveries (default "RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)": RenderPDF.io\'s, which firewalls allow-list, then pdfrender\'s)') },
   allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
 } satisfies Record<string, Setting>;
 

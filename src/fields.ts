@@ -23,20 +23,32 @@ export function lengthField(description: string, fallback: string) {
     .describe(`${description} (default ${fallback}; units pt, px, in, mm, cm, pc; no unit means inches)`);
 }
 
-/** A boolean, or "true"/"false" in any case; false when absent. */
-export function booleanField(description: string) {
+const booleanWords: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, on: true, off: false, yes: true, no: false };
+
+/**
+ * A boolean as form encoders and environment variables spell it: true/false, 1/0 (PHP), on/off
+ * (HTML checkboxes) or yes/no, in any case, spaces around ignored; undefined for anything else.
+ */
+export function booleanWord(text: string): boolean | undefined {
+  const key = text.trim().toLowerCase();
+  return Object.hasOwn(booleanWords, key) ? booleanWords[key] : undefined;
+}
+
+/** A boolean, a 1 or 0, or a word booleanWord reads; absent or an empty string (a form's unset field) is `fallback`. */
+export function booleanField(description: string, fallback = false) {
+  const accepted = 'must be true or false (or 1/0, on/off, yes/no)';
   return z
-    .union([z.boolean(), z.string()], { error: 'must be true or false' })
+    .union([z.boolean(), z.string(), z.number()], { error: accepted })
     .transform((value, ctx) => {
       if (typeof value === 'boolean') return value;
-      const text = value.trim().toLowerCase();
-      if (text === 'true') return true;
-      if (text === 'false') return false;
-      ctx.addIssue({ code: 'custom', message: `must be true or false (got "${value}")`, input: value });
+      if (typeof value === 'string' && value.trim() === '') return fallback;
+      const word = booleanWord(String(value));
+      if (word !== undefined) return word;
+      ctx.addIssue({ code: 'custom', message: `${accepted}; got ${typeof value === 'string' ? `"${value}"` : value}`, input: value });
       return z.NEVER;
     })
-    .prefault(false)
-    .describe(`${description} (default false)`);
+    .prefault(fallback)
+    .describe(`${description} (default ${fallback})`);
 }
 
 export interface NumberBounds {

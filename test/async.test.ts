@@ -83,7 +83,7 @@ describe('render-async', () => {
       const event = new Webhook(endpoints[0]!.secret).verify(delivery!.body, delivery!.headers) as { type: string; payload: Record<string, unknown> };
       expect(event).toEqual({ type: 'PDF_RENDERED', payload: { id: 'invoice-42', url: expect.stringMatching(`^${server.url}/api/pdfs/files/`), jobId: queued.jobId, pages: 1, bytes: expect.any(Number) } });
       expect(delivery!.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);
-      expect(delivery!.headers['user-agent']).toBe('pdfrender/0.0.0-test');
+      expect(delivery!.headers['user-agent']).toBe('RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)');
       expect(new Webhook(endpoints[1]!.secret).verify(copy!.body, copy!.headers)).toEqual(event);
 
       const pdf = await readPdf(new Uint8Array(await (await fetch(String(event.payload.url))).arrayBuffer()));

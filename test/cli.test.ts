@@ -104,7 +104,7 @@ describe('errors and exit codes', () => {
     const bad = await pdfrender(['render', '--request', 'bad.json'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('scale in bad.json: must be a number (got "abc")');
-    expect(bad.stderr).toContain('landscape in bad.json: must be true or false (got "maybe")');
+    expect(bad.stderr).toContain('landscape in bad.json: must be true or false (or 1/0, on/off, yes/no); got "maybe"');
     const broken = await pdfrender(['render', '--request', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken\.json is not valid JSON/);

@@ -73,6 +73,21 @@ describe('string forms, as flags and form fields send them', () => {
     [' false ', false],
     [true, true],
     [false, false],
+    // As form encoders send them: PHP's 1/0, an HTML checkbox's "on", and yes/no.
+    ['1', true],
+    ['0', false],
+    [' 1 ', true],
+    ['on', true],
+    ['ON', true],
+    ['off', false],
+    ['Yes', true],
+    ['YES', true],
+    ['no', false],
+    [1, true],
+    [0, false],
+    // An empty value is a field left unset: its default.
+    ['', false],
+    ['   ', false],
   ])('reads the boolean %j as %s', (value, expected) => {
     const request = parseRenderRequest({ htmlContent: 'x', landscape: value, printBackground: value, tagged: value, outline: value });
     expect(request).toMatchObject({ landscape: expected, printBackground: expected, tagged: expected, outline: expected });
@@ -216,13 +231,13 @@ describe('errors', () => {
       paperHeight: '',
       marginTop: -1,
       marginLeft: '1in2',
-      landscape: 'yes',
-      printBackground: 1,
+      landscape: 'yess',
+      printBackground: 2,
       scale: 'abc',
     });
     expect(Object.keys(errors).sort()).toEqual(['htmlContent', 'landscape', 'marginLeft', 'marginTop', 'paperHeight', 'paperWidth', 'printBackground', 'scale']);
-    expect(errors.landscape).toEqual(['must be true or false (got "yes")']);
-    expect(errors.printBackground).toEqual(['must be true or false']);
+    expect(errors.landscape).toEqual(['must be true or false (or 1/0, on/off, yes/no); got "yess"']);
+    expect(errors.printBackground).toEqual(['must be true or false (or 1/0, on/off, yes/no); got 2']);
     expect(errors.paperWidth![0]).toContain('unknown unit "furlongs"');
     expect(errors.paperHeight).toEqual(['must not be empty']);
     expect(errors.marginTop).toEqual(['must not be negative']);
@@ -244,7 +259,7 @@ describe('errors', () => {
       fieldErrors: {
         htmlContent: ['must be a string of HTML'],
         scale: ['must be between 0.1 and 2 (got 9)'],
-        landscape: ['must be true or false (got "maybe")'],
+        landscape: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'],
       },
     });
   });

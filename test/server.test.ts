@@ -98,7 +98,7 @@ describe('render-sync', () => {
       htmlContent: ['is required'],
       scale: ['must be a number (got "abc")'],
       paperWidth: [expect.stringContaining('unknown unit "furlongs"')],
-      landscape: ['must be true or false (got "maybe")'],
+      landscape: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'],
     });
   });
 
@@ -288,7 +288,8 @@ describe('authentication', () => {
       const right = await sync(keyed, json(body, { Authorization: 'Bearer s3cret' }));
       expect(right.status).toBe(200);
       const { fileUrl } = await right.json();
-      expect((await fetch(fileUrl)).status).toBe(401);
+      // A file URL needs no key unless --private-files (file-urls.test.ts).
+      expect((await fetch(fileUrl)).status).toBe(200);
       expect((await fetch(fileUrl, { headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
       expect((await fetch(`${keyed.url}/healthz`)).status).toBe(200);
     } finally {

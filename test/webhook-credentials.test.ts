@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadServeConfig } from '../src/config.js';
 import { deliveries } from '../src/store/deliveries.js';
 import { migrations, openDb } from '../src/store/open-db.js';
 import type { WebhookEndpoint } from '../src/store/webhook-endpoints.js';
@@ -61,11 +62,29 @@ describe('webhook key and signing secret', () => {
       const seen = JSON.stringify(arrival);
       expect(seen).not.toContain(endpoint.secret);
       expect(seen).not.toContain(endpoint.secret.slice('whsec_'.length));
-      expect(arrival.headers['user-agent']).toBe('pdfrender/0.0.0-test');
     } finally {
       await server.close();
       hook.close();
     }
+  });
+
+  it("sends RenderPDF.io's User-Agent with pdfrender's name after it, or the one --webhook-user-agent sets", async () => {
+    const hook = await receiver();
+    const plain = await startServer({}, undefined, { realClock: true });
+    const configured = await startServer({ webhookUserAgent: 'AcmeHooks/2 (+https://acme.example/bot)' }, undefined, { realClock: true });
+    try {
+      await plain.deps.webhooks.add(hook.url, Date.now());
+      // Firewalls that allow-list RenderPDF.io's documented agent match its start.
+      expect((await deliverOne(plain, hook)).headers['user-agent']).toBe('RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)');
+      await configured.deps.webhooks.add(hook.url, Date.now());
+      expect((await deliverOne(configured, hook)).headers['user-agent']).toBe('AcmeHooks/2 (+https://acme.example/bot)');
+    } finally {
+      await Promise.all([plain.close(), configured.close()]);
+      hook.close();
+    }
+    // The environment twin, and a value no header may carry refused at start, naming both.
+    expect(loadServeConfig({}, { PDFRENDER_WEBHOOK_USER_AGENT: ' Mine/1 ' }, '/srv').webhookUserAgent).toBe('Mine/1');
+    expect(() => loadServeConfig({ webhookUserAgent: 'Mine/1\r\nX-Injected: 1' }, {}, '/srv')).toThrow('--webhook-user-agent (PDFRENDER_WEBHOOK_USER_AGENT): must be printable ASCII');
   });
 
   it('rotates the key over HTTP and the secret with the CLI, each taking effect for the next delivery while the server runs', async () => {
@@ -107,9 +126,9 @@ describe('webhook key and signing secret', () => {
 
       const missing = await fetch(`${server.url}/api/webhooks/wh_nope/rotate`, { method: 'POST' });
       expect(missing.status).toBe(404);
-      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: 'yes', url: 'x' }) });
+      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: 'maybe', url: 'x' }) });
       expect(bad.status).toBe(422);
-      expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (got "yes")'] });
+      expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'] });
       const unknown = await pdfrender(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no webhook endpoint with id wh_nope');

@@ -13,7 +13,7 @@ import { requestBodyLimit } from './body-limit.js';
 import { corsAnswers, crossSiteGuard } from './cross-site.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
-import { filesRoute } from './files-route.js';
+import { filePath, filesRoute, isFileDownload } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
@@ -25,7 +25,7 @@ import { webhooksRoutes } from './webhooks-routes.js';
 const routeMethods: Array<[RegExp, string[]]> = [
   [/^\/api\/pdfs\/render-(sync|async)$/, ['POST']],
   [/^\/api\/pdfs\/jobs\/[^/]+$/, ['GET']],
-  [/^\/api\/pdfs\/files\/[^/]+$/, ['GET']],
+  [filePath, ['GET']],
   [/^\/api\/webhooks$/, ['GET', 'POST']],
   [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
   [/^\/api\/webhooks\/[^/]+\/(rotate|enable)$/, ['POST']],
@@ -71,7 +71,8 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
       deps.lifecycle.inFlight -= 1;
     }
   });
-  app.use('/api/*', apiKeyAuth(deps.config.apiKeys));
+  // A file URL is a capability (an unguessable id), fetched by RenderPDF.io clients without the key.
+  app.use('/api/*', apiKeyAuth(deps.config.apiKeys, deps.config.privateFiles ? undefined : isFileDownload));
   // Every POST and DELETE stores something: refused while the data dir is full or gone, before any render.
   app.use('/api/*', async (c, next) => {
     if (c.req.method === 'POST' || c.req.method === 'DELETE') deps.storage.require();

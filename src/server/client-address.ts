@@ -7,6 +7,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { booleanWord } from '../fields.js';
 
 /** Trusted proxies: a number of hops (0: none, the socket's peer is the client) or addresses and CIDR ranges. */
 export type TrustProxy = number | Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
@@ -14,17 +15,18 @@ export type TrustProxy = number | Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
 const loopbackRanges = ['127.0.0.0/8', '::1/128'];
 
 /**
- * The --trust-proxy setting: bare flag or "true" one hop, "false" none, a number of hops, or a
- * comma list of proxy addresses and CIDR ranges ("loopback" for 127.0.0.0/8 and ::1).
+ * The --trust-proxy setting: bare flag or "true" (or on, yes) one hop, "false" (or off, no) none, a
+ * number of hops, or a comma list of proxy addresses and CIDR ranges ("loopback" for 127.0.0.0/8 and ::1).
  */
 export const trustProxyField = z
   .union([z.boolean(), z.string(), z.number()], { error: 'must be true, false, a number of hops or a list of addresses' })
   .transform((value, ctx): TrustProxy => {
     if (typeof value === 'boolean') return value ? 1 : 0;
     const text = String(value).trim().toLowerCase();
-    if (text === 'true') return 1;
-    if (text === 'false') return 0;
     if (/^\d+$/.test(text)) return Number(text);
+    // The words every boolean setting takes (on, yes, ...): one hop, or none.
+    const word = booleanWord(text);
+    if (word !== undefined) return word ? 1 : 0;
     const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
     for (const entry of text.split(',').flatMap((item) => (item.trim() === 'loopback' ? loopbackRanges : [item.trim()]))) {
       const range = parseRange(entry);

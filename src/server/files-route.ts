@@ -1,7 +1,17 @@
-/** GET /api/pdfs/files/:fileId: download a rendered PDF until its retention period ends. */
-import type { Hono } from 'hono';
+/**
+ * GET /api/pdfs/files/:fileId: download a rendered PDF until its retention period ends. RenderPDF.io
+ * calls fileUrl a downloadable URL and its clients fetch it with no credentials, so unless
+ * --private-files it needs no API key: its id is 128 random bits, the URL itself is the capability.
+ */
+import type { Context, Hono } from 'hono';
 import { PdfRenderError } from '../errors.js';
 import type { AppDeps } from './deps.js';
+
+/** The path of a file download, as it is routed. */
+export const filePath = /^\/api\/pdfs\/files\/[^/]+$/;
+
+/** True for a download of a file (GET, or the HEAD Hono answers with it): open to anyone holding its URL unless --private-files. */
+export const isFileDownload = (c: Context) => (c.req.method === 'GET' || c.req.method === 'HEAD') && filePath.test(c.req.path);
 
 /** Mount the route on `app`. */
 export function filesRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
@@ -12,6 +22,9 @@ export function filesRoute(app: Hono<{ Variables: { apiKey: string | undefined }
     c.header('Content-Type', 'application/pdf');
     c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
     c.header('Cache-Control', 'private, max-age=0');
+    // The URL is the credential: links followed from the PDF do not pass it on, and it is not indexed.
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Robots-Tag', 'noindex');
     return c.body(pdf as Uint8Array<ArrayBuffer>, 200);
   });
 }

@@ -25,6 +25,12 @@ const maxInFlightPerEndpoint = 4;
 /** How long the outcome of an attempt may wait for a lock held elsewhere before it is given up (and the event sent again later). */
 const outcomeWaitMs = 60_000;
 
+/**
+ * The User-Agent of deliveries without --webhook-user-agent: RenderPDF.io's documented one first, as
+ * firewalls in front of receivers allow-list it, then pdfrender's own name.
+ */
+export const defaultWebhookUserAgent = (version: string) => `RenderPdfIoHTTP/1 (compatible; pdfrender/${version})`;
+
 export interface Sender {
   /** Look for due deliveries now (after a job finished). */
   wake(): void;
@@ -37,7 +43,8 @@ export function startSender(deps: {
   deliveries: Deliveries;
   webhooks: WebhookEndpoints;
   clock: Clock;
-  version: string;
+  /** The User-Agent header of every delivery (--webhook-user-agent, else defaultWebhookUserAgent). */
+  userAgent: string;
   /** How long a receiver has to answer (--webhook-timeout). */
   timeoutMs: number;
   /** Where deliveries may go (see webhookPolicy); each attempt resolves, checks and dials a pinned address. */
@@ -76,7 +83,7 @@ export function startSender(deps: {
         headers: {
           'Content-Type': 'application/json',
           Authorization: `Bearer ${endpoint.key}`,
-          'User-Agent': `pdfrender/${deps.version}`,
+          'User-Agent': deps.userAgent,
           'webhook-id': delivery.eventId,
           'webhook-timestamp': String(timestamp),
           'webhook-signature': signWebhook(endpoint.secret, delivery.eventId, timestamp, delivery.body),
