@@ -99,8 +99,8 @@ export const maxTemplateImages = 10;
 /** The most distinct style sheets one header or footer template may reference (each is fetched and inlined). */
 export const maxTemplateStylesheets = 10;
 
-/** Optional HTML for a header or footer; an empty string counts as none. */
-export function optionalHtmlField(description: string) {
+// HTML for a header or footer template, within the bounds on size and on what is inlined.
+function templateHtml() {
   return z
     .string({ error: 'must be a string of HTML' })
     .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
@@ -111,8 +111,20 @@ export function optionalHtmlField(description: string) {
       if (images.size > maxTemplateImages) ctx.addIssue({ code: 'custom', message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`, input: html });
       if (stylesheets.size > maxTemplateStylesheets) ctx.addIssue({ code: 'custom', message: `references ${stylesheets.size} distinct style sheets; at most ${maxTemplateStylesheets} may be inlined`, input: html });
     })
-    .nullish()
+    .nullish();
+}
+
+/** Optional HTML for a header or footer; an empty string counts as none. */
+export function optionalHtmlField(description: string) {
+  return templateHtml()
     .transform((value) => (value ? value : null))
+    .describe(description);
+}
+
+/** HTML that replaces a template on one page: null when not given, and an empty string (none there) kept apart from it. */
+export function overrideHtmlField(description: string) {
+  return templateHtml()
+    .transform((value) => value ?? null)
     .describe(description);
 }
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { PdfRenderError, type FieldErrors } from './errors.js';
 import vm from 'node:vm';
-import { booleanField, delayField, jsonObjectField, lengthField, numberField, optionalHtmlField, optionalTextField } from './fields.js';
+import { booleanField, delayField, jsonObjectField, lengthField, numberField, optionalHtmlField, optionalTextField, overrideHtmlField } from './fields.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
 
@@ -67,6 +67,8 @@ export const renderRequestFields = {
     .describe('the HTML document to render'),
   headerHtmlContent: optionalHtmlField('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
   footerHtmlContent: optionalHtmlField('HTML printed at the bottom of every page; same classes as the header'),
+  firstPageHeaderHtmlContent: overrideHtmlField('HTML printed at the top of page 1 instead of the header; an empty string leaves page 1 without one; same classes'),
+  firstPageFooterHtmlContent: overrideHtmlField('HTML printed at the bottom of page 1 instead of the footer; an empty string leaves page 1 without one; same classes'),
   landscape: booleanField('swap the page width and height'),
   paperWidth: lengthField('page width', '8.5in'),
   paperHeight: lengthField('page height', '11in'),
@@ -82,7 +84,10 @@ export const renderRequestFields = {
   waitForExpression: optionalTextField(maxWaitChars, "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on").superRefine(
     checkExpression,
   ),
-  waitDelay: delayField().nullish().describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),
+  waitDelay: delayField()
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),
   waitForNetworkIdle: booleanField('print once the page has had no network request in flight for 500 ms'),
   preferCssPageSize: booleanField("let the document's CSS @page size win over paperWidth and paperHeight"),
   emulatedMediaType: z
@@ -96,6 +101,7 @@ export const renderRequestFields = {
   }),
   metadata: jsonObjectField(metadataSchema)
     .nullish()
+    .transform((value) => value ?? null)
     .describe('document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON'),
 };
 

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
@@ -14,7 +14,7 @@ import { parseRenderRequest, type RenderRequestInput } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
-import { readPdf, readPdfInfo, pt } from './support/pdf.js';
+import { readPdf, readPdfInfo, pt, type PdfPage } from './support/pdf.js';
 import { receiver } from './support/receiver.js';
 import { startServer } from './support/server.js';
 import { until } from './support/wait.js';
@@ -26,6 +26,9 @@ const media = '<style>.screen { display: none } @media screen { .screen { displa
 const threePages = '<style>div { break-after: page }</style><div>First page</div><div>Second page</div><div>Third page</div>';
 /** Two pages, then the late text on the third. */
 const lateOnThird = `<style>.break { break-after: page }</style><div class="break">First page</div><div class="break">Second page</div>${late}`;
+
+/** A page's text top to bottom, as a reader sees it (the order in the PDF is the order it was drawn). */
+const reading = (page: PdfPage) => [...page.items].sort((a, b) => b.y - a.y || a.x - b.x).map((item) => item.text).join(' ');
 
 let engine: Engine;
 let slow: Server;
@@ -146,6 +149,35 @@ describe('metadata', () => {
   });
 });
 
+describe('first-page header and footer', () => {
+  const header = '<div style="font-size: 10px">Running header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+  const footer = '<div style="font-size: 10px">Running footer <span class="pageNumber"></span></div>';
+  const cover = '<div style="font-size: 10px">Cover header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+  const headings = '<style>h1 { break-after: page }</style><h1>One</h1><h1>Two</h1><h1>Three</h1>';
+  const margins = { marginTop: '1in', marginBottom: '1in' };
+
+  it('prints page 1 with its own header and no footer, pages 2+ with the running ones, each with the right numbers', async () => {
+    const result = await render({ htmlContent: headings, headerHtmlContent: header, footerHtmlContent: footer, firstPageHeaderHtmlContent: cover, firstPageFooterHtmlContent: '', outline: true, ...margins });
+    expect(result.pages).toBe(3);
+    expect(result.read.pages.map(reading)).toEqual([
+      'Cover header, page 1 of 3 One',
+      'Running header, page 2 of 3 Two Running footer 2',
+      'Running header, page 3 of 3 Three Running footer 3',
+    ]);
+    // Page 1 kept its place: the outline still finds all three headings.
+    expect(result.read.outline).toEqual(['One', 'Two', 'Three']);
+    // Without the fields, page 1 is like every other.
+    expect(reading((await render({ htmlContent: headings, headerHtmlContent: header, ...margins })).read.pages[0]!)).toBe('Running header, page 1 of 3 One');
+  });
+
+  it('keeps the running template on page 1 when only the other first-page field is given, and skips page 1 outside pageRanges', async () => {
+    const onlyFooter = await render({ htmlContent: headings, headerHtmlContent: header, firstPageFooterHtmlContent: footer, ...margins });
+    expect(onlyFooter.read.pages.map(reading)).toEqual(['Running header, page 1 of 3 One Running footer 1', 'Running header, page 2 of 3 Two', 'Running header, page 3 of 3 Three']);
+    const laterPages = await render({ htmlContent: headings, headerHtmlContent: header, firstPageHeaderHtmlContent: cover, pageRanges: '2-', ...margins });
+    expect(laterPages.read.pages.map(reading)).toEqual(['Running header, page 2 of 3 Two', 'Running header, page 3 of 3 Three']);
+  });
+});
+
 describe('through the server', () => {
   it('takes every new field over JSON and FormData on render-sync, and names a bad one', async () => {
     const server = await startServer({}, { engine });
@@ -166,12 +198,14 @@ describe('through the server', () => {
       form.set('emulatedMediaType', 'screen');
       form.set('waitDelay', '100ms');
       form.set('metadata', JSON.stringify({ author: 'Over a form', keywords: 'one' }));
+      form.set('firstPageHeaderHtmlContent', '<div style="font-size: 10px">Form cover</div>');
+      form.set('marginTop', '1in');
       const multipart = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { accept: 'application/pdf' }, body: form });
       expect(multipart.status).toBe(200);
       const fromForm = new Uint8Array(await multipart.arrayBuffer());
       const page = (await readPdf(fromForm)).pages[0]!;
       expect(page.width).toBeCloseTo(148 * pt.mm, 0);
-      expect(page.text).toBe('Paper Paper Screen only');
+      expect(reading(page)).toBe('Form cover Paper Paper Screen only');
       expect(await readPdfInfo(fromForm)).toMatchObject({ Author: 'Over a form', Keywords: 'one' });
 
       const bad = await fetch(`${server.url}/api/pdfs/render-sync`, {
@@ -225,15 +259,20 @@ describe('through the CLI', () => {
   it('takes every new field as a flag', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'doc.html'), `${a5}${media}${lateOnThird}`);
+    await writeFile(join(dir, 'cover.html'), '<div style="font-size: 10px">Flag cover <span class="totalPages"></span></div>');
     const out = join(dir, 'doc.pdf');
     const run = await pdfrender([
       'render', join(dir, 'doc.html'), '-o', out, '-q',
       '--prefer-css-page-size', '--emulated-media-type', 'screen', '--page-ranges', '3', '--wait-for-selector', '#late',
       '--wait-for-expression', 'window.ready', '--wait-delay', '100', '--wait-for-network-idle', '--metadata', '{"title":"From flags"}',
     ]);
+    const covered = join(dir, 'covered.pdf');
+    const withCover = await pdfrender(['render', join(dir, 'doc.html'), '-o', covered, '-q', '--first-page-header', join(dir, 'cover.html'), '--margin-top', '1in']);
+    expect(withCover.code).toBe(0);
+    expect(reading((await readPdf(await readFile(covered))).pages[0]!)).toBe('Flag cover 3 Paper Paper First page');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const pdf = await (await import('node:fs/promises')).readFile(out);
+    const pdf = await readFile(out);
     const read = await readPdf(pdf);
     expect(read.pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
     expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);

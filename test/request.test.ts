@@ -33,6 +33,16 @@ describe('defaults', () => {
       scale: 1,
       tagged: false,
       outline: false,
+      firstPageHeaderHtmlContent: null,
+      firstPageFooterHtmlContent: null,
+      waitForSelector: null,
+      waitForExpression: null,
+      waitDelay: null,
+      waitForNetworkIdle: false,
+      preferCssPageSize: false,
+      emulatedMediaType: 'print',
+      pageRanges: null,
+      metadata: null,
     });
   });
 
@@ -40,6 +50,34 @@ describe('defaults', () => {
     const request = parseRenderRequest({ htmlContent: 'x', headerHtmlContent: '', footerHtmlContent: null });
     expect(request.headerHtmlContent).toBeNull();
     expect(request.footerHtmlContent).toBeNull();
+  });
+
+  it("keeps an empty first-page template apart from none: empty leaves page 1 without one, none uses the running one", () => {
+    const request = parseRenderRequest({ htmlContent: 'x', firstPageHeaderHtmlContent: '', firstPageFooterHtmlContent: null });
+    expect(request.firstPageHeaderHtmlContent).toBe('');
+    expect(request.firstPageFooterHtmlContent).toBeNull();
+  });
+
+  it('reads the new fields in their string forms, as forms and flags send them, and parses a stored request again to the same', () => {
+    const input = { htmlContent: 'x', waitDelay: '2s', pageRanges: ' 1-3, 5 ,7- ', metadata: '{"title":"T","keywords":"k","creationDate":"2026-11-23"}', emulatedMediaType: 'screen' };
+    const request = parseRenderRequest(input);
+    expect(request).toMatchObject({ waitDelay: 2000, pageRanges: ' 1-3, 5 ,7- ', emulatedMediaType: 'screen', metadata: { title: 'T', keywords: ['k'], creationDate: new Date('2026-11-23') } });
+    // The async queue stores the parsed request as JSON and parses it again when the job runs.
+    expect(parseRenderRequest(JSON.parse(JSON.stringify(request)))).toEqual(request);
+  });
+
+  it.each([
+    [{ pageRanges: '0' }, 'pageRanges', 'numbered from 1'],
+    [{ pageRanges: '1-2-3' }, 'pageRanges', 'such as "1-3,5"'],
+    [{ pageRanges: Array.from({ length: 101 }, () => '1').join(',') }, 'pageRanges', 'at most 100 ranges'],
+    [{ waitDelay: 0 }, 'waitDelay', 'positive amount'],
+    [{ waitForExpression: 'while (' }, 'waitForExpression', 'JavaScript expression'],
+    [{ waitForSelector: 'x'.repeat(10_001) }, 'waitForSelector', 'at most 10000 characters'],
+    [{ metadata: { keywords: [1] } }, 'metadata.keywords', 'a list of at most 100 strings'],
+    [{ metadata: ['title'] }, 'metadata', 'must be an object'],
+    [{ emulatedMediaType: 'Screen' }, 'emulatedMediaType', 'must be "print" or "screen"'],
+  ])('refuses %j, naming %s', (fields, field, message) => {
+    expect(() => parseRenderRequest({ htmlContent: 'x', ...fields })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { [field]: [expect.stringContaining(message)] } }));
   });
 
   it('ignores unknown fields, as API clients may send more', () => {

@@ -22,6 +22,8 @@ interface FlagSpec {
 const specs: FlagSpec[] = [
   { flags: '--header <file>', field: 'headerHtmlContent', kind: 'file' },
   { flags: '--footer <file>', field: 'footerHtmlContent', kind: 'file' },
+  { flags: '--first-page-header <file>', field: 'firstPageHeaderHtmlContent', kind: 'file' },
+  { flags: '--first-page-footer <file>', field: 'firstPageFooterHtmlContent', kind: 'file' },
   { flags: '--landscape', field: 'landscape', kind: 'switch' },
   { flags: '--paper-width <length>', field: 'paperWidth', kind: 'value' },
   { flags: '--paper-height <length>', field: 'paperHeight', kind: 'value' },

@@ -20,10 +20,10 @@ import type { FileAccess } from './file-access.js';
 import { inlineTemplateResources } from './inline-templates.js';
 import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
 import { countPdfPages } from './page-count.js';
-import { withMetadata } from './pdf-metadata.js';
+import { finishPdf, needsFinishing } from './finish-pdf.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool, type Slot } from './page-pool.js';
-import { printDocument, resetPage, type Templates } from './print-document.js';
+import { printDocument, resetPage, type Printed, type Templates } from './print-document.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -168,7 +168,7 @@ export function createEngine(options: EngineOptions): Engine {
     // whole browser dies under it (another document crashed it, or it was killed), the render is not
     // this document's fault, so it is tried once more on the fresh browser rather than failed.
     const attempt = () => renderOnPage(request, renderOptions, templates, templateIssues, warnings, started);
-    let result: RenderResult;
+    let result: RenderResult & Pick<Printed, 'firstPage'>;
     try {
       result = await attempt().catch((error: unknown) => {
         if (!(error instanceof BrowserGone) || callerSignal.aborted) throw error;
@@ -178,16 +178,25 @@ export function createEngine(options: EngineOptions): Engine {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
     // After the page went back to the pool: no other document waits on this.
-    if (!request.metadata) return result;
-    const pdf = await withMetadata(result.pdf, request.metadata).catch((error: unknown) => {
-      throw new PdfRenderError('RENDER_PDF_FAILED', 'the metadata could not be written into the PDF', { cause: error });
+    const { firstPage, ...rendered } = result;
+    const finishing = { firstPage, metadata: request.metadata };
+    if (!needsFinishing(finishing)) return rendered;
+    const pdf = await finishPdf(rendered.pdf, finishing).catch((error: unknown) => {
+      throw new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
     });
-    return { ...result, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
+    return { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
   }
 
   const check = (request: RenderRequest) => checkRequest(request, options);
 
-  async function renderOnPage(request: RenderRequest, renderOptions: RenderOptions, templates: Templates, templateIssues: NetworkReport, warnings: string[], started: number): Promise<RenderResult> {
+  async function renderOnPage(
+    request: RenderRequest,
+    renderOptions: RenderOptions,
+    templates: Templates,
+    templateIssues: NetworkReport,
+    warnings: string[],
+    started: number,
+  ): Promise<RenderResult & Pick<Printed, 'firstPage'>> {
     const baseUrl = renderOptions.baseUrl ?? 'about:blank';
     const callerSignal = renderOptions.signal ?? never;
     const slot = await pool.acquire(callerSignal, renderOptions.lane);
@@ -201,7 +210,7 @@ export function createEngine(options: EngineOptions): Engine {
     const pending = new Set<string>();
     try {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
-      const pdf = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
+      const { pdf, firstPage } = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
         // A deadline that ran out during a wait says which condition was never met.
         if (error === deadline.signal.reason && pending.size > 0) throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
         throw error;
@@ -215,7 +224,7 @@ export function createEngine(options: EngineOptions): Engine {
         const first = network.blocked[0]!;
         throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (--fail-on-blocked), first ${first.url}: ${first.reason}`);
       }
-      return { pdf, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
+      return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.
       if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
@@ -275,16 +284,26 @@ async function prepareTemplates(
   issues: NetworkReport,
 ): Promise<Templates> {
   const insets = { left: request.marginLeft, right: request.marginRight };
-  const sides = [request.headerHtmlContent ?? '', request.footerHtmlContent ?? ''];
-  // One call for both, so the request's bounds on what is inlined cover them together.
+  // Page 1's own, where given: an empty string there is no template, and null is the usual one.
+  const firstPage = request.firstPageHeaderHtmlContent !== null || request.firstPageFooterHtmlContent !== null;
+  const firstHeader = request.firstPageHeaderHtmlContent ?? request.headerHtmlContent;
+  const firstFooter = request.firstPageFooterHtmlContent ?? request.footerHtmlContent;
+  const sides = [request.headerHtmlContent, request.footerHtmlContent, ...(firstPage ? [firstHeader, firstFooter] : [])].map((html) => html ?? '');
+  // One call for all, so the request's bounds on what is inlined cover them together.
   const inlined = await inlineTemplateResources(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
   // Blocked URLs are reported as blocked only, so nothing is said twice.
-  const sideNames = ['header', 'footer'];
+  const sideNames = ['header', 'footer', 'first-page header', 'first-page footer'];
   for (const { url, what, reason, templates } of inlined.leftOut) warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
   issues.blocked.push(...inlined.network.blocked);
   issues.failed.push(...inlined.network.failed);
-  const [header, footer] = inlined.templates.map((html) => buildTemplate(html || null, insets));
-  return { header: header!, footer: footer!, display: Boolean(request.headerHtmlContent || request.footerHtmlContent), usesUrl: inlined.usesUrl };
+  const [header, footer, pageOneHeader, pageOneFooter] = inlined.templates.map((html) => buildTemplate(html || null, insets));
+  return {
+    header: header!,
+    footer: footer!,
+    display: Boolean(request.headerHtmlContent || request.footerHtmlContent),
+    usesUrl: inlined.usesUrl,
+    ...(firstPage && { firstPage: { header: pageOneHeader!, footer: pageOneFooter!, display: Boolean(firstHeader || firstFooter) } }),
+  };
 }
 
 // Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line, safe for any

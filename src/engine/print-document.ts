@@ -2,19 +2,32 @@
  * The steps of one render on a warm page: a fresh document at the base URL, the content, its
  * resources and fonts, then Chromium's printToPDF; afterwards the page is wiped for the next one.
  */
+import { parsePageRanges, type PageRange } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import { printPdf } from './print-pdf.js';
 import { waitForConditions } from './wait-conditions.js';
 
-/** Header and footer templates, ready for Chromium (defaults applied, images inlined). */
-export interface Templates {
+/** A header and a footer template, ready for Chromium (defaults applied, images inlined). */
+export interface TemplatePair {
   header: string;
   footer: string;
+  /** Whether there is a template to print at all. */
   display: boolean;
+}
+
+/** The request's templates: those of every page, and page 1's own when it has them. */
+export interface Templates extends TemplatePair {
   /** A template prints the document's URL (class "url"). */
   usesUrl: boolean;
+  firstPage?: TemplatePair;
+}
+
+/** A printed document, and page 1 printed again with page 1's own templates when the request has them. */
+export interface Printed {
+  pdf: Uint8Array;
+  firstPage?: Uint8Array;
 }
 
 /** Where and how one document is printed, besides the request itself. */
@@ -38,7 +51,7 @@ export interface PrintJob {
  * HTML, so `url` prints the file rather than its folder; that costs a navigation, so it is done
  * only then.
  */
-export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, job: PrintJob): Promise<Uint8Array> {
+export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, job: PrintJob): Promise<Printed> {
   const { page } = slot;
   // Before the document is written, so it is laid out for this media from the start. Kept by the
   // page across documents and windows, so it is sent only when it changes.
@@ -57,7 +70,15 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
     await writeDocument(slot, request.htmlContent);
   }
   await waitForConditions(slot, request, job.signal, job.pending);
-  return printPdf(slot, request, templates, job.maxPages);
+  const pdf = await printPdf(slot, request, templates, job.maxPages);
+  // Chromium has one template for every page: page 1's own is printed on its own (with its real
+  // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
+  if (!templates.firstPage || !printsFirstPage(request)) return { pdf };
+  return { pdf, firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages) };
+}
+
+function printsFirstPage(request: RenderRequest): boolean {
+  return !request.pageRanges || (parsePageRanges(request.pageRanges) as PageRange[]).some((range) => range.first === 1);
 }
 
 /**

@@ -11,7 +11,7 @@ import { PdfRenderError } from '../errors.js';
 import { chromiumPageRanges, parsePageRanges, type PageRange } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
-import type { Templates } from './print-document.js';
+import type { TemplatePair } from './print-document.js';
 
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
 // never the document's (page-state.ts counts only the main world's scripts).
@@ -21,7 +21,7 @@ const worldName = 'pdfrender-print';
 const fontsReady = 'void document.documentElement?.offsetHeight, document.fonts.ready.then(() => true)';
 
 /** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
-export async function printPdf(slot: Slot, request: RenderRequest, templates: Templates, maxPages: number): Promise<Uint8Array> {
+export async function printPdf(slot: Slot, request: RenderRequest, templates: TemplatePair, maxPages: number): Promise<Uint8Array> {
   // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
   // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
   if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
@@ -61,7 +61,7 @@ export async function printPdf(slot: Slot, request: RenderRequest, templates: Te
 const readChunkBytes = 8 * 1024 * 1024;
 
 /** Page.printToPDF's parameters for a validated request; lengths are already in inches. */
-export function printParameters(request: RenderRequest, templates: Templates, maxPages: number): Protocol.Page.PrintToPDFRequest {
+export function printParameters(request: RenderRequest, templates: TemplatePair, maxPages: number): Protocol.Page.PrintToPDFRequest {
   return {
     transferMode: 'ReturnAsStream',
     paperWidth: request.paperWidth,

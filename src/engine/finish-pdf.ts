@@ -1,0 +1,40 @@
+/**
+ * What is done to Chromium's PDF after the print, only when a request asks for it: page 1's own
+ * header and footer laid in, and document information written. With @cantoo/pdf-lib (the
+ * maintained fork of pdf-lib: MIT, pure JavaScript, no native build, releases through 2026 where
+ * pdf-lib's last was in 2021), as one incremental update: Chromium's bytes stay as they were and
+ * the changes are appended after them, so no page is parsed and written again.
+ */
+import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import type { PdfMetadata } from '../request.js';
+
+export interface Finishing {
+  /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */
+  firstPage?: Uint8Array;
+  metadata?: PdfMetadata | null;
+}
+
+/** Whether `finishPdf` has anything to do. */
+export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean => Boolean(firstPage || metadata);
+
+/** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
+export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {
+  const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
+  if (firstPage) {
+    // Page 1 keeps its place, links and the outline's references to it; what it shows becomes the
+    // other print of the same page, whose body was laid out the same way.
+    const [printed] = await document.embedPdf(firstPage, [0]);
+    const page = document.getPage(0);
+    page.node.set(PDFName.of('Contents'), document.context.obj([]));
+    page.node.set(PDFName.of('Resources'), document.context.obj({}));
+    page.drawPage(printed!, { x: 0, y: 0, width: page.getWidth(), height: page.getHeight() });
+  }
+  if (metadata?.title) document.setTitle(metadata.title);
+  if (metadata?.author) document.setAuthor(metadata.author);
+  if (metadata?.subject) document.setSubject(metadata.subject);
+  // One entry: pdf-lib joins a list with spaces, which would run "a" and "b c" together as "a b c".
+  if (metadata?.keywords) document.setKeywords([metadata.keywords.join(', ')]);
+  if (metadata?.creator) document.setCreator(metadata.creator);
+  if (metadata?.creationDate) document.setCreationDate(metadata.creationDate);
+  return document.commit();
+}
