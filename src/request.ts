@@ -19,6 +19,14 @@ export const maxPaperInches = 200;
 /** Chromium's printToPDF accepts scales from 0.1 to 2. */
 export const scaleRange = { min: 0.1, max: 2 } as const;
 
+/** The longest URL `url` may give. */
+const maxUrlChars = 8192;
+
+function checkPageUrl(url: string, ctx: z.RefinementCtx): void {
+  const parsed = URL.parse(url);
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) ctx.addIssue({ code: 'custom', message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`, input: url });
+}
+
 /** The longest selector or expression a wait may give. */
 const maxWaitChars = 10_000;
 
@@ -62,9 +70,18 @@ export type PdfMetadata = z.output<typeof metadataSchema>;
 /** The fields every render request has, with their defaults applied by parsing. */
 export const renderRequestFields = {
   htmlContent: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string of HTML') })
+    .string({ error: 'must be a string of HTML' })
     .min(1, 'must not be empty')
-    .describe('the HTML document to render'),
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('the HTML document to render; this or url is required'),
+  url: z
+    .string({ error: 'must be a string' })
+    .max(maxUrlChars, { error: `must be at most ${maxUrlChars} characters` })
+    .superRefine(checkPageUrl)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('render the page at this http(s) URL instead of htmlContent (fetched under the same network rules as everything the document loads)'),
   headerHtmlContent: optionalHtmlField('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
   footerHtmlContent: optionalHtmlField('HTML printed at the bottom of every page; same classes as the header'),
   firstPageHeaderHtmlContent: overrideHtmlField('HTML printed at the top of page 1 instead of the header; an empty string leaves page 1 without one; same classes'),
@@ -140,8 +157,17 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
   }
 }
 
+// Exactly one document: HTML, or a URL to load it from. Judged on what was sent, so it is reported
+// together with every other bad field (as the page-fits check is, below).
+function checkOneDocument(sent: { htmlContent?: unknown; url?: unknown }, ctx: z.RefinementCtx): void {
+  const given = (value: unknown) => value !== undefined && value !== null;
+  if (!given(sent.htmlContent) && !given(sent.url)) ctx.addIssue({ code: 'custom', path: ['htmlContent'], message: 'is required (or give url instead)', input: sent.htmlContent });
+  if (given(sent.htmlContent) && given(sent.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or htmlContent, not both', input: sent.url });
+}
+const whenAnObject = { when: (payload: z.core.ParsePayload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
+
 /** The render request schema: fields, then the checks that involve more than one field. */
-export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkPageFits, whenPageFieldsParsed);
+export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkOneDocument, whenAnObject).superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** Async priorities: higher first. */
 export const priorityRange = { min: -10, max: 10 } as const;
@@ -158,6 +184,7 @@ export const asyncRenderRequestSchema = z
       .describe("the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window"),
     priority: numberField({ ...priorityRange, integer: true }).prefault(0).describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
   })
+  .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** A validated async request. */

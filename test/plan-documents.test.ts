@@ -10,7 +10,7 @@ import { folderWith, removeTempDirs } from './support/files.js';
 // Real folders under os.tmpdir(), made by mkdtemp in folderWith and removed after every test.
 afterEach(removeTempDirs);
 
-const base = { requestHasHtml: false, stdoutIsTTY: false };
+const base = { requestHasDocument: false, stdoutIsTTY: false };
 
 /** The message of the USAGE error planDocuments must throw. */
 async function usageError(plan: PlanInput): Promise<string> {
@@ -151,7 +151,7 @@ describe('planDocuments: the --request file as the document', () => {
     const cwd = await folderWith({});
     await mkdir(join(cwd, 'requests'));
     await writeFile(join(cwd, 'requests', 'body.json'), '{}');
-    const documents = await planDocuments({ ...base, cwd, inputs: [], requestFile: 'requests/body.json', requestHasHtml: true });
+    const documents = await planDocuments({ ...base, cwd, inputs: [], requestFile: 'requests/body.json', requestHasDocument: true });
     expect(documents).toEqual([
       {
         label: 'requests/body.json',
@@ -164,7 +164,7 @@ describe('planDocuments: the --request file as the document', () => {
 
   it('sends the request document to -o or into --out-dir under the request file\'s name', async () => {
     const cwd = await folderWith({ 'body.json': '{}' });
-    const plan = { ...base, cwd, inputs: [], requestFile: 'body.json', requestHasHtml: true };
+    const plan = { ...base, cwd, inputs: [], requestFile: 'body.json', requestHasDocument: true };
     expect((await planDocuments({ ...plan, output: 'x.pdf' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'x.pdf') });
     expect((await planDocuments({ ...plan, outDir: 'out' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'out', 'body.pdf') });
     expect((await planDocuments({ ...plan, output: '-' }))[0]!.destination).toEqual({ kind: 'stdout' });
@@ -172,22 +172,22 @@ describe('planDocuments: the --request file as the document', () => {
 
   it('renders the inputs, not the request file, when inputs are given', async () => {
     const cwd = await folderWith({ 'body.json': '{}', 'a.html': 'a' });
-    const documents = await planDocuments({ ...base, cwd, inputs: ['a.html'], requestFile: 'body.json', requestHasHtml: true });
+    const documents = await planDocuments({ ...base, cwd, inputs: ['a.html'], requestFile: 'body.json', requestHasDocument: true });
     expect(documents.map((d) => d.source)).toEqual([{ kind: 'file', path: join(cwd, 'a.html') }]);
   });
 
   it('needs inputs when the request file has no htmlContent', async () => {
     const cwd = await folderWith({ 'body.json': '{}' });
     expect(await usageError({ ...base, cwd, inputs: [], requestFile: 'body.json' })).toBe(
-      'no input: give HTML files, - for standard input, or --request with an htmlContent field',
+      'no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field',
     );
   });
 });
 
 describe('planDocuments: usage errors', () => {
   it.each([
-    [{ inputs: [] }, 'no input: give HTML files, - for standard input, or --request with an htmlContent field'],
-    [{ inputs: [], requestHasHtml: true }, /^no input/],
+    [{ inputs: [] }, 'no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field'],
+    [{ inputs: [], requestHasDocument: true }, /^no input/],
     [{ inputs: ['missing.html'] }, 'input not found: missing.html'],
     [{ inputs: ['a.html', 'missing.html', 'b.html'], outDir: 'out' }, 'input not found: missing.html'],
     [{ inputs: ['sub'] }, 'input is not a file: sub'],

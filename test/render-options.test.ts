@@ -33,6 +33,8 @@ const reading = (page: PdfPage) => [...page.items].sort((a, b) => b.y - a.y || a
 let engine: Engine;
 let slow: Server;
 let slowUrl: string;
+let site: Server;
+let siteUrl: string;
 
 beforeAll(async () => {
   engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 10_000, network: { network: 'all', allowHosts: [] } });
@@ -40,11 +42,20 @@ beforeAll(async () => {
   slow = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end('Fetched slowly'), 800));
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
+  // A small site for `url`: a report whose style sheet is a relative link, and a page that is not there.
+  site = createServer((req, res) => {
+    if (req.url === '/reports/q3.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<link rel="stylesheet" href="style.css"><h1>Quarterly report</h1><p class="note">Styled by a relative link</p>');
+    if (req.url === '/reports/style.css') return res.writeHead(200, { 'content-type': 'text/css' }).end('.note { display: block } @page { size: A5 }');
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not here</p>');
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   await engine.close();
   slow.close();
+  site.close();
   await removeTempDirs();
 });
 
@@ -178,6 +189,30 @@ describe('first-page header and footer', () => {
   });
 });
 
+describe('url', () => {
+  it('renders the page at a URL, its relative links resolved against it, under the network policy', async () => {
+    const page = await engine.render(parseRenderRequest({ url: `${siteUrl}/reports/q3.html`, preferCssPageSize: true, headerHtmlContent: '<div style="font-size: 10px"><span class="url"></span></div>', marginTop: '1in' }));
+    const read = await readPdf(page.pdf);
+    // The style sheet came from the relative link: its @page size is the one printed.
+    expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
+    expect(reading(read.pages[0]!)).toBe(`${siteUrl}/reports/q3.html Quarterly report Styled by a relative link`);
+    await expect(engine.render(parseRenderRequest({ url: `${siteUrl}/reports/missing.html` }))).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: `url ${siteUrl}/reports/missing.html answered HTTP 404` });
+  });
+
+  it('refuses a private address by default, naming why, and the next render is clean', async () => {
+    const guarded = createEngine({ executablePath, concurrency: 1 });
+    try {
+      await expect(guarded.render(parseRenderRequest({ url: `${siteUrl}/reports/q3.html` }))).rejects.toMatchObject({
+        code: 'RENDER_PDF_FAILED',
+        message: expect.stringMatching(new RegExp(`^url ${siteUrl}/reports/q3.html was not loaded: blocked by the network policy`)),
+      });
+      expect((await readPdf((await guarded.render(parseRenderRequest({ htmlContent: '<p>after</p>' }))).pdf)).pages[0]!.text).toBe('after');
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
 describe('through the server', () => {
   it('takes every new field over JSON and FormData on render-sync, and names a bad one', async () => {
     const server = await startServer({}, { engine });
@@ -224,6 +259,7 @@ describe('through the server', () => {
     const hook = await receiver();
     const server = await startServer({}, { engine }, { realClock: true });
     const noScript = await startServer({ disableJavascript: true });
+    const open = await startServer({ allowPrivateNetwork: true });
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
       const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
@@ -240,6 +276,21 @@ describe('through the server', () => {
       expect((await readPdf(pdf)).pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
       expect(await readPdfInfo(pdf)).toMatchObject({ Subject: 'In the background', CreationDate: expect.stringMatching(/^D:20261123/) });
 
+      // url over both endpoints: refused by a server with the default policy (the test site is on loopback), rendered where private addresses are allowed.
+      const byUrl = (on: string) => fetch(`${on}/api/pdfs/render-sync`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/pdf' }, body: JSON.stringify({ url: `${siteUrl}/reports/q3.html` }) });
+      const refusedUrl = await byUrl(noScript.url);
+      expect(refusedUrl.status).toBe(400);
+      expect((await refusedUrl.json()).message).toMatch(/was not loaded/);
+      const allowed = await byUrl(open.url);
+      expect(allowed.status).toBe(200);
+      expect((await readPdf(new Uint8Array(await allowed.arrayBuffer()))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+      await open.deps.webhooks.add(hook.url, Date.now());
+      const queuedUrl = await fetch(`${open.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${siteUrl}/reports/q3.html`, identifier: 'by-url' }) });
+      expect(queuedUrl.status).toBe(202);
+      await until(() => hook.received.length > 1, 'the second webhook');
+      const byUrlEvent = JSON.parse(hook.received[1]!.body) as { payload: { url: string } };
+      expect((await readPdf(new Uint8Array(await (await fetch(byUrlEvent.payload.url)).arrayBuffer()))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+
       const refused = await fetch(`${noScript.url}/api/pdfs/render-async`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -250,6 +301,7 @@ describe('through the server', () => {
     } finally {
       await server.close();
       await noScript.close();
+      await open.close();
       hook.close();
     }
   });
@@ -281,6 +333,10 @@ describe('through the CLI', () => {
     const never = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '2s']);
     expect(never.code).toBe(1);
     expect(never.stderr).toContain('still waiting for waitForSelector "#never"');
+    // A URL as an input, named after the page in --out-dir.
+    const fromUrl = await pdfrender(['render', `${siteUrl}/reports/q3.html`, '--out-dir', join(dir, 'pages'), '-q']);
+    expect(fromUrl.code).toBe(0);
+    expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     const off = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--wait-for-expression');

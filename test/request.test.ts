@@ -20,6 +20,7 @@ describe('defaults', () => {
   it('fills in every default, lengths in inches', () => {
     expect(parseRenderRequest({ htmlContent: '<p>x</p>' })).toEqual({
       htmlContent: '<p>x</p>',
+      url: null,
       headerHtmlContent: null,
       footerHtmlContent: null,
       landscape: false,
@@ -254,7 +255,10 @@ describe('paper and margins', () => {
 
 describe('errors', () => {
   it('says htmlContent is required, or must be a non-empty string', () => {
-    expect(errorsOf({})).toEqual({ htmlContent: ['is required'] });
+    expect(errorsOf({})).toEqual({ htmlContent: ['is required (or give url instead)'] });
+    expect(errorsOf({ htmlContent: 'x', url: 'https://example.com/' })).toEqual({ url: ['give either url or htmlContent, not both'] });
+    expect(errorsOf({ url: 'ftp://example.com/' })).toEqual({ url: ['must be an http or https URL (got "ftp://example.com/")'] });
+    expect(errorsOf({ url: 'not a url' })).toEqual({ url: ['must be an http or https URL (got "not a url")'] });
     expect(errorsOf({ htmlContent: '' })).toEqual({ htmlContent: ['must not be empty'] });
     expect(errorsOf({ htmlContent: 42 })).toEqual({ htmlContent: ['must be a string of HTML'] });
     expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 7 })).toEqual({ headerHtmlContent: ['must be a string of HTML'] });

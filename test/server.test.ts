@@ -95,7 +95,7 @@ describe('render-sync', () => {
     const body = await response.json();
     expect(body.outcome).toBe('VALIDATION_FAILED');
     expect(body.errors).toEqual({
-      htmlContent: ['is required'],
+      htmlContent: ['is required (or give url instead)'],
       scale: ['must be a number (got "abc")'],
       paperWidth: [expect.stringContaining('unknown unit "furlongs"')],
       landscape: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'],

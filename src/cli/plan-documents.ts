@@ -11,7 +11,7 @@ import { PdfRenderError } from '../errors.js';
 export type Destination = { kind: 'file'; path: string } | { kind: 'stdout' };
 
 /** Where one document's HTML comes from. */
-export type Source = { kind: 'file'; path: string } | { kind: 'stdin' } | { kind: 'request' };
+export type Source = { kind: 'file'; path: string } | { kind: 'url'; url: string } | { kind: 'stdin' } | { kind: 'request' };
 
 export interface PlannedDocument {
   /** How the document is named in progress lines and the JSON summary. */
@@ -26,9 +26,9 @@ export interface PlanInput {
   inputs: string[];
   output?: string | undefined;
   outDir?: string | undefined;
-  /** The --request file, when its htmlContent is the document (no inputs given). */
+  /** The --request file, when its htmlContent or url is the document (no inputs given). */
   requestFile?: string | undefined;
-  requestHasHtml: boolean;
+  requestHasDocument: boolean;
   stdoutIsTTY: boolean;
   cwd: string;
 }
@@ -57,15 +57,17 @@ export async function planDocuments(plan: PlanInput): Promise<PlannedDocument[]>
 
 async function sourcesOf(plan: PlanInput): Promise<Array<{ source: Source; label: string; nameFrom?: string }>> {
   if (plan.inputs.length === 0) {
-    if (plan.requestFile && plan.requestHasHtml) {
+    if (plan.requestFile && plan.requestHasDocument) {
       return [{ source: { kind: 'request' }, label: plan.requestFile, nameFrom: resolve(plan.cwd, plan.requestFile) }];
     }
-    throw usage('no input: give HTML files, - for standard input, or --request with an htmlContent field');
+    throw usage('no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field');
   }
   if (plan.inputs.filter((input) => input === '-').length > 1) throw usage('standard input (-) can be read only once');
   return Promise.all(
     plan.inputs.map(async (input) => {
       if (input === '-') return { source: { kind: 'stdin' } as Source, label: '<stdin>' };
+      // Named after the page, in the current folder (or --out-dir), as a download would be.
+      if (/^https?:\/\//i.test(input)) return { source: { kind: 'url', url: input } as Source, label: input, nameFrom: join(plan.cwd, pageName(input)) };
       const path = resolve(plan.cwd, input);
       const info = await stat(path).catch(() => null);
       if (!info) throw usage(`input not found: ${input}`);
@@ -94,6 +96,23 @@ function rejectClashes(documents: PlannedDocument[]): void {
     const other = seen.get(destination.path);
     if (other) throw usage(`${other} and ${label} would both be written to ${destination.path}`);
     seen.set(destination.path, label);
+  }
+}
+
+// "report" for https://example.com/reports/report.html, the host name for a site's root; only
+// characters safe in any file name.
+function pageName(url: string): string {
+  const parsed = URL.parse(url);
+  const last = parsed?.pathname.split('/').filter(Boolean).pop();
+  const name = (last ? basename(decodeURIComponentSafe(last), extname(last)) : parsed?.hostname) || 'page';
+  return name.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100);
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

@@ -24,7 +24,7 @@ import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 export function renderCommand(io: CliIO, setExitCode: (code: number) => void): Command {
   const command = new Command('render')
     .description('render HTML files to PDF')
-    .argument('[inputs...]', 'HTML files, or - for standard input')
+    .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input')
     .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
@@ -72,16 +72,17 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   const { fields, sources } = await requestFieldsFromFlags(options);
   const shared = { ...fromFile, ...fields };
   // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
-  // htmlContent comes from each input, so a stand-in takes its place here.
+  // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
-  validate({ ...shared, htmlContent: '<p></p>' }, sources, requestFile, (request) => checkRequest(request, network));
+  const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
+  validate({ ...shared, ...document }, sources, requestFile, (request) => checkRequest(request, network));
 
   const documents = await planDocuments({
     inputs,
     output: options.output as string | undefined,
     outDir: options.outDir as string | undefined,
     requestFile,
-    requestHasHtml: typeof fromFile.htmlContent === 'string',
+    requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
     stdoutIsTTY: io.stdoutIsTTY,
     cwd: io.cwd,
   });
@@ -155,8 +156,7 @@ async function renderOne(
   const started = performance.now();
   const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
   try {
-    const htmlContent = await readSource(io, document);
-    const request = validate(htmlContent === undefined ? shared : { ...shared, htmlContent }, sources, requestFile, engine.check);
+    const request = validate({ ...shared, ...(await documentFields(io, document)) }, sources, requestFile, engine.check);
     // A file's own URL, so a header's `url` class prints it (standard input has none).
     const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
     const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
@@ -172,14 +172,17 @@ async function renderOne(
   }
 }
 
-async function readSource(io: CliIO, document: PlannedDocument): Promise<string | undefined> {
+// The request field the input gives: its HTML, or the URL of a page to load.
+async function documentFields(io: CliIO, document: PlannedDocument): Promise<{ htmlContent: string } | { url: string } | undefined> {
   switch (document.source.kind) {
     case 'file':
-      return readFile(document.source.path, 'utf8');
+      return { htmlContent: await readFile(document.source.path, 'utf8') };
     case 'stdin':
-      return text(io.stdin);
+      return { htmlContent: await text(io.stdin) };
+    case 'url':
+      return { url: document.source.url };
     case 'request':
-      return undefined; // htmlContent is in the request file
+      return undefined; // htmlContent or url is in the request file
   }
 }
 
@@ -229,7 +232,7 @@ function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, strin
 // The flag that set the field ("--scale", "--margin"), or "scale in req.json" from the file.
 function fieldLabel(field: string, flag: string | undefined, requestFile: string | undefined): string {
   if (flag) return flag;
-  if (requestFile && field !== 'htmlContent') return `${field} in ${requestFile}`;
+  if (requestFile && field !== 'htmlContent' && field !== 'url') return `${field} in ${requestFile}`;
   return field;
 }
 

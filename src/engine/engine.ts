@@ -111,6 +111,9 @@ export const defaultTimeoutMs = 30_000;
 /** Default page limit of one document. */
 export const defaultMaxPages = 2000;
 
+// A page loaded from `url` resolves its links (and its templates' images) against its own URL.
+const baseUrlOf = (request: RenderRequest, options: RenderOptions): string => request.url ?? options.baseUrl ?? 'about:blank';
+
 /**
  * Refuse, as VALIDATION_FAILED, what an engine with these options cannot do for a request that is
  * valid on its face: a wait on the page's script where documents' JavaScript is off.
@@ -152,7 +155,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
     check(request);
     const started = performance.now();
-    const baseUrl = renderOptions.baseUrl ?? 'about:blank';
+    const baseUrl = baseUrlOf(request, renderOptions);
     const callerSignal = renderOptions.signal ?? never;
     const limitMs = renderOptions.timeoutMs ?? timeoutMs;
     const warnings: string[] = [];
@@ -197,7 +200,7 @@ export function createEngine(options: EngineOptions): Engine {
     warnings: string[],
     started: number,
   ): Promise<RenderResult & Pick<Printed, 'firstPage'>> {
-    const baseUrl = renderOptions.baseUrl ?? 'about:blank';
+    const baseUrl = baseUrlOf(request, renderOptions);
     const callerSignal = renderOptions.signal ?? never;
     const slot = await pool.acquire(callerSignal, renderOptions.lane);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
@@ -206,7 +209,7 @@ export function createEngine(options: EngineOptions): Engine {
     let printed = false;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
-    slot.guard.begin(baseUrl, documentUrl ? { url: documentUrl, html: request.htmlContent } : undefined);
+    slot.guard.begin(baseUrl, documentUrl && request.htmlContent ? { url: documentUrl, html: request.htmlContent } : undefined);
     const pending = new Set<string>();
     try {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
@@ -234,7 +237,8 @@ export function createEngine(options: EngineOptions): Engine {
       deadline.clear();
       // The page is wiped for the next caller after this one has its answer, so the reset is no part
       // of its wait; the page (and its place in the pool) comes back once the reset is done.
-      if (printed) void resetWithin(slot, baseUrl).then((clean) => pool.release(slot, clean));
+      // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
+      if (printed) void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) => pool.release(slot, clean));
       else pool.release(slot, false);
     }
   }

@@ -45,6 +45,8 @@ export interface PageGuard {
    * it). When `document` is given, a navigation to its file: URL is answered with its HTML.
    */
   begin(baseUrl: string, document?: { url: string; html: string }): void;
+  /** What was collected so far, collecting on. */
+  seen(): NetworkReport;
   /** Stop collecting and return what was collected. */
   end(): NetworkReport;
   /** Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder listing) there. */
@@ -122,6 +124,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       served = document;
       began = Date.now();
       judgeFile = fileJudge(baseUrl, options.files);
+    },
+    seen() {
+      return report ?? { blocked: [], failed: [] };
     },
     end() {
       const done = report ?? { blocked: [], failed: [] };

@@ -2,6 +2,7 @@
  * The steps of one render on a warm page: a fresh document at the base URL, the content, its
  * resources and fonts, then Chromium's printToPDF; afterwards the page is wiped for the next one.
  */
+import { PdfRenderError } from '../errors.js';
 import { parsePageRanges, type PageRange } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
@@ -60,14 +61,16 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
     await slot.client.send('Emulation.setEmulatedMedia', { media });
     slot.media = media;
   }
-  if (job.documentUrl) {
+  if (request.url) {
+    await openPage(slot, request.url, job.pending);
+  } else if (job.documentUrl) {
     await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
     slot.printWorld = undefined; // went with the old window
   } else {
     // Decided from the page's state, not from the new document: the window is reused only when
     // nothing of the last document can be alive in it and it is at this document's base URL.
     if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1) await freshWindow(slot, job.baseUrl);
-    await writeDocument(slot, request.htmlContent);
+    await writeDocument(slot, request.htmlContent ?? '');
   }
   await waitForConditions(slot, request, job.signal, job.pending);
   const pdf = await printPdf(slot, request, templates, job.maxPages);
@@ -79,6 +82,34 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
 
 function printsFirstPage(request: RenderRequest): boolean {
   return !request.pageRanges || (parsePageRanges(request.pageRanges) as PageRange[]).some((range) => range.first === 1);
+}
+
+/**
+ * Load the caller's page at `url` as a browser would: through the egress proxy (so under the network
+ * policy), at its own URL, which is then its base URL. The pooled page it lands in was wiped when its
+ * last document left, and the navigation taints it, so it gets a fresh window afterwards.
+ */
+async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<void> {
+  const waiting = `${url} to load`;
+  pending.add(waiting);
+  try {
+    // The policy's refusal says more than what Chromium makes of it (the proxy's 403 for http, a
+    // failed tunnel for https), so it is looked for first.
+    const refusal = (cause?: unknown) => {
+      const refused = slot.guard.seen().blocked[0];
+      return refused && new PdfRenderError('RENDER_PDF_FAILED', `url ${refused.url} was not loaded: ${refused.reason}`, { cause });
+    };
+    const response = await slot.page.goto(url, { waitUntil: 'load', timeout: 0 }).catch((error: unknown) => {
+      throw refusal(error) ?? error;
+    });
+    slot.printWorld = undefined; // went with the old window
+    const refused = response?.ok() === false ? refusal() : undefined;
+    if (refused) throw refused;
+    // A page that answered with an error is not the document the caller meant to print.
+    if (response && response.status() >= 400) throw new PdfRenderError('RENDER_PDF_FAILED', `url ${url} answered HTTP ${response.status()}`);
+  } finally {
+    pending.delete(waiting);
+  }
 }
 
 /**
