@@ -139,6 +139,15 @@ describe('page size, media and ranges', () => {
     expect(second.read.pages.map((page) => page.text)).toEqual(['Second page']);
     expect((await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text)).toEqual(['First page', 'Third page']);
     await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "5" asks for a page past the end of the document' });
+    // Past the page limit, it is refused before anything renders.
+    const capped = createEngine({ executablePath, concurrency: 1, maxPages: 10 });
+    try {
+      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 11-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 11, past the page limit of 10 (--max-pages)'] } }));
+      // An open range is cut one page past the limit: a 3-page document prints whole.
+      expect((await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2-' }))).pdf)).pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
+    } finally {
+      await capped.close();
+    }
   });
 });
 
@@ -243,6 +252,16 @@ describe('through the server', () => {
       expect(reading(page)).toBe('Form cover Paper Paper Screen only');
       expect(await readPdfInfo(fromForm)).toMatchObject({ Author: 'Over a form', Keywords: 'one' });
 
+      const urlencoded = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/pdf' },
+        body: new URLSearchParams({ htmlContent: threePages, pageRanges: '2-3', emulatedMediaType: 'screen', waitForNetworkIdle: 'on', metadata: '{"creator":"urlencoded"}' }),
+      });
+      expect(urlencoded.status).toBe(200);
+      const fromUrlencoded = new Uint8Array(await urlencoded.arrayBuffer());
+      expect((await readPdf(fromUrlencoded)).pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
+      expect((await readPdfInfo(fromUrlencoded)).Creator).toBe('urlencoded');
+
       const bad = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -337,6 +356,13 @@ describe('through the CLI', () => {
     const fromUrl = await pdfrender(['render', `${siteUrl}/reports/q3.html`, '--out-dir', join(dir, 'pages'), '-q']);
     expect(fromUrl.code).toBe(0);
     expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+    // A request file that names a URL is a document of its own, named after the file.
+    await writeFile(join(dir, 'q3-request.json'), JSON.stringify({ url: `${siteUrl}/reports/q3.html`, metadata: { title: 'From a request file' }, pageRanges: '1' }));
+    const fromRequest = await pdfrender(['render', '--request', join(dir, 'q3-request.json'), '-q']);
+    expect(fromRequest.code).toBe(0);
+    const requested = await readFile(join(dir, 'q3-request.pdf'));
+    expect((await readPdf(requested)).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+    expect((await readPdfInfo(requested)).Title).toBe('From a request file');
     const off = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--wait-for-expression');

@@ -46,7 +46,7 @@ describe('serve configuration', () => {
     expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, trustProxy: 0, shutdownGrace: 60_000 });
     expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: 0 });
     // Bad values name the variable.
-    expect(() => loadServeConfig({}, { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'yes', PDFRENDER_SHUTDOWN_GRACE: 'soon' }, '/srv')).toThrow(
+    expect(() => loadServeConfig({}, { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'maybe', PDFRENDER_SHUTDOWN_GRACE: 'soon' }, '/srv')).toThrow(
       /--concurrency \(PDFRENDER_CONCURRENCY\)[\s\S]*--public-url \(PDFRENDER_PUBLIC_URL\)[\s\S]*--trust-proxy \(PDFRENDER_TRUST_PROXY\)[\s\S]*--shutdown-grace \(PDFRENDER_SHUTDOWN_GRACE\)/,
     );
   });

@@ -363,10 +363,11 @@ describe('files, routes and operations', () => {
     const document = await (await fetch(`${server.url}/openapi.json`)).json();
     expect(document.openapi).toBe('3.1.0');
     const schema = document.components.schemas.RenderRequest;
-    expect(schema.required).toEqual(['htmlContent']);
+    expect(schema.required).toBeUndefined();
+    expect(schema.oneOf).toEqual([{ required: ['htmlContent'] }, { required: ['url'] }]);
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']));
     expect(schema.properties.paperWidth.default).toBe('8.5in');
-    expect(document.components.schemas.AsyncRenderRequest.required).toEqual(['htmlContent', 'identifier']);
+    expect(document.components.schemas.AsyncRenderRequest.required).toEqual(['identifier']);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
     expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '500', '503', '507']);
   });

@@ -75,7 +75,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
   const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
-  validate({ ...shared, ...document }, sources, requestFile, (request) => checkRequest(request, network));
+  validate({ ...shared, ...document }, sources, requestFile, (request) => checkRequest(request, { ...network, maxPages: run.maxPages }));
 
   const documents = await planDocuments({
     inputs,

@@ -5,7 +5,8 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PdfRenderError, isPdfRenderError } from '../errors.js';
+import { PdfRenderError, isPdfRenderError, type FieldErrors } from '../errors.js';
+import { parsePageRanges, type PageRange } from '../page-ranges.js';
 import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
@@ -118,12 +119,14 @@ const baseUrlOf = (request: RenderRequest, options: RenderOptions): string => re
  * Refuse, as VALIDATION_FAILED, what an engine with these options cannot do for a request that is
  * valid on its face: a wait on the page's script where documents' JavaScript is off.
  */
-export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript'>): void {
-  if (options.javascript === false && request.waitForExpression) {
-    throw new PdfRenderError('VALIDATION_FAILED', 'invalid request: 1 field failed validation', {
-      fieldErrors: { waitForExpression: ["needs the documents' JavaScript, which is off here (--disable-javascript)"] },
-    });
-  }
+export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript' | 'maxPages'>): void {
+  const fieldErrors: FieldErrors = {};
+  if (options.javascript === false && request.waitForExpression) fieldErrors.waitForExpression = ["needs the documents' JavaScript, which is off here (--disable-javascript)"];
+  const maxPages = options.maxPages ?? defaultMaxPages;
+  const beyond = request.pageRanges ? (parsePageRanges(request.pageRanges) as PageRange[]).find((range) => range.first > maxPages) : undefined;
+  if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (--max-pages)`];
+  const count = Object.keys(fieldErrors).length;
+  if (count > 0) throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, { fieldErrors });
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */

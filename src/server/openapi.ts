@@ -35,7 +35,8 @@ export function openApiDocument(version: string) {
   const jsonSchema = (schema: z.ZodType) => {
     const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
     delete (generated as { $schema?: string }).$schema;
-    return generated;
+    // The schema's own rule that JSON Schema cannot read off it: exactly one of the two documents.
+    return { ...generated, oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
   };
   const bodiesOf = (name: string) =>
     Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: `#/components/schemas/${name}` } }]));
