@@ -11,6 +11,7 @@ import { isPdfRenderError } from '../src/errors.js';
 import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
+import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
 
@@ -159,6 +160,8 @@ describe('pdfrender serve', () => {
       const server = await startServe([...args, '--data-dir', await tempDir()], env);
       running = server.child;
       expect(server.stderr()).toMatch(/\(auth on \(2 API keys\);/);
+      // Said at start: with keys on, file downloads still need none (unless --private-files).
+      await until(() => server.stderr().includes('pdfrender: file URLs download without the API key'), 'the notice about file URLs');
       const post = (headers: Record<string, string>) =>
         fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"htmlContent":"<p>k</p>"}' });
       expect((await post({})).status).toBe(401);

@@ -72,6 +72,8 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
     if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
     if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');
+    // Said at start, since servers that had API keys before kept every download behind them.
+    if (config.apiKeys.length > 0 && !config.privateFiles) io.stderr.write('pdfrender: file URLs download without the API key (their ids are unguessable, as RenderPDF.io clients expect); --private-files requires it\n');
     if (!config.publicUrl && isWildcard(config.host)) {
       io.stderr.write(`pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`);
     }
