@@ -27,15 +27,24 @@ function checkPageUrl(url: string, ctx: z.RefinementCtx): void {
   if (!parsed || !/^https?:$/.test(parsed.protocol)) ctx.addIssue({ code: 'custom', message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`, input: url });
 }
 
+/** The longest waitDelay: longer than any sensible deadline, and far inside what a Node timer can wait. */
+const maxWaitDelayMs = 10 * 60_000;
+
+/**
+ * The script a waitForExpression runs in the page: the expression, awaited, as a boolean. The same
+ * text is compiled at validation, so what passes there is what the page is given.
+ */
+export const waitExpressionScript = (expression: string): string => `(async () => Boolean(await (${expression}\n)))()`;
+
 /** The longest selector or expression a wait may give. */
 const maxWaitChars = 10_000;
 
 // Compiled, never run, so a typo is a 422 naming the field rather than a render that waits out its
-// deadline. As the body of an async function, the expression may use await, as it may in the page.
+// deadline. Inside an async function, the expression may use await.
 function checkExpression(expression: string | null, ctx: z.RefinementCtx): void {
   if (expression === null) return;
   try {
-    new vm.Script(`(async () => (${expression}\n))`);
+    new vm.Script(waitExpressionScript(expression));
   } catch (error) {
     ctx.addIssue({ code: 'custom', message: `must be a JavaScript expression (${(error as Error).message})`, input: expression });
   }
@@ -58,7 +67,8 @@ const metadataSchema = z
     creationDate: z
       .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"' })
       .optional()
-      .transform((value) => (value === undefined ? undefined : new Date(value))),
+      // A date and time without an offset is read as UTC, as a bare date is, not in the server's zone.
+      .transform((value) => (value === undefined ? undefined : new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: title, author, subject, keywords, creator, creationDate` : undefined) },
   )
@@ -102,6 +112,7 @@ export const renderRequestFields = {
     checkExpression,
   ),
   waitDelay: delayField()
+    .pipe(z.number().max(maxWaitDelayMs, `must be at most ${maxWaitDelayMs / 60_000} minutes (a render's deadline is shorter still)`))
     .nullish()
     .transform((value) => value ?? null)
     .describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),

@@ -139,12 +139,16 @@ describe('page size, media and ranges', () => {
     expect(second.read.pages.map((page) => page.text)).toEqual(['Second page']);
     expect((await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text)).toEqual(['First page', 'Third page']);
     await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "5" asks for a page past the end of the document' });
-    // Past the page limit, it is refused before anything renders.
-    const capped = createEngine({ executablePath, concurrency: 1, maxPages: 10 });
+    // One range past the end fails the render even when another prints something (Chromium drops it silently).
+    await expect(render({ htmlContent: threePages, pageRanges: '2,5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "2,5" asks for a page past the end of the document' });
+    expect((await render({ htmlContent: threePages, pageRanges: '2-9' })).read.pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
+    // Past the page limit, it is refused before anything renders; within it, a document longer than the limit fails it rather than coming out cut short.
+    const capped = createEngine({ executablePath, concurrency: 1, maxPages: 2 });
     try {
-      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 11-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 11, past the page limit of 10 (--max-pages)'] } }));
-      // An open range is cut one page past the limit: a 3-page document prints whole.
-      expect((await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2-' }))).pdf)).pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
+      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (--max-pages)'] } }));
+      expect((await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)).pages.map((page) => page.text)).toEqual(['Second page']);
+      const fivePages = '<style>div { break-after: page }</style>' + [1, 2, 3, 4, 5].map((n) => `<div>Page ${n}</div>`).join('');
+      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({ message: 'the document has more pages than the limit of 2 (--max-pages)' });
     } finally {
       await capped.close();
     }
@@ -199,6 +203,29 @@ describe('first-page header and footer', () => {
 });
 
 describe('url', () => {
+  it("leaves nothing of a page's cookies or storage for the next caller on the same page", async () => {
+    const one = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
+    try {
+      const leaver = `${siteUrl}/leave`;
+      const reader = `${siteUrl}/read`;
+      const pages = createServer((req, res) => {
+        if (req.url === '/leave') return res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'secret=caller-a; Path=/' }).end('<p>left</p><script>localStorage.setItem("secret", "caller-a"); sessionStorage.setItem("secret", "caller-a"); window.name = "caller-a";</script>');
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="seen"></p><script>document.getElementById("seen").textContent = "cookie=" + document.cookie + " local=" + localStorage.getItem("secret") + " session=" + sessionStorage.getItem("secret") + " name=" + window.name + " sent=" + ${JSON.stringify(String(req.headers.cookie ?? 'none'))};</script>`);
+      });
+      await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+      const base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+      try {
+        expect((await readPdf((await one.render(parseRenderRequest({ url: leaver.replace(siteUrl, base) }))).pdf)).pages[0]!.text).toBe('left');
+        const next = await readPdf((await one.render(parseRenderRequest({ url: reader.replace(siteUrl, base) }))).pdf);
+        expect(next.pages[0]!.text).toBe('cookie= local=null session=null name= sent=none');
+      } finally {
+        pages.close();
+      }
+    } finally {
+      await one.close();
+    }
+  });
+
   it('renders the page at a URL, its relative links resolved against it, under the network policy', async () => {
     const page = await engine.render(parseRenderRequest({ url: `${siteUrl}/reports/q3.html`, preferCssPageSize: true, headerHtmlContent: '<div style="font-size: 10px"><span class="url"></span></div>', marginTop: '1in' }));
     const read = await readPdf(page.pdf);
@@ -265,10 +292,12 @@ describe('through the server', () => {
       const bad = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ htmlContent: 'x', pageRanges: '3-1', emulatedMediaType: 'tv', waitDelay: 'soon', metadata: '{"titel":"x"}', waitForExpression: 'a b' }),
+        body: JSON.stringify({ htmlContent: 'x', pageRanges: '3-1', emulatedMediaType: 'tv', waitDelay: '25d', metadata: '{"titel":"x"}', waitForExpression: 'a b' }),
       });
       expect(bad.status).toBe(422);
-      expect(Object.keys((await bad.json()).errors).sort()).toEqual(['emulatedMediaType', 'metadata', 'pageRanges', 'waitDelay', 'waitForExpression']);
+      const { errors } = await bad.json();
+      expect(Object.keys(errors).sort()).toEqual(['emulatedMediaType', 'metadata', 'pageRanges', 'waitDelay', 'waitForExpression']);
+      expect(errors.waitDelay).toEqual([expect.stringContaining('must be at most 10 minutes')]);
     } finally {
       await server.close();
     }
@@ -363,6 +392,13 @@ describe('through the CLI', () => {
     const requested = await readFile(join(dir, 'q3-request.pdf'));
     expect((await readPdf(requested)).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     expect((await readPdfInfo(requested)).Title).toBe('From a request file');
+    // An input replaces the request file's document, whichever kind either is.
+    const overFile = await pdfrender(['render', join(dir, 'doc.html'), '--request', join(dir, 'q3-request.json'), '-o', join(dir, 'over.pdf'), '-q']);
+    expect(overFile.code).toBe(0);
+    expect(reading((await readPdf(await readFile(join(dir, 'over.pdf')))).pages[0]!)).toBe('Paper Paper First page');
+    const nested = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'nested.pdf'), '--metadata', '{"creationDate":"yesterday"}']);
+    expect(nested.code).toBe(2);
+    expect(nested.stderr).toContain('--metadata creationDate: must be an ISO 8601 date');
     const off = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--wait-for-expression');

@@ -63,6 +63,8 @@ describe('defaults', () => {
     const input = { htmlContent: 'x', waitDelay: '2s', pageRanges: ' 1-3, 5 ,7- ', metadata: '{"title":"T","keywords":"k","creationDate":"2026-11-23"}', emulatedMediaType: 'screen' };
     const request = parseRenderRequest(input);
     expect(request).toMatchObject({ waitDelay: 2000, pageRanges: ' 1-3, 5 ,7- ', emulatedMediaType: 'screen', metadata: { title: 'T', keywords: ['k'], creationDate: new Date('2026-11-23') } });
+    // A date and time without an offset is UTC, as a bare date is.
+    expect(parseRenderRequest({ htmlContent: 'x', metadata: { creationDate: '2026-11-23T10:00' } }).metadata!.creationDate).toEqual(new Date('2026-11-23T10:00:00Z'));
     // The async queue stores the parsed request as JSON and parses it again when the job runs.
     expect(parseRenderRequest(JSON.parse(JSON.stringify(request)))).toEqual(request);
   });

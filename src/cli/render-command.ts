@@ -172,15 +172,16 @@ async function renderOne(
   }
 }
 
-// The request field the input gives: its HTML, or the URL of a page to load.
-async function documentFields(io: CliIO, document: PlannedDocument): Promise<{ htmlContent: string } | { url: string } | undefined> {
+// The request fields the input gives: its HTML, or the URL of a page to load, in place of either
+// one a --request file holds.
+async function documentFields(io: CliIO, document: PlannedDocument): Promise<{ htmlContent: string | null; url: string | null } | undefined> {
   switch (document.source.kind) {
     case 'file':
-      return { htmlContent: await readFile(document.source.path, 'utf8') };
+      return { htmlContent: await readFile(document.source.path, 'utf8'), url: null };
     case 'stdin':
-      return { htmlContent: await text(io.stdin) };
+      return { htmlContent: await text(io.stdin), url: null };
     case 'url':
-      return { url: document.source.url };
+      return { htmlContent: null, url: document.source.url };
     case 'request':
       return undefined; // htmlContent or url is in the request file
   }
@@ -222,7 +223,8 @@ function validate(input: Record<string, unknown>, sources: Record<string, string
 
 function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, string>, requestFile: string | undefined): string[] {
   const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => {
-    const label = fieldLabel(field, sources[field], requestFile);
+    // A nested field (metadata.title) is named by the flag that set its top field (--metadata).
+    const label = fieldLabel(field, sources[field.split('.')[0]!], requestFile);
     return messages.map((message) => `${label}: ${message}`);
   });
   // A shorthand such as --margin sets four fields; one bad value is one line, not four.
@@ -231,7 +233,8 @@ function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, strin
 
 // The flag that set the field ("--scale", "--margin"), or "scale in req.json" from the file.
 function fieldLabel(field: string, flag: string | undefined, requestFile: string | undefined): string {
-  if (flag) return flag;
+  // "--metadata creationDate" for a key inside the flag's value.
+  if (flag) return field.includes('.') ? `${flag} ${field.slice(field.indexOf('.') + 1)}` : flag;
   if (requestFile && field !== 'htmlContent' && field !== 'url') return `${field} in ${requestFile}`;
   return field;
 }

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PdfRenderError, isPdfRenderError, type FieldErrors } from '../errors.js';
-import { parsePageRanges, type PageRange } from '../page-ranges.js';
+import { pageRangesOf, pagesAskedUpTo } from '../page-ranges.js';
 import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
@@ -25,6 +25,7 @@ import { finishPdf, needsFinishing } from './finish-pdf.js';
 import { guardPage, type NetworkReport } from './page-guard.js';
 import { PagePool, type Slot } from './page-pool.js';
 import { printDocument, resetPage, type Printed, type Templates } from './print-document.js';
+import { pastTheEnd } from './print-pdf.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -123,7 +124,7 @@ export function checkRequest(request: RenderRequest, options: Pick<EngineOptions
   const fieldErrors: FieldErrors = {};
   if (options.javascript === false && request.waitForExpression) fieldErrors.waitForExpression = ["needs the documents' JavaScript, which is off here (--disable-javascript)"];
   const maxPages = options.maxPages ?? defaultMaxPages;
-  const beyond = request.pageRanges ? (parsePageRanges(request.pageRanges) as PageRange[]).find((range) => range.first > maxPages) : undefined;
+  const beyond = pageRangesOf(request.pageRanges)?.find((range) => range.first > maxPages);
   if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (--max-pages)`];
   const count = Object.keys(fieldErrors).length;
   if (count > 0) throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, { fieldErrors });
@@ -187,9 +188,13 @@ export function createEngine(options: EngineOptions): Engine {
     const { firstPage, ...rendered } = result;
     const finishing = { firstPage, metadata: request.metadata };
     if (!needsFinishing(finishing)) return rendered;
-    const pdf = await finishPdf(rendered.pdf, finishing).catch((error: unknown) => {
-      throw new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
-    });
+    // Under a deadline as long as the render's, and the caller's cancel: its cost grows with the PDF.
+    const finishDeadline = deadlineSignal(limitMs, "page 1's own templates and the metadata were not written into the PDF in time");
+    const pdf = await raceAbort(finishPdf(rendered.pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
+      .catch((error: unknown) => {
+        throw isPdfRenderError(error) ? error : new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
+      })
+      .finally(finishDeadline.clear);
     return { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
   }
 
@@ -226,6 +231,8 @@ export function createEngine(options: EngineOptions): Engine {
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
       const pages = countPdfPages(pdf);
       if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (--max-pages)`);
+      const ranges = pageRangesOf(request.pageRanges);
+      if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
         const first = network.blocked[0]!;
         throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (--fail-on-blocked), first ${first.url}: ${first.reason}`);

@@ -3,7 +3,9 @@
  * header and footer laid in, and document information written. With @cantoo/pdf-lib (the
  * maintained fork of pdf-lib: MIT, pure JavaScript, no native build, releases through 2026 where
  * pdf-lib's last was in 2021), as one incremental update: Chromium's bytes stay as they were and
- * the changes are appended after them, so no page is parsed and written again.
+ * the changes are appended after them. The library still parses the whole PDF to find its objects,
+ * which costs time in proportion to its size, so this runs only when asked and within the render's
+ * deadline.
  */
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import type { PdfMetadata } from '../request.js';
@@ -14,8 +16,8 @@ export interface Finishing {
   metadata?: PdfMetadata | null;
 }
 
-/** Whether `finishPdf` has anything to do. */
-export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean => Boolean(firstPage || metadata);
+/** Whether `finishPdf` has anything to do: `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's. */
+export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean => Boolean(firstPage || (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)));
 
 /** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
 export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {

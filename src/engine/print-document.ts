@@ -3,7 +3,7 @@
  * resources and fonts, then Chromium's printToPDF; afterwards the page is wiped for the next one.
  */
 import { PdfRenderError } from '../errors.js';
-import { parsePageRanges, type PageRange } from '../page-ranges.js';
+import { pageRangesOf } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
@@ -46,11 +46,11 @@ export interface PrintJob {
 }
 
 /**
- * Load `request.htmlContent` into the slot's page as a document at `job.baseUrl`, wait for what the
- * request asks to wait for, and print it. With a `documentUrl` (given only when a template prints
- * the URL), the page navigates to that URL instead, which the page's guard answers with the same
- * HTML, so `url` prints the file rather than its folder; that costs a navigation, so it is done
- * only then.
+ * Load the request's document into the slot's page (its `url`, or its `htmlContent` as a document at
+ * `job.baseUrl`), wait for what the request asks to wait for, and print it. With a `documentUrl`
+ * (given only when a template prints the URL), the page navigates to that URL instead, which the
+ * page's guard answers with the same HTML, so `url` prints the file rather than its folder; that
+ * costs a navigation, so it is done only then.
  */
 export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, job: PrintJob): Promise<Printed> {
   const { page } = slot;
@@ -81,7 +81,7 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
 }
 
 function printsFirstPage(request: RenderRequest): boolean {
-  return !request.pageRanges || (parsePageRanges(request.pageRanges) as PageRange[]).some((range) => range.first === 1);
+  return pageRangesOf(request.pageRanges)?.some((range) => range.first === 1) ?? true;
 }
 
 /**
@@ -90,26 +90,38 @@ function printsFirstPage(request: RenderRequest): boolean {
  * last document left, and the navigation taints it, so it gets a fresh window afterwards.
  */
 async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<void> {
-  const waiting = `${url} to load`;
+  const shown = withoutCredentials(url);
+  const waiting = `${shown} to load`;
   pending.add(waiting);
   try {
-    // The policy's refusal says more than what Chromium makes of it (the proxy's 403 for http, a
-    // failed tunnel for https), so it is looked for first.
-    const refusal = (cause?: unknown) => {
-      const refused = slot.guard.seen().blocked[0];
-      return refused && new PdfRenderError('RENDER_PDF_FAILED', `url ${refused.url} was not loaded: ${refused.reason}`, { cause });
+    // The policy's refusal of the page itself (or of where it redirected) says more than what
+    // Chromium makes of it (the proxy's 403 for http, a failed tunnel for https); a refused image on
+    // an error page is no reason of the page's.
+    const refusal = (urls: string[], cause?: unknown) => {
+      const refused = slot.guard.seen().blocked.find((issue) => urls.includes(issue.url));
+      return refused && new PdfRenderError('RENDER_PDF_FAILED', `url ${withoutCredentials(refused.url)} was not loaded: ${refused.reason}`, { cause });
     };
     const response = await slot.page.goto(url, { waitUntil: 'load', timeout: 0 }).catch((error: unknown) => {
-      throw refusal(error) ?? error;
+      // A navigation that failed outright: its own URL, or the first refused one (where it redirected).
+      throw refusal([url], error) ?? refusal(slot.guard.seen().blocked.slice(0, 1).map((issue) => issue.url), error) ?? error;
     });
     slot.printWorld = undefined; // went with the old window
-    const refused = response?.ok() === false ? refusal() : undefined;
-    if (refused) throw refused;
     // A page that answered with an error is not the document the caller meant to print.
-    if (response && response.status() >= 400) throw new PdfRenderError('RENDER_PDF_FAILED', `url ${url} answered HTTP ${response.status()}`);
+    if (response && response.status() >= 400) {
+      throw refusal([response.url(), ...response.request().redirectChain().map((request) => request.url())]) ?? new PdfRenderError('RENDER_PDF_FAILED', `url ${shown} answered HTTP ${response.status()}`);
+    }
   } finally {
     pending.delete(waiting);
   }
+}
+
+// A URL as messages show it: a user name and password in it stay out of answers and logs.
+function withoutCredentials(url: string): string {
+  const parsed = URL.parse(url);
+  if (!parsed || (!parsed.username && !parsed.password)) return url;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Protocol } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
-import { chromiumPageRanges, parsePageRanges, type PageRange } from '../page-ranges.js';
+import { chromiumPageRanges, pageRangesOf } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import type { TemplatePair } from './print-document.js';
@@ -28,9 +28,7 @@ export async function printPdf(slot: Slot, request: RenderRequest, templates: Te
   await inPrintWorld(slot, fontsReady);
   const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages)).catch((error: unknown) => {
     // Chromium's word for a range that starts after the last page.
-    if (request.pageRanges && /exceeds page count/i.test(String(error))) {
-      throw new PdfRenderError('RENDER_PDF_FAILED', `pageRanges "${request.pageRanges}" asks for a page past the end of the document`, { cause: error });
-    }
+    if (request.pageRanges && /exceeds page count/i.test(String(error))) throw pastTheEnd(request.pageRanges, error);
     throw error;
   });
   if (!stream) throw new Error('Chromium returned no PDF stream');
@@ -57,6 +55,11 @@ export async function printPdf(slot: Slot, request: RenderRequest, templates: Te
   }
 }
 
+/** The error of a pageRanges that starts a range past the document's last page. */
+export function pastTheEnd(pageRanges: string, cause?: unknown): PdfRenderError {
+  return new PdfRenderError('RENDER_PDF_FAILED', `pageRanges "${pageRanges}" asks for a page past the end of the document`, { cause });
+}
+
 // Bytes asked for per IO.read: a typical PDF in one, and each message bounded (about 11 MB as base64).
 const readChunkBytes = 8 * 1024 * 1024;
 
@@ -80,7 +83,7 @@ export function printParameters(request: RenderRequest, templates: TemplatePair,
     // Chromium tags an outlined PDF anyway (as puppeteer says); asking for both keeps it explicit.
     generateTaggedPDF: request.tagged || request.outline,
     generateDocumentOutline: request.outline,
-    pageRanges: chromiumPageRanges(request.pageRanges ? (parsePageRanges(request.pageRanges) as PageRange[]) : null, maxPages),
+    pageRanges: chromiumPageRanges(pageRangesOf(request.pageRanges), maxPages),
   };
 }
 

@@ -7,12 +7,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PdfRenderError } from '../errors.js';
-import type { RenderRequest } from '../request.js';
+import { waitExpressionScript, type RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld } from './print-pdf.js';
 
 /** Time between two checks of a condition. */
 const pollMs = 50;
+
+/** Checks between two animation frames given while waiting (one frame every 250 ms). */
+const checksPerFrame = 5;
 
 /** How long the network must have been quiet for `waitForNetworkIdle`. */
 export const networkIdleMs = 500;
@@ -34,10 +37,10 @@ export async function waitForConditions(slot: Slot, request: RenderRequest, sign
       return getComputedStyle(element).visibility !== 'hidden' && (box.width > 0 || box.height > 0);
     })()`;
     waits.push(
-      named(pending, `waitForSelector ${JSON.stringify(selector)} (a visible element matching it)`, () =>
+      named(pending, `waitForSelector ${quoted(selector)} (a visible element matching it)`, () =>
         until(slot, signal, async () => {
           const found = await inPrintWorld(slot, check);
-          if (found === 'invalid') throw new PdfRenderError('RENDER_PDF_FAILED', `waitForSelector ${JSON.stringify(selector)} is not a CSS selector the page accepts`);
+          if (found === 'invalid') throw new PdfRenderError('RENDER_PDF_FAILED', `waitForSelector ${quoted(selector)} is not a CSS selector the page accepts`);
           return found === true;
         }),
       ),
@@ -45,9 +48,9 @@ export async function waitForConditions(slot: Slot, request: RenderRequest, sign
   }
   if (expression) {
     // In the page's own world, where its globals are; so the page counts as having run script.
-    const wrapped = `(async () => Boolean(await (${expression}\n)))()`;
+    const wrapped = waitExpressionScript(expression);
     waits.push(
-      named(pending, `waitForExpression ${JSON.stringify(expression)} (to be truthy)`, () =>
+      named(pending, `waitForExpression ${quoted(expression)} (to be truthy)`, () =>
         until(slot, signal, async () => {
           const { result, exceptionDetails } = await slot.client.send('Runtime.evaluate', { expression: wrapped, awaitPromise: true, returnByValue: true });
           // A throw (a global not set yet) is not an answer: it is tried again, as a false one is.
@@ -69,13 +72,17 @@ async function named(pending: Set<string>, label: string, wait: () => Promise<vo
   }
 }
 
-// Checks `holds` until it does. A page that runs script gets an animation frame between checks, so
-// what it draws in requestAnimationFrame callbacks can appear (pooled pages draw no frames by themselves).
+// Checks `holds` until it does. A page that runs script gets an animation frame every few checks, so
+// what it draws in requestAnimationFrame callbacks can appear (pooled pages draw no frames by
+// themselves); not more often, since frames are taken one at a time for the whole browser.
 async function until(slot: Slot, signal: AbortSignal, holds: () => Promise<boolean>): Promise<void> {
-  for (;;) {
+  for (let check = 0; ; check += 1) {
     signal.throwIfAborted();
     if (await holds()) return;
-    if (slot.state.scripted) await slot.frames.frame(slot.client);
+    if (slot.state.scripted && check % checksPerFrame === 0) await slot.frames.frame(slot.client);
     await sleep(pollMs, undefined, { signal });
   }
 }
+
+// A selector or expression in a message: enough to recognise it, not 10,000 characters in every job error.
+const quoted = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
