@@ -5,3 +5,5 @@ export { createEngine, defaultTimeoutMs, type Engine, type EngineOptions, type R
 export { findBrowser, requireBrowser, type FoundBrowser } from './engine/find-browser.js';
 export { defaultFetcher, type FetchBudget, type ResourceFetcher, type FetchedResource } from './engine/template-fetch.js';
 export { PdfRenderError, isPdfRenderError, type ErrorCode, type FieldErrors } from './errors.js';
+export { publicOnly, type NetworkPolicy } from './network/policy.js';
+export type { FileAccess } from './engine/file-access.js';

@@ -9,8 +9,8 @@ import { networkRefusal, type Refusal } from './refusal.js';
 export interface NetworkPolicy {
   /** 'public': public addresses only; 'all': private ones too (--allow-private-network); 'none': nothing (--block-network). */
   network: 'public' | 'all' | 'none';
-  /** Host names always allowed, whatever they resolve to: "intranet.local" or "*.example.com" (--allow-host). */
-  allowHosts: readonly string[];
+  /** Host names always allowed, whatever they resolve to: "intranet.local" or "*.example.com" (--allow-host); default none. */
+  allowHosts?: readonly string[];
 }
 
 /** The server's default: public http(s) only. */
@@ -36,7 +36,7 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
  * address it resolves to with `addressRefusal` (and refuse it alike when it does not resolve).
  */
 export function hostDecision(policy: NetworkPolicy, host: string): { verdict: 'allow' } | { verdict: 'check' } | { verdict: 'refuse'; refusal: Refusal } {
-  if (hostAllowed(host, policy.allowHosts)) return { verdict: 'allow' };
+  if (hostAllowed(host, policy.allowHosts ?? [])) return { verdict: 'allow' };
   if (policy.network === 'none') return { verdict: 'refuse', refusal: networkRefusal('NETWORK_BLOCKED') };
   if (policy.network === 'all') return { verdict: 'allow' };
   const name = normalizeHost(host);
