@@ -341,7 +341,7 @@ describe('page limit', () => {
       expect(atLimit.pages).toBe(3);
       const failure = await limited.render(parseRenderRequest({ htmlContent: pagesOf(500) })).catch((e) => e);
       expect(isPdfRenderError(failure, 'RENDER_PDF_FAILED')).toBe(true);
-      expect(failure.message).toBe('the document has more pages than the limit of 3 (--max-pages)');
+      expect(failure.message).toBe('the document has more pages than the limit of 3 (maxPages)');
       expect((await limited.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pages).toBe(1);
     } finally {
       await limited.close();

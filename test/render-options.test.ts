@@ -145,10 +145,10 @@ describe('page size, media and ranges', () => {
     // Past the page limit, it is refused before anything renders; within it, a document longer than the limit fails it rather than coming out cut short.
     const capped = createEngine({ executablePath, concurrency: 1, maxPages: 2 });
     try {
-      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (--max-pages)'] } }));
+      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (maxPages)'] } }));
       expect((await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)).pages.map((page) => page.text)).toEqual(['Second page']);
       const fivePages = '<style>div { break-after: page }</style>' + [1, 2, 3, 4, 5].map((n) => `<div>Page ${n}</div>`).join('');
-      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({ message: 'the document has more pages than the limit of 2 (--max-pages)' });
+      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({ message: 'the document has more pages than the limit of 2 (maxPages)' });
     } finally {
       await capped.close();
     }

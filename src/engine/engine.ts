@@ -60,7 +60,19 @@ export interface EngineOptions {
   failOnBlocked?: boolean;
   /** Resolves host names for the egress proxy; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver;
+  /** How error messages name the settings behind these options: the CLI and server give their flags; default the option names. */
+  settingNames?: Partial<SettingNames>;
 }
+
+/** The names error messages give the settings that can fail a request. */
+export interface SettingNames {
+  maxPages: string;
+  javascript: string;
+  failOnBlocked: string;
+}
+
+/** What a library caller set: the options themselves. */
+const optionNames: SettingNames = { maxPages: 'maxPages', javascript: 'javascript: false', failOnBlocked: 'failOnBlocked' };
 
 export interface RenderOptions {
   /** URL the document's relative links resolve against: the input file's folder for the CLI. Default about:blank. */
@@ -120,12 +132,13 @@ const baseUrlOf = (request: RenderRequest, options: RenderOptions): string => re
  * Refuse, as VALIDATION_FAILED, what an engine with these options cannot do for a request that is
  * valid on its face: a wait on the page's script where documents' JavaScript is off.
  */
-export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript' | 'maxPages'>): void {
+export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript' | 'maxPages' | 'settingNames'>): void {
+  const names = { ...optionNames, ...options.settingNames };
   const fieldErrors: FieldErrors = {};
-  if (options.javascript === false && request.waitForExpression) fieldErrors.waitForExpression = ["needs the documents' JavaScript, which is off here (--disable-javascript)"];
+  if (options.javascript === false && request.waitForExpression) fieldErrors.waitForExpression = [`needs the documents' JavaScript, which is off here (${names.javascript})`];
   const maxPages = options.maxPages ?? defaultMaxPages;
   const beyond = pageRangesOf(request.pageRanges)?.find((range) => range.first > maxPages);
-  if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (--max-pages)`];
+  if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
   const count = Object.keys(fieldErrors).length;
   if (count > 0) throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, { fieldErrors });
 }
@@ -136,6 +149,7 @@ export function createEngine(options: EngineOptions): Engine {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   const maxPages = options.maxPages ?? defaultMaxPages;
   const policy = options.network ?? publicOnly;
+  const names = { ...optionNames, ...options.settingNames };
   const files = options.files ?? 'none';
   const fetcher = options.fetcher ?? defaultFetcher({ files, policy, resolver: options.resolver });
   // One proxy for the engine's life, started with the first browser; every launch routes through it.
@@ -230,12 +244,12 @@ export function createEngine(options: EngineOptions): Engine {
       const seen = slot.guard.end();
       const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
       const pages = countPdfPages(pdf);
-      if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (--max-pages)`);
+      if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (${names.maxPages})`);
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
         const first = network.blocked[0]!;
-        throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (--fail-on-blocked), first ${first.url}: ${first.reason}`);
+        throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`);
       }
       return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
     } catch (error) {

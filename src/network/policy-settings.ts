@@ -31,5 +31,7 @@ export function engineNetworkOptions(values: PolicyValues, networkDefault: 'publ
     network: { network, allowHosts: values.allowHosts } satisfies NetworkPolicy,
     javascript: !values.disableJavascript,
     failOnBlocked: values.failOnBlocked,
+    // Messages name the flags these options came from (the CLI and serve share them).
+    settingNames: { maxPages: '--max-pages', javascript: '--disable-javascript', failOnBlocked: '--fail-on-blocked' },
   };
 }
