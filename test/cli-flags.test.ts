@@ -134,7 +134,8 @@ describe('output modes', () => {
     const dir = await folderWith({ 'a.html': '<p>fine</p>', 'two.html': '<p style="break-after:page">1</p><p>2</p>' });
     const run = await pdfrender(['render', 'two.html', 'a.html', '--json', '--max-pages', '1'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('');
+    // Errors go to stderr in every mode; stdout holds the JSON alone.
+    expect(run.stderr).toBe('✖ two.html: the document has more pages than the limit of 1 (--max-pages)\n');
     const summary = JSON.parse(run.stdout.toString());
     expect(summary).toMatchObject({ rendered: 1, failed: 1, ms: expect.any(Number) });
     const [failed, rendered] = summary.documents;

@@ -151,7 +151,7 @@ describe('errors and exit codes', () => {
     const run = await pdfrender(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/✖ hang\.html: the document did not finish rendering within the 1 s deadline/);
-    expect(run.stderr).toMatch(/✔ good\.html/);
+    expect(run.stderr).toMatch(/✔ \[\d\/2\] good\.html/);
     expect(run.stderr).toMatch(/1 of 2 PDFs rendered/);
     expect((await pdfAt(join(dir, 'good.pdf'))).pages[0]!.text).toBe('good');
     expect((await readdir(dir)).sort()).toEqual(['empty.html', 'good.html', 'good.pdf', 'hang.html']);

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { chalkStderr as chalk } from 'chalk';
 import { exitCodeFor, isPdfRenderError } from '../errors.js';
+import { colorFlag, colorLevel, painter } from './color.js';
 import { commandName } from './command-name.js';
 import type { CliIO } from './io.js';
 
@@ -31,7 +31,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('Render HTML, with an optional header and footer, into PDF through headless Chromium.')
     .version(version, '-V, --version')
     .option('--debug', 'print stack traces with errors')
+    .option('--color', 'colour what goes to standard error even when it is not a terminal (so does FORCE_COLOR=1)')
+    .option('--no-color', 'no colour (so does NO_COLOR=1)')
     .showHelpAfterError('(run with --help for usage)')
+    // A command's help lists the options every command takes (--debug, --color) too.
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
   // Without a known command (help, a typo) every command is loaded, so help lists them all.
@@ -39,7 +43,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
   for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code))))) program.addCommand(command);
   const configure = (command: Command): void => {
-    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+      .configureHelp({ showGlobalOptions: true });
     command.commands.forEach(configure);
   };
   program.commands.forEach(configure);
@@ -55,12 +62,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write('pdfrender: interrupted\n');
       return 130;
     }
-    printError(io, error, debug);
+    printError(io, error, debug, colorLevel(colorFlag(argv), io.env, io.stderrIsTTY));
     return exitCodeFor(error);
   }
 }
 
-function printError(io: CliIO, error: unknown, debug: boolean): void {
+function printError(io: CliIO, error: unknown, debug: boolean, level: Parameters<typeof painter>[0]): void {
+  const chalk = painter(level);
   const message = error instanceof Error ? error.message : String(error);
   for (const line of message.split('\n')) io.stderr.write(`${chalk.red('pdfrender:')} ${line}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);

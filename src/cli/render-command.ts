@@ -18,6 +18,7 @@ import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
 import { requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
+import { colorLevel, painter } from './color.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 
 /** Build the `render` command; its action sets the exit code through `setExitCode`. */
@@ -59,7 +60,8 @@ Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation o
     )
     .action(async (inputs: string[], options: Record<string, unknown>) => {
       const run = Object.fromEntries(Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]));
-      setExitCode(await runRender(io, inputs, { ...options, debug: command.optsWithGlobals().debug }, run));
+      const { debug, color } = command.optsWithGlobals();
+      setExitCode(await runRender(io, inputs, { ...options, debug, color }, run));
     });
   return command;
 }
@@ -102,7 +104,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     ...network,
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
-  const reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr);
+  const reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, painter(colorLevel(options.color as boolean | undefined, io.env, io.stderrIsTTY)));
   const started = performance.now();
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.

@@ -5,7 +5,7 @@
  * The JSON has what a server's caller would get (codes and safe reasons); stderr, the operator's
  * log, also has the detail: what a blocked name resolved to, the cause of a failure.
  */
-import { chalkStderr as chalk } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
 import { publicReport, type ResourceIssue } from '../engine/page-guard.js';
 import { causeChain, PdfRenderError } from '../errors.js';
@@ -41,8 +41,8 @@ export interface Reporter {
   close(): void;
 }
 
-/** A reporter for the mode; `interactive` is whether stderr is a terminal. */
-export async function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<Reporter> {
+/** A reporter for the mode; `interactive` is whether stderr is a terminal; `chalk` paints (or not, see color.ts). */
+export async function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, chalk: ChalkInstance): Promise<Reporter> {
   // ora is loaded only for a spinner: it costs about 55 ms of start-up that CI logs never use.
   const ora = mode === 'normal' && interactive ? (await import('ora')).default : undefined;
   let spinner: Ora | undefined;
@@ -59,13 +59,17 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
     spinner?.stop();
     spinner = undefined;
   };
-  const progressText = () => `Rendering ${finished}/${total}${failed ? chalk.red(` (${failed} failed)`) : ''}`;
+  let startedAt = 0;
+  const progressText = () => progressLine({ finished, total, failed, seconds: (performance.now() - startedAt) / 1000 }, chalk);
+  // In a log, each document's line says where the run is.
+  const position = () => (total > 1 ? `[${finished}/${total}] ` : '');
 
   return {
     start(count) {
       total = count;
+      startedAt = performance.now();
       // discardStdin off: ora would otherwise put the terminal in raw mode and field Ctrl-C itself.
-      if (ora && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false }).start();
+      if (ora && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false, color: chalk.level > 0 ? 'cyan' : false }).start();
     },
     document(outcome) {
       finished += 1;
@@ -74,15 +78,15 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       const blockedLine = (issue: ResourceIssue) => `${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`;
       const errorLines = () => [`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`, ...causeMessages(outcome.cause).map((cause) => chalk.dim(`  cause: ${cause}`))];
       if (mode === 'json') {
-        // The JSON on stdout leaves the detail out; stderr (the log) has it.
+        // The JSON on stdout leaves the detail out; stderr (the log) has it, and every error, as in every mode.
         for (const issue of outcome.blocked ?? []) if (issue.detail) line(blockedLine(issue));
-        if (outcome.error && causeMessages(outcome.cause).length > 0) errorLines().forEach(line);
+        if (outcome.error) errorLines().forEach(line);
         return;
       }
       for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
       for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
       if (outcome.error) errorLines().forEach(line);
-      else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${describe(outcome)}`);
+      else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${interactive ? '' : position()}${describe(outcome, chalk)}`);
     },
     close: stopSpinner,
     warn: (message) => line(`${chalk.yellow('!')} ${message}`),
@@ -102,7 +106,20 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
   };
 }
 
-function describe(outcome: DocumentOutcome): string {
+/** The spinner's text: the count, and the rate and time left once a document is done to measure by. */
+export function progressLine(progress: { finished: number; total: number; failed: number; seconds: number }, chalk: ChalkInstance): string {
+  const { finished, total, failed, seconds } = progress;
+  const rate = finished / seconds;
+  const pace = finished > 0 && seconds > 0 ? `, ${rate.toFixed(1)} docs/s, ${formatSeconds((total - finished) / rate)} left` : '';
+  return `Rendering ${finished}/${total}${pace}${failed ? chalk.red(` (${failed} failed)`) : ''}`;
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  return `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+}
+
+function describe(outcome: DocumentOutcome, chalk: ChalkInstance): string {
   const target = outcome.output === '-' ? 'stdout' : outcome.output;
   const pages = `${outcome.pages} page${outcome.pages === 1 ? '' : 's'}`;
   return `${outcome.input} → ${target} ${chalk.dim(`(${pages}, ${formatBytes(outcome.bytes ?? 0)}, ${Math.round(outcome.ms)} ms)`)}`;

@@ -1,0 +1,110 @@
+/**
+ * CLI conventions: colour by --color/--no-color, FORCE_COLOR and NO_COLOR; progress lines that say
+ * where a run is; errors on stderr in every mode, --json's included; global options in each
+ * command's help. Run in-process through runCli with a CliIO of the test's own where no render is
+ * needed, and as a real process where one is.
+ */
+import { PassThrough } from 'node:stream';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { colorFlag, colorLevel, painter } from '../src/cli/color.js';
+import type { CliIO } from '../src/cli/io.js';
+import { runCli } from '../src/cli/program.js';
+import { createReporter, progressLine } from '../src/cli/ui.js';
+import { pdfrender } from './support/cli.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+
+afterAll(removeTempDirs);
+
+const ansi = /\x1b\[/;
+
+function io(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): CliIO & { err: () => string; out: () => string } {
+  const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+  let err = '';
+  let out = '';
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return { stdin: new PassThrough(), stdout, stderr, stdoutIsTTY: false, stderrIsTTY, env, cwd: process.cwd(), signal: new AbortController().signal, err: () => err, out: () => out };
+}
+
+describe('colour', () => {
+  it.each([
+    [undefined, {}, true, true],
+    [undefined, {}, false, false],
+    [undefined, { NO_COLOR: '1' }, true, false],
+    [undefined, { NO_COLOR: '' }, true, true],
+    [false, {}, true, false],
+    [true, {}, false, true],
+    [true, { NO_COLOR: '1' }, false, true],
+    [undefined, { FORCE_COLOR: '1' }, false, true],
+    [undefined, { FORCE_COLOR: '0' }, true, false],
+    [undefined, { FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
+  ] as const)('flag %s, env %j, terminal %s: colour %s', (flag, env, tty, coloured) => {
+    expect(colorLevel(flag, env, tty) > 0).toBe(coloured);
+  });
+
+  it('reads the last of --color and --no-color', () => {
+    expect(colorFlag(['render', 'a.html'])).toBeUndefined();
+    expect(colorFlag(['--color', 'render', '--no-color'])).toBe(false);
+    expect(colorFlag(['render', '--no-color', '--color'])).toBe(true);
+  });
+
+  it('colours an error on a terminal, and not with NO_COLOR or --no-color (which commander used to refuse)', async () => {
+    for (const [env, args, coloured] of [
+      [{}, [], true],
+      [{ NO_COLOR: '1' }, [], false],
+      [{}, ['--no-color'], false],
+    ] as const) {
+      const cli = io(env, true);
+      expect(await runCli(['render', 'no-such-file.html', ...args], cli)).toBe(2);
+      expect(cli.err()).toContain('input not found: no-such-file.html');
+      expect(ansi.test(cli.err()), JSON.stringify({ env, args })).toBe(coloured);
+    }
+  });
+
+  it('lists the global options in a command help', async () => {
+    const cli = io({}, false);
+    expect(await runCli(['render', '--help'], cli)).toBe(0);
+    expect(cli.out()).toMatch(/Global Options:[\s\S]*--debug[\s\S]*--color[\s\S]*--no-color/);
+  });
+});
+
+describe('progress and errors', () => {
+  const outcome = (input: string, error?: string) => ({ input, output: error ? null : `${input}.pdf`, pages: 1, bytes: 1000, ms: 10, warnings: [], ...(error && { error, errorCode: 'RENDER_PDF_FAILED' }) });
+
+  it('numbers each line of a log, and prints errors on stderr with --json too', async () => {
+    const cli = io({}, false);
+    const log = await createReporter('normal', false, cli.stdout, cli.stderr, painter(0));
+    log.start(3);
+    log.document(outcome('a.html'));
+    log.document(outcome('b.html', 'it broke'));
+    log.document(outcome('c.html'));
+    expect(cli.err().split('\n').filter(Boolean)).toEqual(['✔ [1/3] a.html → a.html.pdf (1 page, 1.0 kB, 10 ms)', '✖ b.html: it broke', '✔ [3/3] c.html → c.html.pdf (1 page, 1.0 kB, 10 ms)']);
+
+    const json = io({}, false);
+    const quiet = await createReporter('json', false, json.stdout, json.stderr, painter(0));
+    quiet.start(1);
+    quiet.document(outcome('b.html', 'it broke'));
+    quiet.finish([outcome('b.html', 'it broke')], 10);
+    expect(json.err()).toBe('✖ b.html: it broke\n');
+    expect(JSON.parse(json.out()).failed).toBe(1);
+  });
+
+  it('shows count, rate and time left on a terminal', () => {
+    expect(progressLine({ finished: 0, total: 200, failed: 0, seconds: 0.5 }, painter(0))).toBe('Rendering 0/200');
+    expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe('Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)');
+    expect(progressLine({ finished: 10, total: 1000, failed: 0, seconds: 10 }, painter(0))).toBe('Rendering 10/1000, 1.0 docs/s, 16 min 30 s left');
+  });
+});
+
+describe('as a process', () => {
+  it('--json leaves errors on stderr and the summary alone on stdout', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'long.html'), '<style>p { break-after: page }</style><p>1</p><p>2</p><p>3</p>');
+    const run = await pdfrender(['render', join(dir, 'long.html'), '-o', join(dir, 'long.pdf'), '--json', '--max-pages', '1']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('long.html: the document has more pages than the limit of 1 (--max-pages)');
+    expect(JSON.parse(run.stdout.toString()).documents[0].errorCode).toBe('RENDER_PDF_FAILED');
+  });
+});
