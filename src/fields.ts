@@ -147,8 +147,8 @@ function unitField(units: Record<string, number>, example: string) {
 
 /** A size in bytes: a number, or "512kb", "10mb", "1gib" (binary multiples). */
 export const byteSizeField = () => unitField(byteUnits, '10mb');
-/** A duration in milliseconds: seconds as a bare number, or "500ms", "30s", "15m", "24h", "7d". */
-export const durationField = () => unitField(durationUnits, '24h');
+/** A duration in milliseconds: seconds as a bare number, or "500ms", "30s", "15m", "24h", "7d"; `example` is the one messages suggest (the setting's own default, say). */
+export const durationField = (example = '30s') => unitField(durationUnits, example);
 /** A short wait in milliseconds: milliseconds as a bare number (as puppeteer and Gotenberg callers send it), or "500ms", "2s". */
 export const delayField = () => unitField({ ...durationUnits, '': 1 }, '500ms');
 

@@ -209,7 +209,7 @@ describe('planDocuments: usage errors', () => {
     await mkdir(join(cwd, 'sub'));
     await writeFile(join(cwd, 'sub', 'a.html'), 'a');
     expect(await usageError({ ...base, cwd, inputs: ['a.html', 'sub/a.html'], outDir: 'out' })).toBe(
-      `a.html and sub/a.html would both be written to ${join(cwd, 'out', 'a.pdf')}`,
+      `a.html and sub/a.html would both be written to ${join(cwd, 'out', 'a.pdf')}; --keep-folders keeps their folders under --out-dir`,
     );
   });
 
@@ -221,5 +221,40 @@ describe('planDocuments: usage errors', () => {
   it('rejects the same input given twice', async () => {
     const cwd = await folderWith({ 'a.html': 'a' });
     expect(await usageError({ ...base, cwd, inputs: ['a.html', './a.html'], outDir: 'out' })).toContain('a.html and ./a.html would both be written to');
+  });
+});
+
+describe('planDocuments: what is found out before anything renders', () => {
+  it('reports every bad input at once', async () => {
+    const cwd = await folderWith({ 'a.html': '<p>a</p>' });
+    await mkdir(join(cwd, 'folder'));
+    expect(await usageError({ ...base, cwd, inputs: ['a.html', 'missing.html', 'folder', 'gone.html'], outDir: 'out' })).toBe(
+      'input not found: missing.html\ninput is not a file: folder\ninput not found: gone.html',
+    );
+  });
+
+  it('refuses -o naming a folder, and a destination under a file, naming the path', async () => {
+    const cwd = await folderWith({ 'a.html': '<p>a</p>', 'note.txt': 'x' });
+    await mkdir(join(cwd, 'pdfs'));
+    expect(await usageError({ ...base, cwd, inputs: ['a.html'], output: 'pdfs' })).toBe(`cannot write ${join(cwd, 'pdfs')}: it is a folder; name the PDF file (or use --out-dir)`);
+    expect(await usageError({ ...base, cwd, inputs: ['a.html'], outDir: 'note.txt/out' })).toBe(`cannot write ${join(cwd, 'note.txt', 'out', 'a.pdf')}: ${join(cwd, 'note.txt')} is not a folder`);
+    // A folder that does not exist yet is fine: it is made when the PDF is written.
+    expect((await planDocuments({ ...base, cwd, inputs: ['a.html'], outDir: 'new/deeper' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'new', 'deeper', 'a.pdf') });
+  });
+
+  it('keeps inputs of the same name apart with --keep-folders, below their common folder', async () => {
+    const cwd = await folderWith({});
+    for (const quarter of ['q3', 'q4']) {
+      await mkdir(join(cwd, 'reports', quarter), { recursive: true });
+      await writeFile(join(cwd, 'reports', quarter, 'summary.html'), '<p>x</p>');
+    }
+    const inputs = ['reports/q3/summary.html', 'reports/q4/summary.html'];
+    expect(await usageError({ ...base, cwd, inputs, outDir: 'out' })).toContain('would both be written to');
+    const documents = await planDocuments({ ...base, cwd, inputs, outDir: 'out', keepFolders: true });
+    expect(documents.map((document) => document.destination)).toEqual([
+      { kind: 'file', path: join(cwd, 'out', 'q3', 'summary.pdf') },
+      { kind: 'file', path: join(cwd, 'out', 'q4', 'summary.pdf') },
+    ]);
+    expect(await usageError({ ...base, cwd, inputs, keepFolders: true })).toBe('--keep-folders needs --out-dir, under which the folders are kept');
   });
 });

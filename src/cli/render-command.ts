@@ -22,18 +22,24 @@ import { colorLevel, painter } from './color.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 
 /** Build the `render` command; its action sets the exit code through `setExitCode`. */
+// Where a setting shared with serve means something else here (the CLI reads no environment twins).
+const renderHelp: Record<string, string> = {
+  allowPrivateNetwork: 'accepted for symmetry with serve: the CLI reaches loopback and private addresses anyway (on)',
+};
+
 export function renderCommand(io: CliIO, setExitCode: (code: number) => void): Command {
   const command = new Command('render')
     .description('render HTML files to PDF')
     .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input')
     .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
+    .option('--keep-folders', "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart")
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
   for (const option of requestOptions()) command.addOption(option);
   // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
   const runAttributes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
-    const option = new Option(runOptionFlags[name as keyof typeof runOptionFlags], schema.description);
+    const option = new Option(runOptionFlags[name as keyof typeof runOptionFlags], renderHelp[name] ?? schema.description?.replace(/ \(env: [^)]*\)/, ''));
     if (name === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
     runAttributes[name] = option.attributeName();
@@ -83,6 +89,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     inputs,
     output: options.output as string | undefined,
     outDir: options.outDir as string | undefined,
+    keepFolders: options.keepFolders === true,
     requestFile,
     requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
     stdoutIsTTY: io.stdoutIsTTY,

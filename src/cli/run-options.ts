@@ -15,7 +15,7 @@ export const runOptionsSchema = z.object({
   concurrency: numberField({ min: 1, max: 64, integer: true })
     .optional()
     .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
-  timeout: durationField().prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
+  timeout: durationField('30s').prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   maxPages: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails (default 2000)'),
   browserRecycleAfter: serveSettings.browserRecycleAfter.schema,
   browserHangTimeout: serveSettings.browserHangTimeout.schema,

@@ -126,7 +126,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .option('--failed', 'only deliveries that gave up')
-    .option('--limit <n>', 'how many (default 50)', '50')
+    .option('--limit <n>', 'how many', '50')
     .option('--json', 'print the log as JSON')
     .action(async (options: Where & { failed?: boolean; limit: string; json?: boolean }) => {
       const limit = parseWith(numberField({ min: 1, integer: true }), options.limit) as number;
