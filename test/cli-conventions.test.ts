@@ -91,6 +91,24 @@ describe('progress and errors', () => {
     expect(JSON.parse(json.out()).failed).toBe(1);
   });
 
+  it("prints what a document could not load as ! lines, and nothing of it with --quiet", async () => {
+    const issues = { blocked: [{ url: 'http://10.0.0.1/a.png', code: 'NETWORK_POLICY' as const, reason: 'blocked by the network policy (public addresses only)' }], failed: [{ url: 'https://cdn.test/s.css', code: 'HTTP_ERROR' as const, reason: 'HTTP 404' }] };
+    const loud = io({}, false);
+    const normal = await createReporter('normal', false, loud.stdout, loud.stderr, painter(0));
+    normal.start(1);
+    normal.document({ ...outcome('a.html'), ...issues });
+    expect(loud.err().split('\n').filter(Boolean)).toEqual([
+      '! a.html: blocked http://10.0.0.1/a.png: blocked by the network policy (public addresses only)',
+      '! a.html: failed https://cdn.test/s.css: HTTP 404',
+      '✔ a.html → a.html.pdf (1 page, 1.0 kB, 10 ms)',
+    ]);
+    const silent = io({}, false);
+    const quiet = await createReporter('quiet', false, silent.stdout, silent.stderr, painter(0));
+    quiet.start(1);
+    quiet.document({ ...outcome('a.html'), ...issues, warnings: ['a header image was left out'] });
+    expect(silent.err()).toBe('');
+  });
+
   it('shows count, rate and time left on a terminal', () => {
     expect(progressLine({ finished: 0, total: 200, failed: 0, seconds: 0.5 }, painter(0))).toBe('Rendering 0/200');
     expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe('Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)');

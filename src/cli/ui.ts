@@ -83,8 +83,12 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
         if (outcome.error) errorLines().forEach(line);
         return;
       }
-      for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
-      for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
+      // --quiet is errors only; otherwise what the document could not load, blocked or failed, a `!` line each.
+      if (mode === 'normal') {
+        for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
+        for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
+        for (const issue of outcome.failed ?? []) line(`${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`);
+      }
       if (outcome.error) errorLines().forEach(line);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${interactive ? '' : position()}${describe(outcome, chalk)}`);
     },
