@@ -202,6 +202,24 @@ describe('first-page header and footer', () => {
   });
 });
 
+describe('relative URLs with no base', () => {
+  it("reports a document's relative style sheets and images when it has no base URL, and nothing once it has one", async () => {
+    const html = '<link rel="stylesheet" href="invoice.css"><img src="logo.svg"><img src="logo.svg"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="next.html">next</a><img src="#x"><p>Upload</p>';
+    const bare = createEngine({ executablePath, concurrency: 1 });
+    try {
+      const { network } = await bare.render(parseRenderRequest({ htmlContent: html }));
+      const relative = network.failed.filter((issue) => issue.code === 'RELATIVE_URL');
+      // Each once; not the link to another page, the data: image or the fragment.
+      expect(relative.map((issue) => issue.url).sort()).toEqual(['invoice.css', 'logo.svg']);
+      expect(relative[0]!.reason).toBe('a relative URL in a document with no base URL (send absolute URLs, a <base href>, or url)');
+      const based = await bare.render(parseRenderRequest({ htmlContent: `<base href="${siteUrl}/reports/">${html}` }));
+      expect(based.network.failed.filter((issue) => issue.code === 'RELATIVE_URL')).toEqual([]);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
 describe('url', () => {
   it("leaves nothing of a page's cookies or storage for the next caller on the same page", async () => {
     const one = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });

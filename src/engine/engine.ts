@@ -235,14 +235,14 @@ export function createEngine(options: EngineOptions): Engine {
     const pending = new Set<string>();
     try {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
-      const { pdf, firstPage } = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
+      const { pdf, firstPage, unresolved } = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
         // A deadline that ran out during a wait says which condition was never met.
         if (error === deadline.signal.reason && pending.size > 0) throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
         throw error;
       });
       printed = true;
       const seen = slot.guard.end();
-      const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed] };
+      const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed, ...unresolved] };
       const pages = countPdfPages(pdf);
       if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (${names.maxPages})`);
       const ranges = pageRangesOf(request.pageRanges);

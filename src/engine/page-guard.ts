@@ -11,10 +11,11 @@ import { fileJudge, type FileAccess } from './file-access.js';
 import { fulfilFile } from './file-response.js';
 
 /**
- * Why a URL failed to load: the server answered an HTTP error, the load failed (a net:: error), or
- * a header or footer template refers to what Chromium cannot load there (a web font, a script).
+ * Why a URL failed to load: the server answered an HTTP error, the load failed (a net:: error), a
+ * header or footer template refers to what Chromium cannot load there (a web font, a script), or a
+ * document with no base URL refers to a relative one (relative-urls.ts).
  */
-export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED' | 'TEMPLATE_UNSUPPORTED';
+export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED' | 'TEMPLATE_UNSUPPORTED' | 'RELATIVE_URL';
 
 /**
  * A URL a document asked for and did not get: a code and a reason safe for any caller (see

@@ -7,7 +7,9 @@ import { pageRangesOf } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
+import type { ResourceIssue } from './page-guard.js';
 import { printPdf } from './print-pdf.js';
+import { unresolvedRelativeUrls } from './relative-urls.js';
 import { waitForConditions } from './wait-conditions.js';
 
 /** A header and a footer template, ready for Chromium (defaults applied, images inlined). */
@@ -29,6 +31,8 @@ export interface Templates extends TemplatePair {
 export interface Printed {
   pdf: Uint8Array;
   firstPage?: Uint8Array;
+  /** What the document could not load for want of a base URL (relative-urls.ts). */
+  unresolved: ResourceIssue[];
 }
 
 /** Where and how one document is printed, besides the request itself. */
@@ -73,11 +77,13 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
     await writeDocument(slot, request.htmlContent ?? '');
   }
   await waitForConditions(slot, request, job.signal, job.pending);
+  // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
+  const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   const pdf = await printPdf(slot, request, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
   // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-  if (!templates.firstPage || !printsFirstPage(request)) return { pdf };
-  return { pdf, firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages) };
+  if (!templates.firstPage || !printsFirstPage(request)) return { pdf, unresolved };
+  return { pdf, unresolved, firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages) };
 }
 
 function printsFirstPage(request: RenderRequest): boolean {

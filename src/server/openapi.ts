@@ -8,7 +8,7 @@ import { rotateRequestSchema } from './webhooks-routes.js';
 
 const outcome = (values: string[]) => ({ type: 'string', enum: values });
 // Codes and reasons of blocked and failed URLs depend only on the URL and the server's settings, never on DNS.
-const issueCodes = ['NETWORK_POLICY', 'NETWORK_BLOCKED', 'FILE_NOT_ALLOWED', 'SCHEME_NOT_ALLOWED', 'HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED'];
+const issueCodes = ['NETWORK_POLICY', 'NETWORK_BLOCKED', 'FILE_NOT_ALLOWED', 'SCHEME_NOT_ALLOWED', 'HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED', 'RELATIVE_URL'];
 const resourceIssues = (description: string) => ({
   type: 'array',
   description,
