@@ -14,7 +14,7 @@ import { parseRenderRequest, type RenderRequestInput } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
-import { readPdf, readPdfInfo, pt, type PdfPage } from './support/pdf.js';
+import { readPdf, readPdfInfo, readingOrder, pt } from './support/pdf.js';
 import { receiver } from './support/receiver.js';
 import { startServer } from './support/server.js';
 import { until } from './support/wait.js';
@@ -27,8 +27,7 @@ const threePages = '<style>div { break-after: page }</style><div>First page</div
 /** Two pages, then the late text on the third. */
 const lateOnThird = `<style>.break { break-after: page }</style><div class="break">First page</div><div class="break">Second page</div>${late}`;
 
-/** A page's text top to bottom, as a reader sees it (the order in the PDF is the order it was drawn). */
-const reading = (page: PdfPage) => [...page.items].sort((a, b) => b.y - a.y || a.x - b.x).map((item) => item.text).join(' ');
+const reading = readingOrder;
 
 let engine: Engine;
 let slow: Server;

@@ -16,10 +16,11 @@ import { PdfRenderError, callerError, exitCodeFor, type FieldErrors } from '../e
 import { parseRenderRequest, type RenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
-import { requestFieldsFromFlags, requestOptions } from './request-flags.js';
+import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
 import { colorLevel, painter } from './color.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
+import { watchAndRender } from './watch.js';
 
 /** Build the `render` command; its action sets the exit code through `setExitCode`. */
 // Where a setting shared with serve means something else here (the CLI reads no environment twins).
@@ -34,7 +35,8 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
     .option('--keep-folders', "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart")
-    .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields');
+    .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields')
+    .option('--watch', "render again whenever an input, a header or footer file, the --request file or a file in an input's folder changes (Ctrl-C stops)");
   for (const option of requestOptions()) command.addOption(option);
   // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
   const runAttributes: Record<string, string> = {};
@@ -76,9 +78,13 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   if (options.json && options.output === '-') throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
   const run = parseRunOptions(runFlags);
   const requestFile = typeof options.request === 'string' ? options.request : undefined;
-  const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
-  const { fields, sources } = await requestFieldsFromFlags(options);
-  const shared = { ...fromFile, ...fields };
+  // Read again for each --watch round: a header file or the request file may be what changed.
+  const readShared = async () => {
+    const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
+    const { fields, sources } = await requestFieldsFromFlags(options);
+    return { fromFile, shared: { ...fromFile, ...fields }, sources };
+  };
+  const { fromFile, shared, sources } = await readShared();
   // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
@@ -95,6 +101,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     stdoutIsTTY: io.stdoutIsTTY,
     cwd: io.cwd,
   });
+  if (options.watch && documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')) {
+    throw new PdfRenderError('USAGE', '--watch renders files to files: standard input cannot be read again, and standard output takes one PDF');
+  }
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
   const engine = createEngine({
     executablePath: browser.executablePath,
@@ -107,20 +116,52 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     warn: (message) => reporter.warn(message),
     // The CLI renders the user's own files: their folder and the whole network are open by default.
     files: 'document-folder',
+    // A --watch round must see a style sheet as it is now, not as the last round loaded it.
+    rereadFiles: options.watch === true,
     // Header and footer images follow the same rule (a --request body is often someone else's).
     ...network,
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
-  const reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, painter(colorLevel(options.color as boolean | undefined, io.env, io.stderrIsTTY)));
-  const started = performance.now();
+  const chalk = painter(colorLevel(options.color as boolean | undefined, io.env, io.stderrIsTTY));
+  let reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.
     await engine.start();
     if (options.debug) io.stderr.write(`pdfrender: ${browser.executablePath}, ${await engine.sandbox()}\n`);
-    const outcomes = await renderAll(io, engine, documents, shared, sources, requestFile, reporter);
-    reporter.finish(outcomes, performance.now() - started);
-    // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
-    return Math.max(0, ...outcomes.map((o) => o.exitCode));
+    // What each round's documents loaded from disk, for --watch.
+    let loaded: string[] = [];
+    const round = async (fields: Record<string, unknown>, fieldSources: Record<string, string>) => {
+      const started = performance.now();
+      const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter);
+      loaded = outcomes.flatMap((outcome) => outcome.files ?? []);
+      reporter.finish(outcomes, performance.now() - started);
+      // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
+      return Math.max(0, ...outcomes.map((o) => o.exitCode));
+    };
+    const code = await round(shared, sources);
+    if (!options.watch) return code;
+    await watchAndRender({
+      files: () => [
+        ...documents.flatMap((document) => (document.source.kind === 'file' ? [document.source.path] : [])),
+        ...[...flagFiles(options), ...(requestFile ? [requestFile] : [])].map((file) => resolve(io.cwd, file)),
+        ...loaded,
+      ],
+      ready: (count) => io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
+      ...(options.debug ? { seen: (file: string, counts: boolean) => io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`) } : {}),
+      round: async () => {
+        reporter.close();
+        reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
+        // A header or request file that no longer reads is reported, and the watch goes on.
+        try {
+          const next = await readShared();
+          await round(next.shared, next.sources);
+        } catch (error) {
+          if (!io.signal.aborted) io.stderr.write(`${chalk.red('pdfrender:')} ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      },
+      signal: io.signal,
+    });
+    return 0;
   } finally {
     reporter.close();
     // Every PDF is written by now (or the run was stopped): the browser can simply be killed.
@@ -172,7 +213,7 @@ async function renderOne(
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
     const { blocked, failed } = result.network;
-    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, blocked, failed, exitCode: 0 };
+    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, blocked, failed, files: result.files, exitCode: 0 };
   } catch (error) {
     if (io.signal.aborted) throw io.signal.reason;
     // One rule with the server: the safe message and its code, the cause for the log (stderr).

@@ -68,6 +68,11 @@ export function requestOptions(): Option[] {
   });
 }
 
+/** The files the flags name (--header and the like), as given: what `--watch` watches besides the inputs. */
+export function flagFiles(options: Record<string, unknown>): string[] {
+  return specs.filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string').map((spec) => options[keyOf(spec)] as string);
+}
+
 /** The request fields given by flags, with files read; `sources` says which flag set each field. */
 export async function requestFieldsFromFlags(options: Record<string, unknown>): Promise<{
   fields: Record<string, unknown>;

@@ -27,6 +27,8 @@ export interface DocumentOutcome {
   /** URLs the network policy refused, and URLs that failed to load. */
   blocked?: ResourceIssue[];
   failed?: ResourceIssue[];
+  /** Local files the document loaded (for --watch; not printed). */
+  files?: string[];
 }
 
 export type ReportMode = 'normal' | 'quiet' | 'json';
@@ -129,7 +131,7 @@ function describe(outcome: DocumentOutcome, chalk: ChalkInstance): string {
   return `${outcome.input} → ${target} ${chalk.dim(`(${pages}, ${formatBytes(outcome.bytes ?? 0)}, ${Math.round(outcome.ms)} ms)`)}`;
 }
 
-function jsonOutcome({ cause: _cause, ...outcome }: DocumentOutcome) {
+function jsonOutcome({ cause: _cause, files: _files, ...outcome }: DocumentOutcome) {
   const network = outcome.blocked ? publicReport({ blocked: outcome.blocked, failed: outcome.failed ?? [] }) : {};
   return { ...outcome, ...network, ms: Math.round(outcome.ms) };
 }

@@ -60,6 +60,8 @@ export interface EngineOptions {
   failOnBlocked?: boolean;
   /** Resolves host names for the egress proxy; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver;
+  /** Every document reads its local files from disk again rather than from Chromium's memory cache (for --watch); default false. */
+  rereadFiles?: boolean;
   /** How error messages name the settings behind these options: the CLI and server give their flags; default the option names. */
   settingNames?: Partial<SettingNames>;
 }
@@ -97,6 +99,8 @@ export interface RenderResult {
   warnings: string[];
   /** URLs the network policy refused, and URLs that failed to load, while rendering. */
   network: NetworkReport;
+  /** The local files the document loaded (real paths): what a watch of its sources must watch. */
+  files: string[];
 }
 
 export interface Engine {
@@ -166,7 +170,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
-    return guardPage(page, client, { files, proxy: await startProxy() });
+    return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
   });
   const never = new AbortController().signal;
 
@@ -251,7 +255,7 @@ export function createEngine(options: EngineOptions): Engine {
         const first = network.blocked[0]!;
         throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`);
       }
-      return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network };
+      return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network, files: slot.guard.filesRead() };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.
       if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);

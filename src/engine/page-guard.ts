@@ -50,6 +50,8 @@ export interface PageGuard {
   seen(): NetworkReport;
   /** Stop collecting and return what was collected. */
   end(): NetworkReport;
+  /** The local files the current (or last) document loaded, as real paths. */
+  filesRead(): string[];
   /** Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder listing) there. */
   serveOnce(url: string, html: string): void;
 }
@@ -58,6 +60,8 @@ export interface GuardOptions {
   /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
   files: FileAccess;
   proxy: EgressProxy;
+  /** Local files are read again for every document, never kept in Chromium's memory cache (--watch). */
+  rereadFiles?: boolean;
 }
 
 // Schemes a document might reach that the proxy never sees; data:, blob: and about: are harmless.
@@ -75,6 +79,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let judgeFile = fileJudge(undefined, options.files);
   let served: { url: string; html: string } | undefined;
   let began = 0;
+  let read = new Set<string>();
   const add = (list: keyof NetworkReport, url: string, issue: Omit<ResourceIssue, 'url'>) => {
     if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url)) report[list].push({ url: cappedUrl(url), ...issue });
   };
@@ -94,8 +99,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
           add('blocked', request.url, decision.refused);
           return client.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
         }
-        const failure = await fulfilFile(client, requestId, request.url, decision.path);
+        const failure = await fulfilFile(client, requestId, request.url, decision.path, options.rereadFiles);
         if (failure) add('failed', request.url, { code: 'LOAD_FAILED', reason: failure });
+        else read.add(decision.path);
       })
       // Never leave a request paused: the document would wait on it until its deadline.
       .catch(() => client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' }).catch(() => undefined));
@@ -122,6 +128,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   return {
     begin(baseUrl, document) {
       report = { blocked: [], failed: [] };
+      read = new Set();
       served = document;
       began = Date.now();
       judgeFile = fileJudge(baseUrl, options.files);
@@ -129,6 +136,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     seen() {
       return report ?? { blocked: [], failed: [] };
     },
+    filesRead: () => [...read],
     end() {
       const done = report ?? { blocked: [], failed: [] };
       report = null;

@@ -1,0 +1,85 @@
+/**
+ * `pdfrender render --watch`: after the first round, a change to any file the documents are made
+ * of (the inputs, header and footer files, the --request file, and every local file the documents
+ * loaded last time: style sheets, images, fonts) runs the round again on the same engine and its
+ * warm browser. Only those files count, so a log or a PDF written beside them never starts a round.
+ * Changes that come together (an editor's save, a build writing many files) make one round; a
+ * change during a round makes one more after it.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface WatchPlan {
+  /** The files to watch now: asked again after every round, as a document may load others. */
+  files(): string[];
+  /** Called once the watchers are first up, with how many files are watched. */
+  ready(count: number): void;
+  /** Runs one round of renders. */
+  round(): Promise<void>;
+  /** Ends the watch. */
+  signal: AbortSignal;
+  /** Told of every change seen in a watched folder, and whether it starts a round (--debug prints them). */
+  seen?(file: string, counts: boolean): void;
+}
+
+/** How long changes are gathered before a round starts. */
+const settleMs = 150;
+
+/** Watch until `plan.signal` aborts, running `plan.round` after each batch of changes. */
+export async function watchAndRender(plan: WatchPlan): Promise<void> {
+  if (plan.signal.aborted) return;
+  const watchers = new Map<string, FSWatcher>();
+  let wanted = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const changed = () => {
+    if (plan.signal.aborted) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, settleMs);
+  };
+  // A file is watched through its folder: editors save by writing a new file over it, which ends a
+  // watch on the file itself.
+  const rewatch = () => {
+    wanted = new Set(plan.files());
+    const folders = new Set([...wanted].map((file) => dirname(file)));
+    for (const [folder, watcher] of watchers) if (!folders.has(folder)) (watcher.close(), watchers.delete(folder));
+    for (const folder of folders) {
+      if (watchers.has(folder)) continue;
+      const watcher = watch(folder, (_event, name) => {
+        if (!name) return;
+        const file = join(folder, name);
+        const counts = wanted.has(file);
+        plan.seen?.(file, counts);
+        if (counts) changed();
+      });
+      // A folder that goes away ends its watcher; the next round watches what is there then.
+      watcher.on('error', () => watchers.delete(folder));
+      watchers.set(folder, watcher);
+    }
+  };
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = plan.round().finally(() => {
+      running = undefined;
+      if (plan.signal.aborted) return;
+      rewatch();
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+  };
+  try {
+    rewatch();
+    plan.ready(wanted.size);
+    await new Promise<void>((resolve) => plan.signal.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    clearTimeout(timer);
+    for (const watcher of watchers.values()) watcher.close();
+    await running?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * `pdfrender render --watch` as a user runs it: a real process, real files edited on disk, the PDF
+ * read after each change. Waits are on the PDF's text and the process's own lines, never on time.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bin, pdfrender } from './support/cli.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { readPdf, readingOrder } from './support/pdf.js';
+import { until } from './support/wait.js';
+
+afterAll(removeTempDirs);
+
+describe('render --watch', () => {
+  it('renders again when the input, a style sheet it loads or the header file changes, and for nothing else', async () => {
+    const dir = await tempDir();
+    const page = (version: string) => `<link rel="stylesheet" href="style.css"><p>Version ${version}</p>`;
+    await writeFile(join(dir, 'page.html'), page('one'));
+    await writeFile(join(dir, 'style.css'), 'p::after { content: " plain" }');
+    await writeFile(join(dir, 'header.html'), '<div style="font-size: 10px">Header A</div>');
+    const child = spawn(process.execPath, [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const rounds = () => stderr.split('\n').filter((line) => line.startsWith('✔ page.html')).length;
+    const text = async () => {
+      const [first] = (await readPdf(await readFile(join(dir, 'page.pdf')))).pages;
+      return first ? readingOrder(first) : '';
+    };
+    const pdfSays = (expected: string) => until(async () => (await text().catch(() => '')) === expected, `the PDF to read "${expected}"`);
+    try {
+      await until(() => stderr.includes('watching 3 files'), 'the watch to start (the input, the header, the style sheet it loaded)');
+      expect(await text()).toBe('Header A Version one plain');
+
+      await writeFile(join(dir, 'page.html'), page('two'));
+      await pdfSays('Header A Version two plain');
+      await writeFile(join(dir, 'style.css'), 'p::after { content: " styled" }');
+      await pdfSays('Header A Version two styled');
+      await writeFile(join(dir, 'header.html'), '<div style="font-size: 10px">Header B</div>');
+      await pdfSays('Header B Version two styled');
+
+      // A file the document does not load (a log written beside it, say) is seen and starts no round.
+      const before = rounds();
+      await writeFile(join(dir, 'notes.txt'), 'not part of the document');
+      await until(() => stderr.includes(`changed: ${join(dir, 'notes.txt')} (not part of the documents)`), 'the watch to see notes.txt');
+      await writeFile(join(dir, 'page.html'), page('three'));
+      await pdfSays('Header B Version three styled');
+      expect(rounds()).toBe(before + 1);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses standard input and standard output, which cannot be rendered again', async () => {
+    const run = await pdfrender(['render', '-', '--watch'], { input: '<p>x</p>' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--watch renders files to files');
+  });
+});
