@@ -40,6 +40,8 @@ describe('colour', () => {
     [undefined, { FORCE_COLOR: '1' }, false, true],
     [undefined, { FORCE_COLOR: '0' }, true, false],
     [undefined, { FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
+    [undefined, { TERM: 'dumb' }, true, false],
+    [true, { TERM: 'dumb' }, true, true],
   ] as const)('flag %s, env %j, terminal %s: colour %s', (flag, env, tty, coloured) => {
     expect(colorLevel(flag, env, tty) > 0).toBe(coloured);
   });
@@ -113,6 +115,7 @@ describe('progress and errors', () => {
     expect(progressLine({ finished: 0, total: 200, failed: 0, seconds: 0.5 }, painter(0))).toBe('Rendering 0/200');
     expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe('Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)');
     expect(progressLine({ finished: 10, total: 1000, failed: 0, seconds: 10 }, painter(0))).toBe('Rendering 10/1000, 1.0 docs/s, 16 min 30 s left');
+    expect(progressLine({ finished: 2, total: 241, failed: 0, seconds: 1 }, painter(0))).toBe('Rendering 2/241, 2.0 docs/s, 2 min 0 s left');
   });
 });
 

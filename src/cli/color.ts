@@ -21,7 +21,8 @@ export function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, is
     return force === '' || force === 'true' || Number.isNaN(level) ? 1 : (Math.min(Math.max(level, 1), 3) as Level);
   }
   if (env.NO_COLOR) return 0;
-  return isTTY ? terminal : 0;
+  // A terminal that says it shows no colour (TERM=dumb) gets none unless asked.
+  return isTTY && env.TERM !== 'dumb' ? terminal : 0;
 }
 
 /** --color and --no-color as written in `argv`, for output made before commander has parsed it. */

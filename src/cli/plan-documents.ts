@@ -4,7 +4,7 @@
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PdfRenderError } from '../errors.js';
 
@@ -95,7 +95,11 @@ async function checkDestinations(documents: PlannedDocument[]): Promise<void> {
 function commonFolder(folders: string[]): string | undefined {
   if (folders.length === 0) return undefined;
   let common = folders[0]!;
-  for (const folder of folders) while (relative(common, folder).startsWith('..')) common = dirname(common);
+  const outside = (folder: string) => {
+    const path = relative(common, folder);
+    return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
+  };
+  for (const folder of folders) while (outside(folder) && dirname(common) !== common) common = dirname(common);
   return common;
 }
 

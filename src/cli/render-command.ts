@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
@@ -36,7 +36,7 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
     .option('--keep-folders', "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart")
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields')
-    .option('--watch', "render again whenever an input, a header or footer file, the --request file or a file in an input's folder changes (Ctrl-C stops)");
+    .option('--watch', 'render again whenever an input, a header or footer file, the --request file or a local file the documents loaded changes (Ctrl-C stops)');
   for (const option of requestOptions()) command.addOption(option);
   // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
   const runAttributes: Record<string, string> = {};
@@ -104,6 +104,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   if (options.watch && documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')) {
     throw new PdfRenderError('USAGE', '--watch renders files to files: standard input cannot be read again, and standard output takes one PDF');
   }
+  if (options.watch && !documents.some((document) => document.source.kind === 'file')) {
+    throw new PdfRenderError('USAGE', '--watch needs an HTML file among the inputs: there is nothing on disk to watch');
+  }
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
   const engine = createEngine({
     executablePath: browser.executablePath,
@@ -128,12 +131,15 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.
     await engine.start();
     if (options.debug) io.stderr.write(`pdfrender: ${browser.executablePath}, ${await engine.sandbox()}\n`);
-    // What each round's documents loaded from disk, for --watch.
-    let loaded: string[] = [];
+    // What each document loaded from disk, for --watch; a document that failed keeps what it loaded
+    // last time (the script that broke it must stay watched, so that fixing it renders again).
+    const loaded: string[][] = documents.map(() => []);
     const round = async (fields: Record<string, unknown>, fieldSources: Record<string, string>) => {
       const started = performance.now();
       const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter);
-      loaded = outcomes.flatMap((outcome) => outcome.files ?? []);
+      // A local file that failed to load (not there yet) counts too: making it renders again.
+      const missing = (outcome: DocumentOutcome) => (outcome.failed ?? []).filter((issue) => issue.url.startsWith('file:')).map((issue) => fileURLToPath(issue.url));
+      outcomes.forEach((outcome, index) => (loaded[index] = outcome.files ? [...outcome.files, ...missing(outcome)] : loaded[index]!));
       reporter.finish(outcomes, performance.now() - started);
       // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
       return Math.max(0, ...outcomes.map((o) => o.exitCode));
@@ -144,7 +150,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
       files: () => [
         ...documents.flatMap((document) => (document.source.kind === 'file' ? [document.source.path] : [])),
         ...[...flagFiles(options), ...(requestFile ? [requestFile] : [])].map((file) => resolve(io.cwd, file)),
-        ...loaded,
+        ...loaded.flat(),
       ],
       ready: (count) => io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
       ...(options.debug ? { seen: (file: string, counts: boolean) => io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`) } : {}),

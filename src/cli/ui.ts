@@ -121,8 +121,8 @@ export function progressLine(progress: { finished: number; total: number; failed
 }
 
 function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${Math.ceil(seconds)} s`;
-  return `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+  const whole = Math.ceil(seconds);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
 function describe(outcome: DocumentOutcome, chalk: ChalkInstance): string {

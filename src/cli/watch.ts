@@ -39,23 +39,27 @@ export async function watchAndRender(plan: WatchPlan): Promise<void> {
     timer = setTimeout(run, settleMs);
   };
   // A file is watched through its folder: editors save by writing a new file over it, which ends a
-  // watch on the file itself.
+  // watch on the file itself. Every watcher is made again after each round: a folder deleted and made
+  // again (a build cleaning its output) ends its watcher without a word on Linux.
   const rewatch = () => {
     wanted = new Set(plan.files());
-    const folders = new Set([...wanted].map((file) => dirname(file)));
-    for (const [folder, watcher] of watchers) if (!folders.has(folder)) (watcher.close(), watchers.delete(folder));
-    for (const folder of folders) {
-      if (watchers.has(folder)) continue;
-      const watcher = watch(folder, (_event, name) => {
-        if (!name) return;
-        const file = join(folder, name);
-        const counts = wanted.has(file);
-        plan.seen?.(file, counts);
-        if (counts) changed();
-      });
-      // A folder that goes away ends its watcher; the next round watches what is there then.
-      watcher.on('error', () => watchers.delete(folder));
-      watchers.set(folder, watcher);
+    for (const watcher of watchers.values()) watcher.close();
+    watchers.clear();
+    for (const folder of new Set([...wanted].map((file) => dirname(file)))) {
+      try {
+        const watcher = watch(folder, (_event, name) => {
+          if (!name) return;
+          const file = join(folder, name);
+          const counts = wanted.has(file);
+          plan.seen?.(file, counts);
+          if (counts) changed();
+        });
+        watcher.on('error', () => watcher.close());
+        watchers.set(folder, watcher);
+      } catch {
+        // Gone for now (deleted between two rounds): watched again after the next round.
+        plan.seen?.(folder, false);
+      }
     }
   };
   const run = (): void => {
@@ -63,15 +67,18 @@ export async function watchAndRender(plan: WatchPlan): Promise<void> {
       again = true;
       return;
     }
-    running = plan.round().finally(() => {
-      running = undefined;
-      if (plan.signal.aborted) return;
-      rewatch();
-      if (again) {
-        again = false;
-        run();
-      }
-    });
+    running = plan
+      .round()
+      .catch(() => undefined) // a round reports its own failures; the watch goes on
+      .finally(() => {
+        running = undefined;
+        if (plan.signal.aborted) return;
+        rewatch();
+        if (again) {
+          again = false;
+          run();
+        }
+      });
   };
   try {
     rewatch();
