@@ -19,7 +19,8 @@ describe('render --watch', () => {
     const page = (version: string) => `<link rel="stylesheet" href="style.css"><p>Version ${version}</p>`;
     await writeFile(join(dir, 'page.html'), page('one'));
     await writeFile(join(dir, 'style.css'), 'p::after { content: " plain" }');
-    await writeFile(join(dir, 'header.html'), '<div style="font-size: 10px">Header A</div>');
+    await writeFile(join(dir, 'header.html'), '<link rel="stylesheet" href="header.css"><div class="head" style="font-size: 10px">Header A</div>');
+    await writeFile(join(dir, 'header.css'), '.head::after { content: " alpha" }');
     const child = spawn(process.execPath, [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -30,13 +31,15 @@ describe('render --watch', () => {
     };
     const pdfSays = (expected: string) => until(async () => (await text().catch(() => '')) === expected, `the PDF to read "${expected}"`);
     try {
-      await until(() => stderr.includes('watching 3 files'), 'the watch to start (the input, the header, the style sheet it loaded)');
-      expect(await text()).toBe('Header A Version one plain');
+      await until(() => stderr.includes('watching 4 files'), "the watch to start (the input, the header, the header's and the page's style sheets)");
+      expect(await text()).toBe('Header A alpha Version one plain');
 
       await writeFile(join(dir, 'page.html'), page('two'));
-      await pdfSays('Header A Version two plain');
+      await pdfSays('Header A alpha Version two plain');
       await writeFile(join(dir, 'style.css'), 'p::after { content: " styled" }');
-      await pdfSays('Header A Version two styled');
+      await pdfSays('Header A alpha Version two styled');
+      await writeFile(join(dir, 'header.css'), '.head::after { content: " omega" }');
+      await pdfSays('Header A omega Version two styled');
       await writeFile(join(dir, 'header.html'), '<div style="font-size: 10px">Header B</div>');
       await pdfSays('Header B Version two styled');
 

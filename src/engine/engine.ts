@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { PdfRenderError, isPdfRenderError, type FieldErrors } from '../errors.js';
 import { pageRangesOf, pagesAskedUpTo } from '../page-ranges.js';
@@ -185,8 +186,15 @@ export function createEngine(options: EngineOptions): Engine {
     // Template resources are fetched before taking a page, so slow servers never hold one; they get
     // a deadline of their own, as long as the render's.
     const fetching = deadlineSignal(limitMs);
+    // The local files the templates were made of (a header's logo, its style sheet), beside the page's own.
+    const templateFiles: string[] = [];
+    const recording: ResourceFetcher = async (url, ...rest) => {
+      const fetched = await fetcher(url, ...rest);
+      if (url.protocol === 'file:') templateFiles.push(fileURLToPath(url));
+      return fetched;
+    };
     const templates = await raceAbort(
-      prepareTemplates(request, baseUrl, fetcher, AbortSignal.any([fetching.signal, callerSignal]), warnings, templateIssues),
+      prepareTemplates(request, baseUrl, recording, AbortSignal.any([fetching.signal, callerSignal]), warnings, templateIssues),
       callerSignal,
     ).finally(fetching.clear);
     // A document written into a page reaches the PDF only through that page's own renderer; when the
@@ -203,7 +211,7 @@ export function createEngine(options: EngineOptions): Engine {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
     // After the page went back to the pool: no other document waits on this.
-    const { firstPage, ...rendered } = result;
+    const { firstPage, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
     const finishing = { firstPage, metadata: request.metadata };
     if (!needsFinishing(finishing)) return rendered;
     // Under a deadline as long as the render's, and the caller's cancel: its cost grows with the PDF.
