@@ -421,3 +421,28 @@ describe('through the CLI', () => {
     expect(off.stderr).toContain('--wait-for-expression');
   });
 });
+
+describe('a name that does not resolve', () => {
+  it('is one kind of report whatever the scheme: failed where every address is allowed, blocked under the public-only policy', async () => {
+    // A DNS answer of the test's choosing: nothing for any name.
+    const resolver = async (name: string): Promise<string[]> => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    };
+    const html = '<p>x</p><img src="http://nowhere.test/a.png"><img src="https://nowhere.test/b.png">';
+    for (const [network, list, expected] of [
+      ['all', 'failed', { code: 'LOAD_FAILED', reason: 'net::ERR_NAME_NOT_RESOLVED' }],
+      ['public', 'blocked', { code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }],
+    ] as const) {
+      const one = createEngine({ executablePath, concurrency: 1, network: { network }, resolver });
+      try {
+        const report = (await one.render(parseRenderRequest({ htmlContent: html }))).network;
+        const issues = report[list].filter((issue) => issue.url.includes('nowhere.test'));
+        expect(issues.map((issue) => issue.url).sort(), network).toEqual(['http://nowhere.test/a.png', 'https://nowhere.test/b.png']);
+        for (const issue of issues) expect(issue, network).toMatchObject(expected);
+        expect(report[list === 'failed' ? 'blocked' : 'failed'].filter((issue) => issue.url.includes('nowhere.test')), network).toEqual([]);
+      } finally {
+        await one.close();
+      }
+    }
+  });
+});

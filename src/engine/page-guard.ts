@@ -5,7 +5,7 @@
  * own folder when the CLI renders a file, which pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import { refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
+import { failureHeader, refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
 import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
 import { fileJudge, type FileAccess } from './file-access.js';
 import { fulfilFile } from './file-response.js';
@@ -115,13 +115,18 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
     if (pausedSchemes.includes(scheme)) return add('blocked', url, schemeRefusal(scheme)); // Chromium's own refusal
     const refused = proxyRefusal(url, options.proxy, began);
+    const failure = refused ? undefined : proxyFailure(url, options.proxy, began);
     if (refused) add('blocked', url, refused);
+    // A name that does not resolve: the proxy's word for it, not a failed tunnel.
+    else if (failure) add('failed', url, { code: 'LOAD_FAILED', reason: failure });
     // Chromium's net error names say nothing of the server's network; anything else stays in the detail.
     else add('failed', url, /^net::ERR_[A-Z0-9_]+$/.test(error) ? { code: 'LOAD_FAILED', reason: error } : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error });
   });
   page.on('response', (response: HTTPResponse) => {
     const refused = response.headers()[refusalHeader];
+    const failure = response.headers()[failureHeader];
     if (refused) add('blocked', response.url(), proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'));
+    else if (failure) add('failed', response.url(), { code: 'LOAD_FAILED', reason: failure });
     else if (response.status() >= 400) add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });
 
@@ -159,12 +164,16 @@ async function pausedDecision(url: string, judgeFile: ReturnType<typeof fileJudg
 
 const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${scheme}: URLs are not allowed`);
 
-// An https/ws(s) request the proxy refused fails as a tunnel error; the proxy remembers why.
-function proxyRefusal(url: string, proxy: EgressProxy, since: number) {
+// An https/ws(s) request the proxy refused, or whose name did not resolve, fails as a tunnel error;
+// the proxy remembers which.
+const proxyRefusal = (url: string, proxy: EgressProxy, since: number) => atProxy(url, (host, port) => proxy.refusal(host, port, since));
+const proxyFailure = (url: string, proxy: EgressProxy, since: number) => atProxy(url, (host, port) => proxy.failure(host, port, since));
+
+function atProxy<T>(url: string, ask: (host: string, port: string) => T): T | undefined {
   try {
     const parsed = new URL(url);
     const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';
-    return proxy.refusal(parsed.hostname, port, since);
+    return ask(parsed.hostname, port);
   } catch {
     return undefined;
   }

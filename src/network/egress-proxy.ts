@@ -17,23 +17,40 @@ export interface EgressProxy {
   url: string;
   /** Why the proxy refused `host:port` at or after `since` (ms since the epoch), if it did (for reporting blocked URLs per document). */
   refusal(host: string, port: string, since: number): Refusal | undefined;
+  /** Why `host:port` failed to load at or after `since` for want of an address (a name that does not resolve), if it did. */
+  failure(host: string, port: string, since: number): string | undefined;
   close(): Promise<void>;
 }
 
 /** Header on the proxy's own refusals of plain-http requests (its value the refusal's code), so a page can tell them from a server's 403. */
 export const refusalHeader = 'x-pdfrender-blocked';
 
+/** Header on the proxy's 502 for a name that does not resolve (its value the reason), so a page can tell it from a server's 502. */
+export const failureHeader = 'x-pdfrender-failed';
+
+/**
+ * How a name that does not resolve is reported where the policy lets every address through (the
+ * CLI): a load failure under Chromium's own name for it, whether the URL was http or https. (Under
+ * the server's policy it is a refusal, as a private address is: see resolve-checked.ts.)
+ */
+export const unresolvedReason = 'net::ERR_NAME_NOT_RESOLVED';
+
 const dialTimeoutMs = 15_000;
 const rememberedRefusals = 1_000;
 
 /** Start a proxy on an ephemeral loopback port that enforces `policy`. */
 export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver): Promise<EgressProxy> {
-  const refusals = new Map<string, { refused: Refusal; at: number }>();
+  // What happened to each host:port lately: a refusal, or a name that did not resolve (for the per-document report).
+  const outcomes = new Map<string, { refused?: Refusal; unresolved?: true; at: number }>();
   const sockets = new Set<Socket | Duplex>();
-  const remember = (key: string, refused: Refusal) => {
-    refusals.delete(key);
-    refusals.set(key, { refused, at: Date.now() });
-    if (refusals.size > rememberedRefusals) refusals.delete(refusals.keys().next().value!);
+  const remember = (key: string, outcome: { refused: Refusal } | { unresolved: true }) => {
+    outcomes.delete(key);
+    outcomes.set(key, { ...outcome, at: Date.now() });
+    if (outcomes.size > rememberedRefusals) outcomes.delete(outcomes.keys().next().value!);
+  };
+  const recent = (host: string, port: string, since: number) => {
+    const outcome = outcomes.get(`${normalizeHost(host)}:${port}`);
+    return outcome && outcome.at >= since ? outcome : undefined;
   };
 
   /**
@@ -43,9 +60,10 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
   const pick = async (host: string, port: string): Promise<{ address: string } | { refused: Refusal } | null> => {
     try {
       const chosen = await resolveChecked(policy, host, resolve);
-      if ('refused' in chosen) remember(`${normalizeHost(host)}:${port}`, chosen.refused);
+      if ('refused' in chosen) remember(`${normalizeHost(host)}:${port}`, { refused: chosen.refused });
       return chosen;
     } catch {
+      remember(`${normalizeHost(host)}:${port}`, { unresolved: true });
       return null;
     }
   };
@@ -68,7 +86,7 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     }
     const port = target.port || '80';
     const chosen = await pick(target.hostname, port);
-    if (!chosen) return res.writeHead(502).end();
+    if (!chosen) return res.writeHead(502, { [failureHeader]: unresolvedReason }).end();
     // Only the code: the page can read this response, and the detail is the operator's.
     if ('refused' in chosen) return res.writeHead(403, { [refusalHeader]: chosen.refused.code }).end();
     const headers = { ...req.headers };
@@ -82,8 +100,8 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
         response.destroy();
         return void res.writeHead(502).end();
       }
-      // Only the proxy may say a URL was blocked; an upstream's own header of that name is dropped.
-      const headers = response.rawHeaders.flatMap((value, i, all) => (i % 2 === 0 && value.toLowerCase() !== refusalHeader ? [value, all[i + 1]!] : []));
+      // Only the proxy may say a URL was blocked or failed; an upstream's own headers of those names are dropped.
+      const headers = response.rawHeaders.flatMap((value, i, all) => (i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader ? [value, all[i + 1]!] : []));
       res.writeHead(status, headers);
       // pipeline ends Chromium's side too when the upstream stops short, instead of leaving it open.
       pipeline(response, res, (error) => error && res.destroy());
@@ -134,10 +152,8 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
   const listener = early?.server ?? server;
   return {
     url: early?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    refusal: (host, port, since) => {
-      const refused = refusals.get(`${normalizeHost(host)}:${port}`);
-      return refused && refused.at >= since ? refused.refused : undefined;
-    },
+    refusal: (host, port, since) => recent(host, port, since)?.refused,
+    failure: (host, port, since) => (recent(host, port, since)?.unresolved ? unresolvedReason : undefined),
     async close() {
       const closed = new Promise<void>((done) => listener.close(() => done()));
       for (const socket of sockets) socket.destroy();
