@@ -243,6 +243,8 @@ describe('an endpoint that answered 410 Gone', () => {
         ['evt_a', '{"job":"a"}'],
         ['evt_b', '{"job":"b"}'],
       ]);
+      // The receiver answers before the sender writes down the outcome: wait for the rows, not just the arrivals.
+      await until(() => rows(server, 'wh_gone').every((row) => row.status !== 'pending'), 'the outcomes of the 2 held events');
       expect(rows(server, 'wh_gone').map((row) => row.status)).toEqual(['delivered', 'delivered', 'failed']);
     } finally {
       await server.close();
