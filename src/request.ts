@@ -52,26 +52,30 @@ function checkExpression(expression: string | null, ctx: z.RefinementCtx): void 
 
 const metadataText = (description: string) => optionalTextField(1000, description).optional();
 
+const metadataFields = {
+  title: metadataText('the document title'),
+  author: metadataText('the author'),
+  subject: metadataText('the subject'),
+  keywords: z
+    .union([z.string().max(1000), z.array(z.string().max(200)).max(100)], { error: 'must be a string, or a list of at most 100 strings' })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value)),
+  creator: metadataText('the application that made the original document'),
+  creationDate: z
+    .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"' })
+    .optional()
+    // A date and time without an offset is read as UTC, as a bare date is, not in the server's zone.
+    .transform((value) => (value === undefined ? undefined : new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))),
+};
+
 /** What `metadata` may hold; any other key is refused by name. */
 const metadataSchema = z
-  .object(
-    {
-    title: metadataText('the document title'),
-    author: metadataText('the author'),
-    subject: metadataText('the subject'),
-    keywords: z
-      .union([z.string().max(1000), z.array(z.string().max(200)).max(100)], { error: 'must be a string, or a list of at most 100 strings' })
-      .optional()
-      .transform((value) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value)),
-    creator: metadataText('the application that made the original document'),
-    creationDate: z
-      .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"' })
-      .optional()
-      // A date and time without an offset is read as UTC, as a bare date is, not in the server's zone.
-      .transform((value) => (value === undefined ? undefined : new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))),
-    },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: title, author, subject, keywords, creator, creationDate` : undefined) },
-  )
+  .object(metadataFields, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: ${Object.keys(metadataFields).join(', ')}`
+        : undefined,
+  })
   .strict();
 
 /** Document information to write into the PDF. */

@@ -22,12 +22,12 @@ import { colorLevel, painter } from './color.js';
 import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
 import { watchAndRender } from './watch.js';
 
-/** Build the `render` command; its action sets the exit code through `setExitCode`. */
 // Where a setting shared with serve means something else here (the CLI reads no environment twins).
 const renderHelp: Record<string, string> = {
   allowPrivateNetwork: 'accepted for symmetry with serve: the CLI reaches loopback and private addresses anyway (on)',
 };
 
+/** Build the `render` command; its action sets the exit code through `setExitCode`. */
 export function renderCommand(io: CliIO, setExitCode: (code: number) => void): Command {
   const command = new Command('render')
     .description('render HTML files to PDF')
@@ -137,9 +137,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     const round = async (fields: Record<string, unknown>, fieldSources: Record<string, string>) => {
       const started = performance.now();
       const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter);
-      // A local file that failed to load (not there yet) counts too: making it renders again.
-      const missing = (outcome: DocumentOutcome) => (outcome.failed ?? []).filter((issue) => issue.url.startsWith('file:')).map((issue) => fileURLToPath(issue.url));
-      outcomes.forEach((outcome, index) => (loaded[index] = outcome.files ? [...outcome.files, ...missing(outcome)] : loaded[index]!));
+      outcomes.forEach((outcome, index) => (loaded[index] = outcome.files ? [...outcome.files, ...missingFiles(outcome)] : loaded[index]!));
       reporter.finish(outcomes, performance.now() - started);
       // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
       return Math.max(0, ...outcomes.map((o) => o.exitCode));
@@ -228,6 +226,11 @@ async function renderOne(
   }
 }
 
+// A local file that failed to load (not there yet) counts for --watch too: making it renders again.
+function missingFiles(outcome: DocumentOutcome): string[] {
+  return (outcome.failed ?? []).filter((issue) => issue.url.startsWith('file:')).map((issue) => fileURLToPath(issue.url));
+}
+
 // The request fields the input gives: its HTML, or the URL of a page to load, in place of either
 // one a --request file holds.
 async function documentFields(io: CliIO, document: PlannedDocument): Promise<{ htmlContent: string | null; url: string | null } | undefined> {
@@ -262,8 +265,7 @@ async function readRequestFile(path: string): Promise<Record<string, unknown>> {
   return parsed as Record<string, unknown>;
 }
 
-/** Parse a request; on failure the error's lines name the flag (or the request file) behind each field. */
-// Parse, and check against what the engine can do; errors name the flag (or request file) behind each field.
+/** Parse a request and check it against what the engine can do; on failure the error's lines name the flag (or the request file) behind each field. */
 function validate(input: Record<string, unknown>, sources: Record<string, string>, requestFile: string | undefined, check: (request: RenderRequest) => void) {
   try {
     const request = parseRenderRequest(input);
