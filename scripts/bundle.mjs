@@ -60,6 +60,8 @@ const cli = await esbuild.build({
     '@puppeteer/browsers',
     // ESM only: loaded with import() when a terminal shows a spinner.
     'ora',
+    // Loaded with import() only for a request with metadata or page 1's own templates (finish-pdf.ts).
+    '@cantoo/pdf-lib',
     // Puppeteer's WebDriver BiDi and WebSocket transports: pdfrender speaks CDP over a pipe.
     'chromium-bidi',
     'ws',

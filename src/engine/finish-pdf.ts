@@ -7,7 +7,6 @@
  * which costs time in proportion to its size, so this runs only when asked and within the render's
  * deadline.
  */
-import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import type { PdfMetadata } from '../request.js';
 
 export interface Finishing {
@@ -21,6 +20,9 @@ export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean => B
 
 /** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
 export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {
+  // Loaded only when a request asks for finishing: it is a large library that no other render
+  // needs, and every cold start of the CLI would otherwise load and compile it.
+  const { PDFDocument, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
   if (firstPage) {
     // Page 1 keeps its place, links and the outline's references to it; what it shows becomes the
