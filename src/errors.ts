@@ -126,6 +126,9 @@ export function callerError(error: unknown): { code: ErrorCode; message: string 
   return { code: 'INTERNAL_ERROR', message: "pdfrender failed unexpectedly; the cause is in the operator's log" };
 }
 
+/** Every error code. */
+export const errorCodes = Object.keys(httpStatuses) as ErrorCode[];
+
 /** The HTTP status for an error code (the API's `outcome` is the code itself). */
 export function httpStatusFor(code: ErrorCode) {
   return httpStatuses[code];

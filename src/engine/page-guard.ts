@@ -15,7 +15,8 @@ import { fulfilFile } from './file-response.js';
  * header or footer template refers to what Chromium cannot load there (a web font, a script), or a
  * document with no base URL refers to a relative one (relative-urls.ts).
  */
-export type FailureCode = 'HTTP_ERROR' | 'LOAD_FAILED' | 'TEMPLATE_UNSUPPORTED' | 'RELATIVE_URL';
+export const failureCodes = ['HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED', 'RELATIVE_URL'] as const;
+export type FailureCode = (typeof failureCodes)[number];
 
 /**
  * A URL a document asked for and did not get: a code and a reason safe for any caller (see

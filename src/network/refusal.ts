@@ -6,7 +6,8 @@
  */
 
 /** NETWORK_POLICY: the host is not public or cannot be resolved; NETWORK_BLOCKED: --block-network; FILE_NOT_ALLOWED, SCHEME_NOT_ALLOWED: by the URL alone. */
-export type RefusalCode = 'NETWORK_POLICY' | 'NETWORK_BLOCKED' | 'FILE_NOT_ALLOWED' | 'SCHEME_NOT_ALLOWED';
+export const refusalCodes = ['NETWORK_POLICY', 'NETWORK_BLOCKED', 'FILE_NOT_ALLOWED', 'SCHEME_NOT_ALLOWED'] as const;
+export type RefusalCode = (typeof refusalCodes)[number];
 
 export interface Refusal {
   code: RefusalCode;

@@ -4,6 +4,8 @@
  * paces them, and its bounds (jobs and bytes, per caller and in total) answer 503 instead.
  */
 import type { Hono } from 'hono';
+import type { z } from 'zod';
+import type { asyncAccepted, jobAnswer } from '../api-answers.js';
 import { PdfRenderError } from '../errors.js';
 import { fileUrlPath, jobStatusPath } from '../queue/urls.js';
 import { asyncRenderRequestSchema, parseWith } from '../request.js';
@@ -36,7 +38,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();
-    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) }, 202);
+    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: 'queued', statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<typeof asyncAccepted>, 202);
   });
 
   app.get('/api/pdfs/jobs/:jobId', async (c) => {
@@ -52,9 +54,9 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       createdAt: new Date(job.createdAt).toISOString(),
       startedAt: job.claimedAt === null ? null : new Date(job.claimedAt).toISOString(),
       finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
-      ...(job.fileId ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
+      ...(job.fileId && job.pages !== null && job.bytes !== null ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
       ...(job.network ? { blocked: job.network.blocked, failed: job.network.failed } : {}),
       ...(job.error ? { error: job.error, errorCode: job.errorCode ?? 'RENDER_PDF_FAILED' } : {}),
-    });
+    } satisfies z.infer<typeof jobAnswer>);
   });
 }

@@ -3,6 +3,8 @@
  * writes, the data dir is the one opened and has room); a check that fails says why in `reasons`.
  */
 import type { Hono } from 'hono';
+import type { z } from 'zod';
+import type { healthAnswers } from '../api-answers.js';
 import { callerError } from '../errors.js';
 import type { AppDeps } from './deps.js';
 
@@ -11,14 +13,14 @@ const lockWaitMs = 1_000;
 
 /** Mount the routes on `app`. */
 export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => c.json({ status: 'ok' } satisfies z.infer<typeof healthAnswers.live>));
   app.get('/readyz', async (c) => {
     // The browser's state as its watchdog last saw it: a hung browser must not make this wait.
     const [database, storage] = await Promise.all([databaseWritable(deps), deps.storage.check()]);
     const checks = { browser: deps.engine.browserReady(), database: database === null, storage: storage === null, accepting: !deps.lifecycle.draining };
     const reasons = { ...(database === null ? {} : { database }), ...(storage === null ? {} : { storage: `${storage.code}: ${storage.reason}` }) };
     const ready = Object.values(checks).every(Boolean);
-    return c.json({ status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) }, ready ? 200 : 503);
+    return c.json({ status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) } satisfies z.infer<typeof healthAnswers.ready>, ready ? 200 : 503);
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { webhookAnswers } from '../api-answers.js';
 import { PdfRenderError } from '../errors.js';
 import { booleanField } from '../fields.js';
 import { parseWith } from '../request.js';
@@ -20,16 +21,22 @@ export const rotateRequestSchema = z
   })
   .describe('what to replace; neither named (or no body) replaces both');
 
+/** What POST /api/webhooks takes: the URL to notify. */
+export const addWebhookRequestSchema = z.object({
+  url: z.string({ error: 'is required: the http or https URL to notify' }).describe('the http or https URL to notify'),
+});
+
 /** The 404 of a route given an id no endpoint has. */
 const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${id}`);
 
+/** The answer of each webhook route, as api-answers.ts describes it. */
+type Answer<K extends keyof typeof webhookAnswers> = z.infer<(typeof webhookAnswers)[K]>;
+
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/api/webhooks', async (c) => c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) }));
+  app.get('/api/webhooks', async (c) => c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) } satisfies Answer<'list'>));
   app.post('/api/webhooks', async (c) => {
-    const body = await readBody(c);
-    const url = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).url : undefined;
-    if (typeof url !== 'string') throw new PdfRenderError('VALIDATION_FAILED', 'url is required', { fieldErrors: { url: ['is required: the http or https URL to notify'] } });
+    const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
     const result = await deps.write(() => deps.webhooks.addOrEnable(checked, deps.clock.now()));
     await deps.storage.confirm();
@@ -37,15 +44,15 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     // disabled endpoint enabled again keeps them and does not show them again.
     if (result.created) {
       const { created: _created, ...endpoint } = result;
-      return c.json({ outcome: 'SUCCESS', ...endpoint }, 201);
+      return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'created'>, 201);
     }
-    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(result.endpoint), reenabled: true, released: result.released });
+    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(result.endpoint), reenabled: true, released: result.released } satisfies Answer<'reenabled'>);
   });
   app.post('/api/webhooks/:id/enable', async (c) => {
     const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
-    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(enabled.endpoint), wasDisabled: enabled.wasDisabled, released: enabled.released });
+    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(enabled.endpoint), wasDisabled: enabled.wasDisabled, released: enabled.released } satisfies Answer<'enabled'>);
   });
   app.post('/api/webhooks/:id/rotate', async (c) => {
     // An empty body (no Content-Type needed) rotates both.
@@ -55,12 +62,12 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const endpoint = await deps.write(() => deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }));
     await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
-    return c.json({ outcome: 'SUCCESS', ...endpoint });
+    return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'rotated'>);
   });
   app.delete('/api/webhooks/:id', async (c) => {
     const removed = await deps.write(() => deps.webhooks.remove(c.req.param('id'), deps.clock.now()));
     await deps.storage.confirm();
     if (!removed) throw noEndpoint(c.req.param('id'));
-    return c.json({ outcome: 'SUCCESS', unsent: removed.unsent });
+    return c.json({ outcome: 'SUCCESS', unsent: removed.unsent } satisfies Answer<'removed'>);
   });
 }
