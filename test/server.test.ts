@@ -362,14 +362,18 @@ describe('files, routes and operations', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
     const document = await (await fetch(`${server.url}/openapi.json`)).json();
     expect(document.openapi).toBe('3.1.0');
-    const schema = document.components.schemas.RenderRequest;
+    const bodyOf = (name: string) => document.components.requestBodies[name].content['application/json'].schema;
+    const schema = bodyOf('RenderRequest');
     expect(schema.required).toBeUndefined();
     expect(schema.oneOf).toEqual([{ required: ['htmlContent'] }, { required: ['url'] }]);
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']));
     expect(schema.properties.paperWidth.default).toBe('8.5in');
-    expect(document.components.schemas.AsyncRenderRequest.required).toEqual(['identifier']);
+    expect(bodyOf('AsyncRenderRequest').required).toEqual(['identifier']);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
-    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '421', '422', '429', '500', '503', '507']);
+    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '405', '413', '415', '421', '422', '429', '500', '503', '507']);
+    // Each status's outcomes are the codes errors.ts maps to it.
+    expect(document.paths['/api/pdfs/render-sync'].post.responses['503'].content['application/json'].schema.properties.outcome.enum).toEqual(['SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY', 'BROWSER_NOT_FOUND']);
+    expect(document.paths['/api/pdfs/render-sync'].post.responses['429'].headers).toEqual(expect.objectContaining({ 'Retry-After': expect.anything(), RateLimit: expect.anything() }));
   });
 
   it('logs one access line per request', async () => {

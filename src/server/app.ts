@@ -2,7 +2,7 @@
  * createApp: the Hono app of `pdfrender serve`, built only from what it is given (config, engine,
  * store, clock, log), so tests drive it with app.request() or over a real socket alike.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
@@ -13,24 +13,15 @@ import { requestBodyLimit } from './body-limit.js';
 import { corsAnswers, crossSiteGuard } from './cross-site.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
-import { filePath, filesRoute, isFileDownload } from './files-route.js';
+import { filesRoute, isFileDownload } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
 import { rateLimitPolicy } from './rate-limit.js';
-import { renderSyncRoute } from './render-sync-route.js';
+import { renderSyncPaths, renderSyncRoute } from './render-sync-route.js';
+import { publicBase } from './public-url.js';
 import { webhooksRoutes } from './webhooks-routes.js';
 
-/** Every route and the methods it takes, for 405 answers. */
-const routeMethods: Array<[RegExp, string[]]> = [
-  [/^\/api\/pdfs\/render-(sync|async)$/, ['POST']],
-  [/^\/api\/pdfs\/jobs\/[^/]+$/, ['GET']],
-  [filePath, ['GET']],
-  [/^\/api\/webhooks$/, ['GET', 'POST']],
-  [/^\/api\/webhooks\/[^/]+$/, ['DELETE']],
-  [/^\/api\/webhooks\/[^/]+\/(rotate|enable)$/, ['POST']],
-  [/^\/(healthz|readyz|openapi\.json)$/, ['GET']],
-];
 
 export interface AppOptions {
   /**
@@ -48,8 +39,8 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   // A database error no store call classified (a read meeting a lock) still gets its documented status.
   app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
   app.notFound((c) => {
-    const allowed = routeMethods.find(([pattern]) => pattern.test(c.req.path))?.[1];
-    if (allowed) {
+    const allowed = methodsOf(c.req.path);
+    if (allowed.length > 0) {
       c.header('Allow', allowed.join(', '));
       return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`), deps.events);
     }
@@ -61,7 +52,7 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   if (deps.config.corsOrigins.length > 0) app.use(corsAnswers(deps.config.corsOrigins));
   app.use('/api/*', crossSiteGuard(deps.config.corsOrigins));
   // First of the route's own, so refusals before the route (draining, auth, body limit) carry the policy too.
-  app.use('/api/pdfs/render-sync', rateLimitPolicy(deps));
+  for (const path of renderSyncPaths) app.use(path, rateLimitPolicy(deps));
   app.use('/api/*', async (_, next) => {
     if (deps.lifecycle.draining) throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });
     deps.lifecycle.inFlight += 1;
@@ -86,13 +77,31 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
     }),
   );
   const document = openApiDocument(version);
-  app.get('/openapi.json', (c) => c.json(document));
+  app.get('/openapi.json', (c) => c.json({ ...document, servers: [{ url: serverUrl(c, deps) }] }));
   healthRoutes(app, routeDeps);
   renderSyncRoute(app, routeDeps);
   asyncRoutes(app, routeDeps);
   filesRoute(app, routeDeps);
   webhooksRoutes(app, routeDeps);
+  // The methods each route takes, read off the routes themselves (middleware is mounted for ALL).
+  const routes = app.routes.filter((route) => route.method !== 'ALL').map((route) => ({ method: route.method, pattern: routePattern(route.path) }));
+  const methodsOf = (path: string) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
   return app;
+}
+
+/** A Hono route path ("/api/pdfs/jobs/:jobId") as a regular expression matching the paths it serves. */
+function routePattern(path: string): RegExp {
+  const parts = path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}$`);
+}
+
+/** Where the OpenAPI document says the API answers: this server's public base, or relative to the document when there is none yet (a test's app without a listener). */
+function serverUrl(c: Context, deps: AppDeps): string {
+  try {
+    return publicBase(c, deps);
+  } catch {
+    return '/';
+  }
 }
 
 /** `engine` whose renders also end when `stop` fires, rejecting with its reason. */

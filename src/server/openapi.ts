@@ -1,196 +1,294 @@
 /**
- * GET /openapi.json: an OpenAPI 3.1 document whose request schema is generated from the same zod
- * schema that validates requests, so the two cannot drift apart.
+ * GET /openapi.json: an OpenAPI 3.1 document generated from the zod schemas that validate requests
+ * (request.ts) and shape answers and webhook events (api-answers.ts), so none of them can drift
+ * apart; every operation's errors come from the codes it can raise (openapi-errors.ts).
  */
 import { z } from 'zod';
+import { asyncAccepted, healthAnswers, jobAnswer, renderSyncAnswer, resourceIssue, webhookAnswers, webhookEvents } from '../api-answers.js';
+import type { ErrorCode } from '../errors.js';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
-import { rotateRequestSchema } from './webhooks-routes.js';
+import { embedded, errorResponses, header, headers } from './openapi-errors.js';
+import { addWebhookRequestSchema, rotateRequestSchema } from './webhooks-routes.js';
 
-const outcome = (values: string[]) => ({ type: 'string', enum: values });
-// Codes and reasons of blocked and failed URLs depend only on the URL and the server's settings, never on DNS.
-const issueCodes = ['NETWORK_POLICY', 'NETWORK_BLOCKED', 'FILE_NOT_ALLOWED', 'SCHEME_NOT_ALLOWED', 'HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED', 'RELATIVE_URL'];
-const resourceIssues = (description: string) => ({
-  type: 'array',
-  description,
-  items: { type: 'object', required: ['url', 'code', 'reason'], properties: { url: { type: 'string' }, code: { type: 'string', enum: issueCodes }, reason: { type: 'string' } } },
-});
-const errorBody = (outcomes: string[], extra: Record<string, unknown> = {}, why?: string) => ({
-  description: why ? `${outcomes.join(' / ')}: ${why}` : outcomes.join(' / '),
-  content: { 'application/json': { schema: { type: 'object', required: ['outcome'], properties: { outcome: outcome(outcomes), message: { type: 'string' }, ...extra } } } },
-});
+type Method = 'get' | 'post' | 'delete';
 
-const retryAfter = { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait before trying again' } };
-/** Refusals of anything that stores: the data dir is gone or its database locked elsewhere (503), or its disk full (507). */
-const storageOutcomes = ['STORAGE_UNAVAILABLE', 'DATABASE_BUSY'];
-const unavailable = (outcomes: string[]) => ({
-  503: {
-    ...errorBody([...outcomes, ...storageOutcomes], {}, 'the server cannot take this now: STORAGE_UNAVAILABLE when its data dir was deleted, replaced or made read-only, DATABASE_BUSY when another process held the database lock past --busy-timeout'),
-    headers: retryAfter,
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Path parameters, by name. */
+  ids?: string[];
+  /** The request body, by its name in components.requestBodies. */
+  body?: string;
+  responses: Record<number, unknown>;
+  /** Codes this operation raises itself; those of the edge, the key check, storage and the body come with its path and method. */
+  codes?: ErrorCode[];
+  /** Answers carry RateLimit and RateLimit-Policy. */
+  rateLimited?: boolean;
+  security?: unknown[];
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+const answer = (description: string, name: string) => ({ description, content: json(name) });
+const pdf = { 'application/pdf': { schema: { type: 'string', format: 'binary' } } };
+
+/**
+ * The request bodies. Kept out of components.schemas on purpose: generated clients (openapi-typescript)
+ * make a field with a default required in a shared schema, but not in a request body; a render
+ * request is all defaults but one. The form types repeat the JSON schema: a JSON pointer into the
+ * request body is valid OpenAPI, but openapi-typescript turns it into a type that does not compile.
+ */
+function requestBodies() {
+  // The schema's own rule that JSON Schema cannot read off it: exactly one of the two documents.
+  const oneDocument = { oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
+  const body = (schema: z.ZodType, options: { forms?: boolean; required?: boolean; rule?: object } = {}) => {
+    const content = { schema: { ...embedded(schema, 'input'), ...options.rule } };
+    const types = options.forms ? ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'] : ['application/json'];
+    return { required: options.required ?? true, content: Object.fromEntries(types.map((type) => [type, content])) };
+  };
+  return {
+    RenderRequest: body(renderRequestSchema, { forms: true, rule: oneDocument }),
+    AsyncRenderRequest: body(asyncRenderRequestSchema, { forms: true, rule: oneDocument }),
+    RotateRequest: body(rotateRequestSchema, { required: false }),
+    WebhookEndpointRequest: body(addWebhookRequestSchema),
+  };
+}
+
+/** Every answer and event schema, generated together so shared parts are referred to, not copied. */
+function componentSchemas() {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(answerSchemas)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...schema }]) => [id, schema]));
+}
+
+const answerSchemas: Record<string, z.ZodType> = {
+  ResourceIssue: resourceIssue,
+  RenderSyncAnswer: renderSyncAnswer,
+  AsyncAccepted: asyncAccepted,
+  Job: jobAnswer,
+  WebhookList: webhookAnswers.list,
+  WebhookCreated: webhookAnswers.created,
+  WebhookReenabled: webhookAnswers.reenabled,
+  WebhookEnabled: webhookAnswers.enabled,
+  WebhookRotated: webhookAnswers.rotated,
+  WebhookRemoved: webhookAnswers.removed,
+  Live: healthAnswers.live,
+  Ready: healthAnswers.ready,
+  PdfRenderedEvent: webhookEvents.PDF_RENDERED,
+  RenderPdfFailedEvent: webhookEvents.RENDER_PDF_FAILED,
+};
+
+const renderCodes: ErrorCode[] = ['RENDER_PDF_FAILED', 'RATE_LIMITED', 'BROWSER_NOT_FOUND'];
+const syncDescription =
+  'Rate limited per caller (API key, else address) per 1-minute window; every answer carries RateLimit and RateLimit-Policy.';
+const networkHeaders = Object.fromEntries(['X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count', 'X-Pdfrender-Failed', 'X-Pdfrender-Failed-Count', 'X-Pdfrender-Warnings'].map((name) => [name, header(name as keyof typeof headers)]));
+
+const operations: Record<string, Partial<Record<Method, Operation>>> = {
+  '/api/pdfs/render-sync': {
+    post: {
+      operationId: 'renderSync',
+      summary: 'Render a PDF within the call; answers where to download it',
+      description: `${syncDescription} A RenderPDF.io client that sends \`Accept: application/pdf\` (ranked above JSON) gets the PDF itself here, as renderSyncPdf answers; typed clients call renderSyncPdf for that.`,
+      body: 'RenderRequest',
+      responses: { 200: { ...answer('rendered', 'RenderSyncAnswer'), headers: networkHeaders } },
+      codes: renderCodes,
+      rateLimited: true,
+    },
   },
-  507: { ...errorBody(['STORAGE_FULL'], {}, "the server's disk is full; nothing was stored"), headers: retryAfter },
-});
+  '/api/pdfs/render-sync.pdf': {
+    post: {
+      operationId: 'renderSyncPdf',
+      summary: 'Render a PDF within the call; answers the PDF itself',
+      description: `${syncDescription} The same render as renderSync and the same limit; the PDF is also kept for download at Content-Location. What the document could not load is in the X-Pdfrender-* headers.`,
+      body: 'RenderRequest',
+      responses: { 200: { description: 'the PDF', headers: { ...networkHeaders, 'Content-Location': header('Content-Location'), 'Content-Disposition': header('Content-Disposition') }, content: pdf } },
+      codes: renderCodes,
+      rateLimited: true,
+    },
+  },
+  '/api/pdfs/render-async': {
+    post: {
+      operationId: 'renderAsync',
+      summary: 'Queue a render; every webhook endpoint is told when it is done',
+      description:
+        'Never rate limited; the queue paces async work. The queue is bounded in jobs and request bytes, per caller (API key, else address) and in total (--max-queue, --max-queue-per-caller, --max-queue-bytes, --max-queue-bytes-per-caller): beyond a bound it answers 503 QUEUE_FULL with Retry-After. The identifier is deduplicated per caller for 60 s.',
+      body: 'AsyncRenderRequest',
+      responses: { 202: answer('queued', 'AsyncAccepted') },
+      codes: ['DUPLICATE_IDENTIFIER', 'WEBHOOK_NOT_CONFIGURED', 'QUEUE_FULL'],
+    },
+  },
+  '/api/pdfs/jobs/{jobId}': {
+    get: {
+      operationId: 'getJob',
+      summary: "An async job's status: queued, rendering, succeeded or failed",
+      ids: ['jobId'],
+      responses: { 200: answer("the job; a failed one has error (a safe message) and errorCode (RENDER_PDF_FAILED, or INTERNAL_ERROR whose cause is only in the server's log)", 'Job') },
+      codes: ['NOT_FOUND'],
+    },
+  },
+  '/api/pdfs/files/{fileId}': {
+    get: {
+      operationId: 'getFile',
+      summary: 'Download a rendered PDF (until its retention period ends)',
+      description: 'Needs no API key unless the server runs with --private-files: the URL (128 random bits) is the capability.',
+      ids: ['fileId'],
+      responses: { 200: { description: 'the PDF', headers: { 'Content-Disposition': header('Content-Disposition') }, content: pdf } },
+      codes: ['NOT_FOUND'],
+      security: [{}, { apiKey: [] }],
+    },
+  },
+  '/api/webhooks': {
+    get: {
+      operationId: 'listWebhooks',
+      summary: 'List webhook endpoints (without their keys and secrets)',
+      responses: { 200: answer('the endpoints; held is how many events a disabled one keeps until it is enabled', 'WebhookList') },
+    },
+    post: {
+      operationId: 'addWebhook',
+      summary: 'Add a webhook endpoint; the answer carries its key and signing secret, shown only here',
+      description:
+        'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent. The URL of a disabled endpoint enables that endpoint again instead (the oldest such): it keeps its id, key and secret, and the events it held are sent.',
+      body: 'WebhookEndpointRequest',
+      responses: {
+        200: answer('a disabled endpoint with this URL enabled again; released is how many held events are now due', 'WebhookReenabled'),
+        201: answer('added', 'WebhookCreated'),
+      },
+    },
+  },
+  '/api/webhooks/{id}/enable': {
+    post: {
+      operationId: 'enableWebhook',
+      summary: 'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
+      ids: ['id'],
+      responses: { 200: answer('enabled', 'WebhookEnabled') },
+      codes: ['NOT_FOUND'],
+    },
+  },
+  '/api/webhooks/{id}/rotate': {
+    post: {
+      operationId: 'rotateWebhook',
+      summary: "Replace a webhook endpoint's key, signing secret or both; the next delivery uses them",
+      ids: ['id'],
+      body: 'RotateRequest',
+      responses: { 200: answer('rotated', 'WebhookRotated') },
+      codes: ['NOT_FOUND'],
+    },
+  },
+  '/api/webhooks/{id}': {
+    delete: {
+      operationId: 'removeWebhook',
+      summary: 'Remove a webhook endpoint',
+      description:
+        'Events it held or had yet to send are marked failed ("the endpoint was removed"); `pdfrender webhooks redeliver <jobId>` sends a job\'s event to the current endpoints.',
+      ids: ['id'],
+      responses: { 200: answer('removed', 'WebhookRemoved') },
+      codes: ['NOT_FOUND'],
+    },
+  },
+  '/healthz': { get: { operationId: 'live', summary: 'Liveness: the process answers', security: [], responses: { 200: answer('alive', 'Live') } } },
+  '/readyz': {
+    get: {
+      operationId: 'ready',
+      summary: 'Readiness: the browser answers, the database takes writes, the data dir is the one opened and has room, and the server is not stopping',
+      security: [],
+      responses: { 200: answer('ready', 'Ready'), 503: answer('not ready: each failed check of the database or the storage says why in reasons', 'Ready') },
+    },
+  },
+  '/openapi.json': {
+    get: { operationId: 'openApi', summary: 'This document', security: [], responses: { 200: { description: 'the OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } },
+  },
+};
 
-/** The OpenAPI document for this server's version. */
-export function openApiDocument(version: string) {
-  const jsonSchema = (schema: z.ZodType) => {
-    const generated = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
-    delete (generated as { $schema?: string }).$schema;
-    // The schema's own rule that JSON Schema cannot read off it: exactly one of the two documents.
-    return { ...generated, oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
-  };
-  const bodiesOf = (name: string) =>
-    Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: { $ref: `#/components/schemas/${name}` } }]));
-  const bodies = bodiesOf('RenderRequest');
-  const auth = { 401: errorBody(['MISSING_API_KEY', 'INVALID_API_KEY']) };
-  // A webhook endpoint named in the path, and what every call on one may answer besides its own.
-  const endpointId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-  const endpointRefusals = { ...auth, 404: errorBody(['NOT_FOUND']), ...unavailable(['SHUTTING_DOWN']) };
-  const document = {
-    openapi: '3.1.0',
-    info: { title: 'pdfrender', version, description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API.' },
-    components: {
-      schemas: { RenderRequest: jsonSchema(renderRequestSchema), AsyncRenderRequest: jsonSchema(asyncRenderRequestSchema) },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'required when the server has API keys configured' } },
-    },
-    security: [{ bearer: [] }, {}],
-    paths: {
-      '/api/pdfs/render-sync': {
-        post: {
-          summary: 'Render a PDF within the call',
-          description: 'Rate limited per caller per 1-minute window. Send Accept: application/pdf to get the PDF itself instead of JSON.',
-          requestBody: { required: true, content: bodies },
-          responses: {
-            200: {
-              description: 'rendered',
-              headers: { RateLimit: { schema: { type: 'string' } }, 'RateLimit-Policy': { schema: { type: 'string' } } },
-              content: {
-                'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['outcome', 'fileUrl', 'pages', 'bytes'],
-                    properties: { outcome: outcome(['SUCCESS']), fileUrl: { type: 'string', format: 'uri' }, pages: { type: 'integer' }, bytes: { type: 'integer' }, blocked: resourceIssues('URLs the network policy refused'), failed: resourceIssues('URLs that failed to load') },
-                  },
-                },
-                'application/pdf': { schema: { type: 'string', format: 'binary' } },
-              },
-            },
-            400: errorBody(['RENDER_PDF_FAILED']),
-            ...auth,
-            413: errorBody(['PAYLOAD_TOO_LARGE']),
-            415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
-            422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
-            429: errorBody(['RATE_LIMITED'], { retryAfter: { type: 'integer' } }),
-            500: errorBody(['INTERNAL_ERROR']),
-            ...unavailable(['SHUTTING_DOWN']),
-          },
-        },
-      },
-      '/api/pdfs/render-async': {
-        post: {
-          summary: 'Queue a render; every webhook endpoint is told when it is done',
-          description:
-            'Never rate limited; the queue paces async work. The queue is bounded in jobs and request bytes, per caller (API key, else address) and in total (--max-queue, --max-queue-per-caller, --max-queue-bytes, --max-queue-bytes-per-caller): beyond a bound it answers 503 QUEUE_FULL with Retry-After.',
-          requestBody: { required: true, content: bodiesOf('AsyncRenderRequest') },
-          responses: {
-            202: {
-              description: 'queued',
-              content: {
-                'application/json': {
-                  schema: { type: 'object', properties: { outcome: outcome(['SUCCESS']), identifier: { type: 'string' }, jobId: { type: 'string' }, status: outcome(['queued']), statusUrl: { type: 'string', format: 'uri' } } },
-                },
-              },
-            },
-            ...auth,
-            402: errorBody(['DUPLICATE_IDENTIFIER']),
-            412: errorBody(['WEBHOOK_NOT_CONFIGURED']),
-            413: errorBody(['PAYLOAD_TOO_LARGE']),
-            415: errorBody(['UNSUPPORTED_MEDIA_TYPE']),
-            422: errorBody(['VALIDATION_FAILED'], { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }),
-            ...unavailable(['QUEUE_FULL', 'SHUTTING_DOWN']),
-          },
-        },
-      },
-      '/api/pdfs/jobs/{jobId}': {
-        get: {
-          summary: "An async job's status: queued, rendering, succeeded or failed",
-          parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: '{outcome, jobId, identifier, status, priority, attempts, createdAt, startedAt, finishedAt, fileUrl?, pages?, bytes?, blocked?, failed?, error?, errorCode?}; error is a safe message and errorCode its code (RENDER_PDF_FAILED, or INTERNAL_ERROR whose cause is only in the server log)' }, ...auth, 404: errorBody(['NOT_FOUND']) },
-        },
-      },
-      '/api/pdfs/files/{fileId}': {
-        get: {
-          summary: 'Download a rendered PDF (until its retention period ends)',
-          parameters: [{ name: 'fileId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...auth, 404: errorBody(['NOT_FOUND']) },
-        },
-      },
-      '/api/webhooks': {
-        get: {
-          summary: 'List webhook endpoints (without their keys and secrets)',
-          responses: { 200: { description: '{outcome, webhooks: [{id, url, createdAt, disabledAt, held}]}; disabledAt is when its receiver answered 410 Gone, held how many events it keeps until enabled' }, ...auth },
-        },
-        post: {
-          summary: 'Add a webhook endpoint; the answer carries its key and signing secret, shown only here',
-          description:
-            'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent. The URL of a disabled endpoint enables that endpoint again instead (the oldest such): it keeps its id, key and secret, and the events it held are sent.',
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } } } },
-          responses: {
-            200: { description: 'a disabled endpoint with this URL enabled again: {outcome, id, url, createdAt, disabledAt: null, reenabled: true, released}, released being how many held events are now due' },
-            201: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}' },
-            ...auth,
-            422: errorBody(['VALIDATION_FAILED']),
-            ...unavailable(['SHUTTING_DOWN']),
-          },
-        },
-      },
-      '/api/webhooks/{id}/enable': {
-        post: {
-          summary: 'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
-          parameters: [endpointId],
-          responses: {
-            200: { description: '{outcome, id, url, createdAt, disabledAt: null, wasDisabled, released}: wasDisabled false when it was active already; released, how many held events are now due' },
-            ...endpointRefusals,
-          },
-        },
-      },
-      '/api/webhooks/{id}/rotate': {
-        post: {
-          summary: "Replace a webhook endpoint's key, signing secret or both; the next delivery uses them",
-          parameters: [endpointId],
-          requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(rotateRequestSchema) } } },
-          responses: { 200: { description: '{outcome, id, url, key, secret, createdAt, disabledAt}, with the new values' }, ...endpointRefusals, 422: errorBody(['VALIDATION_FAILED']) },
-        },
-      },
-      '/api/webhooks/{id}': {
-        delete: {
-          summary: 'Remove a webhook endpoint',
-          description: 'Events it held or had yet to send are marked failed ("the endpoint was removed"); `pdfrender webhooks redeliver <jobId>` sends a job\'s event to the current endpoints.',
-          parameters: [endpointId],
-          responses: { 200: { description: '{outcome, unsent}: removed; unsent, how many of its events will not be sent to it' }, ...endpointRefusals },
-        },
-      },
-      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'the process answers' } } } },
-      '/readyz': {
-        get: {
-          summary: 'Readiness: the browser answers, the database takes writes, the data dir is the one opened and has room, and the server is not stopping',
-          security: [],
-          responses: {
-            200: { description: '{status: "ready", checks: {browser, database, storage, accepting}}' },
-            503: { description: '{status: "not ready", checks, reasons: {database?, storage?}}: each failed check of the database or the storage says why, as "<OUTCOME>: <reason>" (STORAGE_FULL, STORAGE_UNAVAILABLE, DATABASE_BUSY)' },
-          },
-        },
-      },
-    },
-  };
-  // Refusals at the edge, before any route: every operation may meet the Host check, and every
-  // state-changing one the cross-site check.
-  for (const operations of Object.values(document.paths) as Array<Record<string, { responses: Record<number, unknown> }>>) {
-    for (const [method, operation] of Object.entries(operations)) {
-      operation.responses[421] = errorBody(['HOST_NOT_ALLOWED'], {}, 'a server on loopback without --public-url refuses a Host that is not this machine (DNS rebinding)');
-      if (method === 'post' || method === 'delete') {
-        operation.responses[403] = errorBody(['CROSS_SITE_REQUEST'], {}, "another site's browser page asked to change something; --cors-origin allows origins");
-      }
+/** The codes every operation at `path` with `method` may meet besides its own: the edge's, and under /api/ the key check's, the lifecycle's, the store's and the body's. */
+function commonCodes(path: string, method: Method, operation: Operation): ErrorCode[] {
+  const changes = method !== 'get';
+  return [
+    'HOST_NOT_ALLOWED',
+    'INTERNAL_ERROR',
+    ...(changes ? (['CROSS_SITE_REQUEST'] as const) : []),
+    ...(path.startsWith('/api/') ? (['MISSING_API_KEY', 'INVALID_API_KEY', 'SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY'] as const) : []),
+    ...(path.startsWith('/api/') && changes ? (['STORAGE_FULL', 'PAYLOAD_TOO_LARGE'] as const) : []),
+    ...(operation.body ? (['UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_FAILED'] as const) : []),
+  ];
+}
+
+/** An operation as the document gives it. */
+function described(path: string, method: Method, operation: Operation) {
+  const { ids = [], body, codes = [], rateLimited, responses, ...rest } = operation;
+  const all: Record<string, Record<string, unknown>> = { ...(responses as Record<string, Record<string, unknown>>), ...errorResponses([...commonCodes(path, method, operation), ...codes]) } as never;
+  // Every path answers other methods with 405 and Allow; an operation's own 405 is that answer.
+  all[405] = { $ref: '#/components/responses/MethodNotAllowed' };
+  if (rateLimited) {
+    // The Host and cross-site guards answer before the rate limit's middleware runs.
+    for (const [status, response] of Object.entries(all)) {
+      if (!['403', '405', '421'].includes(status)) response.headers = { ...(response.headers as object), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
     }
   }
-  return document;
+  return {
+    ...rest,
+    ...(ids.length > 0 ? { parameters: ids.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
+    ...(body ? { requestBody: { $ref: `#/components/requestBodies/${body}` } } : {}),
+    responses: Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
+/** The webhook events as OpenAPI 3.1 `webhooks`: what a receiver is sent and how its answer is read. */
+function webhookOperations() {
+  const headerParameter = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  const event = (type: keyof typeof webhookEvents, schema: string, summary: string) => ({
+    post: {
+      operationId: type === 'PDF_RENDERED' ? 'pdfRendered' : 'renderPdfFailed',
+      summary,
+      description:
+        'POSTed to every webhook endpoint, at least once: retried on a persisted schedule until a 2xx (a Retry-After is honoured), so receivers dedupe by webhook-id. Redirects are not followed. Verify the signature with the endpoint\'s secret (Standard Webhooks).',
+      security: [{ webhookKey: [] }],
+      parameters: [
+        headerParameter('webhook-id', "the event's id: the same on every retry"),
+        headerParameter('webhook-timestamp', 'seconds since 1970 when this attempt was signed'),
+        headerParameter('webhook-signature', '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret>`'),
+        headerParameter('User-Agent', '`RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)` unless --webhook-user-agent says otherwise'),
+      ],
+      requestBody: { required: true, content: json(schema) },
+      responses: {
+        '2XX': { description: 'received: not sent again' },
+        410: { description: 'Gone: the endpoint is disabled and its events are held (not dropped) until it is enabled again' },
+        default: { description: 'any other answer, or none within 10 s: sent again later' },
+      },
+    },
+  });
+  return {
+    PDF_RENDERED: event('PDF_RENDERED', 'PdfRenderedEvent', 'An async job rendered its PDF'),
+    RENDER_PDF_FAILED: event('RENDER_PDF_FAILED', 'RenderPdfFailedEvent', 'An async job failed for good (after its last attempt)'),
+  };
+}
+
+/** The OpenAPI document for this server's version, with `serverUrl` as where it answers. */
+export function openApiDocument(version: string, serverUrl = '/') {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'pdfrender',
+      version,
+      description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API. Every error answers JSON {outcome, message}, outcome being its code.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ apiKey: [] }, {}],
+    paths: Object.fromEntries(
+      Object.entries(operations).map(([path, byMethod]) => [path, Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]))]),
+    ),
+    webhooks: webhookOperations(),
+    components: {
+      schemas: componentSchemas(),
+      requestBodies: requestBodies(),
+      headers,
+      responses: { MethodNotAllowed: errorResponses(['METHOD_NOT_ALLOWED'])[405] },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'one of the server\'s API keys; required when it has any' },
+        webhookKey: { type: 'http', scheme: 'bearer', description: "the webhook endpoint's key, given when it was added (never its signing secret)" },
+      },
+    },
+  };
 }

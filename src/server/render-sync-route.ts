@@ -1,8 +1,12 @@
 /**
  * POST /api/pdfs/render-sync: validate, render now through the shared engine, keep the file for
  * download, and answer with its URL (or, when the caller prefers application/pdf, the PDF itself).
+ * POST /api/pdfs/render-sync.pdf is the same render answering the PDF whatever Accept says, so a
+ * client generated from the OpenAPI document gets one answer type per operation.
  */
 import type { Hono } from 'hono';
+import type { z } from 'zod';
+import type { renderSyncAnswer } from '../api-answers.js';
 import { publicReport } from '../engine/page-guard.js';
 import { fileUrlPath } from '../queue/urls.js';
 import { parseRenderRequest } from '../request.js';
@@ -14,9 +18,12 @@ import { absoluteUrl } from './public-url.js';
 import { rateLimit } from './rate-limit.js';
 import { readBody } from './read-body.js';
 
-/** Mount the route on `app`. */
+/** The paths of render-sync: negotiated, and the PDF itself. */
+export const renderSyncPaths = ['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf'] as const;
+
+/** Mount the routes on `app`. */
 export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.post('/api/pdfs/render-sync', rateLimit(deps), async (c) => {
+  for (const path of renderSyncPaths) app.post(path, rateLimit(deps), async (c) => {
     const request = parseRenderRequest(await readBody(c));
     const result = await deps.engine.render(request, { signal: c.req.raw.signal });
     // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
@@ -28,12 +35,12 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
     // The file URL promises a download: not from a data dir that was deleted or replaced.
     await deps.storage.confirm();
     const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
-    if (prefersPdf(c.req.header('accept'))) {
+    if (path.endsWith('.pdf') || prefersPdf(c.req.header('accept'))) {
       c.header('Content-Type', 'application/pdf');
       c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
       c.header('Content-Location', fileUrl);
       return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
     }
-    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed }, 200);
+    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed } satisfies z.infer<typeof renderSyncAnswer>, 200);
   });
 }
