@@ -76,8 +76,9 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
       throw new PdfRenderError('PAYLOAD_TOO_LARGE', `the body is larger than the server's limit of ${deps.config.maxBody} bytes`);
     }),
   );
-  const document = openApiDocument(version);
-  app.get('/openapi.json', (c) => c.json({ ...document, servers: [{ url: serverUrl(c, deps) }] }));
+  // Built when first asked for: generating it takes ~100 ms, which every server start would pay.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get('/openapi.json', (c) => c.json({ ...(document ??= openApiDocument(version)), servers: [{ url: serverUrl(c, deps) }] }));
   healthRoutes(app, routeDeps);
   renderSyncRoute(app, routeDeps);
   asyncRoutes(app, routeDeps);
