@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { watchAndRender } from '../src/cli/watch.js';
 import { bin, pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf, readingOrder } from './support/pdf.js';
@@ -55,6 +56,25 @@ describe('render --watch', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+
+  it('renders while a file is still being written without pause, not only once it stops', async () => {
+    const file = join(await tempDir(), 'page.html');
+    await writeFile(file, '<p>0</p>');
+    const stop = new AbortController();
+    let rounds = 0;
+    let watching = false;
+    const watched = watchAndRender({ files: () => [file], ready: () => (watching = true), round: async () => void (rounds += 1), signal: stop.signal });
+    await until(() => watching, 'the watch to start');
+    // Writes closer together than the quiet spell that ends a batch, until a round runs (or 20 s pass).
+    let writes = 0;
+    for (const deadline = Date.now() + 20_000; rounds === 0 && Date.now() < deadline; writes += 1) {
+      await writeFile(file, `<p>${writes}</p>`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    stop.abort();
+    await watched;
+    expect(rounds).toBeGreaterThan(0);
   });
 
   it('refuses standard input and standard output, which cannot be rendered again', async () => {

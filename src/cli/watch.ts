@@ -22,8 +22,10 @@ export interface WatchPlan {
   seen?(file: string, counts: boolean): void;
 }
 
-/** How long changes are gathered before a round starts. */
+/** How long changes are gathered before a round starts: a quiet spell this long ends the batch... */
 const settleMs = 150;
+/** ...or this long after its first change, so a file written without pause (a long build) still renders. */
+const maxSettleMs = 1_000;
 
 /** Watch until `plan.signal` aborts, running `plan.round` after each batch of changes. */
 export async function watchAndRender(plan: WatchPlan): Promise<void> {
@@ -33,10 +35,12 @@ export async function watchAndRender(plan: WatchPlan): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
+  let batchStarted: number | undefined;
   const changed = () => {
     if (plan.signal.aborted) return;
+    batchStarted ??= performance.now();
     clearTimeout(timer);
-    timer = setTimeout(run, settleMs);
+    timer = setTimeout(run, Math.max(0, Math.min(settleMs, batchStarted + maxSettleMs - performance.now())));
   };
   // A file is watched through its folder: editors save by writing a new file over it, which ends a
   // watch on the file itself. Every watcher is made again after each round: a folder deleted and made
@@ -63,6 +67,7 @@ export async function watchAndRender(plan: WatchPlan): Promise<void> {
     }
   };
   const run = (): void => {
+    batchStarted = undefined;
     if (running) {
       again = true;
       return;
