@@ -17,11 +17,10 @@ import { filesRoute, isFileDownload } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
+import { publicBase } from './public-url.js';
 import { rateLimitPolicy } from './rate-limit.js';
 import { renderSyncPaths, renderSyncRoute } from './render-sync-route.js';
-import { publicBase } from './public-url.js';
 import { webhooksRoutes } from './webhooks-routes.js';
-
 
 export interface AppOptions {
   /**
@@ -39,7 +38,7 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   // A database error no store call classified (a read meeting a lock) still gets its documented status.
   app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
   app.notFound((c) => {
-    const allowed = methodsOf(c.req.path);
+    const allowed = allowedMethods(app, c.req.path);
     if (allowed.length > 0) {
       c.header('Allow', allowed.join(', '));
       return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`), deps.events);
@@ -84,16 +83,14 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   asyncRoutes(app, routeDeps);
   filesRoute(app, routeDeps);
   webhooksRoutes(app, routeDeps);
-  // The methods each route takes, read off the routes themselves (middleware is mounted for ALL).
-  const routes = app.routes.filter((route) => route.method !== 'ALL').map((route) => ({ method: route.method, pattern: routePattern(route.path) }));
-  const methodsOf = (path: string) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
   return app;
 }
 
-/** A Hono route path ("/api/pdfs/jobs/:jobId") as a regular expression matching the paths it serves. */
-function routePattern(path: string): RegExp {
-  const parts = path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  return new RegExp(`^${parts.join('/')}$`);
+/** The methods `app`'s routes take at `path`, read off the routes themselves (middleware is mounted for ALL). */
+function allowedMethods(app: { routes: Array<{ method: string; path: string }> }, path: string): string[] {
+  // A route path ("/api/pdfs/jobs/:jobId") as a pattern of the paths it serves.
+  const serves = (route: string) => new RegExp(`^${route.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`).test(path);
+  return [...new Set(app.routes.filter((route) => route.method !== 'ALL' && serves(route.path)).map((route) => route.method))];
 }
 
 /** Where the OpenAPI document says the API answers: this server's public base, or relative to the document when there is none yet (a test's app without a listener). */
