@@ -17,6 +17,7 @@ import { filePath, filesRoute, isFileDownload } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
+import { playgroundPaths, playgroundRoutes } from './playground-route.js';
 import { rateLimitPolicy } from './rate-limit.js';
 import { renderSyncRoute } from './render-sync-route.js';
 import { webhooksRoutes } from './webhooks-routes.js';
@@ -47,8 +48,10 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   const routeDeps: AppDeps = options.stopRenders ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) } : deps;
   // A database error no store call classified (a read meeting a lock) still gets its documented status.
   app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
+  // The playground's paths are routes only when it is on; otherwise / is a plain 404.
+  const routes = deps.config.playground ? [...routeMethods, [playgroundPaths, ['GET']] satisfies [RegExp, string[]]] : routeMethods;
   app.notFound((c) => {
-    const allowed = routeMethods.find(([pattern]) => pattern.test(c.req.path))?.[1];
+    const allowed = routes.find(([pattern]) => pattern.test(c.req.path))?.[1];
     if (allowed) {
       c.header('Allow', allowed.join(', '));
       return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`), deps.events);
@@ -92,6 +95,7 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   asyncRoutes(app, routeDeps);
   filesRoute(app, routeDeps);
   webhooksRoutes(app, routeDeps);
+  if (deps.config.playground) playgroundRoutes(app, routeDeps);
   return app;
 }
 
