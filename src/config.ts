@@ -7,8 +7,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeFieldErrors, PdfRenderError } from './errors.js';
-import { booleanField, byteSizeField, durationField, numberField } from './fields.js';
-import { trustProxyField } from './server/client-address.js';
+import { booleanField, byteSizeField, durationField, numberField, optionalBooleanField } from './fields.js';
+import { isLoopbackHost, trustProxyField } from './server/client-address.js';
 import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseWith } from './request.js';
 import { filesLocationField, s3EndpointField } from './store/s3-location.js';
@@ -54,6 +54,8 @@ interface Setting {
   /** The environment variable that stands in for the flag. */
   env: string;
   schema: z.ZodType;
+  /** Help for a --no-<flag> twin, for a switch whose default can be on. */
+  negation?: string;
 }
 
 /** Every serve setting: its flag, its environment twin and its schema (with the help text). */
@@ -93,6 +95,12 @@ export const serveSettings = {
   ...policySettings,
   webhookTimeout: { flag: '--webhook-timeout <duration>', env: 'PDFRENDER_WEBHOOK_TIMEOUT', schema: durationField('15s').pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m')).prefault('15s').describe('how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)') },
   webhookUserAgent: { flag: '--webhook-user-agent <value>', env: 'PDFRENDER_WEBHOOK_USER_AGENT', schema: headerValue.optional().describe('the User-Agent header of webhook deliveries (default "RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)": RenderPDF.io\'s, which firewalls allow-list, then pdfrender\'s)') },
+  playground: {
+    flag: '--playground',
+    negation: 'do not serve the playground, even on loopback',
+    env: 'PDFRENDER_PLAYGROUND',
+    schema: optionalBooleanField('serve the playground at /: a page to edit a document, its header, footer and options, see the PDF beside them, and copy the equivalent curl command (default: on when listening on loopback without --public-url, off otherwise)'),
+  },
   allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
 } satisfies Record<string, Setting>;
 
@@ -101,7 +109,9 @@ type Settings = typeof serveSettings;
 const serveConfigSchema = z
   .object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] })
   // Node refuses a server whose headers may take longer than the whole request.
-  .refine((config) => config.headersTimeout <= config.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than --request-timeout' });
+  .refine((config) => config.headersTimeout <= config.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than --request-timeout' })
+  // As the host guard judges it: a loopback server without --public-url is reached from this machine only.
+  .transform((config) => ({ ...config, playground: config.playground ?? (isLoopbackHost(config.host) && !config.publicUrl) }));
 
 /** The server's validated settings. */
 export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;

@@ -34,21 +34,27 @@ export function booleanWord(text: string): boolean | undefined {
   return Object.hasOwn(booleanWords, key) ? booleanWords[key] : undefined;
 }
 
+// A boolean, a 1 or 0, or a word booleanWord reads; an empty string (a form's unset field) is `fallback`.
+function booleanValue<F extends boolean | undefined>(fallback: F) {
+  const accepted = 'must be true or false (or 1/0, on/off, yes/no)';
+  return z.union([z.boolean(), z.string(), z.number()], { error: accepted }).transform((value, ctx): boolean | F => {
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'string' && value.trim() === '') return fallback;
+    const word = booleanWord(String(value));
+    if (word !== undefined) return word;
+    ctx.addIssue({ code: 'custom', message: `${accepted}; got ${typeof value === 'string' ? `"${value}"` : value}`, input: value });
+    return z.NEVER;
+  });
+}
+
 /** A boolean, a 1 or 0, or a word booleanWord reads; absent or an empty string (a form's unset field) is `fallback`. */
 export function booleanField(description: string, fallback = false) {
-  const accepted = 'must be true or false (or 1/0, on/off, yes/no)';
-  return z
-    .union([z.boolean(), z.string(), z.number()], { error: accepted })
-    .transform((value, ctx) => {
-      if (typeof value === 'boolean') return value;
-      if (typeof value === 'string' && value.trim() === '') return fallback;
-      const word = booleanWord(String(value));
-      if (word !== undefined) return word;
-      ctx.addIssue({ code: 'custom', message: `${accepted}; got ${typeof value === 'string' ? `"${value}"` : value}`, input: value });
-      return z.NEVER;
-    })
-    .prefault(fallback)
-    .describe(`${description} (default ${fallback})`);
+  return booleanValue(fallback).prefault(fallback).describe(`${description} (default ${fallback})`);
+}
+
+/** A boolean as booleanField reads it, left undefined when absent or empty, for a default that depends on other settings. */
+export function optionalBooleanField(description: string) {
+  return booleanValue(undefined).optional().describe(description);
 }
 
 export interface NumberBounds {

@@ -12,6 +12,7 @@ import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
 import { eventLogWriter } from '../server/event-log.js';
 import { listen } from '../server/listen.js';
+import { isLoopbackHost } from '../server/client-address.js';
 import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
 import { describeBackend } from '../store/open-backend.js';
@@ -77,7 +78,16 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     if (!config.publicUrl && isWildcard(config.host)) {
       io.stderr.write(`pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`);
     }
-    if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
+    if (config.playground) {
+      // Public when others can reach it: bound elsewhere than loopback, or behind a proxy (--public-url).
+      const local = isLoopbackHost(config.host) && !config.publicUrl;
+      io.stderr.write(
+        local
+          ? `pdfrender: playground at http://${bracketed(config.host)}:${port}/ (--no-playground turns it off)\n`
+          : `pdfrender: the playground at / is public: anyone who can reach this server can load it (renders still need an API key when keys are set); --no-playground turns it off\n`,
+      );
+    }
+    if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
       io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
     }
     await new Promise<void>((resolve) => (io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true })));
@@ -116,6 +126,3 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   io.stderr.write('pdfrender: stopped\n');
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}

@@ -16,6 +16,8 @@ export function serveCommand(io: CliIO, version: string): Command {
     // Repeatable flags collect every value.
     if (key === 'apiKeys' || key === 'allowHosts' || key === 'corsOrigins') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
+    // Defined after its flag, so that neither sets a default and the setting's own rule decides.
+    if ('negation' in setting) command.addOption(new Option(`--no-${setting.flag.slice(2)}`, setting.negation));
     attributes[key] = option.attributeName();
   }
   return command.action(async (options: Record<string, unknown>) => {

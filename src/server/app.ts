@@ -17,6 +17,7 @@ import { filesRoute, isFileDownload } from './files-route.js';
 import { healthRoutes } from './health-routes.js';
 import { hostGuard } from './host-guard.js';
 import { openApiDocument } from './openapi.js';
+import { playgroundRoutes } from './playground-route.js';
 import { publicBase } from './public-url.js';
 import { rateLimitPolicy } from './rate-limit.js';
 import { renderSyncPaths, renderSyncRoute } from './render-sync-route.js';
@@ -77,12 +78,13 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   );
   // Built when first asked for: generating it takes ~100 ms, which every server start would pay.
   let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get('/openapi.json', (c) => c.json({ ...(document ??= openApiDocument(version)), servers: [{ url: serverUrl(c, deps) }] }));
+  app.get('/openapi.json', (c) => c.json({ ...(document ??= openApiDocument(version, { playground: deps.config.playground })), servers: [{ url: serverUrl(c, deps) }] }));
   healthRoutes(app, routeDeps);
   renderSyncRoute(app, routeDeps);
   asyncRoutes(app, routeDeps);
   filesRoute(app, routeDeps);
   webhooksRoutes(app, routeDeps);
+  if (deps.config.playground) playgroundRoutes(app, routeDeps);
   return app;
 }
 

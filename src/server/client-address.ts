@@ -77,6 +77,11 @@ export function addressRange(text: string): string | null {
   return normalized === null ? null : ipaddr.parse(normalized).range();
 }
 
+/** Whether a --host value reaches this machine only: localhost, or a loopback address in any spelling. */
+export function isLoopbackHost(host: string): boolean {
+  return host.trim().toLowerCase() === 'localhost' || addressRange(host) === 'loopback';
+}
+
 /** The client's address: the socket's peer, or the X-Forwarded-For entry the last trusted proxy wrote. */
 export function clientAddress(socketPeer: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string | undefined {
   const peer = socketPeer === undefined ? undefined : (normalizeAddress(socketPeer) ?? socketPeer);

@@ -264,8 +264,17 @@ function webhookOperations() {
   };
 }
 
-/** The OpenAPI document for this server's version, with `serverUrl` as where it answers. */
-export function openApiDocument(version: string, serverUrl = '/') {
+/** The playground's page and the two files it loads, when it is on. */
+const playgroundOperations: Record<string, Partial<Record<Method, Operation>>> = Object.fromEntries(
+  [
+    ['/', 'playground', 'The playground: edit a document, its header, footer and options, and see the PDF beside them (on by default on loopback)', 'text/html'],
+    ['/playground.js', 'playgroundScript', "The playground's script", 'text/javascript'],
+    ['/playground.css', 'playgroundStyle', "The playground's style sheet", 'text/css'],
+  ].map(([path, operationId, summary, type]) => [path, { get: { operationId: operationId!, summary: summary!, security: [], responses: { 200: { description: 'the file', content: { [type!]: { schema: { type: 'string' } } } } } } }]),
+);
+
+/** The OpenAPI document for this server's version (with its playground's routes when it has one), with `serverUrl` as where it answers. */
+export function openApiDocument(version: string, options: { playground?: boolean } = {}, serverUrl = '/') {
   return {
     openapi: '3.1.0',
     info: {
@@ -277,7 +286,7 @@ export function openApiDocument(version: string, serverUrl = '/') {
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }, {}],
     paths: Object.fromEntries(
-      Object.entries(operations).map(([path, byMethod]) => [path, Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]))]),
+      Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [path, Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]))]),
     ),
     webhooks: webhookOperations(),
     components: {
