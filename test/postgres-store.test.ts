@@ -5,6 +5,7 @@
  * starting together run once; a newer schema is refused; faults of the server come out as the
  * storage codes; the database's clock is the one leases follow.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { isPdfRenderError } from '../src/errors.js';
@@ -16,6 +17,7 @@ import { postgresMigrations } from '../src/store/postgres/schema.js';
 import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
+import { until } from './support/wait.js';
 
 afterAll(stopPostgres);
 
@@ -107,6 +109,28 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     // One line for the command to print: where (never the password) and what failed.
     expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1\/none: .*\(ECONNREFUSED\)$/) });
     expect(refused.message).not.toContain('hunter2');
+  });
+
+  it('says the server refused the credentials when the password is missing or wrong, never printing it', async () => {
+    const url = new URL(await emptyDatabase());
+    const admin = poolOn(url.href);
+    await admin.query("CREATE ROLE locked LOGIN PASSWORD 'right-one'");
+    await admin.query('GRANT ALL ON SCHEMA public TO locked');
+    // This role alone must give a password (the cluster trusts every other): the rule goes first, as pg_hba.conf is read top down.
+    const { rows } = await admin.query<{ hba_file: string }>('SHOW hba_file');
+    const hba = rows[0]!.hba_file;
+    await writeFile(hba, `host all locked 127.0.0.1/32 scram-sha-256\n${await readFile(hba, 'utf8')}`);
+    await admin.query('SELECT pg_reload_conf()');
+    const open = (password: string) => openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}` }).then((opened) => opened.close(), (error) => error);
+    const missing = await until(async () => {
+      const error = await open('');
+      return error?.code ? error : undefined;
+    }, 'the reloaded pg_hba.conf to ask locked for a password');
+    expect(missing).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: it asks for a password and none was given; give the password in the --database URL or PGPASSWORD` });
+    const wrong = await open(':not-this-one');
+    expect(wrong).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: password authentication failed for user "locked" (28P01); give the password in the --database URL or PGPASSWORD` });
+    expect(wrong.message).not.toContain('not-this-one');
+    await expect(open(':right-one')).resolves.toBeUndefined();
   });
 });
 

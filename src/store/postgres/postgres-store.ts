@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { PdfRenderError } from '../../errors.js';
+import { isPostgresError } from '../postgres-errors.js';
 import { isStorageFault } from '../storage-errors.js';
 import type { Blobs, Store } from '../store.js';
 import { postgresBlobs } from './blobs.js';
@@ -81,10 +82,23 @@ export function postgresStore(pool: pg.Pool): Store {
  * password) and what failed, for the one line the command prints; anything else as it was.
  */
 function openingError(url: string, error: unknown): unknown {
-  if (!isStorageFault(error)) return error;
   const where = new URL(url);
+  const refused = credentialsRefusal(error);
+  if (refused) {
+    return new PdfRenderError('STORAGE_UNAVAILABLE', `PostgreSQL at ${where.host}${where.pathname} refused user ${decodeURIComponent(where.username) || '(none given)'}: ${refused}; give the password in the --database URL or PGPASSWORD`, { cause: error });
+  }
+  if (!isStorageFault(error)) return error;
   const code = (error.cause as { code?: unknown } | undefined)?.code;
   return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error, retryAfter: error.retryAfter });
+}
+
+/** Why the server refused our credentials, when that is what `error` says: a class 28 SQLSTATE, or the driver finding no password to answer a password request with. */
+function credentialsRefusal(error: unknown): string | undefined {
+  const sent = [error, (error as { cause?: unknown } | null)?.cause].find(isPostgresError);
+  if (sent?.code.startsWith('28')) return `${sent.message} (${sent.code})`;
+  // node-postgres's words when the server asks for a password (SCRAM or MD5) and it has none.
+  if (error instanceof Error && /password must be a string/.test(error.message)) return 'it asks for a password and none was given';
+  return undefined;
 }
 
 /** A migrated database, its store and its clock (kept measured until `close`). */
