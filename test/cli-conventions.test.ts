@@ -70,6 +70,24 @@ describe('colour', () => {
     expect(await runCli(['render', '--help'], cli)).toBe(0);
     expect(cli.out()).toMatch(/Global Options:[\s\S]*--debug[\s\S]*--color[\s\S]*--no-color/);
   });
+
+  it("writes a default as the other flags do: deliveries' --limit said (default: \"50\")", async () => {
+    const cli = io({}, false);
+    expect(await runCli(['webhooks', 'deliveries', '--help'], cli)).toBe(0);
+    expect(cli.out()).toMatch(/--limit <n>\s+how many \(default 50\)\n/);
+  });
+
+  it('names the flag (and its variable) behind a bad webhooks setting, where it said "invalid request: 1 field failed validation"', async () => {
+    for (const [args, env, line] of [
+      [['deliveries', '--limit', 'abc'], {}, '--limit: must be a whole number (got "abc")'],
+      [['list', '--database', 'mysql://db/x'], {}, '--database (PDFRENDER_DATABASE_URL): must be a PostgreSQL URL'],
+      [['add', 'http://127.0.0.1:9/x'], { PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'maybe' }, '--allow-private-webhooks (PDFRENDER_ALLOW_PRIVATE_WEBHOOKS): must be true or false'],
+    ] as const) {
+      const cli = io(env, false);
+      expect(await runCli(['webhooks', ...args], cli)).toBe(2);
+      expect(cli.err()).toContain(`pdfrender: ${line}`);
+    }
+  });
 });
 
 describe('progress and errors', () => {

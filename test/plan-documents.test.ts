@@ -88,6 +88,16 @@ describe('planDocuments: destinations', () => {
     expect(documents.map((d) => d.label)).toEqual(['a.html', 'b.htm', 'c', 'd.tar.html']);
   });
 
+  it('names a URL input after its last path segment, or its whole host for a site root', async () => {
+    const cwd = await folderWith({});
+    const inputs = ['http://127.0.0.1:8000/', 'https://example.com', 'https://example.com/reports/q3.v2.html', 'https://example.com/reports/report.html?x=1'];
+    const documents = await planDocuments({ ...base, cwd, inputs, outDir: 'pdfs' });
+    // The extension is dropped once: the host 127.0.0.1 came out as 127.0.0.pdf, q3.v2.html as q3.pdf.
+    expect(documents.map((d) => d.destination)).toEqual(
+      ['127.0.0.1.pdf', 'example.com.pdf', 'q3.v2.pdf', 'report.pdf'].map((name) => ({ kind: 'file', path: join(cwd, 'pdfs', name) })),
+    );
+  });
+
   it('encodes the folder of the base URL, so spaces and # survive', async () => {
     const cwd = await folderWith({});
     await mkdir(join(cwd, 'my docs #1'));

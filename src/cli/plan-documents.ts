@@ -156,13 +156,13 @@ function rejectClashes(documents: PlannedDocument[], inOutDir: boolean): void {
   }
 }
 
-// "report" for https://example.com/reports/report.html, the host name for a site's root; only
-// characters safe in any file name.
+// "report.pdf" for https://example.com/reports/report.html, "example.com.pdf" for a site's root;
+// only characters safe in any file name. It ends in .pdf so that pdfName drops no more of it.
 function pageName(url: string): string {
   const parsed = URL.parse(url);
   const last = parsed?.pathname.split('/').filter(Boolean).pop();
   const name = (last ? basename(decodeURIComponentSafe(last), extname(last)) : parsed?.hostname) || 'page';
-  return name.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100);
+  return `${name.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100)}.pdf`;
 }
 
 function decodeURIComponentSafe(text: string): string {
