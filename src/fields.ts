@@ -173,7 +173,7 @@ export function optionalTextField(max: number, description: string) {
  * field, a CLI flag), checked against `schema` either way.
  */
 export function jsonObjectField<S extends z.ZodType>(schema: S) {
-  return z.union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' }).transform((value, ctx): unknown => {
+  const field = z.union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' }).transform((value, ctx): unknown => {
     if (typeof value !== 'string') return value;
     try {
       return JSON.parse(value);
@@ -182,4 +182,12 @@ export function jsonObjectField<S extends z.ZodType>(schema: S) {
       return z.NEVER;
     }
   }).pipe(schema);
+  jsonObjectShapes.set(field, schema);
+  return field;
 }
+
+/**
+ * The object schema each jsonObjectField stands for: JSON Schema cannot read it off the union the
+ * field parses with, so the OpenAPI document asks here to show the object's keys.
+ */
+export const jsonObjectShapes = new WeakMap<z.ZodType, z.ZodType>();

@@ -19,7 +19,7 @@ import { asyncAccepted, jobAnswer, renderSyncAnswer, webhookAnswers, webhookEven
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs, tempDir } from './support/files.js';
-import { readPdf } from './support/pdf.js';
+import { readPdf, readPdfInfo } from './support/pdf.js';
 import { receiver, type Receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
@@ -40,12 +40,17 @@ type WebhookEvent = components['schemas']['PdfRenderedEvent'] | components['sche
 export async function run(baseUrl: string, key: string, hookUrl: string) {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${key}\` } });
 
-  const sync = await client.POST('/api/pdfs/render-sync', { body: { htmlContent: '<h1>Typed sync</h1>', paperWidth: '148mm', paperHeight: '210mm' } });
+  const sync = await client.POST('/api/pdfs/render-sync', { body: { htmlContent: '<h1>Typed sync</h1>', paperWidth: '148mm', paperHeight: '210mm', metadata: { title: 'Typed title', keywords: ['a', 'b'] } } });
   if (!sync.data) throw new Error(\`render-sync: \${JSON.stringify(sync.error)}\`);
   const fileUrl: string = sync.data.fileUrl;
   const pages: number = sync.data.pages;
   // @ts-expect-error the JSON answer is not the PDF
   sync.data.byteLength;
+  // metadata's keys are in the document, so a misspelt one does not compile.
+  type Metadata = NonNullable<components['requestBodies']['RenderRequest']['content']['application/json']['metadata']>;
+  // @ts-expect-error metadata has no key "titel"
+  const typo: Metadata = { titel: 'x' };
+  void typo;
 
   const bytes = await client.POST('/api/pdfs/render-sync.pdf', { body: { htmlContent: '<p>Typed bytes</p>', landscape: true }, parseAs: 'arrayBuffer' });
   if (!bytes.data) throw new Error(\`render-sync.pdf: \${JSON.stringify(bytes.error)}\`);
@@ -188,6 +193,7 @@ describe('the OpenAPI document', () => {
     expect(result.pages).toBe(1);
     const synced = await readPdf(new Uint8Array(await (await fetch(result.fileUrl)).arrayBuffer()));
     expect(synced.pages[0]?.text).toContain('Typed sync');
+    expect(await readPdfInfo(new Uint8Array(await (await fetch(result.fileUrl)).arrayBuffer()))).toMatchObject({ Title: 'Typed title', Keywords: 'a, b' });
     expect(synced.pages[0]).toMatchObject({ width: expect.closeTo(420, 0), height: expect.closeTo(596, 0) });
     const bytes = await readPdf(new Uint8Array(result.pdf));
     expect(bytes.pages[0]?.text).toContain('Typed bytes');

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { errorAnswer } from '../api-answers.js';
 import { httpStatusFor, type ErrorCode } from '../errors.js';
+import { jsonObjectShapes } from '../fields.js';
 
 /** Why each code is answered, as the document says it. */
 const meanings: Record<ErrorCode, string> = {
@@ -57,8 +58,17 @@ export const header = (name: keyof typeof headers) => ({ $ref: `#/components/hea
 
 /** The JSON Schema of a zod schema as the document embeds it (no $schema of its own). */
 export function embedded(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _, ...generated } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const { $schema: _, ...generated } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: showObjectKeys }) as Record<string, unknown>;
   return generated;
+}
+
+/** A field taking an object or a string of JSON (metadata) shown as that object, keys and all, or the string. */
+function showObjectKeys(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const shape = jsonObjectShapes.get(ctx.zodSchema as z.ZodType);
+  if (!shape) return;
+  const object = embedded(shape, 'input');
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { anyOf: [object, { type: 'string', description: 'the same object as a string of JSON (in forms)' }] });
 }
 
 /** The error answers of an operation raising `codes`, by status. */
