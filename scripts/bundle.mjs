@@ -80,6 +80,7 @@ for (const { path } of output.imports.filter((entry) => entry.kind === 'dynamic-
 if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''))) throw new Error(`bundle: an import() is left in ${bundlePath}`);
 // esbuild's ascii charset leaves comments and regular expressions as they are: any character left
 // beyond ASCII becomes a \u escape, which means the same in a regular expression (and a comment).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every character outside ASCII, control characters being inside it
 code = code.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(bundlePath, code);
 
@@ -87,10 +88,20 @@ writeFileSync(bundlePath, code);
 // render command's modules, loaded here as `pdfrender render --help` loads them.
 const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
 const loaded = loadBundle();
-const io = { stdin: process.stdin, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, env: {}, cwd: process.cwd(), signal: new AbortController().signal };
+const io = {
+  stdin: process.stdin,
+  stdout: sink,
+  stderr: sink,
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+  env: {},
+  cwd: process.cwd(),
+  signal: new AbortController().signal,
+};
 if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0) throw new Error('bundle: the bundled CLI failed `render --help`');
 loaded.saveCache();
 
 // The cache is only worth its file if a fresh process takes it.
 const check = `import(${JSON.stringify(pathToFileURL(join(dist, 'cli/bundle-loader.js')).href)}).then((m) => process.stdout.write(String(m.loadBundle().cacheUsed)))`;
-if (execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' }) !== 'true') console.error('bundle: a fresh Node refused the code cache; the bundle runs without it');
+if (execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' }) !== 'true')
+  console.error('bundle: a fresh Node refused the code cache; the bundle runs without it');

@@ -5,7 +5,7 @@
  * as another user, see browser-user.ts) and for header and footer images.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { extname } from 'node:path';
 
 // Media types by extension, as Chromium types a file: URL.
@@ -48,7 +48,7 @@ export class LocalFileError extends Error {}
  * (a budget) by returning false. Throws LocalFileError saying why it was not read.
  */
 export async function readLocalFile(path: string, maxBytes: number, admit: (size: number) => boolean = () => true): Promise<Buffer> {
-  let file;
+  let file: FileHandle;
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {

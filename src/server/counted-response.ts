@@ -15,7 +15,10 @@ export class CountedResponse<Request extends IncomingMessage = IncomingMessage> 
   whenDone(listener: (bytes: number) => void): void {
     this.listener = listener;
     // Already over: a client that left during a long render closed it, and a streamed body then never ends.
-    if (this.writableEnded || this.destroyed) return this.done();
+    if (this.writableEnded || this.destroyed) {
+      this.done();
+      return;
+    }
     this.once('close', () => this.done());
   }
 
