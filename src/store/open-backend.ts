@@ -6,8 +6,8 @@
  * database's clock, which instances on several machines must share for leases and windows.
  */
 import { join } from 'node:path';
+import type { Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
-import type { Clock } from '../server/deps.js';
 import type { EventLog } from '../server/event-log.js';
 import { ensureFolder } from './data-dir.js';
 import { diskBlobs } from './disk-blobs.js';
