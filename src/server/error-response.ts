@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
-import type { EventLog } from './event-log.js';
+import type { EventLog } from '../event-log.js';
 
 // Failures whose cause the caller is not told in full: the operator's log gets it.
 const loggedCodes = new Set<ErrorCode>(['RENDER_PDF_FAILED', 'BROWSER_NOT_FOUND', 'INTERNAL_ERROR']);

@@ -5,13 +5,13 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
+import type { EventLog } from '../event-log.js';
 import { startWorkers } from '../queue/worker.js';
 import { openBackend } from '../store/open-backend.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
-import type { EventLog } from './event-log.js';
 
 export interface Runtime {
   deps: AppDeps;

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
-import type { EventLog } from '../server/event-log.js';
+import type { EventLog } from '../event-log.js';
 import { ensureFolder } from './data-dir.js';
 import { diskBlobs } from './disk-blobs.js';
 import { fileStore } from './file-store.js';
