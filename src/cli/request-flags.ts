@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { Option } from 'commander';
 import { PdfRenderError } from '../errors.js';
+import { findPaperFormat, paperFormats } from '../paper-formats.js';
 import { renderRequestFields } from '../request.js';
-import { findPaperFormat, paperFormats } from './paper-formats.js';
 
 type Field = keyof typeof renderRequestFields;
 
