@@ -25,7 +25,7 @@ function io(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): CliIO & { err: () => 
   let out = '';
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return { stdin: new PassThrough(), stdout, stderr, stdoutIsTTY: false, stderrIsTTY, env, cwd: process.cwd(), signal: new AbortController().signal, err: () => err, out: () => out };
+  return { stdin: new PassThrough(), stdout, stderr, stdoutIsTTY: false, stderrIsTTY, env, cwd: process.cwd(), platform: process.platform, isRoot: false, signal: new AbortController().signal, err: () => err, out: () => out };
 }
 
 describe('colour', () => {

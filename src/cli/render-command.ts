@@ -81,7 +81,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   // Read again for each --watch round: a header file or the request file may be what changed.
   const readShared = async () => {
     const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
-    const { fields, sources } = await requestFieldsFromFlags(options);
+    const { fields, sources } = await requestFieldsFromFlags(options, io.cwd);
     return { fromFile, shared: { ...fromFile, ...fields }, sources };
   };
   const { fromFile, shared, sources } = await readShared();
