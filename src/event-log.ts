@@ -45,7 +45,11 @@ export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) 
 }
 
 /** Log the blocked and failed URLs of a render that have a detail its caller was not told, if any. */
-export function logReportDetail(events: EventLog, report: { blocked: LoggedIssue[]; failed: LoggedIssue[] }, where: { request?: string; jobId?: string }): void {
+export function logReportDetail(
+  events: EventLog,
+  report: { blocked: LoggedIssue[]; failed: LoggedIssue[] },
+  where: { request?: string; jobId?: string },
+): void {
   const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
   if (issues.length > 0) events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
 }
@@ -55,6 +59,12 @@ function errorFields(error: unknown): unknown {
   return causeChain(error).reduceRight<unknown>((cause, current) => {
     if (!(current instanceof Error)) return String(current);
     const code = (current as { code?: unknown }).code;
-    return { name: current.name, message: current.message, ...(code === undefined ? {} : { code }), stack: current.stack, ...(cause === undefined ? {} : { cause }) };
+    return {
+      name: current.name,
+      message: current.message,
+      ...(code === undefined ? {} : { code }),
+      stack: current.stack,
+      ...(cause === undefined ? {} : { cause }),
+    };
   }, undefined);
 }

@@ -43,7 +43,11 @@ describe('crash safety', () => {
     // Each document keeps its renderer busy for 200 ms, so the kill lands mid-render.
     const slow = '<script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>';
     for (let i = 0; i < 30; i += 1) {
-      const response = await fetch(`${first.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: slow, identifier: `job-${i}` }) });
+      const response = await fetch(`${first.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: slow, identifier: `job-${i}` }),
+      });
       expect(response.status).toBe(202);
     }
     await new Promise((r) => setTimeout(r, 1500));
@@ -66,7 +70,8 @@ describe('crash safety', () => {
       // The delivery log and a redelivery, from the command line, while the server runs. An attempt
       // the killed server had in flight (its receiver may have answered) is sent again once its
       // hold runs out (request timeout + 5 s), so the log may need that long to settle.
-      const readLog = async () => JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
+      const readLog = async () =>
+        JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
       let log = await readLog();
       while (log.some((entry) => entry.status === 'pending') && Date.now() < deadline + 30_000) {
         await new Promise((r) => setTimeout(r, 1_000));

@@ -76,7 +76,10 @@ export function flagFiles(options: Record<string, unknown>): string[] {
 }
 
 /** The request fields given by flags, with files read (relative to `cwd`); `sources` says which flag set each field. */
-export async function requestFieldsFromFlags(options: Record<string, unknown>, cwd: string): Promise<{
+export async function requestFieldsFromFlags(
+  options: Record<string, unknown>,
+  cwd: string,
+): Promise<{
   fields: Record<string, unknown>;
   sources: Record<string, string>;
 }> {

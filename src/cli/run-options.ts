@@ -22,7 +22,9 @@ const runSettings = {
 type RunSettings = typeof runSettings;
 
 /** Run options and their help text. */
-export const runOptionsSchema = z.object(Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof RunSettings]: RunSettings[K]['schema'] });
+export const runOptionsSchema = z.object(
+  Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof RunSettings]: RunSettings[K]['schema'] },
+);
 
 /** The flag of each run option (commander syntax). */
 export const runOptionFlags = Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.flag])) as Record<keyof RunSettings, string>;

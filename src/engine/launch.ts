@@ -95,7 +95,13 @@ export async function launchBrowser(
           return;
         }
         // A hung browser never answers Browser.close, so the close gets a deadline.
-        const graceful = browser.close().then(() => exited).then(() => true, () => false);
+        const graceful = browser
+          .close()
+          .then(() => exited)
+          .then(
+            () => true,
+            () => false,
+          );
         if (!(await valueWithin(graceful, closeGraceMs, false))) killGroup(pid);
         await rm(profileDir, { recursive: true, force: true }).catch(() => undefined);
       })()),

@@ -15,7 +15,13 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
   const { code, message } = callerError(error);
   const causeUntold = error instanceof Error && error.cause !== undefined && httpStatusFor(code) >= 500;
   if (loggedCodes.has(code) || causeUntold) {
-    events({ level: code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed', request: `${c.req.method} ${c.req.path}`, code, error });
+    events({
+      level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
+      message: code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed',
+      request: `${c.req.method} ${c.req.path}`,
+      code,
+      error,
+    });
   }
   if (!(error instanceof PdfRenderError)) return c.json({ outcome: code, message }, 500);
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
