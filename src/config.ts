@@ -6,11 +6,11 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { describeFieldErrors, PdfRenderError } from './errors.js';
+import { labelFieldErrors, PdfRenderError } from './errors.js';
 import { booleanField, byteSizeField, durationField, numberField, optionalBooleanField } from './fields.js';
 import { isLoopbackHost, trustProxyField } from './server/client-address.js';
 import { listSetting, policySettings } from './network/policy-settings.js';
-import { parseWith } from './request.js';
+import { parseNamed, parseWith } from './request.js';
 import { filesLocationField, s3EndpointField } from './store/s3-location.js';
 
 /**
@@ -58,7 +58,8 @@ export const databaseUrl = z
     'must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/pdfrender',
   );
 
-interface Setting {
+/** A setting of serve's (or of a command sharing it): its flag, its environment twin, its schema. */
+export interface Setting {
   /** Commander flag syntax. */
   flag: string;
   /** The environment variable that stands in for the flag. */
@@ -190,7 +191,7 @@ export const serveSettings = {
   timeout: {
     flag: '--timeout <duration>',
     env: 'PDFRENDER_TIMEOUT',
-    schema: durationField('30s').prefault('30s').describe('deadline for each render (default 30s)'),
+    schema: durationField('30s').prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   },
   shutdownGrace: {
     flag: '--shutdown-grace <duration>',
@@ -263,7 +264,11 @@ export const serveSettings = {
     env: 'PDFRENDER_MAX_ATTEMPTS',
     schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)'),
   },
-  chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
+  chrome: {
+    flag: '--chrome <path>',
+    env: 'PDFRENDER_CHROME',
+    schema: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
+  },
   ...policySettings,
   webhookTimeout: {
     flag: '--webhook-timeout <duration>',
@@ -311,25 +316,35 @@ const serveConfigSchema = z
 /** The server's validated settings. */
 export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;
 
+/** A flag's name without its argument: "--max-pages <n>" is --max-pages. */
+export function flagName(flag: string): string {
+  return flag.split(' ')[0]!;
+}
+
+/** How an error names a setting: its flag and its environment twin, since either may have set the bad value. */
+export function settingLabel(setting: Setting): string {
+  return `${flagName(setting.flag)} (${setting.env})`;
+}
+
+// What a setting was given: its flag's value, else its environment variable's (empty counts as unset).
+function settingInput(setting: Setting, fromFlag: unknown, env: NodeJS.ProcessEnv): unknown {
+  const present = Array.isArray(fromFlag) ? fromFlag.length > 0 : fromFlag !== undefined;
+  return present ? fromFlag : env[setting.env] === '' ? undefined : env[setting.env];
+}
+
+/** One setting's value from its flag, else its environment variable, else its default, as serve reads it. */
+export function resolveSetting<S extends Setting>(setting: S, fromFlag: unknown, env: NodeJS.ProcessEnv): z.output<S['schema']> {
+  return parseNamed(setting.schema as S['schema'], settingInput(setting, fromFlag, env), settingLabel(setting));
+}
+
 /** Build the config from parsed flags (commander's option object) and the environment. */
 export function loadServeConfig(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): ServeConfig {
-  const input: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(serveSettings)) {
-    const fromFlag = flags[key];
-    const present = Array.isArray(fromFlag) ? fromFlag.length > 0 : fromFlag !== undefined;
-    input[key] = present ? fromFlag : env[setting.env] === '' ? undefined : env[setting.env];
-  }
+  const input = Object.fromEntries(Object.entries(serveSettings).map(([key, setting]) => [key, settingInput(setting, flags[key], env)]));
   try {
     const config = parseWith(serveConfigSchema, input);
     return Object.freeze({ ...config, dataDir: resolve(cwd, config.dataDir) });
   } catch (error) {
     if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
-    // Name the flag and its environment twin, since either may have set the bad value.
-    const lines = describeFieldErrors(error.fieldErrors).map((line) => {
-      const key = line.slice(0, line.indexOf(':')) as keyof Settings;
-      const setting = serveSettings[key];
-      return setting ? `${setting.flag.split(' ')[0]} (${setting.env})${line.slice(line.indexOf(':'))}` : line;
-    });
-    throw new PdfRenderError('VALIDATION_FAILED', lines.join('\n'), { fieldErrors: error.fieldErrors });
+    throw labelFieldErrors(error.fieldErrors, (field) => (field in serveSettings ? settingLabel(serveSettings[field as keyof Settings]) : undefined));
   }
 }

@@ -139,9 +139,13 @@ export function exitCodeFor(error: unknown): number {
   return error instanceof PdfRenderError ? exitCodes[error.code] : 1;
 }
 
-/** One readable line per field problem, e.g. `paperWidth: must be a length ...`. */
-export function describeFieldErrors(fieldErrors: FieldErrors): string[] {
-  return Object.entries(fieldErrors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+/**
+ * A validation error that names what set each bad field (`--max-pages`, `--port (PDFRENDER_PORT)`,
+ * `scale in req.json`) as `label` says, else the field: one line per problem, repeats once.
+ */
+export function labelFieldErrors(fieldErrors: FieldErrors, label: (field: string) => string | undefined): PdfRenderError {
+  const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => messages.map((message) => `${label(field) ?? field}: ${message}`));
+  return new PdfRenderError('VALIDATION_FAILED', [...new Set(lines)].join('\n'), { fieldErrors });
 }
 
 /** An error and its causes as lines: each one's stack (or message), "caused by:" between them. */

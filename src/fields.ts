@@ -4,7 +4,7 @@
  * typed value, with a message that says what was wrong.
  */
 import { z } from 'zod';
-import { templateFetches } from './engine/template-references.js';
+import { templateFetches } from './markup/template-references.js';
 import { parseLength } from './length.js';
 
 /** A length in any CSS unit, parsed to inches (see length.ts). */

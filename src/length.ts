@@ -45,11 +45,6 @@ export function parseLength(value: unknown): { inches: number } | { problem: str
   return { inches: Number(amount) / perInch };
 }
 
-/** Convert inches to PDF points (1/72 in). */
-export function inchesToPoints(inches: number): number {
-  return inches * unitsPerInch.pt;
-}
-
 /** A short human form of a length in inches, for error messages ("8.5in"). */
 export function formatInches(inches: number): string {
   return `${Number(inches.toFixed(4))}in`;

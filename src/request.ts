@@ -1,9 +1,10 @@
 /**
  * The render request: one zod schema for CLI flags, the CLI's JSON request file and the HTTP bodies.
- * It is the single source of the request's types, its validation, its help text and (later) OpenAPI.
+ * It is the single source of the request's types, its validation, its help text and the request
+ * bodies of the OpenAPI document (server/openapi.ts).
  */
 import { z } from 'zod';
-import { PdfRenderError, type FieldErrors } from './errors.js';
+import { labelFieldErrors, PdfRenderError, type FieldErrors } from './errors.js';
 import vm from 'node:vm';
 import { booleanField, delayField, jsonObjectField, lengthField, numberField, optionalHtmlField, optionalTextField, overrideHtmlField } from './fields.js';
 import { formatInches } from './length.js';
@@ -247,6 +248,13 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, {
     fieldErrors,
   });
+}
+
+/** Parse one value that `label` names (a flag): a bad one is VALIDATION_FAILED, a line per problem naming it. */
+export function parseNamed<S extends z.ZodType>(schema: S, value: unknown, label: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw labelFieldErrors({ [label]: result.error.issues.map((issue) => issue.message) }, () => undefined);
 }
 
 /** Validate a render request from any edge, applying defaults. */

@@ -34,6 +34,8 @@ function io(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): CliIO & { err: () => 
     stderrIsTTY,
     env,
     cwd: process.cwd(),
+    platform: process.platform,
+    isRoot: false,
     signal: new AbortController().signal,
     err: () => err,
     out: () => out,

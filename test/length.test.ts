@@ -1,6 +1,9 @@
 /** Length parsing: every unit, every accepted spelling, and every way to get it wrong. */
 import { describe, expect, it } from 'vitest';
-import { formatInches, inchesToPoints, parseLength, unitsPerInch } from '../src/length.js';
+import { formatInches, parseLength, unitsPerInch } from '../src/length.js';
+
+// PDF points (1/72 in), as page sizes are read from the PDF.
+const inchesToPoints = (inches: number) => inches * unitsPerInch.pt;
 
 /** The inches of a valid length (fails the test with the problem otherwise). */
 function inches(value: unknown): number {

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages } from '../src/engine/page-count.js';
-import { stylesheetReferences, templateFetches, templateReferences, usesUrlClass } from '../src/engine/template-references.js';
+import { stylesheetReferences, templateFetches, templateReferences, usesUrlClass } from '../src/markup/template-references.js';
 import { parseRenderRequest } from '../src/request.js';
 
 const size = 1024 * 1024;

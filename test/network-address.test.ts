@@ -1,6 +1,8 @@
 /** The default address policy: public unicast only, however an address is written. */
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, nonPublicReason } from '../src/network/address.js';
+import { nonPublicReason } from '../src/network/address.js';
+
+const isPublicAddress = (address: string) => nonPublicReason(address) === null;
 
 describe('nonPublicReason', () => {
   it.each([

@@ -7,6 +7,10 @@ export interface CliIO {
   stderrIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** process.platform: `setup` installs with apt-get on Linux only. */
+  platform: NodeJS.Platform;
+  /** Whether pdfrender runs as root: `setup` may install packages and make the browser's user. */
+  isRoot: boolean;
   /** Aborted on SIGINT/SIGTERM: renders stop, the browser closes. */
   signal: AbortSignal;
 }

@@ -30,6 +30,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     stderrIsTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
     env: process.env,
     cwd: process.cwd(),
+    platform: process.platform,
+    isRoot: process.getuid?.() === 0,
     signal: controller.signal,
   });
   // Let stdout drain (a PDF or JSON summary may still be in flight) before exiting.

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { exitCodeFor, isPdfRenderError } from '../errors.js';
+import { causeLines, exitCodeFor, isPdfRenderError } from '../errors.js';
 import { colorFlag, colorLevel, painter } from './color.js';
 import { commandName } from './command-name.js';
 import type { CliIO } from './io.js';
@@ -30,7 +30,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const program = new Command('pdfrender')
     .description('Render HTML, with an optional header and footer, into PDF through headless Chromium.')
     .version(version, '-V, --version')
-    .option('--debug', 'print stack traces with errors')
+    .option('--debug', 'print stack traces with errors, and their causes')
     .option('--color', 'colour what goes to standard error even when it is not a terminal (so does FORCE_COLOR=1)')
     .option('--no-color', 'no colour (so does NO_COLOR=1)')
     .showHelpAfterError('(run with --help for usage)')
@@ -71,6 +71,7 @@ function printError(io: CliIO, error: unknown, debug: boolean, level: Parameters
   const chalk = painter(level);
   const message = error instanceof Error ? error.message : String(error);
   for (const line of message.split('\n')) io.stderr.write(`${chalk.red('pdfrender:')} ${line}\n`);
-  if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  // The stack, then each cause's (a file's errno, the browser's own message), as the server's log has them.
+  if (debug && error instanceof Error) io.stderr.write(`${causeLines(error).join('\n')}\n`);
   else if (!isPdfRenderError(error)) io.stderr.write('(run with --debug for the stack trace)\n');
 }

@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { checkRequest, createEngine, type Engine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
-import { PdfRenderError, callerError, exitCodeFor, type FieldErrors } from '../errors.js';
+import { PdfRenderError, callerError, exitCodeFor, labelFieldErrors } from '../errors.js';
 import { parseRenderRequest, type RenderRequest } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments, type PlannedDocument } from './plan-documents.js';
@@ -84,7 +84,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   // Read again for each --watch round: a header file or the request file may be what changed.
   const readShared = async () => {
     const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
-    const { fields, sources } = await requestFieldsFromFlags(options);
+    const { fields, sources } = await requestFieldsFromFlags(options, io.cwd);
     return { fromFile, shared: { ...fromFile, ...fields }, sources };
   };
   const { fromFile, shared, sources } = await readShared();
@@ -297,21 +297,11 @@ function validate(input: Record<string, unknown>, sources: Record<string, string
     check(request);
     return request;
   } catch (error) {
-    if (error instanceof PdfRenderError && error.fieldErrors) {
-      throw new PdfRenderError('VALIDATION_FAILED', fieldErrorLines(error.fieldErrors, sources, requestFile).join('\n'), { fieldErrors: error.fieldErrors });
-    }
-    throw error;
+    if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
+    // A nested field (metadata.title) is named by the flag that set its top field (--metadata); a
+    // shorthand such as --margin sets four fields, and one bad value is one line, not four.
+    throw labelFieldErrors(error.fieldErrors, (field) => fieldLabel(field, sources[field.split('.')[0]!], requestFile));
   }
-}
-
-function fieldErrorLines(fieldErrors: FieldErrors, sources: Record<string, string>, requestFile: string | undefined): string[] {
-  const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => {
-    // A nested field (metadata.title) is named by the flag that set its top field (--metadata).
-    const label = fieldLabel(field, sources[field.split('.')[0]!], requestFile);
-    return messages.map((message) => `${label}: ${message}`);
-  });
-  // A shorthand such as --margin sets four fields; one bad value is one line, not four.
-  return [...new Set(lines)];
 }
 
 // The flag that set the field ("--scale", "--margin"), or "scale in req.json" from the file.

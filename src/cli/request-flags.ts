@@ -3,10 +3,12 @@
  * and their values go through it unchanged, so the CLI validates exactly as the HTTP API does.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Option } from 'commander';
+import { flagName } from '../config.js';
 import { PdfRenderError } from '../errors.js';
+import { findPaperFormat, paperFormats } from '../paper-formats.js';
 import { renderRequestFields } from '../request.js';
-import { findPaperFormat, paperFormats } from './paper-formats.js';
 
 type Field = keyof typeof renderRequestFields;
 
@@ -73,8 +75,11 @@ export function flagFiles(options: Record<string, unknown>): string[] {
   return specs.filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string').map((spec) => options[keyOf(spec)] as string);
 }
 
-/** The request fields given by flags, with files read; `sources` says which flag set each field. */
-export async function requestFieldsFromFlags(options: Record<string, unknown>): Promise<{
+/** The request fields given by flags, with files read (relative to `cwd`); `sources` says which flag set each field. */
+export async function requestFieldsFromFlags(
+  options: Record<string, unknown>,
+  cwd: string,
+): Promise<{
   fields: Record<string, unknown>;
   sources: Record<string, string>;
 }> {
@@ -94,15 +99,15 @@ export async function requestFieldsFromFlags(options: Record<string, unknown>): 
   for (const spec of specs) {
     const value = options[keyOf(spec)];
     if (value === undefined) continue;
-    const flag = spec.flags.split(' ')[0]!;
-    set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, String(value)) : value, flag);
+    const flag = flagName(spec.flags);
+    set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, resolve(cwd, String(value)), String(value)) : value, flag);
   }
   return { fields, sources };
 }
 
-async function readFlagFile(flag: string, path: string): Promise<string> {
+async function readFlagFile(flag: string, absolute: string, path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(absolute, 'utf8');
   } catch (error) {
     throw new PdfRenderError('USAGE', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
   }

@@ -1,40 +1,33 @@
 /**
- * How `pdfrender render` runs (not what it renders): concurrency, deadline, browser. Validated by
- * zod like the request, so `--concurrency 0` or `--timeout soon` gets the same kind of message.
+ * How `pdfrender render` runs (not what it renders): concurrency, deadline, browser. The same
+ * settings as serve's (schema, help and flag), so `--concurrency 0` or `--timeout soon` gets the
+ * same message either way; the CLI reads no environment twins.
  */
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { describeFieldErrors, PdfRenderError } from '../errors.js';
-import { durationField, numberField } from '../fields.js';
-import { serveSettings } from '../config.js';
+import { PdfRenderError, labelFieldErrors } from '../errors.js';
+import { flagName, serveSettings } from '../config.js';
 import { policySettings } from '../network/policy-settings.js';
 import { parseWith } from '../request.js';
 
+const runSettings = {
+  concurrency: serveSettings.concurrency,
+  timeout: serveSettings.timeout,
+  maxPages: serveSettings.maxPages,
+  browserRecycleAfter: serveSettings.browserRecycleAfter,
+  browserHangTimeout: serveSettings.browserHangTimeout,
+  chrome: serveSettings.chrome,
+  ...policySettings,
+};
+
+type RunSettings = typeof runSettings;
+
 /** Run options and their help text. */
-export const runOptionsSchema = z.object({
-  concurrency: numberField({ min: 1, max: 64, integer: true })
-    .optional()
-    .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
-  timeout: durationField('30s').prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
-  maxPages: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails (default 2000)'),
-  browserRecycleAfter: serveSettings.browserRecycleAfter.schema,
-  browserHangTimeout: serveSettings.browserHangTimeout.schema,
-  chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
-  ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as {
-    [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'];
-  }),
-});
+export const runOptionsSchema = z.object(
+  Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof RunSettings]: RunSettings[K]['schema'] },
+);
 
 /** The flag of each run option (commander syntax). */
-export const runOptionFlags: Record<keyof typeof runOptionsSchema.shape, string> = {
-  chrome: '--chrome <path>',
-  timeout: '--timeout <duration>',
-  maxPages: '--max-pages <n>',
-  browserRecycleAfter: serveSettings.browserRecycleAfter.flag,
-  browserHangTimeout: serveSettings.browserHangTimeout.flag,
-  concurrency: '--concurrency <n>',
-  ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.flag])) as { [K in keyof typeof policySettings]: string }),
-};
+export const runOptionFlags = Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.flag])) as Record<keyof RunSettings, string>;
 
 export type RunOptions = z.output<typeof runOptionsSchema>;
 
@@ -45,12 +38,6 @@ export function parseRunOptions(options: Record<string, unknown>): RunOptions {
   } catch (error) {
     if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
     // Name the flag behind each field (maxPages is --max-pages).
-    const flag = (line: string) => {
-      const name = line.slice(0, line.indexOf(':')) as keyof typeof runOptionFlags;
-      return runOptionFlags[name] ? `${runOptionFlags[name].split(' ')[0]}${line.slice(line.indexOf(':'))}` : line;
-    };
-    throw new PdfRenderError('VALIDATION_FAILED', describeFieldErrors(error.fieldErrors).map(flag).join('\n'), {
-      fieldErrors: error.fieldErrors,
-    });
+    throw labelFieldErrors(error.fieldErrors, (field) => (field in runOptionFlags ? flagName(runOptionFlags[field as keyof RunSettings]) : undefined));
   }
 }

@@ -6,11 +6,11 @@
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
+import { eventLogWriter } from '../event-log.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
-import { eventLogWriter } from '../server/event-log.js';
 import { listen } from '../server/listen.js';
 import { isLoopbackHost } from '../server/client-address.js';
 import { bracketed, isWildcard } from '../server/public-url.js';

@@ -23,7 +23,7 @@ export function setupCommand(io: CliIO): Command {
     .action(async (options: { chrome?: string }) => {
       const found = findBrowser({ chrome: options.chrome, env: io.env }) ?? (await provision(io));
       io.stderr.write(`browser: ${found.executablePath} (found by ${found.source})\n`);
-      if (process.platform === 'linux' && process.getuid?.() === 0) io.stderr.write(`${await ensureBrowserUser()}\n`);
+      if (io.platform === 'linux' && io.isRoot) io.stderr.write(`${await ensureBrowserUser(io.env)}\n`);
     });
 }
 
@@ -31,10 +31,10 @@ export function setupCommand(io: CliIO): Command {
  * As root, make the system user a root pdfrender runs Chromium as (so its sandbox can be on), and
  * say who Chromium will run as. Without the user (no useradd), `nobody` stands in.
  */
-async function ensureBrowserUser(): Promise<string> {
+async function ensureBrowserUser(env: NodeJS.ProcessEnv): Promise<string> {
   if (launchIdentity().user?.name !== browserUserName) {
     const home = ['--home-dir', '/nonexistent', '--no-create-home', '--shell', '/usr/sbin/nologin'];
-    await succeeds('useradd', ['--system', '--user-group', ...home, '--comment', 'pdfrender browser', browserUserName]);
+    await succeeds('useradd', ['--system', '--user-group', ...home, '--comment', 'pdfrender browser', browserUserName], env);
   }
   const identity = launchIdentity();
   if (!identity.user) return `browser sandbox: off when pdfrender runs as root (${identity.noSandbox}); run pdfrender as a non-root user to have it`;
@@ -44,10 +44,10 @@ async function ensureBrowserUser(): Promise<string> {
 async function provision(io: CliIO): Promise<FoundBrowser> {
   const say = (line: string) => io.stderr.write(`${line}\n`);
   const attempts: string[] = [];
-  if (process.platform === 'linux' && (await succeeds('apt-get', ['--version']))) {
-    if (process.getuid?.() === 0) {
+  if (io.platform === 'linux' && (await succeeds('apt-get', ['--version'], io.env))) {
+    if (io.isRoot) {
       say('no browser found; installing Debian/Ubuntu chromium with apt-get ...');
-      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      const env = { ...io.env, DEBIAN_FRONTEND: 'noninteractive' };
       // chromium-headless-shell (Debian 12 and later) starts in half the time; where the
       // distribution has no such package, chromium alone.
       const install = (packages: string[]) => run(io, 'apt-get', ['install', '-y', '-qq', ...packages], env);
@@ -90,9 +90,9 @@ function run(io: CliIO, command: string, args: string[], env: NodeJS.ProcessEnv)
   });
 }
 
-function succeeds(command: string, args: string[]): Promise<boolean> {
+function succeeds(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'ignore' });
+    const child = spawn(command, args, { env, stdio: 'ignore' });
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
   });

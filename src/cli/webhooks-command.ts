@@ -6,10 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import type { z } from 'zod';
-import { serveSettings } from '../config.js';
+import { resolveSetting, serveSettings } from '../config.js';
 import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
+import { parseNamed } from '../request.js';
 import { openStore } from '../store/open-store.js';
 import type { Redelivery } from '../store/redeliver.js';
 import type { Store } from '../store/store.js';
@@ -28,8 +28,8 @@ export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
   const databaseHelp = `${serveSettings.database.schema.description} [env ${serveSettings.database.env}]`;
   const withStore = async <T>(options: Where, work: (store: Store, now: number) => Promise<T>): Promise<T> => {
-    const dataDir = settingValue(serveSettings.dataDir, options.dataDir ?? (io.env[serveSettings.dataDir.env] || undefined)) as string;
-    const database = settingValue(serveSettings.database, options.database ?? (io.env[serveSettings.database.env] || undefined)) as string | undefined;
+    const dataDir = resolveSetting(serveSettings.dataDir, options.dataDir, io.env);
+    const database = resolveSetting(serveSettings.database, options.database, io.env);
     const opened = await openStore({ dataDir: resolve(io.cwd, dataDir), database });
     try {
       // Times compared with what the servers wrote are counted by the servers' clock (the database's, on PostgreSQL).
@@ -52,9 +52,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--json', 'print the endpoint as JSON')
     .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
     .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
-      const allowPrivate =
-        Boolean(options.allowPrivateWebhooks) ||
-        (settingValue(serveSettings.allowPrivateWebhooks, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
+      const allowPrivate = resolveSetting(serveSettings.allowPrivateWebhooks, options.allowPrivateWebhooks, io.env);
       const checked = await checkWebhookUrl(url, allowPrivate);
       const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now));
       if (result.created) {
@@ -138,7 +136,7 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--limit <n>', 'how many (default 50)')
     .option('--json', 'print the log as JSON')
     .action(async (options: Where & { failed?: boolean; limit?: string; json?: boolean }) => {
-      const limit = flagValue(numberField({ min: 1, integer: true }), options.limit ?? '50', '--limit');
+      const limit = parseNamed(numberField({ min: 1, integer: true }), options.limit ?? '50', '--limit');
       const entries = await withStore(options, (store) => store.deliveries.log(limit, options.failed === true));
       if (options.json) return void print(JSON.stringify(entries));
       if (entries.length === 0) return void print(options.failed ? 'no failed deliveries' : 'no deliveries yet');
@@ -210,16 +208,4 @@ function redeliveryReport(jobId: string, result: Redelivery): string {
 /** The `key:` and `secret:` lines of an endpoint (those asked for), aligned with `id:`. */
 function credentials(endpoint: WebhookEndpoint, which: Rotation = { key: true, secret: true }): string {
   return [...(which.key ? [`key:    ${endpoint.key}`] : []), ...(which.secret ? [`secret: ${endpoint.secret}`] : [])].join('\n');
-}
-
-/** One flag's value; a bad one is a line naming the flag, as everywhere else (parseWith's names no field here). */
-function flagValue<S extends z.ZodType>(schema: S, value: unknown, name: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new PdfRenderError('VALIDATION_FAILED', `${name}: ${result.error.issues.map((issue) => issue.message).join('; ')}`);
-}
-
-/** A serve setting's value from its flag or environment variable; an error names both, as serve's do. */
-function settingValue<S extends z.ZodType>(setting: { flag: string; env: string; schema: S }, value: unknown): z.output<S> {
-  return flagValue(setting.schema, value, `${setting.flag.split(' ')[0]} (${setting.env})`);
 }

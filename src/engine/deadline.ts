@@ -4,25 +4,6 @@
  */
 import { PdfRenderError } from '../errors.js';
 
-/** Race `work` against `signal`: rejects with the signal's reason as soon as it aborts. */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /** Node's longest timer (about 24.8 days); a longer one would fire at once, so longer deadlines wait this long. */
 const longestTimerMs = 2 ** 31 - 1;
 

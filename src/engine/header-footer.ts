@@ -8,9 +8,6 @@
  */
 import { formatInches } from '../length.js';
 
-/** Chromium replaces the content of elements with these classes when printing. */
-export const templateClasses = ['pageNumber', 'totalPages', 'date', 'title', 'url'] as const;
-
 /** The default font size of header and footer text. */
 export const defaultTemplateFontSize = '10px';
 

@@ -10,12 +10,12 @@
  * before bytes are kept), the images and style sheets its templates carry, how many its style
  * sheets bring in and how deep their imports go, and the fetches at a time.
  */
+import { scanHtml } from '../markup/html-tags.js';
+import { templateReferences, usesUrlClass } from '../markup/template-references.js';
 import { ByteBudget } from './byte-budget.js';
 import type { FetchManyOptions } from './fetch-many.js';
-import { scanHtml } from './html-tags.js';
 import type { NetworkReport } from './page-guard.js';
 import { crawl, resolveReferences } from './template-crawl.js';
-import { templateReferences, usesUrlClass } from './template-references.js';
 import { TemplateReport, type Origin } from './template-report.js';
 import { rewriteTemplates } from './template-rewrite.js';
 

@@ -11,6 +11,7 @@ import type { Browser, ConnectOptions } from 'puppeteer-core';
 import { Puppeteer } from 'puppeteer-core/internal/common/Puppeteer.js';
 import { PipeTransport } from 'puppeteer-core/internal/node/PipeTransport.js';
 import { PdfRenderError } from '../errors.js';
+import { valueWithin } from '../race.js';
 import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';
@@ -94,7 +95,6 @@ export async function launchBrowser(
           return;
         }
         // A hung browser never answers Browser.close, so the close gets a deadline.
-        const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
         const graceful = browser
           .close()
           .then(() => exited)
@@ -102,7 +102,7 @@ export async function launchBrowser(
             () => true,
             () => false,
           );
-        if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
+        if (!(await valueWithin(graceful, closeGraceMs, false))) killGroup(pid);
         await rm(profileDir, { recursive: true, force: true }).catch(() => undefined);
       })()),
   };

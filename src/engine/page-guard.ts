@@ -146,7 +146,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       report = { blocked: [], failed: [] };
       read = new Set();
       served = document;
-      began = Date.now();
+      began = options.proxy.clock.now(); // the clock the proxy stamps its refusals with
       judgeFile = fileJudge(baseUrl, options.files);
     },
     seen() {

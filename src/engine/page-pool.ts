@@ -5,10 +5,11 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../errors.js';
+import { raceAbort, valueWithin } from '../race.js';
 import { BrowserGone } from './browser-gone.js';
 import { frameGateOf, type FrameGate } from './frame-gate.js';
 import { openControlledPage } from './open-page.js';
-import { deadlineSignal, raceAbort } from './deadline.js';
+import { deadlineSignal } from './deadline.js';
 import type { BrowserHost } from './browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
@@ -164,8 +165,7 @@ export class PagePool {
       () => true,
       () => true,
     );
-    const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
-    if (!(await Promise.race([closing, timeout]))) await this.host.kill(slot.generation);
+    if (!(await valueWithin(closing, closeGraceMs, false))) await this.host.kill(slot.generation);
   }
 
   private takePlace(signal: AbortSignal, lane: 'urgent' | 'background'): Promise<void> {

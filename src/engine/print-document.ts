@@ -8,17 +8,9 @@ import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from './page-guard.js';
-import { printPdf } from './print-pdf.js';
+import { printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { waitForConditions } from './wait-conditions.js';
-
-/** A header and a footer template, ready for Chromium (defaults applied, images inlined). */
-export interface TemplatePair {
-  header: string;
-  footer: string;
-  /** Whether there is a template to print at all. */
-  display: boolean;
-}
 
 /** The request's templates: those of every page, and page 1's own when it has them. */
 export interface Templates extends TemplatePair {

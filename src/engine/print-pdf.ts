@@ -11,7 +11,6 @@ import { PdfRenderError } from '../errors.js';
 import { chromiumPageRanges, pageRangesOf } from '../page-ranges.js';
 import type { RenderRequest } from '../request.js';
 import type { Slot } from './page-pool.js';
-import type { TemplatePair } from './print-document.js';
 
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
 // never the document's (page-state.ts counts only the main world's scripts).
@@ -19,6 +18,14 @@ const worldName = 'pdfrender-print';
 // Layout is forced first: with no screen frames (frame-gate.ts) nothing else may have laid the
 // document out yet, and web fonts start loading only once layout asks for them.
 const fontsReady = 'void document.documentElement?.offsetHeight, document.fonts.ready.then(() => true)';
+
+/** A header and a footer template, ready for Chromium (defaults applied, images inlined). */
+export interface TemplatePair {
+  header: string;
+  footer: string;
+  /** Whether there is a template to print at all. */
+  display: boolean;
+}
 
 /** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
 export async function printPdf(slot: Slot, request: RenderRequest, templates: TemplatePair, maxPages: number): Promise<Uint8Array> {

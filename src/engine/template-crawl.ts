@@ -4,11 +4,11 @@
  * the shared budget) in bytes. Web fonts and everything else a template cannot load are not
  * fetched at all: they are reported and left out.
  */
+import { stylesheetReferences, type TemplateReference } from '../markup/template-references.js';
 import type { ByteBudget } from './byte-budget.js';
 import { fetchMany, type FetchManyOptions } from './fetch-many.js';
 import type { ResourceIssue } from './page-guard.js';
 import type { FetchedResource } from './template-fetch.js';
-import { stylesheetReferences, type TemplateReference } from './template-references.js';
 import type { Origin, TemplateReport } from './template-report.js';
 
 /** How many @imports deep pdfrender follows below a template's own style sheet. */

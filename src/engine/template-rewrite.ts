@@ -12,9 +12,9 @@
  * media, layers and conditions exactly.
  */
 import { PdfRenderError } from '../errors.js';
+import type { TemplateReference } from '../markup/template-references.js';
 import { megabytes } from './fetch-many.js';
 import type { Crawled, Resolved } from './template-crawl.js';
-import type { TemplateReference } from './template-references.js';
 import type { TemplateReport } from './template-report.js';
 
 /** Bytes of style sheets one template may carry once inlined: Chromium lays them out again on every page. */

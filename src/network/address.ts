@@ -24,11 +24,6 @@ export function nonPublicReason(address: string): string | null {
   return range === 'unicast' ? null : range;
 }
 
-/** True when `address` is a public unicast address. */
-export function isPublicAddress(address: string): boolean {
-  return nonPublicReason(address) === null;
-}
-
 // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated but still routed where a
 // sit0 tunnel exists), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::) addresses reach the
 // IPv4 address inside them. Other transition forms (Teredo, local-use NAT64) stay non-public

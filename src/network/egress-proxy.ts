@@ -7,6 +7,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
+import { systemClock, type Clock } from '../clock.js';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
 import { takeReservedPort } from './proxy-port.js';
 import type { Refusal } from './refusal.js';
@@ -19,6 +20,8 @@ export interface EgressProxy {
   refusal(host: string, port: string, since: number): Refusal | undefined;
   /** Why `host:port` failed to load at or after `since` for want of an address (a name that does not resolve), if it did. */
   failure(host: string, port: string, since: number): string | undefined;
+  /** The clock `since` is read on: what the proxy stamps its outcomes with. */
+  clock: Clock;
   close(): Promise<void>;
 }
 
@@ -38,14 +41,14 @@ export const unresolvedReason = 'net::ERR_NAME_NOT_RESOLVED';
 const dialTimeoutMs = 15_000;
 const rememberedRefusals = 1_000;
 
-/** Start a proxy on an ephemeral loopback port that enforces `policy`. */
-export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver): Promise<EgressProxy> {
+/** Start a proxy on an ephemeral loopback port that enforces `policy`; `clock` stamps what it refused, for `since`. */
+export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver, clock: Clock = systemClock): Promise<EgressProxy> {
   // What happened to each host:port lately: a refusal, or a name that did not resolve (for the per-document report).
   const outcomes = new Map<string, { refused?: Refusal; unresolved?: true; at: number }>();
   const sockets = new Set<Socket | Duplex>();
   const remember = (key: string, outcome: { refused: Refusal } | { unresolved: true }) => {
     outcomes.delete(key);
-    outcomes.set(key, { ...outcome, at: Date.now() });
+    outcomes.set(key, { ...outcome, at: clock.now() });
     if (outcomes.size > rememberedRefusals) outcomes.delete(outcomes.keys().next().value!);
   };
   const recent = (host: string, port: string, since: number) => {
@@ -164,6 +167,7 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     url: early?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refusal: (host, port, since) => recent(host, port, since)?.refused,
     failure: (host, port, since) => (recent(host, port, since)?.unresolved ? unresolvedReason : undefined),
+    clock,
     async close() {
       const closed = new Promise<void>((done) => listener.close(() => done()));
       for (const socket of sockets) socket.destroy();

@@ -7,7 +7,7 @@
 import { request as httpRequest, type Agent, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { raceAbort } from '../engine/deadline.js';
+import { raceAbort } from '../race.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
 import { urlRefusal, type Refusal } from './refusal.js';
 import { resolveChecked, type Resolver } from './resolve-checked.js';

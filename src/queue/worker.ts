@@ -9,12 +9,12 @@
  * retried until they land, so its lease is never left to run out.
  */
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
 import { publicReport } from '../engine/page-guard.js';
 import { callerError } from '../errors.js';
+import { logReportDetail, type EventLog } from '../event-log.js';
 import { parseRenderRequest } from '../request.js';
-import type { Clock } from '../server/deps.js';
-import { logReportDetail, type EventLog } from '../server/event-log.js';
 import type { Job } from '../store/jobs.js';
 import type { FileStore, JobQueue, StoredFile } from '../store/store.js';
 import { isStorageFault } from '../store/storage-errors.js';

@@ -1,4 +1,9 @@
-/** Content negotiation for render-sync: JSON by default, the PDF itself when the caller prefers it. */
+/**
+ * Content negotiation for render-sync: JSON by default, the PDF itself when the caller prefers it.
+ * Not hono/accepts: it breaks a tie by header order ("application/pdf, application/json" gives the
+ * PDF; ours answers JSON unless the PDF ranks strictly above it) and never lets the all-types range
+ * rank JSON ("application/pdf;q=0.5" beside it gives the PDF; here JSON, at q=1, wins).
+ */
 
 /** True when the Accept header ranks application/pdf above application/json. */
 export function prefersPdf(accept: string | undefined): boolean {

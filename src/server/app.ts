@@ -114,14 +114,20 @@ function serverUrl(c: Context, deps: AppDeps): string {
 
 /** `engine` whose renders also end when `stop` fires, rejecting with its reason. */
 function stoppable(engine: Engine, stop: AbortSignal): Engine {
-  // Inherit everything else, so methods added to Engine later pass straight through.
-  const wrapped: Engine = Object.create(engine);
-  wrapped.render = (request, renderOptions = {}) =>
-    engine
-      .render(request, { ...renderOptions, signal: renderOptions.signal ? AbortSignal.any([renderOptions.signal, stop]) : stop })
-      // Whatever the engine made of the abort (a wait for a page cut short, say), the caller hears why.
-      .catch((error: unknown) => {
-        throw stop.aborted ? stop.reason : error;
-      });
-  return wrapped;
+  return {
+    render: (request, renderOptions = {}) =>
+      engine
+        .render(request, { ...renderOptions, signal: renderOptions.signal ? AbortSignal.any([renderOptions.signal, stop]) : stop })
+        // Whatever the engine made of the abort (a wait for a page cut short, say), the caller hears why.
+        .catch((error: unknown) => {
+          throw stop.aborted ? stop.reason : error;
+        }),
+    check: (request) => engine.check(request),
+    start: () => engine.start(),
+    version: () => engine.version(),
+    browserReady: () => engine.browserReady(),
+    sandbox: () => engine.sandbox(),
+    close: (options) => engine.close(options),
+    concurrency: engine.concurrency,
+  };
 }

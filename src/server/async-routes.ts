@@ -6,8 +6,8 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { asyncAccepted, jobAnswer } from '../api-answers.js';
+import { fileUrlPath, jobStatusPath } from '../api-paths.js';
 import { PdfRenderError } from '../errors.js';
-import { fileUrlPath, jobStatusPath } from '../queue/urls.js';
 import { asyncRenderRequestSchema, parseWith } from '../request.js';
 import { callerKey } from './caller.js';
 import type { AppDeps } from './deps.js';

@@ -1,16 +1,12 @@
 /** What the HTTP app is built from: passed in, so tests can drive it with their own clock. */
+import type { Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
+import type { EventLog } from '../event-log.js';
 import type { StorageHealth } from '../store/storage-health.js';
 import type { FileStore, JobQueue, RateWindows, Store, WebhookEndpoints } from '../store/store.js';
 import type { StoreWrite } from '../store/store-writer.js';
-import type { EventLog } from './event-log.js';
 import type { Listening } from './public-url.js';
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-}
 
 /** One access-log entry. */
 export interface AccessLogEntry {

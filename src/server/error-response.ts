@@ -4,18 +4,20 @@
  */
 import type { Context } from 'hono';
 import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
-import type { EventLog } from './event-log.js';
+import type { EventLog } from '../event-log.js';
 
-// Failures whose cause the caller is not told in full: the operator's log gets it.
+// Failures whose cause the caller is not told in full: the operator's log gets it, as it gets the
+// cause of any other server-side failure that has one (a storage fault's errno, say).
 const loggedCodes = new Set<ErrorCode>(['RENDER_PDF_FAILED', 'BROWSER_NOT_FOUND', 'INTERNAL_ERROR']);
 
 /** The JSON error response for `error`; anything unexpected is a 500 without details. */
 export function errorResponse(c: Context, error: unknown, events: EventLog): Response {
   const { code, message } = callerError(error);
-  if (loggedCodes.has(code)) {
+  const causeUntold = error instanceof Error && error.cause !== undefined && httpStatusFor(code) >= 500;
+  if (loggedCodes.has(code) || causeUntold) {
     events({
       level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
-      message: code === 'INTERNAL_ERROR' ? 'unexpected error' : 'render failed',
+      message: code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed',
       request: `${c.req.method} ${c.req.path}`,
       code,
       error,

@@ -3,7 +3,7 @@
  * schema shows up in the page with its help text and default, and no field name is written twice.
  */
 import { z } from 'zod';
-import { paperFormats } from '../cli/paper-formats.js';
+import { paperFormats } from '../paper-formats.js';
 import { renderRequestFields } from '../request.js';
 
 type FieldName = keyof typeof renderRequestFields;

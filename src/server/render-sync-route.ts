@@ -7,12 +7,12 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { renderSyncAnswer } from '../api-answers.js';
+import { fileUrlPath } from '../api-paths.js';
 import { publicReport } from '../engine/page-guard.js';
-import { fileUrlPath } from '../queue/urls.js';
+import { logReportDetail } from '../event-log.js';
 import { parseRenderRequest } from '../request.js';
 import { prefersPdf } from './accept.js';
 import type { AppDeps } from './deps.js';
-import { logReportDetail } from './event-log.js';
 import { setNetworkHeaders } from './network-headers.js';
 import { absoluteUrl } from './public-url.js';
 import { rateLimit } from './rate-limit.js';

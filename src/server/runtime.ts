@@ -2,15 +2,16 @@
  * Everything `pdfrender serve` runs besides the HTTP listener: the store (SQLite or PostgreSQL), the
  * async workers and the webhook sender. Built here once for the CLI and the tests alike.
  */
+import { systemClock, type Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
+import type { EventLog } from '../event-log.js';
 import { startWorkers } from '../queue/worker.js';
 import { openBackend } from '../store/open-backend.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
-import type { AccessLogEntry, AppDeps, Clock } from './deps.js';
-import type { EventLog } from './event-log.js';
+import type { AccessLogEntry, AppDeps } from './deps.js';
 
 export interface Runtime {
   deps: AppDeps;
@@ -39,7 +40,7 @@ export async function startRuntime(options: {
   const { queue, webhooks } = store;
   // The database's clock when instances share one (leases, dedupe and rate windows compare times
   // written by other machines); a clock the caller gives (a test's) wins.
-  const clock = options.clock ?? backend.clock ?? { now: () => Date.now() };
+  const clock = options.clock ?? backend.clock ?? systemClock;
   const sender = startSender({
     deliveries: store.deliveries,
     webhooks,

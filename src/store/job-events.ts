@@ -1,11 +1,12 @@
 /**
  * The webhook event a finished job sends: PDF_RENDERED or RENDER_PDF_FAILED, built from its row,
  * so the job store (when the job finishes) and a redelivery (of a job that has no delivery yet)
- * send the same body.
+ * send the same body. The store builds it because it writes it in the transaction that finishes
+ * the job (a crash loses neither); its shape and paths come from the API's own modules below it.
  */
 import type { WebhookEvent } from '../api-answers.js';
+import { fileUrlPath } from '../api-paths.js';
 import type { ErrorCode } from '../errors.js';
-import { fileUrlPath } from '../queue/urls.js';
 
 /** The columns of a finished job that its event is made of. */
 export interface FinishedJobRow {

@@ -22,7 +22,7 @@ export interface Job {
   caller: string;
   identifier: string;
   priority: number;
-  /** The request body as the caller sent it (validated), to be parsed again by the worker; null once the job succeeded or failed for good. */
+  /** The request as the route parsed it (defaults applied, identifier and priority taken out), parsed again by the worker; null once the job succeeded or failed for good. */
   request: unknown;
   /** Base of the absolute URLs (file, status) reported for this job, taken from the request that queued it. */
   baseUrl: string;

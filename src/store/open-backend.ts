@@ -6,16 +6,15 @@
  * database's clock, which instances on several machines must share for leases and windows.
  */
 import { join } from 'node:path';
-import type { ServeConfig } from '../config.js';
-import type { Clock } from '../server/deps.js';
-import type { EventLog } from '../server/event-log.js';
+import type { Clock } from '../clock.js';
+import type { EventLog } from '../event-log.js';
 import { ensureFolder } from './data-dir.js';
 import { diskBlobs } from './disk-blobs.js';
 import { fileStore } from './file-store.js';
 import { openDb } from './open-db.js';
 import { databasePath } from './open-store.js';
 import type { S3Blobs } from './s3-blobs.js';
-import { s3Connection } from './s3-location.js';
+import { s3Connection, type FilesLocation } from './s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
 import { sqliteStore } from './sqlite-store.js';
 import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './storage-health.js';
@@ -33,9 +32,21 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** The serve settings (config.ts) the backend is opened from. */
+export interface BackendSettings {
+  dataDir: string;
+  database?: string | undefined;
+  files?: FilesLocation | undefined;
+  s3Endpoint?: string | undefined;
+  /** --busy-timeout, ms. */
+  busyTimeout: number;
+  /** --concurrency: PostgreSQL's pool is sized from it. */
+  concurrency: number;
+}
+
 /** What the backend is opened from; `env` gives the AWS_* variables of --files s3://. */
 export interface BackendOptions {
-  config: ServeConfig;
+  config: BackendSettings;
   events: EventLog;
   env: NodeJS.ProcessEnv;
 }
@@ -46,7 +57,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
 }
 
 /** Where the data is, for the start line: never the database password. */
-export function describeBackend(config: Pick<ServeConfig, 'dataDir' | 'database' | 'files'>): string {
+export function describeBackend(config: Pick<BackendSettings, 'dataDir' | 'database' | 'files'>): string {
   const database = config.database ? new URL(config.database) : undefined;
   const where = database ? `data in PostgreSQL ${database.host}${database.pathname}` : `data in ${config.dataDir}`;
   return config.files ? `${where}, files in s3://${config.files.bucket}/${config.files.prefix}` : where;

@@ -12,7 +12,7 @@
 import { statSync } from 'node:fs';
 import { access, constants, stat, statfs } from 'node:fs/promises';
 import type { PdfRenderError } from '../errors.js';
-import type { EventLog } from '../server/event-log.js';
+import type { EventLog } from '../event-log.js';
 import { describeErrno } from './data-dir.js';
 import { storageError } from './storage-errors.js';
 

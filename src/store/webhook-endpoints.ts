@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PdfRenderError } from '../errors.js';
-import { newWebhookSecret } from '../webhooks/signing.js';
+import { newWebhookSecret } from '../webhook-secret.js';
 import type { Db } from './open-db.js';
 
 export interface WebhookEndpoint {

@@ -5,11 +5,11 @@
  * disables the endpoint and holds its deliveries, this one included, until it is enabled again;
  * anything else is retried on the persisted schedule.
  */
+import type { Clock } from '../clock.js';
+import type { EventLog } from '../event-log.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
-import type { Clock } from '../server/deps.js';
-import type { EventLog } from '../server/event-log.js';
 import type { Delivery } from '../store/deliveries.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StoreWrite } from '../store/store-writer.js';

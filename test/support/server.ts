@@ -5,7 +5,7 @@ import type { Resolver } from '../../src/network/resolve-checked.js';
 import { engineNetworkOptions } from '../../src/network/policy-settings.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
-import type { LogEvent } from '../../src/server/event-log.js';
+import type { LogEvent } from '../../src/event-log.js';
 import { listen } from '../../src/server/listen.js';
 import { startRuntime } from '../../src/server/runtime.js';
 import { openDb, type Db } from '../../src/store/open-db.js';

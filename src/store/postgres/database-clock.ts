@@ -6,7 +6,7 @@
  * measurement keeps the last offset (a database that cannot be reached fails the work anyway).
  */
 import type pg from 'pg';
-import type { Clock } from '../../server/deps.js';
+import type { Clock } from '../../clock.js';
 import { row } from './sql.js';
 
 /** How often the offset is measured again: clocks drift by milliseconds a minute at worst. */

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { newWebhookSecret } from '../../webhooks/signing.js';
+import { newWebhookSecret } from '../../webhook-secret.js';
 import type { Enabled, Rotation, WebhookEndpoint } from '../webhook-endpoints.js';
 import { newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
 import type { WebhookEndpoints } from '../store.js';

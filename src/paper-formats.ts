@@ -1,4 +1,4 @@
-/** Named paper sizes for `--format`, portrait, as lengths the request schema accepts. */
+/** Named paper sizes for `--format` and the playground, portrait, as lengths the request schema accepts. */
 export const paperFormats = {
   Letter: { paperWidth: '8.5in', paperHeight: '11in' },
   Legal: { paperWidth: '8.5in', paperHeight: '14in' },

@@ -4,8 +4,14 @@
  * of blocked URLs. Callers get only a code and a safe message (see callerError in errors.ts); this is
  * where the rest goes.
  */
-import type { NetworkReport, ResourceIssue } from '../engine/page-guard.js';
-import { causeChain, causeLines } from '../errors.js';
+import { causeChain, causeLines } from './errors.js';
+
+/** A URL the document asked for and did not get (the engine's ResourceIssue), as the log writes it. */
+export interface LoggedIssue {
+  url: string;
+  reason: string;
+  detail?: string;
+}
 
 /** One event: what happened, where (request or job), and why. */
 export interface LogEvent {
@@ -19,7 +25,7 @@ export interface LogEvent {
   /** The cause, logged with its stack and its own causes. */
   error?: unknown;
   /** Blocked or failed URLs with the detail their callers were not told. */
-  issues?: ResourceIssue[];
+  issues?: LoggedIssue[];
 }
 
 /** Receives events for the operator's log. */
@@ -39,7 +45,11 @@ export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) 
 }
 
 /** Log the blocked and failed URLs of a render that have a detail its caller was not told, if any. */
-export function logReportDetail(events: EventLog, report: NetworkReport, where: { request?: string; jobId?: string }): void {
+export function logReportDetail(
+  events: EventLog,
+  report: { blocked: LoggedIssue[]; failed: LoggedIssue[] },
+  where: { request?: string; jobId?: string },
+): void {
   const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
   if (issues.length > 0) events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
 }

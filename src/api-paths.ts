@@ -1,4 +1,4 @@
-/** Paths of the resources an async job reports, shared by the HTTP routes and the workers. */
+/** Paths of the resources the API reports (a file to download, a job to poll), shared by the routes and the webhook events the store writes. */
 
 /** Path of a rendered file's download. */
 export const fileUrlPath = (fileId: string) => `/api/pdfs/files/${fileId}`;
