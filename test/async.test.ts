@@ -13,6 +13,7 @@ import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 interface Received {
   headers: Record<string, string>;
@@ -233,9 +234,9 @@ describe('render-async', () => {
       await server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
       await hook.waitFor(1, 20_000);
-      const [entry] = server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<
-        Record<string, unknown>
-      >;
+      // The receiver answers before the sender writes the outcome: wait for the row to settle.
+      const read = () => server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').get(jobId) as Record<string, unknown>;
+      const entry = await until(() => read().status !== 'pending' && read(), 'the delivery to settle');
       expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
     } finally {
       await server.close();
