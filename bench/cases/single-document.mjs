@@ -12,15 +12,12 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { countPdfPages } from '../../dist/engine/page-count.js';
 import { alternate } from '../lib/alternate.mjs';
 import { printFlags } from '../lib/documents.mjs';
 import { runProcess } from '../lib/run-process.mjs';
 import { median } from '../lib/stats.mjs';
 
-/** Pages in a PDF, counted from its page objects (none of the tools here compresses them into object streams). */
-export function pdfPageCount(bytes) {
-  return bytes.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
-}
 
 /** The command line of each tool for `doc`, writing `out`; tools that are skipped carry a note instead. */
 function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
@@ -96,7 +93,7 @@ export async function singleDocument({ root, chromiumPath, fullChromiumPath, too
         const out = join(dir, `${basename(doc.file, '.html')}.pdf`);
         const [program, args] = command(doc, out);
         const run = await runProcess(program, args);
-        return { ...run, pages: pdfPageCount(await readFile(out)) };
+        return { ...run, pages: countPdfPages(await readFile(out)) };
       };
     }
     if (warmUp && doc === documents[0]) await alternate(cases, 1, () => {}); // warm-up, untimed
