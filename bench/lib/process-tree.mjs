@@ -4,13 +4,12 @@
  * reads its server the same way (process-tree.d.mts gives TypeScript the types).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { parseProcStat } from '../../dist/proc-stat.js';
 
 /** The parent pid from /proc/<pid>/stat, or undefined when the process is gone. */
 function parentOf(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The program name (field 2) may hold spaces and parentheses; after the last ")" come state, ppid, ...
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).parent;
   } catch {
     return undefined;
   }

@@ -11,6 +11,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { makeFolder } from '../make-folder.js';
+import { parseProcStat } from '../proc-stat.js';
 import { killGroup } from './browser-process.js';
 import { isAlive, profilePrefix } from './profile-owner.js';
 
@@ -92,14 +93,11 @@ function parseEntry(text: string): Entry | undefined {
  */
 async function browserState(entry: Entry): Promise<'gone' | 'in use' | 'left over' | 'unknown'> {
   if (!isAlive(entry.pid)) return 'gone';
-  // Fields 3 and 4 of /proc/<pid>/stat are the state and the parent; the name (field 2) may hold
-  // spaces, so count from its ')'. A zombie has exited (its parent died and nobody reaped it yet,
-  // common where pid 1 is no init) and has an empty command line: it is gone, not unknown.
-  const stat = await readFile(`/proc/${entry.pid}/stat`, 'utf8').catch(() => '');
-  const [state, parentField] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // A zombie has exited (its parent died and nobody reaped it yet, common where pid 1 is no init)
+  // and has an empty command line: it is gone, not unknown.
+  const { state, parent } = parseProcStat(await readFile(`/proc/${entry.pid}/stat`, 'utf8').catch(() => ''));
   if (state === 'Z') return 'gone';
   const cmdline = await readFile(`/proc/${entry.pid}/cmdline`, 'utf8').catch(() => '');
   if (!cmdline.split('\0').includes(`--user-data-dir=${entry.profileDir}`)) return 'unknown';
-  const parent = Number(parentField);
   return parent === entry.owner ? 'in use' : 'left over';
 }

@@ -4,6 +4,7 @@
  * and renderers included, and counts the Chromium processes among them.
  */
 import { readFileSync } from 'node:fs';
+import { parseProcStat } from '../../src/proc-stat.js';
 import { treeMemory } from '../../bench/lib/process-tree.mjs';
 
 export interface TreeSample {
@@ -34,8 +35,7 @@ function isChromium(pid: number): boolean {
 /** True when the process exists and is not a zombie. */
 export function isRunning(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).state !== 'Z';
   } catch {
     return false;
   }

@@ -4,6 +4,7 @@
  * tell which browsers a pdfrender process started and whether anything of them is left.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { parseProcStat } from '../../src/proc-stat.js';
 
 function read(path: string): string {
   try {
@@ -20,8 +21,7 @@ function pids(): number[] {
 }
 
 function parentOf(pid: number): number {
-  const stat = read(`/proc/${pid}/stat`);
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return parseProcStat(read(`/proc/${pid}/stat`)).parent;
 }
 
 function profileOf(pid: number): string | undefined {
