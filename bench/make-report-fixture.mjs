@@ -54,7 +54,12 @@ function png(width, height, pixel) {
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, deflate, no filter, no interlace
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // A bar chart on a soft gradient with a little grain, so it compresses like a real figure, not like a flat fill.
@@ -79,14 +84,24 @@ function lineSvg(points, colour) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="200" viewBox="0 0 480 200"><rect width="480" height="200" fill="#f8fafc"/>${grid}<path d="${path}" fill="none" stroke="${colour}" stroke-width="2.5"/></svg>\n`;
 }
 
-const words = 'the of and to in report quarter revenue growth customer service support region market team delivery cost margin forecast product release risk plan review target measure result change increase decrease steady board operations capacity demand supply contract partner budget audit quality'.split(' ');
+const words =
+  'the of and to in report quarter revenue growth customer service support region market team delivery cost margin forecast product release risk plan review target measure result change increase decrease steady board operations capacity demand supply contract partner budget audit quality'.split(
+    ' ',
+  );
 const sentence = () => {
   const text = Array.from({ length: 9 + Math.floor(random() * 10) }, () => pick(words)).join(' ');
-  return text[0].toUpperCase() + text.slice(1) + '.';
+  return `${text[0].toUpperCase() + text.slice(1)}.`;
 };
 const paragraph = (sentences) => Array.from({ length: sentences }, sentence).join(' ');
 
-const hues = [[29, 78, 216], [5, 150, 105], [217, 119, 6], [190, 24, 93], [79, 70, 229], [14, 116, 144]];
+const hues = [
+  [29, 78, 216],
+  [5, 150, 105],
+  [217, 119, 6],
+  [190, 24, 93],
+  [79, 70, 229],
+  [14, 116, 144],
+];
 const colours = ['#1d4ed8', '#059669', '#d97706', '#be185d'];
 await mkdir(join(out, 'images'), { recursive: true });
 for (const [i, hue] of hues.entries()) await writeFile(join(out, 'images', `chart-${i + 1}.png`), chartPng(6 + i, hue));
@@ -95,8 +110,12 @@ for (const [i, colour] of colours.entries()) await writeFile(join(out, 'images',
 const sections = [];
 for (let page = 1; page <= pages; page += 1) {
   // PNG and SVG figures alternate; every file is used several times, as a real report reuses its assets.
-  const figure = page % 2 ? `images/chart-${((page - 1) / 2) % hues.length + 1}.png` : `images/trend-${(page / 2 - 1) % colours.length + 1}.svg`;
-  const rows = Array.from({ length: 4 }, (_, r) => `<tr><td>${pick(words)} ${pick(words)}</td><td class="num">${(random() * 9000 + 1000).toFixed(0)}</td><td class="num">${(random() * 40 - 10).toFixed(1)}%</td></tr>`).join('');
+  const figure = page % 2 ? `images/chart-${(((page - 1) / 2) % hues.length) + 1}.png` : `images/trend-${((page / 2 - 1) % colours.length) + 1}.svg`;
+  const rows = Array.from(
+    { length: 4 },
+    (_, r) =>
+      `<tr><td>${pick(words)} ${pick(words)}</td><td class="num">${(random() * 9000 + 1000).toFixed(0)}</td><td class="num">${(random() * 40 - 10).toFixed(1)}%</td></tr>`,
+  ).join('');
   sections.push(`<section>
   <h2>${page}. ${sentence().slice(0, 40).replace(/\.$/, '')}</h2>
   <p>${paragraph(4)}</p>

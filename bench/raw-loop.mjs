@@ -81,10 +81,17 @@ const launch = () =>
   stock
     ? puppeteer.launch({ executablePath, args: noSandbox })
     : // pdfrender's own switch list, which already holds the puppeteer defaults it keeps (untagged, no outline).
-      puppeteer.launch({ executablePath, headless: true, pipe: true, args: [...noSandbox, ...chromiumFlags], ignoreDefaultArgs: true, waitForInitialPage: false });
+      puppeteer.launch({
+        executablePath,
+        headless: true,
+        pipe: true,
+        args: [...noSandbox, ...chromiumFlags],
+        ignoreDefaultArgs: true,
+        waitForInitialPage: false,
+      });
 
 const perDocMs = [];
-const outputOf = (input) => join(values['out-dir'], basename(input, '.html') + '.pdf');
+const outputOf = (input) => join(values['out-dir'], `${basename(input, '.html')}.pdf`);
 /** Print one document on `page`, loading it the way `load` says; records its time. */
 async function print(page, input, load) {
   const started = performance.now();
@@ -97,7 +104,7 @@ let next = 0;
 const workers = {
   async reused(browser) {
     const page = await browser.newPage();
-    await page.goto(pathToFileURL(dirname(inputs[0])).href + '/');
+    await page.goto(`${pathToFileURL(dirname(inputs[0])).href}/`);
     while (next < inputs.length) {
       const input = inputs[next++];
       await print(page, input, async () => page.setContent(await readFile(input, 'utf8'), { waitUntil: 'load' }));

@@ -53,7 +53,17 @@ const options = {
   batchRounds: Number(values.rounds ?? (quick ? 1 : 3)),
   concurrency,
   // render-sync: [connections, requests] per level.
-  syncLevels: quick ? [[1, 20], [4, 40], [16, 64]] : [[1, 60], [4, 160], [16, 320]],
+  syncLevels: quick
+    ? [
+        [1, 20],
+        [4, 40],
+        [16, 64],
+      ]
+    : [
+        [1, 60],
+        [4, 160],
+        [16, 320],
+      ],
   asyncJobs: quick ? 60 : 200,
   rawDocs: quick ? 10 : 30,
   memoryEarly: quick ? 50 : 300,
@@ -74,18 +84,39 @@ try {
   // budget's `chromium --print-to-pdf` names; the shell's own --print-to-pdf is measured beside it.
   const chromiumPath = requireBrowser().executablePath;
   const fullChromiumPath = which('chromium') ?? which('chromium-browser') ?? which('google-chrome') ?? chromiumPath;
-  const tools = only.includes('single') ? optionalTools({ install: !values['no-install'], log }) : { wkhtmltopdf: { note: 'not used' }, weasyprint: { note: 'not used' } };
+  const tools = only.includes('single')
+    ? optionalTools({ install: !values['no-install'], log })
+    : { wkhtmltopdf: { note: 'not used' }, weasyprint: { note: 'not used' } };
   results.machine = machineInfo({ root, chromiumPath, tools });
   results.machine.printToPdfChromiumPath = fullChromiumPath;
   log(`${results.machine.cores} cores, ${results.machine.chromium}; work in ${work}`);
 
   if (only.includes('single')) {
-    results.singleDocument = await singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents: benchDocuments(root), rounds: options.singleRounds, warmUp: !quick, work, log });
+    results.singleDocument = await singleDocument({
+      root,
+      chromiumPath,
+      fullChromiumPath,
+      tools,
+      documents: benchDocuments(root),
+      rounds: options.singleRounds,
+      warmUp: !quick,
+      work,
+      log,
+    });
   }
   if (only.includes('batch')) {
     results.batch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log });
     // Documents that run script take the slow path (a fresh window after each): against the raw loop, which never resets.
-    results.scriptBatch = await batch({ root, docs: options.batchDocs, concurrency, rounds: options.batchRounds, work, log, script: true, modes: ['raw reused-page loop (reference)'] });
+    results.scriptBatch = await batch({
+      root,
+      docs: options.batchDocs,
+      concurrency,
+      rounds: options.batchRounds,
+      work,
+      log,
+      script: true,
+      modes: ['raw reused-page loop (reference)'],
+    });
   }
   if (only.includes('server')) {
     results.server = await serverCases({ root, work, levels: options.syncLevels, asyncJobs: options.asyncJobs, rawDocs: options.rawDocs, log });
@@ -105,7 +136,6 @@ results.seconds = Math.round((performance.now() - started) / 1000);
 results.finishedAt = new Date().toISOString();
 const out = resolve(values.out ?? join(root, 'bench/results/latest.json'));
 await mkdir(dirname(out), { recursive: true });
-await writeFile(out, JSON.stringify(results, null, 2) + '\n');
+await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(markdownReport(results));
 console.log(`\n${results.seconds} s; every figure in ${out}`);
-

@@ -87,10 +87,20 @@ writeFileSync(bundlePath, code);
 // render command's modules, loaded here as `pdfrender render --help` loads them.
 const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
 const loaded = loadBundle();
-const io = { stdin: process.stdin, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, env: {}, cwd: process.cwd(), signal: new AbortController().signal };
+const io = {
+  stdin: process.stdin,
+  stdout: sink,
+  stderr: sink,
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+  env: {},
+  cwd: process.cwd(),
+  signal: new AbortController().signal,
+};
 if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0) throw new Error('bundle: the bundled CLI failed `render --help`');
 loaded.saveCache();
 
 // The cache is only worth its file if a fresh process takes it.
 const check = `import(${JSON.stringify(pathToFileURL(join(dist, 'cli/bundle-loader.js')).href)}).then((m) => process.stdout.write(String(m.loadBundle().cacheUsed)))`;
-if (execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' }) !== 'true') console.error('bundle: a fresh Node refused the code cache; the bundle runs without it');
+if (execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' }) !== 'true')
+  console.error('bundle: a fresh Node refused the code cache; the bundle runs without it');

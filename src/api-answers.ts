@@ -45,7 +45,9 @@ export const asyncAccepted = z.strictObject({
 });
 
 /** The code of a job that failed for good: RENDER_PDF_FAILED as a rule, INTERNAL_ERROR when the cause is only in the server's log. */
-const jobErrorCode = z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]).describe("RENDER_PDF_FAILED as a rule; INTERNAL_ERROR when the cause is only in the server's log");
+const jobErrorCode = z
+  .enum(errorCodes as [ErrorCode, ...ErrorCode[]])
+  .describe("RENDER_PDF_FAILED as a rule; INTERNAL_ERROR when the cause is only in the server's log");
 
 /** 200 of a job's status. */
 export const jobAnswer = z.strictObject({
@@ -88,7 +90,9 @@ export const webhookAnswers = {
     webhooks: z.array(webhookEndpoint.extend({ held: count('events kept for it while disabled') })),
   }),
   created: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), ...credentials }).describe('shown only here: keep the key and secret'),
-  reenabled: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), reenabled: z.literal(true), released }).describe('the URL was of a disabled endpoint, now enabled again with its id, key and secret'),
+  reenabled: webhookEndpoint
+    .extend({ outcome: z.literal('SUCCESS'), reenabled: z.literal(true), released })
+    .describe('the URL was of a disabled endpoint, now enabled again with its id, key and secret'),
   enabled: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), wasDisabled: z.boolean().describe('false when it was active already'), released }),
   rotated: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), ...credentials }).describe('with the new key and secret'),
   removed: z.strictObject({ outcome: z.literal('SUCCESS'), unsent: count('its events that will now not be sent to it') }),
@@ -119,8 +123,12 @@ export function errorAnswer(codes: readonly ErrorCode[]) {
   return z.strictObject({
     outcome: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
     message: z.string().describe('what went wrong, safe to show'),
-    ...(codes.includes('VALIDATION_FAILED') ? { errors: field('VALIDATION_FAILED', z.record(z.string(), z.array(z.string())).describe('each bad field and its problems: VALIDATION_FAILED only')) } : {}),
-    ...(codes.includes('RATE_LIMITED') ? { retryAfter: field('RATE_LIMITED', z.int().min(1).describe('seconds until the window resets: RATE_LIMITED only')) } : {}),
+    ...(codes.includes('VALIDATION_FAILED')
+      ? { errors: field('VALIDATION_FAILED', z.record(z.string(), z.array(z.string())).describe('each bad field and its problems: VALIDATION_FAILED only')) }
+      : {}),
+    ...(codes.includes('RATE_LIMITED')
+      ? { retryAfter: field('RATE_LIMITED', z.int().min(1).describe('seconds until the window resets: RATE_LIMITED only')) }
+      : {}),
   });
 }
 

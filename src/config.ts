@@ -21,7 +21,10 @@ import { filesLocationField, s3EndpointField } from './store/s3-location.js';
 const apiKeyList = z
   .union([z.array(z.string()), z.string()])
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()))
-  .refine((keys) => keys.every((key) => key !== ''), 'a blank API key would leave authentication off; give the key, or leave the setting out to run without auth')
+  .refine(
+    (keys) => keys.every((key) => key !== ''),
+    'a blank API key would leave authentication off; give the key, or leave the setting out to run without auth',
+  )
   .prefault([]);
 
 /** Web origins, as browsers send them in Origin: scheme, host and port only (a default port dropped). */
@@ -29,7 +32,11 @@ const originList = listSetting.transform((origins, ctx) =>
   origins.map((origin) => {
     const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.pathname !== '/' || parsed.search || parsed.hash) {
-      ctx.addIssue({ code: 'custom', message: `"${origin}" is not a web origin such as "https://app.example.com" (scheme, host and port only)`, input: origin });
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${origin}" is not a web origin such as "https://app.example.com" (scheme, host and port only)`,
+        input: origin,
+      });
     }
     return parsed?.origin ?? origin;
   }),
@@ -46,7 +53,10 @@ const headerValue = z
 /** A PostgreSQL connection URL; the message never repeats it (it may hold a password). */
 export const databaseUrl = z
   .string()
-  .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/pdfrender');
+  .refine(
+    (value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value),
+    'must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/pdfrender',
+  );
 
 interface Setting {
   /** Commander flag syntax. */
@@ -60,48 +70,233 @@ interface Setting {
 
 /** Every serve setting: its flag, its environment twin and its schema (with the help text). */
 export const serveSettings = {
-  port: { flag: '--port <n>', env: 'PDFRENDER_PORT', schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)') },
-  host: { flag: '--host <address>', env: 'PDFRENDER_HOST', schema: z.string().min(1).prefault('127.0.0.1').describe('address to listen on (default 127.0.0.1, this machine only)') },
-  dataDir: { flag: '--data-dir <dir>', env: 'PDFRENDER_DATA_DIR', schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)') },
-  database: { flag: '--database <url>', env: 'PDFRENDER_DATABASE_URL', schema: databaseUrl.optional().describe('a PostgreSQL URL (postgres://user:password@host:5432/db): the queue, dedupe, rate limits, webhooks and rendered files of every instance pointed at it (default: SQLite in --data-dir)') },
-  files: { flag: '--files <location>', env: 'PDFRENDER_FILES', schema: filesLocationField.optional().describe('where rendered PDFs are kept: s3://bucket/prefix puts them in an S3 bucket (credentials and region from the AWS_* variables) (default: the data dir with SQLite, the database itself with --database)') },
-  s3Endpoint: { flag: '--s3-endpoint <url>', env: 'PDFRENDER_S3_ENDPOINT', schema: s3EndpointField.optional().describe('the URL of an S3-compatible store (MinIO, Ceph) for --files s3://...; addressed path-style (default: AWS S3)') },
-  rateLimit: { flag: '--rate-limit <n>', env: 'PDFRENDER_RATE_LIMIT', schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)') },
-  concurrency: { flag: '--concurrency <n>', env: 'PDFRENDER_CONCURRENCY', schema: numberField({ min: 1, max: 64, integer: true }).prefault(availableParallelism()).describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`) },
-  apiKeys: { flag: '--api-key <key>', env: 'PDFRENDER_API_KEYS', schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth') },
-  privateFiles: { flag: '--private-files', env: 'PDFRENDER_PRIVATE_FILES', schema: booleanField('file downloads need the API key too; by default a file URL (its id is unguessable) downloads without it, as RenderPDF.io clients fetch it') },
-  logFormat: { flag: '--log-format <format>', env: 'PDFRENDER_LOG_FORMAT', schema: z.enum(['pretty', 'json']).prefault('pretty').describe('the log on stderr (access lines, and errors with their causes): pretty or json (default pretty)') },
-  publicUrl: { flag: '--public-url <url>', env: 'PDFRENDER_PUBLIC_URL', schema: z.url({ protocol: /^https?$/ }).optional().describe('base of the absolute URLs in responses and webhooks, as callers reach the server (default: the address it listens on; never the request\'s Host)') },
-  trustProxy: { flag: '--trust-proxy [hops|addresses]', env: 'PDFRENDER_TRUST_PROXY', schema: trustProxyField.describe('take the client address from X-Forwarded-For, as written by the proxies you run: a number of hops (the bare flag is 1), or a comma list of proxy addresses, CIDR ranges or "loopback" (default: off)') },
-  corsOrigins: { flag: '--cors-origin <origin>', env: 'PDFRENDER_CORS_ORIGINS', schema: originList.describe('a web origin ("https://app.example.com") whose pages may call the API from a browser; repeat for several (env: a comma list); other cross-site browser requests are refused') },
-  headersTimeout: { flag: '--headers-timeout <duration>', env: 'PDFRENDER_HEADERS_TIMEOUT', schema: durationField('20s').prefault('20s').describe('a client must send its request headers within this (default 20s)') },
-  requestTimeout: { flag: '--request-timeout <duration>', env: 'PDFRENDER_REQUEST_TIMEOUT', schema: durationField('60s').prefault('60s').describe('a client must send its whole request, body included, within this; the render and the answer are not counted (default 60s)') },
-  maxConnections: { flag: '--max-connections <n>', env: 'PDFRENDER_MAX_CONNECTIONS', schema: numberField({ min: 1, integer: true }).prefault(1000).describe('open connections beyond which new ones are closed at once (default 1000)') },
+  port: {
+    flag: '--port <n>',
+    env: 'PDFRENDER_PORT',
+    schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)'),
+  },
+  host: {
+    flag: '--host <address>',
+    env: 'PDFRENDER_HOST',
+    schema: z.string().min(1).prefault('127.0.0.1').describe('address to listen on (default 127.0.0.1, this machine only)'),
+  },
+  dataDir: {
+    flag: '--data-dir <dir>',
+    env: 'PDFRENDER_DATA_DIR',
+    schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)'),
+  },
+  database: {
+    flag: '--database <url>',
+    env: 'PDFRENDER_DATABASE_URL',
+    schema: databaseUrl
+      .optional()
+      .describe(
+        'a PostgreSQL URL (postgres://user:password@host:5432/db): the queue, dedupe, rate limits, webhooks and rendered files of every instance pointed at it (default: SQLite in --data-dir)',
+      ),
+  },
+  files: {
+    flag: '--files <location>',
+    env: 'PDFRENDER_FILES',
+    schema: filesLocationField
+      .optional()
+      .describe(
+        'where rendered PDFs are kept: s3://bucket/prefix puts them in an S3 bucket (credentials and region from the AWS_* variables) (default: the data dir with SQLite, the database itself with --database)',
+      ),
+  },
+  s3Endpoint: {
+    flag: '--s3-endpoint <url>',
+    env: 'PDFRENDER_S3_ENDPOINT',
+    schema: s3EndpointField.optional().describe('the URL of an S3-compatible store (MinIO, Ceph) for --files s3://...; addressed path-style (default: AWS S3)'),
+  },
+  rateLimit: {
+    flag: '--rate-limit <n>',
+    env: 'PDFRENDER_RATE_LIMIT',
+    schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)'),
+  },
+  concurrency: {
+    flag: '--concurrency <n>',
+    env: 'PDFRENDER_CONCURRENCY',
+    schema: numberField({ min: 1, max: 64, integer: true })
+      .prefault(availableParallelism())
+      .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
+  },
+  apiKeys: {
+    flag: '--api-key <key>',
+    env: 'PDFRENDER_API_KEYS',
+    schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth'),
+  },
+  privateFiles: {
+    flag: '--private-files',
+    env: 'PDFRENDER_PRIVATE_FILES',
+    schema: booleanField(
+      'file downloads need the API key too; by default a file URL (its id is unguessable) downloads without it, as RenderPDF.io clients fetch it',
+    ),
+  },
+  logFormat: {
+    flag: '--log-format <format>',
+    env: 'PDFRENDER_LOG_FORMAT',
+    schema: z
+      .enum(['pretty', 'json'])
+      .prefault('pretty')
+      .describe('the log on stderr (access lines, and errors with their causes): pretty or json (default pretty)'),
+  },
+  publicUrl: {
+    flag: '--public-url <url>',
+    env: 'PDFRENDER_PUBLIC_URL',
+    schema: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "base of the absolute URLs in responses and webhooks, as callers reach the server (default: the address it listens on; never the request's Host)",
+      ),
+  },
+  trustProxy: {
+    flag: '--trust-proxy [hops|addresses]',
+    env: 'PDFRENDER_TRUST_PROXY',
+    schema: trustProxyField.describe(
+      'take the client address from X-Forwarded-For, as written by the proxies you run: a number of hops (the bare flag is 1), or a comma list of proxy addresses, CIDR ranges or "loopback" (default: off)',
+    ),
+  },
+  corsOrigins: {
+    flag: '--cors-origin <origin>',
+    env: 'PDFRENDER_CORS_ORIGINS',
+    schema: originList.describe(
+      'a web origin ("https://app.example.com") whose pages may call the API from a browser; repeat for several (env: a comma list); other cross-site browser requests are refused',
+    ),
+  },
+  headersTimeout: {
+    flag: '--headers-timeout <duration>',
+    env: 'PDFRENDER_HEADERS_TIMEOUT',
+    schema: durationField('20s').prefault('20s').describe('a client must send its request headers within this (default 20s)'),
+  },
+  requestTimeout: {
+    flag: '--request-timeout <duration>',
+    env: 'PDFRENDER_REQUEST_TIMEOUT',
+    schema: durationField('60s')
+      .prefault('60s')
+      .describe('a client must send its whole request, body included, within this; the render and the answer are not counted (default 60s)'),
+  },
+  maxConnections: {
+    flag: '--max-connections <n>',
+    env: 'PDFRENDER_MAX_CONNECTIONS',
+    schema: numberField({ min: 1, integer: true }).prefault(1000).describe('open connections beyond which new ones are closed at once (default 1000)'),
+  },
   maxBody: { flag: '--max-body <size>', env: 'PDFRENDER_MAX_BODY', schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)') },
-  retention: { flag: '--retention <duration>', env: 'PDFRENDER_RETENTION', schema: durationField('24h').prefault('24h').describe('how long rendered files stay downloadable (default 24h)') },
-  timeout: { flag: '--timeout <duration>', env: 'PDFRENDER_TIMEOUT', schema: durationField('30s').prefault('30s').describe('deadline for each render (default 30s)') },
-  shutdownGrace: { flag: '--shutdown-grace <duration>', env: 'PDFRENDER_SHUTDOWN_GRACE', schema: durationField('30s').prefault('30s').describe('how long a stopping server waits for renders in flight (default 30s)') },
-  maxPages: { flag: '--max-pages <n>', env: 'PDFRENDER_MAX_PAGES', schema: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails to render (default 2000)') },
-  browserRecycleAfter: { flag: '--browser-recycle-after <n>', env: 'PDFRENDER_BROWSER_RECYCLE_AFTER', schema: numberField({ min: 1, integer: true }).prefault(2000).describe('documents one browser renders before a fresh one takes over (default 2000)') },
-  browserHangTimeout: { flag: '--browser-hang-timeout <duration>', env: 'PDFRENDER_BROWSER_HANG_TIMEOUT', schema: durationField('5s').prefault('5s').describe('a browser that leaves a DevTools ping unanswered this long (stopped, deadlocked) is killed and replaced, and its renders tried once more; a long document does not count (default 5s)') },
-  maxQueue: { flag: '--max-queue <n>', env: 'PDFRENDER_MAX_QUEUE', schema: numberField({ min: 1, integer: true }).prefault(10_000).describe('async jobs queued or rendering beyond which render-async answers 503 (default 10000)') },
-  maxQueuePerCaller: { flag: '--max-queue-per-caller <n>', env: 'PDFRENDER_MAX_QUEUE_PER_CALLER', schema: numberField({ min: 1, integer: true }).prefault(1000).describe("async jobs one caller (API key, else address) may have queued or rendering; beyond, render-async answers 503 (default 1000)") },
-  maxQueueBytes: { flag: '--max-queue-bytes <size>', env: 'PDFRENDER_MAX_QUEUE_BYTES', schema: byteSizeField().prefault('1gb').describe('request bytes the async jobs queued or rendering may hold on disk; beyond, render-async answers 503 (default 1gb)') },
-  maxQueueBytesPerCaller: { flag: '--max-queue-bytes-per-caller <size>', env: 'PDFRENDER_MAX_QUEUE_BYTES_PER_CALLER', schema: byteSizeField().prefault('200mb').describe("request bytes one caller's async jobs queued or rendering may hold; beyond, render-async answers 503 (default 200mb)") },
-  busyTimeout: { flag: '--busy-timeout <duration>', env: 'PDFRENDER_BUSY_TIMEOUT', schema: durationField('10s').prefault('10s').describe("how long a request's database write waits while another process holds the database's write lock, before it answers 503 DATABASE_BUSY; the wait never blocks other requests (default 10s)") },
-  dedupeWindow: { flag: '--dedupe-window <duration>', env: 'PDFRENDER_DEDUPE_WINDOW', schema: durationField('60s').prefault('60s').describe('how long a caller may not reuse an async identifier (default 60s)') },
-  maxAttempts: { flag: '--max-attempts <n>', env: 'PDFRENDER_MAX_ATTEMPTS', schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)') },
+  retention: {
+    flag: '--retention <duration>',
+    env: 'PDFRENDER_RETENTION',
+    schema: durationField('24h').prefault('24h').describe('how long rendered files stay downloadable (default 24h)'),
+  },
+  timeout: {
+    flag: '--timeout <duration>',
+    env: 'PDFRENDER_TIMEOUT',
+    schema: durationField('30s').prefault('30s').describe('deadline for each render (default 30s)'),
+  },
+  shutdownGrace: {
+    flag: '--shutdown-grace <duration>',
+    env: 'PDFRENDER_SHUTDOWN_GRACE',
+    schema: durationField('30s').prefault('30s').describe('how long a stopping server waits for renders in flight (default 30s)'),
+  },
+  maxPages: {
+    flag: '--max-pages <n>',
+    env: 'PDFRENDER_MAX_PAGES',
+    schema: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails to render (default 2000)'),
+  },
+  browserRecycleAfter: {
+    flag: '--browser-recycle-after <n>',
+    env: 'PDFRENDER_BROWSER_RECYCLE_AFTER',
+    schema: numberField({ min: 1, integer: true }).prefault(2000).describe('documents one browser renders before a fresh one takes over (default 2000)'),
+  },
+  browserHangTimeout: {
+    flag: '--browser-hang-timeout <duration>',
+    env: 'PDFRENDER_BROWSER_HANG_TIMEOUT',
+    schema: durationField('5s')
+      .prefault('5s')
+      .describe(
+        'a browser that leaves a DevTools ping unanswered this long (stopped, deadlocked) is killed and replaced, and its renders tried once more; a long document does not count (default 5s)',
+      ),
+  },
+  maxQueue: {
+    flag: '--max-queue <n>',
+    env: 'PDFRENDER_MAX_QUEUE',
+    schema: numberField({ min: 1, integer: true })
+      .prefault(10_000)
+      .describe('async jobs queued or rendering beyond which render-async answers 503 (default 10000)'),
+  },
+  maxQueuePerCaller: {
+    flag: '--max-queue-per-caller <n>',
+    env: 'PDFRENDER_MAX_QUEUE_PER_CALLER',
+    schema: numberField({ min: 1, integer: true })
+      .prefault(1000)
+      .describe('async jobs one caller (API key, else address) may have queued or rendering; beyond, render-async answers 503 (default 1000)'),
+  },
+  maxQueueBytes: {
+    flag: '--max-queue-bytes <size>',
+    env: 'PDFRENDER_MAX_QUEUE_BYTES',
+    schema: byteSizeField()
+      .prefault('1gb')
+      .describe('request bytes the async jobs queued or rendering may hold on disk; beyond, render-async answers 503 (default 1gb)'),
+  },
+  maxQueueBytesPerCaller: {
+    flag: '--max-queue-bytes-per-caller <size>',
+    env: 'PDFRENDER_MAX_QUEUE_BYTES_PER_CALLER',
+    schema: byteSizeField()
+      .prefault('200mb')
+      .describe("request bytes one caller's async jobs queued or rendering may hold; beyond, render-async answers 503 (default 200mb)"),
+  },
+  busyTimeout: {
+    flag: '--busy-timeout <duration>',
+    env: 'PDFRENDER_BUSY_TIMEOUT',
+    schema: durationField('10s')
+      .prefault('10s')
+      .describe(
+        "how long a request's database write waits while another process holds the database's write lock, before it answers 503 DATABASE_BUSY; the wait never blocks other requests (default 10s)",
+      ),
+  },
+  dedupeWindow: {
+    flag: '--dedupe-window <duration>',
+    env: 'PDFRENDER_DEDUPE_WINDOW',
+    schema: durationField('60s').prefault('60s').describe('how long a caller may not reuse an async identifier (default 60s)'),
+  },
+  maxAttempts: {
+    flag: '--max-attempts <n>',
+    env: 'PDFRENDER_MAX_ATTEMPTS',
+    schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)'),
+  },
   chrome: { flag: '--chrome <path>', env: 'PDFRENDER_CHROME', schema: z.string().optional().describe('the Chromium or Chrome binary (default: searched for)') },
   ...policySettings,
-  webhookTimeout: { flag: '--webhook-timeout <duration>', env: 'PDFRENDER_WEBHOOK_TIMEOUT', schema: durationField('15s').pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m')).prefault('15s').describe('how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)') },
-  webhookUserAgent: { flag: '--webhook-user-agent <value>', env: 'PDFRENDER_WEBHOOK_USER_AGENT', schema: headerValue.optional().describe('the User-Agent header of webhook deliveries (default "RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)": RenderPDF.io\'s, which firewalls allow-list, then pdfrender\'s)') },
+  webhookTimeout: {
+    flag: '--webhook-timeout <duration>',
+    env: 'PDFRENDER_WEBHOOK_TIMEOUT',
+    schema: durationField('15s')
+      .pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m'))
+      .prefault('15s')
+      .describe(
+        'how long a webhook receiver has to answer a delivery before the attempt counts as failed and is retried with the same webhook-id (default 15s; 1s to 10m)',
+      ),
+  },
+  webhookUserAgent: {
+    flag: '--webhook-user-agent <value>',
+    env: 'PDFRENDER_WEBHOOK_USER_AGENT',
+    schema: headerValue
+      .optional()
+      .describe(
+        'the User-Agent header of webhook deliveries (default "RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)": RenderPDF.io\'s, which firewalls allow-list, then pdfrender\'s)',
+      ),
+  },
   playground: {
     flag: '--playground',
     negation: 'do not serve the playground, even on loopback',
     env: 'PDFRENDER_PLAYGROUND',
-    schema: optionalBooleanField('serve the playground at /: a page to edit a document, its header, footer and options, see the PDF beside them, and copy the equivalent curl command (default: on when listening on loopback without --public-url, off otherwise)'),
+    schema: optionalBooleanField(
+      'serve the playground at /: a page to edit a document, its header, footer and options, see the PDF beside them, and copy the equivalent curl command (default: on when listening on loopback without --public-url, off otherwise)',
+    ),
   },
-  allowPrivateWebhooks: { flag: '--allow-private-webhooks', env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS', schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default') },
+  allowPrivateWebhooks: {
+    flag: '--allow-private-webhooks',
+    env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS',
+    schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default'),
+  },
 } satisfies Record<string, Setting>;
 
 type Settings = typeof serveSettings;

@@ -114,8 +114,14 @@ function templateHtml() {
       // One scan for both counts, and none of a template already refused for its size.
       if (html.length > maxTemplateChars) return;
       const { images, stylesheets } = templateFetches(html);
-      if (images.size > maxTemplateImages) ctx.addIssue({ code: 'custom', message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`, input: html });
-      if (stylesheets.size > maxTemplateStylesheets) ctx.addIssue({ code: 'custom', message: `references ${stylesheets.size} distinct style sheets; at most ${maxTemplateStylesheets} may be inlined`, input: html });
+      if (images.size > maxTemplateImages)
+        ctx.addIssue({ code: 'custom', message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`, input: html });
+      if (stylesheets.size > maxTemplateStylesheets)
+        ctx.addIssue({
+          code: 'custom',
+          message: `references ${stylesheets.size} distinct style sheets; at most ${maxTemplateStylesheets} may be inlined`,
+          input: html,
+        });
     })
     .nullish();
 }
@@ -144,7 +150,11 @@ function unitField(units: Record<string, number>, example: string) {
     const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(String(value).trim());
     const unit = match?.[2]?.toLowerCase() ?? '';
     if (!match || !(unit in units) || Number(match[1]) <= 0) {
-      ctx.addIssue({ code: 'custom', message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`, input: value });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`,
+        input: value,
+      });
       return z.NEVER;
     }
     return Math.round(Number(match[1]) * units[unit]!);
@@ -173,13 +183,16 @@ export function optionalTextField(max: number, description: string) {
  * field, a CLI flag), checked against `schema` either way.
  */
 export function jsonObjectField<S extends z.ZodType>(schema: S) {
-  return z.union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' }).transform((value, ctx): unknown => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `must be an object, or a string of JSON holding one (${(error as Error).message})`, input: value });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  return z
+    .union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' })
+    .transform((value, ctx): unknown => {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `must be an object, or a string of JSON holding one (${(error as Error).message})`, input: value });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 }

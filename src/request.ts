@@ -24,7 +24,8 @@ const maxUrlChars = 8192;
 
 function checkPageUrl(url: string, ctx: z.RefinementCtx): void {
   const parsed = URL.parse(url);
-  if (!parsed || !/^https?:$/.test(parsed.protocol)) ctx.addIssue({ code: 'custom', message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`, input: url });
+  if (!parsed || !/^https?:$/.test(parsed.protocol))
+    ctx.addIssue({ code: 'custom', message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`, input: url });
 }
 
 /** The longest waitDelay: longer than any sensible deadline, and far inside what a Node timer can wait. */
@@ -98,8 +99,12 @@ export const renderRequestFields = {
     .describe('render the page at this http(s) URL instead of htmlContent (fetched under the same network rules as everything the document loads)'),
   headerHtmlContent: optionalHtmlField('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
   footerHtmlContent: optionalHtmlField('HTML printed at the bottom of every page; same classes as the header'),
-  firstPageHeaderHtmlContent: overrideHtmlField('HTML printed at the top of page 1 instead of the header; an empty string leaves page 1 without one; same classes'),
-  firstPageFooterHtmlContent: overrideHtmlField('HTML printed at the bottom of page 1 instead of the footer; an empty string leaves page 1 without one; same classes'),
+  firstPageHeaderHtmlContent: overrideHtmlField(
+    'HTML printed at the top of page 1 instead of the header; an empty string leaves page 1 without one; same classes',
+  ),
+  firstPageFooterHtmlContent: overrideHtmlField(
+    'HTML printed at the bottom of page 1 instead of the footer; an empty string leaves page 1 without one; same classes',
+  ),
   landscape: booleanField('swap the page width and height'),
   paperWidth: lengthField('page width', '8.5in'),
   paperHeight: lengthField('page height', '11in'),
@@ -112,9 +117,10 @@ export const renderRequestFields = {
   tagged: booleanField('write a tagged (accessible) PDF; costs time and size'),
   outline: booleanField('add a bookmark outline built from the headings'),
   waitForSelector: optionalTextField(maxWaitChars, 'print once an element matching this CSS selector exists and is visible'),
-  waitForExpression: optionalTextField(maxWaitChars, "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on").superRefine(
-    checkExpression,
-  ),
+  waitForExpression: optionalTextField(
+    maxWaitChars,
+    "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on",
+  ).superRefine(checkExpression),
   waitDelay: delayField()
     .pipe(z.number().max(maxWaitDelayMs, `must be at most ${maxWaitDelayMs / 60_000} minutes (a render's deadline is shorter still)`))
     .nullish()
@@ -134,7 +140,9 @@ export const renderRequestFields = {
   metadata: jsonObjectField(metadataSchema)
     .nullish()
     .transform((value) => value ?? null)
-    .describe('document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON'),
+    .describe(
+      'document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON',
+    ),
 };
 
 const pageFieldNames = ['landscape', 'paperWidth', 'paperHeight', 'marginTop', 'marginLeft', 'marginRight', 'marginBottom'] as const;
@@ -156,7 +164,12 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
   const pageHeight = request.landscape ? request.paperWidth : request.paperHeight;
   for (const field of ['paperWidth', 'paperHeight'] as const) {
     if (request[field] <= 0) ctx.addIssue({ code: 'custom', path: [field], message: 'must be greater than zero' });
-    else if (request[field] > maxPaperInches) ctx.addIssue({ code: 'custom', path: [field], message: `must be at most ${maxPaperInches}in (${maxPaperInches * 72}pt, the largest page PDF readers open) (got ${formatInches(request[field])})` });
+    else if (request[field] > maxPaperInches)
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `must be at most ${maxPaperInches}in (${maxPaperInches * 72}pt, the largest page PDF readers open) (got ${formatInches(request[field])})`,
+      });
   }
   const across = request.marginLeft + request.marginRight;
   if (pageWidth > 0 && across >= pageWidth) {
@@ -176,8 +189,10 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
 // together with every other bad field (as the page-fits check is, below).
 function checkOneDocument(sent: { htmlContent?: unknown; url?: unknown }, ctx: z.RefinementCtx): void {
   const given = (value: unknown) => value !== undefined && value !== null;
-  if (!given(sent.htmlContent) && !given(sent.url)) ctx.addIssue({ code: 'custom', path: ['htmlContent'], message: 'is required (or give url instead)', input: sent.htmlContent });
-  if (given(sent.htmlContent) && given(sent.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or htmlContent, not both', input: sent.url });
+  if (!given(sent.htmlContent) && !given(sent.url))
+    ctx.addIssue({ code: 'custom', path: ['htmlContent'], message: 'is required (or give url instead)', input: sent.htmlContent });
+  if (given(sent.htmlContent) && given(sent.url))
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or htmlContent, not both', input: sent.url });
 }
 const whenAnObject = { when: (payload: z.core.ParsePayload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
 
@@ -197,7 +212,9 @@ export const asyncRenderRequestSchema = z
       .max(200, 'must be at most 200 characters')
       .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'must be printable characters (no control characters or line breaks)')
       .describe("the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window"),
-    priority: numberField({ ...priorityRange, integer: true }).prefault(0).describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
+    priority: numberField({ ...priorityRange, integer: true })
+      .prefault(0)
+      .describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
   })
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);

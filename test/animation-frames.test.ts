@@ -29,7 +29,8 @@ async function textOf(htmlContent: string, timeoutMs?: number): Promise<string> 
 }
 
 /** A document that writes `label` only from a requestAnimationFrame callback, as chart libraries draw. */
-const drawnInFrame = (label: string) => `<p id="out">not drawn</p><script>requestAnimationFrame(() => { document.getElementById('out').textContent = ${JSON.stringify(label)}; });</script>`;
+const drawnInFrame = (label: string) =>
+  `<p id="out">not drawn</p><script>requestAnimationFrame(() => { document.getElementById('out').textContent = ${JSON.stringify(label)}; });</script>`;
 
 describe('animation frames', () => {
   it('runs requestAnimationFrame callbacks and observers before printing', async () => {
@@ -87,7 +88,7 @@ describe('the frame gate', () => {
       send: () => {
         inFlight += 1;
         most = Math.max(most, inFlight);
-        return new Promise<void>((resolve) => answers.push(() => (inFlight -= 1, resolve())));
+        return new Promise<void>((resolve) => answers.push(() => ((inFlight -= 1), resolve())));
       },
     } as unknown as CDPSession;
     const first = gate.frame(client);

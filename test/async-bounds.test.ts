@@ -57,7 +57,10 @@ describe('render-async bounds', () => {
       // Ten at once from one caller: exactly its three fit.
       const burst = await Promise.all(Array.from({ length: 10 }, () => post(server, 'key-a', gate.document())));
       expect(burst.map((response) => response.status).sort()).toEqual([202, 202, 202, 503, 503, 503, 503, 503, 503, 503]);
-      await expectQueueFull((await post(server, 'key-a', gate.document()))!, /^you have 3 jobs queued or rendering already, the most one caller may have; try again when some have finished$/);
+      await expectQueueFull(
+        (await post(server, 'key-a', gate.document()))!,
+        /^you have 3 jobs queued or rendering already, the most one caller may have; try again when some have finished$/,
+      );
       expect((await post(server, 'key-b', gate.document())).status).toBe(202);
       // Once its jobs are done, the caller may queue again.
       gate.open();
@@ -77,9 +80,15 @@ describe('render-async bounds', () => {
     try {
       expect((await post(server, 'key-a', gate.document(12_000))).status).toBe(202);
       expect((await post(server, 'key-a', gate.document(12_000))).status).toBe(202);
-      await expectQueueFull(await post(server, 'key-a', gate.document(12_000)), /^your queued jobs hold 2[45]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass the bound of 25600 bytes per caller; try again/);
+      await expectQueueFull(
+        await post(server, 'key-a', gate.document(12_000)),
+        /^your queued jobs hold 2[45]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass the bound of 25600 bytes per caller; try again/,
+      );
       expect((await post(server, 'key-b', gate.document(12_000))).status).toBe(202);
-      await expectQueueFull(await post(server, 'key-c', gate.document(12_000)), /^the queue's jobs hold 3[67]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass its bound of 40960 bytes; try again/);
+      await expectQueueFull(
+        await post(server, 'key-c', gate.document(12_000)),
+        /^the queue's jobs hold 3[67]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass its bound of 40960 bytes; try again/,
+      );
       gate.open();
       await until(() => hook.received.length >= 3, 'the three jobs to finish');
       expect((await post(server, 'key-c', gate.document(12_000))).status).toBe(202);
@@ -92,7 +101,7 @@ describe('render-async bounds', () => {
 });
 
 describe('a finished job', () => {
-  it("leaves no trace of its request in the database file, and its status still answers", async () => {
+  it('leaves no trace of its request in the database file, and its status still answers', async () => {
     const hook = await receiver();
     const server = await boundedServer({}, hook);
     const marker = `REQUEST-MARKER-${Math.random().toString(36).slice(2)}`;

@@ -50,9 +50,14 @@ describe('crash safety', () => {
     const first = await serve(dataDir);
     const port = (receiver.address() as AddressInfo).port;
     // Each document keeps its renderer busy for 200 ms after its ping.
-    const slow = (id: string) => `<img src="http://127.0.0.1:${port}/started/${id}"><script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>`;
+    const slow = (id: string) =>
+      `<img src="http://127.0.0.1:${port}/started/${id}"><script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>`;
     for (let i = 0; i < 30; i += 1) {
-      const response = await fetch(`${first.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: slow(`job-${i}`), identifier: `job-${i}` }) });
+      const response = await fetch(`${first.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: slow(`job-${i}`), identifier: `job-${i}` }),
+      });
       expect(response.status).toBe(202);
     }
     // Killed once some jobs are delivered and another has started but is not delivered yet.
@@ -75,11 +80,16 @@ describe('crash safety', () => {
       // The delivery log and a redelivery, from the command line, while the server runs. An attempt
       // the killed server had in flight (its receiver may have answered) is sent again once its
       // hold runs out (request timeout + 5 s), so the log may need that long to settle.
-      const readLog = async () => JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
-      const log = await until(async () => {
-        const read = await readLog();
-        return !read.some((entry) => entry.status === 'pending') && read;
-      }, 'no pending delivery in the log', 30_000);
+      const readLog = async () =>
+        JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
+      const log = await until(
+        async () => {
+          const read = await readLog();
+          return !read.some((entry) => entry.status === 'pending') && read;
+        },
+        'no pending delivery in the log',
+        30_000,
+      );
       expect(log.length).toBeGreaterThanOrEqual(30);
       expect(log.filter((entry) => entry.status !== 'delivered')).toEqual([]);
       expect((await cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir])).trim()).toBe('no failed deliveries');

@@ -65,7 +65,6 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-
 const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
@@ -78,12 +77,21 @@ describe('render-async', () => {
       const response = await post(server, { htmlContent: '<h1>Async hello</h1>', identifier: 'invoice-42', paperWidth: '210mm', paperHeight: '297mm' });
       expect(response.status).toBe(202);
       const queued = await response.json();
-      expect(queued).toEqual({ outcome: 'SUCCESS', identifier: 'invoice-42', jobId: expect.stringMatching(/^job_/), status: 'queued', statusUrl: `${server.url}/api/pdfs/jobs/${queued.jobId}` });
+      expect(queued).toEqual({
+        outcome: 'SUCCESS',
+        identifier: 'invoice-42',
+        jobId: expect.stringMatching(/^job_/),
+        status: 'queued',
+        statusUrl: `${server.url}/api/pdfs/jobs/${queued.jobId}`,
+      });
 
       const [delivery] = await first.waitFor(1);
       const [copy] = await second.waitFor(1);
       const event = new Webhook(endpoints[0]!.secret).verify(delivery!.body, delivery!.headers) as { type: string; payload: Record<string, unknown> };
-      expect(event).toEqual({ type: 'PDF_RENDERED', payload: { id: 'invoice-42', url: expect.stringMatching(`^${server.url}/api/pdfs/files/`), jobId: queued.jobId, pages: 1, bytes: expect.any(Number) } });
+      expect(event).toEqual({
+        type: 'PDF_RENDERED',
+        payload: { id: 'invoice-42', url: expect.stringMatching(`^${server.url}/api/pdfs/files/`), jobId: queued.jobId, pages: 1, bytes: expect.any(Number) },
+      });
       expect(delivery!.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);
       expect(delivery!.headers['user-agent']).toBe('RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)');
       expect(new Webhook(endpoints[1]!.secret).verify(copy!.body, copy!.headers)).toEqual(event);
@@ -93,7 +101,15 @@ describe('render-async', () => {
       expect(pdf.pages[0]!.width).toBeCloseTo(595.3, -1);
 
       const status = await (await fetch(queued.statusUrl)).json();
-      expect(status).toMatchObject({ outcome: 'SUCCESS', jobId: queued.jobId, identifier: 'invoice-42', status: 'succeeded', attempts: 1, fileUrl: event.payload.url, pages: 1 });
+      expect(status).toMatchObject({
+        outcome: 'SUCCESS',
+        jobId: queued.jobId,
+        identifier: 'invoice-42',
+        status: 'succeeded',
+        attempts: 1,
+        fileUrl: event.payload.url,
+        pages: 1,
+      });
 
       // Async requests are never rate limited (this server allows one sync request a minute).
       for (let i = 0; i < 3; i += 1) expect((await post(server, { htmlContent: '<p>x</p>', identifier: `more-${i}` })).status).toBe(202);
@@ -161,7 +177,11 @@ describe('render-async', () => {
       for (let i = 0; i < 6; i += 1) expect((await post(server, { htmlContent: slow, identifier: `backlog-${i}` })).status).toBe(202);
       const finished = () => (server.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
       const before = finished();
-      const sync = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>sync</p>' }) });
+      const sync = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: '<p>sync</p>' }),
+      });
       expect(sync.status).toBe(200);
       // The sync request waited for at most the job in hand, not for the rest of the backlog.
       expect(before).toBeLessThanOrEqual(4); // a backlog is still there to overtake
@@ -185,7 +205,12 @@ describe('render-async', () => {
         payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
-      expect(status).toMatchObject({ status: 'failed', attempts: 2, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' });
+      expect(status).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        error: 'the document did not finish rendering within the 1 s deadline',
+        errorCode: 'RENDER_PDF_FAILED',
+      });
       // Each failed attempt's cause is in the operator's log, with the job it belongs to.
       expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(2);
       expect(status).not.toHaveProperty('fileUrl');
@@ -210,7 +235,9 @@ describe('render-async', () => {
       await server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
       await hook.waitFor(1, 20_000);
-      const [entry] = server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<Record<string, unknown>>;
+      const [entry] = server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').all(jobId) as Array<
+        Record<string, unknown>
+      >;
       expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
     } finally {
       await server.close();
@@ -262,7 +289,10 @@ describe('render-async', () => {
       // Another connection holds the write lock until a heartbeat (every 3.3 s) and a sender poll have each tried again under it.
       locker.exec('BEGIN IMMEDIATE');
       const [beatsBefore, pollsBefore] = [heartbeats.mock.calls.length, polls.mock.calls.length];
-      await until(() => heartbeats.mock.calls.length >= beatsBefore + 2 && polls.mock.calls.length >= pollsBefore + 2, 'a heartbeat and a sender poll waiting on the lock');
+      await until(
+        () => heartbeats.mock.calls.length >= beatsBefore + 2 && polls.mock.calls.length >= pollsBefore + 2,
+        'a heartbeat and a sender poll waiting on the lock',
+      );
       locker.exec('COMMIT');
       gate.open();
       const [delivery] = await hook.waitFor(1, 20_000);

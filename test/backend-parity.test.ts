@@ -48,9 +48,15 @@ async function conversation(flags: Record<string, unknown>): Promise<unknown[]> 
   const names = new Map<string, string>();
   const transcript: unknown[] = [];
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
     const type = response.headers.get('content-type') ?? '';
-    const answer = type.includes('json') ? await response.json() : { text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text) };
+    const answer = type.includes('json')
+      ? await response.json()
+      : { text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text) };
     const headers = Object.fromEntries(['ratelimit', 'ratelimit-policy', 'retry-after', 'content-type'].map((name) => [name, response.headers.get(name)]));
     transcript.push(normalize({ method, path, status: response.status, headers, answer }, server, names));
     return answer as Record<string, unknown>;
@@ -65,7 +71,18 @@ async function conversation(flags: Record<string, unknown>): Promise<unknown[]> 
     await until(async () => ((await (await fetch(`${server.url}${jobPath}`)).json()) as { status: string }).status === 'succeeded', 'the job to succeed');
     const status = await call('GET', jobPath);
     const arrival = await until(() => hook.received[0], 'the webhook');
-    transcript.push(normalize({ webhook: JSON.parse(arrival.body), signed: Object.keys(arrival.headers).filter((name) => name.startsWith('webhook-')).sort() }, server, names));
+    transcript.push(
+      normalize(
+        {
+          webhook: JSON.parse(arrival.body),
+          signed: Object.keys(arrival.headers)
+            .filter((name) => name.startsWith('webhook-'))
+            .sort(),
+        },
+        server,
+        names,
+      ),
+    );
     await call('GET', new URL(status.fileUrl as string).pathname);
     for (let i = 0; i < 3; i += 1) await call('POST', '/api/pdfs/render-sync', { htmlContent: `<p>sync ${i}</p>`, paperWidth: '100mm', paperHeight: '100mm' });
     await call('GET', '/api/pdfs/jobs/job_missing');
@@ -83,7 +100,21 @@ describe('SQLite and PostgreSQL', () => {
     const postgres = await conversation({ database: await cluster.createDatabase('parity') });
     expect(postgres).toEqual(sqlite);
     // The conversation did what it says: a 202, a 402, a 422, the event, the file, two syncs and a 429.
-    expect(sqlite.map((entry) => (entry as { status?: number }).status ?? 'webhook')).toEqual([201, 200, 202, 402, 422, 200, 'webhook', 200, 200, 200, 429, 404, 404]);
+    expect(sqlite.map((entry) => (entry as { status?: number }).status ?? 'webhook')).toEqual([
+      201,
+      200,
+      202,
+      402,
+      422,
+      200,
+      'webhook',
+      200,
+      200,
+      200,
+      429,
+      404,
+      404,
+    ]);
     expect(JSON.stringify(sqlite)).toContain('"type":"PDF_RENDERED"');
   }, 120_000);
 });

@@ -168,13 +168,16 @@ describe('no browser left behind', () => {
       }),
     );
     const outDir = join(dir, 'out');
-    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '-q'], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '-q'], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     killLater(child.pid);
     const exited = new Promise((r) => child.on('close', r));
     const { profile } = await browserOf(child.pid!);
     // Mid-batch: some documents written, most still to come.
     const until = Date.now() + 30_000;
-    while (!(existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf'))) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (!(existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf'))) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(outDir).filter((name) => name.endsWith('.pdf')).length).toBeLessThan(20);
     child.kill('SIGKILL');
     await exited;

@@ -36,7 +36,11 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the browser watchdog', () => {
   it('calls a browser hung once a ping stays unanswered, and says so without waiting', async () => {
     let hung = 0;
-    const watchdog = watchBrowser(() => new Promise(() => undefined), 200, () => (hung += 1));
+    const watchdog = watchBrowser(
+      () => new Promise(() => undefined),
+      200,
+      () => (hung += 1),
+    );
     try {
       expect(watchdog.answering()).toBe(true);
       while (hung === 0) await wait(20);
@@ -51,7 +55,11 @@ describe('the browser watchdog', () => {
   it('keeps a browser that answers, even when pdfrender itself froze for many hang timeouts', async () => {
     let hung = 0;
     let pings = 0;
-    const watchdog = watchBrowser(() => (pings++, ping()), 200, () => (hung += 1));
+    const watchdog = watchBrowser(
+      () => (pings++, ping()),
+      200,
+      () => (hung += 1),
+    );
     try {
       while (pings < 3) await wait(20);
       // The event loop blocked (a synchronous wait, as on a held SQLite lock) just after a ping went
@@ -73,7 +81,11 @@ describe('the browser watchdog', () => {
   it('stops watching a browser whose ping fails (it disconnected): that is a death, not a hang', async () => {
     let hung = 0;
     let pings = 0;
-    const watchdog = watchBrowser(() => (pings++, Promise.reject(new Error('the browser has disconnected'))), 100, () => (hung += 1));
+    const watchdog = watchBrowser(
+      () => (pings++, Promise.reject(new Error('the browser has disconnected'))),
+      100,
+      () => (hung += 1),
+    );
     while (pings === 0) await wait(10);
     await wait(400);
     expect(pings).toBe(1);

@@ -22,11 +22,13 @@ describe('the bundled CLI', () => {
 
   it('has a code cache that a fresh Node takes', () => {
     const launcher = join(root, 'dist/bundle/launcher.cjs');
-    const used = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(launcher)}).loadBundle().cacheUsed))`], { encoding: 'utf8' });
+    const used = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(launcher)}).loadBundle().cacheUsed))`], {
+      encoding: 'utf8',
+    });
     expect(used).toBe('true');
   });
 
-  it('is what bin/pdfrender.js runs: its version is package.json\'s, and it renders', async () => {
+  it("is what bin/pdfrender.js runs: its version is package.json's, and it renders", async () => {
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
     expect((await pdfrender(['--version'])).stdout.toString().trim()).toBe(version);
     const folder = await folderWith({ 'page.html': '<p>from the bundle</p>' });

@@ -25,7 +25,18 @@ function io(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): CliIO & { err: () => 
   let out = '';
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return { stdin: new PassThrough(), stdout, stderr, stdoutIsTTY: false, stderrIsTTY, env, cwd: process.cwd(), signal: new AbortController().signal, err: () => err, out: () => out };
+  return {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    stdoutIsTTY: false,
+    stderrIsTTY,
+    env,
+    cwd: process.cwd(),
+    signal: new AbortController().signal,
+    err: () => err,
+    out: () => out,
+  };
 }
 
 describe('colour', () => {
@@ -71,7 +82,7 @@ describe('colour', () => {
     expect(cli.out()).toMatch(/Global Options:[\s\S]*--debug[\s\S]*--color[\s\S]*--no-color/);
   });
 
-  it("writes a default as the other flags do: deliveries' --limit said (default: \"50\")", async () => {
+  it('writes a default as the other flags do: deliveries\' --limit said (default: "50")', async () => {
     const cli = io({}, false);
     expect(await runCli(['webhooks', 'deliveries', '--help'], cli)).toBe(0);
     expect(cli.out()).toMatch(/--limit <n>\s+how many \(default 50\)\n/);
@@ -81,7 +92,11 @@ describe('colour', () => {
     for (const [args, env, line] of [
       [['deliveries', '--limit', 'abc'], {}, '--limit: must be a whole number (got "abc")'],
       [['list', '--database', 'mysql://db/x'], {}, '--database (PDFRENDER_DATABASE_URL): must be a PostgreSQL URL'],
-      [['add', 'http://127.0.0.1:9/x'], { PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'maybe' }, '--allow-private-webhooks (PDFRENDER_ALLOW_PRIVATE_WEBHOOKS): must be true or false'],
+      [
+        ['add', 'http://127.0.0.1:9/x'],
+        { PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'maybe' },
+        '--allow-private-webhooks (PDFRENDER_ALLOW_PRIVATE_WEBHOOKS): must be true or false',
+      ],
     ] as const) {
       const cli = io(env, false);
       expect(await runCli(['webhooks', ...args], cli)).toBe(2);
@@ -91,7 +106,15 @@ describe('colour', () => {
 });
 
 describe('progress and errors', () => {
-  const outcome = (input: string, error?: string) => ({ input, output: error ? null : `${input}.pdf`, pages: 1, bytes: 1000, ms: 10, warnings: [], ...(error && { error, errorCode: 'RENDER_PDF_FAILED' }) });
+  const outcome = (input: string, error?: string) => ({
+    input,
+    output: error ? null : `${input}.pdf`,
+    pages: 1,
+    bytes: 1000,
+    ms: 10,
+    warnings: [],
+    ...(error && { error, errorCode: 'RENDER_PDF_FAILED' }),
+  });
 
   it('numbers each line of a log, and prints errors on stderr with --json too', async () => {
     const cli = io({}, false);
@@ -100,7 +123,11 @@ describe('progress and errors', () => {
     log.document(outcome('a.html'));
     log.document(outcome('b.html', 'it broke'));
     log.document(outcome('c.html'));
-    expect(cli.err().split('\n').filter(Boolean)).toEqual(['✔ [1/3] a.html → a.html.pdf (1 page, 1.0 kB, 10 ms)', '✖ b.html: it broke', '✔ [3/3] c.html → c.html.pdf (1 page, 1.0 kB, 10 ms)']);
+    expect(cli.err().split('\n').filter(Boolean)).toEqual([
+      '✔ [1/3] a.html → a.html.pdf (1 page, 1.0 kB, 10 ms)',
+      '✖ b.html: it broke',
+      '✔ [3/3] c.html → c.html.pdf (1 page, 1.0 kB, 10 ms)',
+    ]);
 
     const json = io({}, false);
     const quiet = await createReporter('json', false, json.stdout, json.stderr, painter(0));
@@ -111,8 +138,11 @@ describe('progress and errors', () => {
     expect(JSON.parse(json.out()).failed).toBe(1);
   });
 
-  it("prints what a document could not load as ! lines, and nothing of it with --quiet", async () => {
-    const issues = { blocked: [{ url: 'http://10.0.0.1/a.png', code: 'NETWORK_POLICY' as const, reason: 'blocked by the network policy (public addresses only)' }], failed: [{ url: 'https://cdn.test/s.css', code: 'HTTP_ERROR' as const, reason: 'HTTP 404' }] };
+  it('prints what a document could not load as ! lines, and nothing of it with --quiet', async () => {
+    const issues = {
+      blocked: [{ url: 'http://10.0.0.1/a.png', code: 'NETWORK_POLICY' as const, reason: 'blocked by the network policy (public addresses only)' }],
+      failed: [{ url: 'https://cdn.test/s.css', code: 'HTTP_ERROR' as const, reason: 'HTTP 404' }],
+    };
     const loud = io({}, false);
     const normal = await createReporter('normal', false, loud.stdout, loud.stderr, painter(0));
     normal.start(1);

@@ -47,7 +47,11 @@ describe('profile folders a killed run left', () => {
     // The live render waits on a loopback gate, opened once the next run has swept: it is live for
     // exactly as long as the test needs, however slow the machine.
     const gate = await startGate();
-    const docs = await folderWith({ 'slow.html': `${busyScript(30_000)}<p>slow</p>`, 'busy.html': `<img src="${gate.url}"><p>still going</p>`, 'page.html': '<p>next run</p>' });
+    const docs = await folderWith({
+      'slow.html': `${busyScript(30_000)}<p>slow</p>`,
+      'busy.html': `<img src="${gate.url}"><p>still going</p>`,
+      'page.html': '<p>next run</p>',
+    });
 
     // A run killed mid-render: its browser quits with it, its profile folder stays.
     const killed = startRender([join(docs, 'slow.html'), '-o', join(docs, 'slow.pdf')], env);
@@ -87,7 +91,11 @@ describe('profile folders a killed run left', () => {
       gate.open();
       expect(await live.exited).toBe(0);
       expect((await readPdf(await readFile(join(docs, 'busy.pdf')))).pages[0]!.text).toContain('still going');
-      const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: '<p>serve still fine</p>' }) });
+      const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: '<p>serve still fine</p>' }),
+      });
       expect(response.status).toBe(200);
     } finally {
       gate.close();

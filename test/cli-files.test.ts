@@ -37,7 +37,11 @@ describe('header and footer images from a --request body', () => {
     const secret = pathToFileURL(join(outside, 'secret.png')).href;
     const header = `<img src="${secret}" alt="" style="height:8px"><span style="display:inline-block;width:8px;height:8px;background:url(${secret}) 0 0/8px 8px"></span>Header`;
     const footer = `<span style="display:inline-block;width:8px;height:8px;background:url('${pathToFileURL(join(outside, 'secret.txt')).href}')"></span>Footer`;
-    const { pdf, blockedUrls } = await renderRequest(dir, { htmlContent: '<p>Body</p>', headerHtmlContent: header, footerHtmlContent: footer, marginTop: '1in', marginBottom: '1in' }, ['--block-network', '--disable-javascript']);
+    const { pdf, blockedUrls } = await renderRequest(
+      dir,
+      { htmlContent: '<p>Body</p>', headerHtmlContent: header, footerHtmlContent: footer, marginTop: '1in', marginBottom: '1in' },
+      ['--block-network', '--disable-javascript'],
+    );
     expect((await readPaint(pdf)).images).toBe(0);
     expect(blockedUrls).toEqual(expect.arrayContaining([secret, pathToFileURL(join(outside, 'secret.txt')).href]));
   });
@@ -70,7 +74,9 @@ describe('a document reaching through a symbolic link', () => {
     expect(text).not.toContain(secretText);
     expect(text).toContain('OWN-TEXT-77'); // a file inside the folder still loads
     expect((await readPaint(pdf)).images).toBe(0);
-    expect(blockedUrls).toEqual(expect.arrayContaining(['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href)));
+    expect(blockedUrls).toEqual(
+      expect.arrayContaining(['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href)),
+    );
   });
 });
 
@@ -94,4 +100,3 @@ describe('header and footer style sheets from a --request body', () => {
     expect(entry.blocked[0]!.reason).toMatch(/outside the document's folder/);
   });
 });
-

@@ -181,13 +181,16 @@ describe('pdfrender setup', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^browser: \/usr\/bin\/chromium \(found by --chrome\)\n/);
     // As root, setup makes the user Chromium runs as, so that its sandbox can be on.
-    if (process.getuid?.() === 0) expect(run.stderr).toMatch(/\nbrowser user: pdfrender \(a root pdfrender runs Chromium as this user, with its sandbox on\)\n$/);
+    if (process.getuid?.() === 0)
+      expect(run.stderr).toMatch(/\nbrowser user: pdfrender \(a root pdfrender runs Chromium as this user, with its sandbox on\)\n$/);
   });
 
   it('exits 2 with the fix when --chrome names no browser', async () => {
     const run = await pdfrender(['setup', '--chrome', '/nonexistent/chrome']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^pdfrender: the browser given by --chrome \(\/nonexistent\/chrome\) does not exist or is not executable; install one with `npx pdfrender setup`/);
+    expect(run.stderr).toMatch(
+      /^pdfrender: the browser given by --chrome \(\/nonexistent\/chrome\) does not exist or is not executable; install one with `npx pdfrender setup`/,
+    );
   });
   // "No browser anywhere" is not tested: the finder always tries /usr/bin/chromium and the other
   // system paths, and no flag or variable turns them off (and setup as root would apt-get install).

@@ -30,7 +30,10 @@ describe('pdfrender render', () => {
   it('renders the sample invoice beside its input, with header, footer and relative resources', async () => {
     const dir = await tempDir();
     await cp(join(fixtures, 'invoice'), dir, { recursive: true });
-    const run = await pdfrender(['render', 'invoice.html', '--header', 'header.html', '--footer', 'footer.html', '--margin-top', '0.8in', '--margin-bottom', '0.8in'], { cwd: dir });
+    const run = await pdfrender(
+      ['render', 'invoice.html', '--header', 'header.html', '--footer', 'footer.html', '--margin-top', '0.8in', '--margin-bottom', '0.8in'],
+      { cwd: dir },
+    );
     expect(run.stderr).toMatch(/✔ invoice\.html → .*invoice\.pdf \(2 pages/);
     expect(run.code).toBe(0);
     const pdf = await pdfAt(join(dir, 'invoice.pdf'));
@@ -72,7 +75,13 @@ describe('pdfrender render', () => {
   });
 
   it('replays an HTTP API request body with --request, flags overriding its fields', async () => {
-    const body = { htmlContent: '<p>From the request</p>', paperWidth: '210mm', paperHeight: '297mm', footerHtmlContent: '<span>Request footer</span>', marginBottom: '1in' };
+    const body = {
+      htmlContent: '<p>From the request</p>',
+      paperWidth: '210mm',
+      paperHeight: '297mm',
+      footerHtmlContent: '<span>Request footer</span>',
+      marginBottom: '1in',
+    };
     const dir = await folderWith({ 'body.json': JSON.stringify(body) });
     const plain = await cli.run(['render', '--request', 'body.json'], { cwd: dir });
     expect(plain.code).toBe(0);
@@ -108,7 +117,10 @@ describe('errors and exit codes', () => {
   });
 
   it('exits 2 for bad fields in the --request file, naming the file', async () => {
-    const dir = await folderWith({ 'bad.json': JSON.stringify({ htmlContent: '<p>x</p>', scale: 'abc', landscape: 'maybe' }), 'broken.json': '{"htmlContent":' });
+    const dir = await folderWith({
+      'bad.json': JSON.stringify({ htmlContent: '<p>x</p>', scale: 'abc', landscape: 'maybe' }),
+      'broken.json': '{"htmlContent":',
+    });
     const bad = await cli.run(['render', '--request', 'bad.json'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('scale in bad.json: must be a number (got "abc")');
@@ -180,7 +192,32 @@ describe('errors and exit codes', () => {
   it('prints complete help and the version', async () => {
     const help = await pdfrender(['render', '--help']);
     expect(help.code).toBe(0);
-    for (const flag of ['--output', '--out-dir', '--request', '--header', '--footer', '--landscape', '--paper-width', '--paper-height', '--margin ', '--margin-top', '--margin-left', '--margin-right', '--margin-bottom', '--format', '--print-background', '--scale', '--tagged', '--outline', '--concurrency', '--timeout', '--max-pages', '--chrome', '--json', '--quiet']) {
+    for (const flag of [
+      '--output',
+      '--out-dir',
+      '--request',
+      '--header',
+      '--footer',
+      '--landscape',
+      '--paper-width',
+      '--paper-height',
+      '--margin ',
+      '--margin-top',
+      '--margin-left',
+      '--margin-right',
+      '--margin-bottom',
+      '--format',
+      '--print-background',
+      '--scale',
+      '--tagged',
+      '--outline',
+      '--concurrency',
+      '--timeout',
+      '--max-pages',
+      '--chrome',
+      '--json',
+      '--quiet',
+    ]) {
       expect(help.stdout.toString()).toContain(flag);
     }
     const version = await pdfrender(['--version']);
@@ -234,7 +271,11 @@ describe('what a rendered file may load', () => {
     const folder = `long-${'x'.repeat(300)}`;
     const run = await cli.run(['render', 'page.html', '-o', `${folder}/out.pdf`, '--json'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout.toString()).documents[0]).toMatchObject({ output: null, errorCode: 'INTERNAL_ERROR', error: "pdfrender failed unexpectedly; the cause is in the operator's log" });
+    expect(JSON.parse(run.stdout.toString()).documents[0]).toMatchObject({
+      output: null,
+      errorCode: 'INTERNAL_ERROR',
+      error: "pdfrender failed unexpectedly; the cause is in the operator's log",
+    });
     expect(run.stdout.toString()).not.toContain(folder);
     expect(run.stderr.toString()).toMatch(/cause: .*ENAMETOOLONG/);
   });
@@ -247,7 +288,9 @@ describe('what a rendered file may load', () => {
       expect(server.hits()).toBe(1);
       const blocked = await cli.run(['render', 'page.html', '--block-network', '--json'], { cwd: dir });
       expect(blocked.code).toBe(0);
-      expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([{ url: server.url, code: 'NETWORK_BLOCKED', reason: 'network access is blocked (--block-network)' }]);
+      expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([
+        { url: server.url, code: 'NETWORK_BLOCKED', reason: 'network access is blocked (--block-network)' },
+      ]);
       const allowed = await cli.run(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
       expect(allowed.code).toBe(0);
       expect(server.hits()).toBe(2);
@@ -274,7 +317,10 @@ describe('what a rendered file may load', () => {
     const dir = await folderWith({ 'letter.html': '<p>Letter body</p>' });
     await mkdir(join(dir, 'assets'));
     await writeFile(join(dir, 'assets', 'logo.png'), redPng);
-    await writeFile(join(dir, 'header.html'), `<span class="url"></span> <img src="${pathToFileURL(join(dir, 'assets', 'logo.png')).href}" style="height:10px">`);
+    await writeFile(
+      join(dir, 'header.html'),
+      `<span class="url"></span> <img src="${pathToFileURL(join(dir, 'assets', 'logo.png')).href}" style="height:10px">`,
+    );
     // In-process, a relative --header would resolve against the test's folder: the invoice test runs one through the bin.
     const run = await cli.run(['render', 'letter.html', '--header', join(dir, 'header.html'), '--margin-top', '1in', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
@@ -288,4 +334,3 @@ describe('what a rendered file may load', () => {
     expect((await readPaint(pdf)).images).toBe(1);
   });
 });
-

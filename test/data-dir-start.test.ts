@@ -30,7 +30,10 @@ function runWithin(args: string[], ms: number): Promise<{ code: number | null; s
 
 describe('an unusable data dir at start', () => {
   const refuses = async (dataDir: string, says: RegExp) => {
-    for (const args of [['serve', '--port', '0'], ['webhooks', 'list']]) {
+    for (const args of [
+      ['serve', '--port', '0'],
+      ['webhooks', 'list'],
+    ]) {
       const run = await runWithin([...args, '--data-dir', dataDir], 20_000);
       expect([run.code, run.stderr.trim().split('\n')]).toEqual([2, [expect.stringMatching(says)]]);
     }
@@ -50,23 +53,30 @@ describe('an unusable data dir at start', () => {
     const dataDir = await tempDir();
     const garbage = Buffer.from('this is not a database '.repeat(100));
     writeFileSync(join(dataDir, 'pdfrender.db'), garbage);
-    await refuses(dataDir, new RegExp(`^pdfrender: ${dataDir}/pdfrender\\.db is not a pdfrender database \\(file is not a database\\); move it away or choose another --data-dir$`));
+    await refuses(
+      dataDir,
+      new RegExp(`^pdfrender: ${dataDir}/pdfrender\\.db is not a pdfrender database \\(file is not a database\\); move it away or choose another --data-dir$`),
+    );
     expect(readdirSync(dataDir)).toEqual(['pdfrender.db']);
     expect(readFileSync(join(dataDir, 'pdfrender.db')).equals(garbage)).toBe(true);
   }, 60_000);
 
   // Root writes through permissions, so the unwritable data dir is a read-only mount.
-  it.skipIf(!isRoot)('on a read-only file system: one line naming the path, exit 2, nothing written', async () => {
-    const dataDir = await tempDir();
-    mountTmpfs(dataDir, '1m');
-    try {
-      remountReadOnly(dataDir);
-      await refuses(dataDir, new RegExp(`^pdfrender: data dir ${dataDir} is not writable: read-only file system \\(EROFS\\)$`));
-      expect(readdirSync(dataDir)).toEqual([]);
-    } finally {
-      unmount(dataDir);
-    }
-  }, 60_000);
+  it.skipIf(!isRoot)(
+    'on a read-only file system: one line naming the path, exit 2, nothing written',
+    async () => {
+      const dataDir = await tempDir();
+      mountTmpfs(dataDir, '1m');
+      try {
+        remountReadOnly(dataDir);
+        await refuses(dataDir, new RegExp(`^pdfrender: data dir ${dataDir} is not writable: read-only file system \\(EROFS\\)$`));
+        expect(readdirSync(dataDir)).toEqual([]);
+      } finally {
+        unmount(dataDir);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('an output folder that cannot be made', () => {

@@ -30,11 +30,14 @@ beforeEach(async () => {
   return () => db.close();
 });
 
-const row = (id: number) => db.prepare('SELECT status, attempts, next_attempt_at, claimed_until FROM webhook_deliveries WHERE id = ?').get(id) as Record<string, unknown>;
+const row = (id: number) =>
+  db.prepare('SELECT status, attempts, next_attempt_at, claimed_until FROM webhook_deliveries WHERE id = ?').get(id) as Record<string, unknown>;
 
 describe('hold', () => {
   it('holds a delivery while its endpoint is disabled, and makes it due now when the endpoint was enabled meanwhile', () => {
-    const insert = db.prepare("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', 0, 0)");
+    const insert = db.prepare(
+      "INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', 0, 0)",
+    );
     const onSlow = Number(insert.run('e-slow', slow.id).lastInsertRowid);
     const onFast = Number(insert.run('e-fast', fast.id).lastInsertRowid);
     outbox.claim(1_000, 32, 5_000, 4, {});
@@ -50,8 +53,14 @@ describe('hold', () => {
 describe('claim', () => {
   it('takes at most `perEndpoint` per endpoint, counting those in flight, in due order', () => {
     // The slow endpoint's deliveries are all due first.
-    for (let i = 0; i < 10; i += 1) db.prepare("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)").run(`e${i}`, slow.id, i);
-    for (let i = 0; i < 10; i += 1) db.prepare("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)").run(`f${i}`, fast.id, 100 + i);
+    for (let i = 0; i < 10; i += 1)
+      db.prepare(
+        "INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)",
+      ).run(`e${i}`, slow.id, i);
+    for (let i = 0; i < 10; i += 1)
+      db.prepare(
+        "INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)",
+      ).run(`f${i}`, fast.id, 100 + i);
     const first = outbox.claim(1_000, 32, 5_000, 4, {});
     expect(first.map((d) => [d.endpointId, d.eventId])).toEqual([
       ...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]),

@@ -64,7 +64,11 @@ describe('egress proxy', () => {
       expect(answer.status).toBe(403);
       // The page may read the proxy's answer, so it carries the code only; the detail is remembered for the operator.
       expect(answer.refused).toBe('NETWORK_POLICY');
-      expect(proxy.refusal('mixed.test', String(targetPort), 0)).toEqual({ code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)', detail: 'mixed.test resolves to 127.0.0.1, which is not a public address (loopback)' });
+      expect(proxy.refusal('mixed.test', String(targetPort), 0)).toEqual({
+        code: 'NETWORK_POLICY',
+        reason: 'blocked by the network policy (public addresses only)',
+        detail: 'mixed.test resolves to 127.0.0.1, which is not a public address (loopback)',
+      });
       expect(proxy.refusal('mixed.test', String(targetPort), Date.now() + 1000)).toBeUndefined();
       expect(await connectVia(proxy, `mixed.test:${targetPort}`)).toBe(403);
       expect(await connectVia(proxy, `127.0.0.1:${targetPort}`)).toBe(403);
@@ -125,7 +129,11 @@ describe('egress proxy', () => {
       await proxy.close();
     }
     // Closed with the proxy: nothing listens there any more.
-    const refused = await new Promise((resolve) => connect(Number(new URL(url).port), '127.0.0.1').once('connect', () => resolve('connected')).once('error', (error) => resolve((error as NodeJS.ErrnoException).code)));
+    const refused = await new Promise((resolve) =>
+      connect(Number(new URL(url).port), '127.0.0.1')
+        .once('connect', () => resolve('connected'))
+        .once('error', (error) => resolve((error as NodeJS.ErrnoException).code)),
+    );
     expect(refused).toBe('ECONNREFUSED');
   });
 });

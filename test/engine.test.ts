@@ -73,7 +73,13 @@ describe('page size', () => {
 
 describe('margins and scale', () => {
   it('places the body at the top-left margin', async () => {
-    const { pdf } = await render({ htmlContent: '<body style="margin:0"><p style="margin:0;font-size:20px">Corner</p>', marginLeft: '1in', marginTop: '2in', marginRight: 0, marginBottom: 0 });
+    const { pdf } = await render({
+      htmlContent: '<body style="margin:0"><p style="margin:0;font-size:20px">Corner</p>',
+      marginLeft: '1in',
+      marginTop: '2in',
+      marginRight: 0,
+      marginBottom: 0,
+    });
     const corner = pdf.pages[0]!.items.find((item) => item.text.includes('Corner'))!;
     expect(corner.x).toBeCloseTo(72, 0);
     // The baseline sits one line below the top margin: between 2in and 2in + the 20px line.
@@ -160,7 +166,12 @@ describe('header and footer', () => {
   });
 
   it('prints no Chromium default header when only a footer is given', async () => {
-    const { pdf } = await render({ htmlContent: '<title>Secret title</title><p>body</p>', footerHtmlContent: '<span>Only footer</span>', marginTop: '1in', marginBottom: '1in' });
+    const { pdf } = await render({
+      htmlContent: '<title>Secret title</title><p>body</p>',
+      footerHtmlContent: '<span>Only footer</span>',
+      marginTop: '1in',
+      marginBottom: '1in',
+    });
     expect(pdf.pages[0]!.text).toContain('Only footer');
     expect(pdf.pages[0]!.text).not.toContain('Secret title');
   });
@@ -237,7 +248,9 @@ describe('isolation between documents', () => {
       const written = await single.render(parseRenderRequest({ htmlContent: `<link rel="stylesheet" href="cached.css">${writer}` }), { baseUrl });
       // Proof that A really stored something for B to find.
       expect((await readPdf(written.pdf)).pages[0]!.text).toContain('A wrote secret=fromA fromA fromA');
-      const result = await single.render(parseRenderRequest({ htmlContent: `<title>B</title><link rel="stylesheet" href="cached.css">${reader}` }), { baseUrl });
+      const result = await single.render(parseRenderRequest({ htmlContent: `<title>B</title><link rel="stylesheet" href="cached.css">${reader}` }), {
+        baseUrl,
+      });
       expect(cachedFetches).toBe(2);
       const text = (await readPdf(result.pdf)).pages[0]!.text;
       expect(text).toContain('cookie= local=null session=null global=undefined total=2');
@@ -317,7 +330,9 @@ describe('runaway documents', () => {
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       const port = (receiver.address() as AddressInfo).port;
       const slow = (label: string) =>
-        parseRenderRequest({ htmlContent: `<p>${label}</p><script>fetch('http://127.0.0.1:${port}/'); const until = Date.now() + 1500; while (Date.now() < until) {}</script>` });
+        parseRenderRequest({
+          htmlContent: `<p>${label}</p><script>fetch('http://127.0.0.1:${port}/'); const until = Date.now() + 1500; while (Date.now() < until) {}</script>`,
+        });
       const renders = [pair.render(slow('first caller'), { timeoutMs: 20_000 }), pair.render(slow('second caller'), { timeoutMs: 20_000 })];
       await until(() => onPage >= 2, 'both documents on their pages');
       process.kill(-browserPid, 'SIGKILL'); // the whole group: the binary may be a wrapper around the browser
@@ -376,9 +391,7 @@ describe('concurrency', () => {
   });
 
   it('renders many documents at once, each with its own content', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => render({ htmlContent: `<p>Document number ${i}</p>${pagesOf((i % 3) + 1)}` })),
-    );
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => render({ htmlContent: `<p>Document number ${i}</p>${pagesOf((i % 3) + 1)}` })));
     results.forEach(({ result, pdf }, i) => {
       expect(pdf.pages[0]!.text).toContain(`Document number ${i}`);
       expect(result.pages).toBe((i % 3) + 1);

@@ -24,7 +24,11 @@ afterAll(async () => {
 /** Send `body` to render-sync while checking /healthz every 50 ms; the slowest health answer, and the render's answer. */
 async function healthWhileRendering(body: Record<string, unknown>): Promise<{ slowestMs: number; response: Response }> {
   let done = false;
-  const rendering = fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' }, body: JSON.stringify(body) }).finally(() => (done = true));
+  const rendering = fetch(`${server.url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+    body: JSON.stringify(body),
+  }).finally(() => (done = true));
   let slowestMs = 0;
   while (!done) {
     const started = performance.now();

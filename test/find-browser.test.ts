@@ -125,13 +125,18 @@ describe('findBrowser: a named path that does not work', () => {
     const working = await executable(env.PATH!, 'chromium');
     const error = thrownBy({ chrome: '/nonexistent/chrome', env: { ...env, PDFRENDER_CHROME: working }, systemPaths: [working] });
     expect(error.message).toContain('--chrome (/nonexistent/chrome)');
-    expect(thrownBy({ env: { ...env, PDFRENDER_CHROME: '/nonexistent/a', PUPPETEER_EXECUTABLE_PATH: working } }).message).toContain('PDFRENDER_CHROME (/nonexistent/a)');
+    expect(thrownBy({ env: { ...env, PDFRENDER_CHROME: '/nonexistent/a', PUPPETEER_EXECUTABLE_PATH: working } }).message).toContain(
+      'PDFRENDER_CHROME (/nonexistent/a)',
+    );
   });
 
   it('never looks at a lower source once a higher one works', async () => {
     const dir = await tempDir();
     const flag = await executable(dir, 'flag');
-    expect(findBrowser({ chrome: flag, env: { PDFRENDER_CHROME: '/nonexistent/chrome' }, systemPaths: [] })).toEqual({ executablePath: flag, source: '--chrome' });
+    expect(findBrowser({ chrome: flag, env: { PDFRENDER_CHROME: '/nonexistent/chrome' }, systemPaths: [] })).toEqual({
+      executablePath: flag,
+      source: '--chrome',
+    });
   });
 
   it('rejects a directory given as --chrome', async () => {
@@ -141,11 +146,14 @@ describe('findBrowser: a named path that does not work', () => {
 });
 
 describe('findBrowser: PATH lookup', () => {
-  it.each(['chromium-headless-shell', 'chrome-headless-shell', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'])('finds %s on PATH', async (name) => {
-    const env = await emptyEnv();
-    const path = await executable(env.PATH!, name);
-    expect(findBrowser({ env, systemPaths: [] })).toEqual({ executablePath: path, source: 'PATH' });
-  });
+  it.each(['chromium-headless-shell', 'chrome-headless-shell', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'])(
+    'finds %s on PATH',
+    async (name) => {
+      const env = await emptyEnv();
+      const path = await executable(env.PATH!, name);
+      expect(findBrowser({ env, systemPaths: [] })).toEqual({ executablePath: path, source: 'PATH' });
+    },
+  );
 
   it('prefers the headless shell to chromium in the same folder (it starts in half the time)', async () => {
     const env = await emptyEnv();
@@ -259,7 +267,9 @@ describe('requireBrowser', () => {
     }
     expect(thrown).toBeInstanceOf(PdfRenderError);
     expect((thrown as PdfRenderError).code).toBe('BROWSER_NOT_FOUND');
-    expect((thrown as Error).message).toMatch(/^no Chromium or Chrome found; install one with `npx pdfrender setup`.*apt-get install chromium.*--chrome or PDFRENDER_CHROME/);
+    expect((thrown as Error).message).toMatch(
+      /^no Chromium or Chrome found; install one with `npx pdfrender setup`.*apt-get install chromium.*--chrome or PDFRENDER_CHROME/,
+    );
   });
 
   it('passes on the error for a named path that does not work', () => {

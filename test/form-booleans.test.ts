@@ -89,6 +89,8 @@ describe('boolean serve settings from the environment', () => {
     const env = { PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'Yes', PDFRENDER_BLOCK_NETWORK: '1', PDFRENDER_DISABLE_JAVASCRIPT: 'off', PDFRENDER_TRUST_PROXY: 'on' };
     expect(loadServeConfig({}, env, '/srv')).toMatchObject({ allowPrivateWebhooks: true, blockNetwork: true, disableJavascript: false, trustProxy: 1 });
     expect(loadServeConfig({}, { PDFRENDER_TRUST_PROXY: 'no' }, '/srv').trustProxy).toBe(0);
-    expect(() => loadServeConfig({}, { PDFRENDER_FAIL_ON_BLOCKED: 'maybe' }, '/srv')).toThrow('--fail-on-blocked (PDFRENDER_FAIL_ON_BLOCKED): must be true or false (or 1/0, on/off, yes/no); got "maybe"');
+    expect(() => loadServeConfig({}, { PDFRENDER_FAIL_ON_BLOCKED: 'maybe' }, '/srv')).toThrow(
+      '--fail-on-blocked (PDFRENDER_FAIL_ON_BLOCKED): must be true or false (or 1/0, on/off, yes/no); got "maybe"',
+    );
   });
 });

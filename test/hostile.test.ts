@@ -56,7 +56,8 @@ beforeAll(async () => {
   const dir = await folderWith({ 'secret.txt': secret });
   secretUrl = pathToFileURL(join(dir, 'secret.txt')).href;
   // rebind.test and redirector.test resolve to loopback: the DNS answer an attacker would arrange.
-  const resolver = async (host: string) => (host === 'rebind.test' || host === 'redirector.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' })));
+  const resolver = async (host: string) =>
+    host === 'rebind.test' || host === 'redirector.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
   server = await startServer({ rateLimit: 100_000, timeout: '4s', allowHosts: ['redirector.test'] }, undefined, { resolver });
 });
 
@@ -81,7 +82,11 @@ afterEach(async () => {
 });
 
 function render(htmlContent: string, extra: Record<string, unknown> = {}) {
-  return fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent, ...extra }) });
+  return fetch(`${server.url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ htmlContent, ...extra }),
+  });
 }
 
 async function pdfOf(response: Response): Promise<Uint8Array> {
@@ -122,7 +127,8 @@ const vectors: Record<string, (url: string) => string> = {
   'CSS @import': (url) => `<style>@import url("${url}");</style>`,
   'CSS background': (url) => `<div style="background:url('${url}');width:10px;height:10px"></div>`,
   fetch: (url) => `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(t)).catch(() => {});</script>`,
-  XHR: (url) => `<script>try { const x = new XMLHttpRequest(); x.open('GET', ${JSON.stringify(url)}, false); x.send(); document.body.append(x.responseText); } catch {}</script>`,
+  XHR: (url) =>
+    `<script>try { const x = new XMLHttpRequest(); x.open('GET', ${JSON.stringify(url)}, false); x.send(); document.body.append(x.responseText); } catch {}</script>`,
   EventSource: (url) => `<script>new EventSource(${JSON.stringify(url)}).onmessage = (e) => document.body.append(e.data);</script>`,
   Worker: (url) =>
     `<script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(`fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => postMessage(t)).catch(() => {});`)}])));
@@ -130,11 +136,15 @@ const vectors: Record<string, (url: string) => string> = {
 };
 
 // Let script-started requests go out before the page prints.
-const settle = '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" onload="void 0"><script>const until = Date.now() + 300; while (Date.now() < until) {}</script>';
+const settle =
+  '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" onload="void 0"><script>const until = Date.now() + 300; while (Date.now() < until) {}</script>';
 
 describe('documents cannot reach loopback, whatever the encoding', () => {
   it.each(Object.keys(vectors))('%s', async (vector) => {
-    const html = loopbackTargets().map((url) => vectors[vector]!(url)).join('\n') + settle;
+    const html =
+      loopbackTargets()
+        .map((url) => vectors[vector]!(url))
+        .join('\n') + settle;
     const { body } = await renderOk(`<p>start</p>${html}`);
     if (['iframe', 'img', 'CSS @import', 'CSS background'].includes(vector)) {
       // What the page itself loads is reported as blocked, with the policy's code (the detail is the operator's).
@@ -174,7 +184,9 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
   it('reports the blocked URLs in the sync response headers too', async () => {
     const { headers } = await renderOk(`<img src="http://127.0.0.1:${canary.port}/header-report">`);
     expect(headers.get('x-pdfrender-blocked-count')).toBe('1');
-    expect(JSON.parse(headers.get('x-pdfrender-blocked')!)).toEqual([{ url: `http://127.0.0.1:${canary.port}/header-report`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }]);
+    expect(JSON.parse(headers.get('x-pdfrender-blocked')!)).toEqual([
+      { url: `http://127.0.0.1:${canary.port}/header-report`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' },
+    ]);
   });
 
   it('reports the blocked URLs in the async job status', async () => {
@@ -190,8 +202,13 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
       expect(queued.status).toBe(202);
       const { statusUrl } = await queued.json();
       let status = await (await fetch(statusUrl)).json();
-      for (const deadline = Date.now() + 20_000; status.status !== 'succeeded' && Date.now() < deadline; status = await (await fetch(statusUrl)).json()) await new Promise((r) => setTimeout(r, 100));
-      expect(status).toMatchObject({ status: 'succeeded', blocked: [{ url: `http://127.0.0.1:${canary.port}/async`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }], failed: [] });
+      for (const deadline = Date.now() + 20_000; status.status !== 'succeeded' && Date.now() < deadline; status = await (await fetch(statusUrl)).json())
+        await new Promise((r) => setTimeout(r, 100));
+      expect(status).toMatchObject({
+        status: 'succeeded',
+        blocked: [{ url: `http://127.0.0.1:${canary.port}/async`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }],
+        failed: [],
+      });
     } finally {
       hook.close();
     }
@@ -200,7 +217,11 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
   it('fails the render with --fail-on-blocked', async () => {
     const strict = await startServer({ failOnBlocked: true });
     try {
-      const response = await fetch(`${strict.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/strict">` }) });
+      const response = await fetch(`${strict.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/strict">` }),
+      });
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('--fail-on-blocked') });
     } finally {
@@ -209,7 +230,10 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
   });
 
   it('keeps header and footer images to the same policy', async () => {
-    const response = await render('<p>body</p>', { headerHtmlContent: `<img src="http://127.0.0.1:${canary.port}/header-image">`, footerHtmlContent: `<img src="${secretUrl}">` });
+    const response = await render('<p>body</p>', {
+      headerHtmlContent: `<img src="http://127.0.0.1:${canary.port}/header-image">`,
+      footerHtmlContent: `<img src="${secretUrl}">`,
+    });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.blocked.map((issue: { url: string }) => issue.url).sort()).toEqual([`http://127.0.0.1:${canary.port}/header-image`, secretUrl].sort());
@@ -217,11 +241,22 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
 });
 
 describe('documents cannot read files or browser pages', () => {
-  const schemes = () => [secretUrl, secretUrl.replace(/^file:/, 'FILE:'), 'file:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'filesystem:http://example.invalid/temporary/x', 'ftp://127.0.0.1/'];
+  const schemes = () => [
+    secretUrl,
+    secretUrl.replace(/^file:/, 'FILE:'),
+    'file:///etc/passwd',
+    'view-source:file:///etc/passwd',
+    'chrome://version',
+    'filesystem:http://example.invalid/temporary/x',
+    'ftp://127.0.0.1/',
+  ];
   // An image or a stylesheet would never print the file's text, so what was refused is asserted: each
   // file and browser URL is in the blocked report, with the reason.
   it.each(['img', 'CSS @import', 'XHR', 'EventSource'])('%s', async (vector) => {
-    const html = schemes().map((url) => vectors[vector]!(url)).join('\n') + settle;
+    const html =
+      schemes()
+        .map((url) => vectors[vector]!(url))
+        .join('\n') + settle;
     const { text, body } = await renderOk(`<p>files</p>${html}`);
     expect(text).not.toMatch(/root:x:0:0/);
     const blocked = new Map<string, string>(body.blocked.map((issue: { url: string; reason: string }) => [issue.url, issue.reason]));
@@ -234,8 +269,10 @@ describe('documents cannot read files or browser pages', () => {
   // says what it got: every attempt must end in an error, none in the file's contents.
   it.each(['iframe', 'fetch', 'Worker'])('%s', async (vector) => {
     const attempt: Record<string, (url: string, i: number) => string> = {
-      iframe: (url, i) => `<iframe id="f${i}" src="${url}"></iframe><script>addEventListener('load', () => { let t; try { t = document.getElementById('f${i}').contentDocument?.body?.innerText; } catch { t = null; } document.body.append(t ? ' READ:' + t : ' refused-${i}'); });</script>`,
-      fetch: (url, i) => `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(' READ:' + t), () => document.body.append(' refused-${i}'));</script>`,
+      iframe: (url, i) =>
+        `<iframe id="f${i}" src="${url}"></iframe><script>addEventListener('load', () => { let t; try { t = document.getElementById('f${i}').contentDocument?.body?.innerText; } catch { t = null; } document.body.append(t ? ' READ:' + t : ' refused-${i}'); });</script>`,
+      fetch: (url, i) =>
+        `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(' READ:' + t), () => document.body.append(' refused-${i}'));</script>`,
       Worker: () => '',
     };
     // One worker tries every URL and answers once, while the settling loop holds the page's load.
@@ -265,7 +302,9 @@ describe('runaway documents', () => {
   });
 
   it('a 2 GB allocation fails that render alone, or renders without it', async () => {
-    const response = await render('<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>');
+    const response = await render(
+      '<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>',
+    );
     // Whether Chromium grants 2 GB depends on the machine; either way only this render is affected.
     expect([200, 400]).toContain(response.status);
     if (response.status === 400) expect((await response.json()).outcome).toBe('RENDER_PDF_FAILED');
@@ -273,7 +312,9 @@ describe('runaway documents', () => {
   });
 
   it('100 window.open calls', async () => {
-    const { text } = await renderOk('<p>opener</p><script>for (let i = 0; i < 100; i++) window.open("about:blank#" + i); document.body.append("done opening");</script>');
+    const { text } = await renderOk(
+      '<p>opener</p><script>for (let i = 0; i < 100; i++) window.open("about:blank#" + i); document.body.append("done opening");</script>',
+    );
     expect(text).toContain('done opening');
   });
 
@@ -286,7 +327,9 @@ describe('runaway documents', () => {
 
   it('a download neither holds up the render nor writes a file', async () => {
     const name = `pdfrender-hostile-${process.pid}.bin`;
-    const { text } = await renderOk(`<p>download</p><a id="d" href="data:application/octet-stream;base64,AAAA" download="${name}">x</a><script>document.getElementById("d").click();</script>`);
+    const { text } = await renderOk(
+      `<p>download</p><a id="d" href="data:application/octet-stream;base64,AAAA" download="${name}">x</a><script>document.getElementById("d").click();</script>`,
+    );
     expect(text).toContain('download');
     expect(existsSync(join(homedir(), 'Downloads', name))).toBe(false);
     expect(existsSync(join(process.cwd(), name))).toBe(false);
@@ -294,7 +337,8 @@ describe('runaway documents', () => {
 });
 
 describe('hostile bodies', () => {
-  const post = (body: BodyInit, contentType: string) => fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': contentType }, body });
+  const post = (body: BodyInit, contentType: string) =>
+    fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': contentType }, body });
 
   it('a 20 MB body is refused with 413 before it is read whole', async () => {
     // node:http rather than fetch: the server answers and closes while the client is still sending,
@@ -349,7 +393,10 @@ describe('hostile bodies', () => {
   });
 
   it('a JSON __proto__ field does not pollute', async () => {
-    const response = await post('{"htmlContent":"<p>proto</p>","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', 'application/json');
+    const response = await post(
+      '{"htmlContent":"<p>proto</p>","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+      'application/json',
+    );
     expect(response.status).toBe(200);
     expect((await readPdf(await pdfOf(response))).pages[0]!.text).toContain('proto');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -26,13 +26,19 @@ afterAll(async () => {
  */
 async function serve(extra: string[] = []): Promise<ServeProcess> {
   const dataDir = await tempDir();
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000', ...extra], { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' });
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000', ...extra], {
+    PDFRENDER_BROWSER_HANG_TIMEOUT: '2s',
+  });
   killLater(server.child.pid);
   return server;
 }
 
 async function renderPdf(url: string, htmlContent: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' }, body: JSON.stringify({ htmlContent }) });
+  const response = await fetch(`${url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+    body: JSON.stringify({ htmlContent }),
+  });
   if (response.status !== 200) return { status: response.status, text: await response.text() };
   return { status: 200, text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text).join('\n') };
 }
@@ -100,7 +106,8 @@ describe('a hung browser', () => {
       const replacement = await browserOf(server);
       expect(replacement.pid).not.toBe(old.pid);
       let ready = await fetch(`${server.url}/readyz`);
-      for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await fetch(`${server.url}/readyz`)) await new Promise((r) => setTimeout(r, 100));
+      for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await fetch(`${server.url}/readyz`))
+        await new Promise((r) => setTimeout(r, 100));
       expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
       // The operator is told.
       expect(server.stderr()).toMatch(new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`));

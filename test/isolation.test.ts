@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 async function render(htmlContent: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent }) });
+  const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ htmlContent }),
+  });
   const body = await response.json();
   if (response.status !== 200) return { status: response.status, text: JSON.stringify(body) };
   const pdf = new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
@@ -69,7 +73,7 @@ async function expectVictimsIsolated() {
     expect(text).toContain('private to this caller');
     expect(text).not.toMatch(/attacker/i);
     if (script) expect(text).toContain('URL=about:blank BASE=about:blank NAME=[] HISTORY=1 FRAMES=0');
-    else expect(text.replace(/\s+/g, " ").trim()).toBe(`${marker} private to this caller`);
+    else expect(text.replace(/\s+/g, ' ').trim()).toBe(`${marker} private to this caller`);
   }
 }
 
@@ -100,19 +104,24 @@ const to = (label: string) => `http://127.0.0.1:${receiver?.port}/${label}`;
 describe('a document leaves nothing on its page for the next caller (no script)', () => {
   it('meta refresh at 0 s', () => attack(`<meta http-equiv="refresh" content="0;url=${to('refresh0')}"><p>attacker</p>`));
   it('meta refresh at 1 s', () => attack(`<meta http-equiv="refresh" content="1;url=${to('refresh1')}"><p>attacker</p>`, { waitAfter: 1200 }));
-  it('meta refresh longer than a render (3 s)', () => attack(`<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, { waitAfter: 3200 }));
+  it('meta refresh longer than a render (3 s)', () =>
+    attack(`<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, { waitAfter: 3200 }));
   it('meta refresh to itself (a refresh loop)', () => attack(`<meta http-equiv="refresh" content="1"><p>attacker</p>`, { waitAfter: 1200 }));
-  it('meta refresh inside a frame', () => attack(`<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`, { waitAfter: 1200 }));
+  it('meta refresh inside a frame', () =>
+    attack(`<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`, { waitAfter: 1200 }));
 });
 
 describe('a document leaves nothing on its page for the next caller (script)', () => {
   it('timers: setTimeout, setInterval, requestAnimationFrame, requestIdleCallback', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      `<p>attacker</p><script>
       setTimeout(() => { ${exfiltrate('timeout')} }, 400);
       ${beacon('interval')}
       (function frame() { ${exfiltrate('raf')}; requestAnimationFrame(frame); })();
       (function idle() { requestIdleCallback(() => { ${exfiltrate('idle')}; idle(); }); })();
-    </script>`, { waitAfter: 500 }));
+    </script>`,
+      { waitAfter: 500 },
+    ));
   it('a dedicated worker and a shared worker', () =>
     attack(`<p>attacker</p><script>
       const code = URL.createObjectURL(new Blob(['setInterval(() => postMessage(1), 25)']));
@@ -132,27 +141,39 @@ describe('a document leaves nothing on its page for the next caller (script)', (
       window.name = 'attacker-name';
     </script>`));
   it('location and history tricks', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      `<p>attacker</p><script>
       history.pushState({}, '', location.href);
       location.hash = 'attacker';
       setTimeout(() => { location.href = '${to('location')}'; }, 300);
       setTimeout(() => { location.replace('${to('replace')}'); }, 350);
       setTimeout(() => { history.go(-1); }, 320);
-    </script>`, { waitAfter: 500 }));
+    </script>`,
+      { waitAfter: 500 },
+    ));
   it('a form submitted later', () =>
-    attack(`<p>attacker</p><form action="${to('form')}" method="post"><input name="a" value="b"></form><script>setTimeout(() => document.forms[0].submit(), 300);</script>`, {
-      waitAfter: 500,
-    }));
+    attack(
+      `<p>attacker</p><form action="${to('form')}" method="post"><input name="a" value="b"></form><script>setTimeout(() => document.forms[0].submit(), 300);</script>`,
+      {
+        waitAfter: 500,
+      },
+    ));
   it('the back-forward cache: a page that comes back when shown again', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      `<p>attacker</p><script>
       addEventListener('pageshow', (event) => { if (event.persisted) { ${beacon('bfcache')} } });
       addEventListener('pagehide', () => setTimeout(() => { ${exfiltrate('pagehide')} }, 300));
       setTimeout(() => { location.href = '${to('away')}'; }, 200);
-    </script>`, { waitAfter: 500 }));
+    </script>`,
+      { waitAfter: 500 },
+    ));
   it('handlers that fire late without the document having run script before (SVG animation, media, frames)', () =>
-    attack(`<p>attacker</p>
+    attack(
+      `<p>attacker</p>
       <svg width="10" height="10"><rect width="10" height="10"><animate attributeName="x" from="0" to="5" begin="0.3s" dur="1s" onbegin="${beacon('svg')}" /></rect></svg>
-      <iframe srcdoc="<script>parent.setInterval(parent.Function(atob('${btoa(exfiltrate('frame-timer'))}')), 25)</script>"></iframe>`, { waitAfter: 500 }));
+      <iframe srcdoc="<script>parent.setInterval(parent.Function(atob('${btoa(exfiltrate('frame-timer'))}')), 25)</script>"></iframe>`,
+      { waitAfter: 500 },
+    ));
 });
 
 describe('the CLI: one file of a batch leaves nothing for the next', () => {
@@ -163,7 +184,8 @@ describe('the CLI: one file of a batch leaves nothing for the next', () => {
       'b-victim.html': `<h1>VICTIM-B</h1>${probe}`,
       'c-refresh1.html': '<meta http-equiv="refresh" content="1;url=elsewhere.html"><p>attacker</p>',
       'd-victim.html': '<h1>VICTIM-D</h1><p>no script here</p>',
-      'e-store.html': "<p>attacker</p><script>localStorage.setItem('k', 'leaked'); sessionStorage.setItem('k', 'leaked'); window.name = 'leaked'; history.pushState({}, '', 'elsewhere.html'); setInterval(() => document.title = 'x', 10);</script>",
+      'e-store.html':
+        "<p>attacker</p><script>localStorage.setItem('k', 'leaked'); sessionStorage.setItem('k', 'leaked'); window.name = 'leaked'; history.pushState({}, '', 'elsewhere.html'); setInterval(() => document.title = 'x', 10);</script>",
       'f-victim.html': `<h1>VICTIM-F</h1>${probe}`,
       'elsewhere.html': '<p>attacker page</p>',
     };
@@ -173,7 +195,8 @@ describe('the CLI: one file of a batch leaves nothing for the next', () => {
     // An attacker's own file may fail (its refresh can fire while it prints); every victim must not.
     const summary = JSON.parse(run.stdout.toString()) as { documents: Array<{ input: string; exitCode: number; error?: string }> };
     for (const entry of summary.documents.filter((d) => d.input.includes('victim'))) expect(entry, entry.error).toMatchObject({ exitCode: 0 });
-    const text = async (name: string) => (await readPdf(await readFile(join(dir, 'out', name.replace('.html', '.pdf'))))).pages.map((page) => page.text).join(' ');
+    const text = async (name: string) =>
+      (await readPdf(await readFile(join(dir, 'out', name.replace('.html', '.pdf'))))).pages.map((page) => page.text).join(' ');
     for (const victim of ['b-victim.html', 'f-victim.html']) {
       const printed = await text(victim);
       expect(printed).toContain(`VICTIM-${victim[0]!.toUpperCase()}`);

@@ -98,7 +98,9 @@ describe('enqueue', () => {
     const bytes = { maxQueue: 100, maxQueuePerCaller: 100, maxQueueBytes: 5_000, maxQueueBytesPerCaller: 2_500 };
     queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
     queue.enqueue(job({ caller: 'key:c', request: big, bounds: bytes }));
-    expect((refusal(job({ caller: 'key:c', request: big, bounds: bytes })) as Error).message).toMatch(/^your queued jobs hold \d+ bytes of requests already, and this one \(\d+ bytes\) would pass the bound of 2500 bytes per caller; try again/);
+    expect((refusal(job({ caller: 'key:c', request: big, bounds: bytes })) as Error).message).toMatch(
+      /^your queued jobs hold \d+ bytes of requests already, and this one \(\d+ bytes\) would pass the bound of 2500 bytes per caller; try again/,
+    );
     queue.enqueue(job({ caller: 'key:d', request: big, bounds: bytes }));
     queue.enqueue(job({ caller: 'key:d', request: big, bounds: bytes }));
     const total = refusal(job({ caller: 'key:e', request: big, bounds: bytes }));
@@ -166,7 +168,13 @@ describe('claim', () => {
     expect(queue.claim('w', 4999, 1000)).toBeNull(); // not before its retry time
     expect(queue.claim('w', 5000, 1000)!.attempts).toBe(2);
     expect(queue.fail(queued.id, 'w', 5100, renderFailure('renderer crashed again'), 9000)).toBe('failed');
-    expect(queue.get(queued.id)).toMatchObject({ status: 'failed', attempts: 2, error: 'renderer crashed again', errorCode: 'RENDER_PDF_FAILED', finishedAt: 5100 });
+    expect(queue.get(queued.id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: 'renderer crashed again',
+      errorCode: 'RENDER_PDF_FAILED',
+      finishedAt: 5100,
+    });
     expect(queue.fail(queued.id, 'w', 5200, renderFailure('late'), 0)).toBeNull();
   });
 
@@ -190,7 +198,9 @@ interface DeliveryRow {
   status: string;
 }
 const deliveryRows = (jobId?: string) =>
-  db.prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`).all(...(jobId ? [jobId] : [])) as DeliveryRow[];
+  db
+    .prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`)
+    .all(...(jobId ? [jobId] : [])) as DeliveryRow[];
 
 describe('webhook events', () => {
   // PDF_RENDERED for every endpoint with the completion: the store contract suite (both backends).
@@ -203,7 +213,9 @@ describe('webhook events', () => {
     expect(deliveryRows()).toEqual([]);
     queue.claim('w', 30, 1000);
     expect(queue.fail(queued.id, 'w', 40, renderFailure('crash again'), 50)).toBe('failed');
-    expect(deliveryRows(queued.id).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${queued.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`]);
+    expect(deliveryRows(queued.id).map((row) => row.body)).toEqual([
+      `{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${queued.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`,
+    ]);
   });
 
   it('queues RENDER_PDF_FAILED for a job whose last lease ran out', () => {
@@ -213,7 +225,10 @@ describe('webhook events', () => {
     expect(queue.requeueExpired(1101)).toBe(1);
     expect(queue.get(queued.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
     expect(deliveryRows(queued.id).map((row) => JSON.parse(row.body))).toEqual([
-      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' } },
+      {
+        type: 'RENDER_PDF_FAILED',
+        payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' },
+      },
     ]);
   });
 
@@ -271,12 +286,14 @@ describe('sweep', () => {
       [recent, endpoint.id, 'delivered'],
     ]);
     // Identifiers seen up to 2_500 may be used again; later ones are still remembered.
-    const identifiers = (db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>).map((row) => row.identifier);
+    const identifiers = (db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>).map(
+      (row) => row.identifier,
+    );
     expect(identifiers).toEqual(['old-pending', 'recent', 'waiting']);
     expect(queue.enqueue(job({ identifier: 'old-ok', now: 60_000 })).status).toBe('queued');
   });
 
-  it("lets events held for a disabled endpoint expire with their jobs, and says how many", () => {
+  it('lets events held for a disabled endpoint expire with their jobs, and says how many', () => {
     const endpoints = webhookEndpoints(db);
     const gone = endpoints.add('http://127.0.0.1:9/gone', 1);
     endpoints.disable(gone.id, 2);

@@ -27,7 +27,10 @@ describe('the flags Chromium starts with', () => {
         expect(ours.has(name)).toBe(false);
       } else if (value instanceof Set) {
         // Features: ours add to puppeteer's, never drop one.
-        expect([...value].filter((feature) => !(ours.get(name) as Set<string>).has(feature)), name).toEqual([]);
+        expect(
+          [...value].filter((feature) => !(ours.get(name) as Set<string>).has(feature)),
+          name,
+        ).toEqual([]);
       } else {
         expect(ours.get(name), name).toBe(value);
       }

@@ -38,7 +38,7 @@ const hostileTemplates = {
   '<a class=': run('<a class='),
   '<a class="': run('<a class="'),
   '<<<': run('<'),
-  'quotes': run('"\''),
+  quotes: run('"\''),
   // Markup as a parser reads it: comments, raw text, attributes, foreign content.
   '<!--': run('<!--'),
   '<!-->': run('<!-->'),
@@ -155,12 +155,15 @@ describe('template references', () => {
   });
 
   it('finds nothing in comments, in text, in strings or in attributes that load nothing', () => {
-    const html = '<!-- <link rel="stylesheet" href="a.css"> --><p title="url(b.png)">see url(c.png)</p><a href="d.html">link</a><style>/* url(e.png) */ p::after { content: "url(f.png)" }</style><textarea><img src="g.png"></textarea>';
+    const html =
+      '<!-- <link rel="stylesheet" href="a.css"> --><p title="url(b.png)">see url(c.png)</p><a href="d.html">link</a><style>/* url(e.png) */ p::after { content: "url(f.png)" }</style><textarea><img src="g.png"></textarea>';
     expect(templateReferences(html)).toEqual([]);
   });
 
   it('counts distinct images, leaving data: URIs out', () => {
-    expect(templateFetches('<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">').images).toEqual(new Set(['a.png', 'b.png']));
+    expect(
+      templateFetches('<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">').images,
+    ).toEqual(new Set(['a.png', 'b.png']));
   });
 
   it('tells the url class from a class that only contains the word', () => {
@@ -185,20 +188,28 @@ describe('the PDF page count is linear', () => {
   };
   for (const [name, text] of Object.entries(pdfs)) {
     it(`counts pages in 1 MB of ${name}`, () => {
-      const { ms } = timed(() => countPdfPages(Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Title (${text}) >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 3 /Kids [] >>\nendobj\n`, 'latin1')));
+      const { ms } = timed(() =>
+        countPdfPages(Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Title (${text}) >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 3 /Kids [] >>\nendobj\n`, 'latin1')),
+      );
       expect(ms).toBeLessThan(generousMs);
     });
   }
 
   it('reads the root /Count whatever the key order', () => {
-    const pdf = '1 0 obj\n<</Count 7 /Kids [3 0 R] /Type /Pages>>\nendobj\n3 0 obj\n<</Type /Pages /Parent 1 0 R /Count 4>>\nendobj\n4 0 obj\n<</Type /Page /Count 99>>\nendobj';
+    const pdf =
+      '1 0 obj\n<</Count 7 /Kids [3 0 R] /Type /Pages>>\nendobj\n3 0 obj\n<</Type /Pages /Parent 1 0 R /Count 4>>\nendobj\n4 0 obj\n<</Type /Page /Count 99>>\nendobj';
     expect(countPdfPages(Buffer.from(pdf, 'latin1'))).toBe(7);
   });
 });
 
 describe('length and quantity parsing is linear', () => {
   const spaces = ' '.repeat(size);
-  for (const [name, value] of Object.entries({ 'spaces then junk': `1${spaces}!`, 'spaces, a unit, junk': `1${spaces}mm${spaces}!`, 'digits then junk': `${'1'.repeat(size)}!`, 'fraction then junk': `1.${'1'.repeat(size)} x!` })) {
+  for (const [name, value] of Object.entries({
+    'spaces then junk': `1${spaces}!`,
+    'spaces, a unit, junk': `1${spaces}mm${spaces}!`,
+    'digits then junk': `${'1'.repeat(size)}!`,
+    'fraction then junk': `1.${'1'.repeat(size)} x!`,
+  })) {
     it(`rejects 1 MB of ${name} as marginTop`, () => {
       const { value: error, ms } = timed(() => {
         try {

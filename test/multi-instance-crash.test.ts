@@ -28,7 +28,9 @@ interface Held {
 
 /** Jobs being rendered now, with the worker (one per instance) holding each. */
 async function rendering(): Promise<Held[]> {
-  const { rows } = await deployment.db.query<Held>("SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq");
+  const { rows } = await deployment.db.query<Held>(
+    "SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq",
+  );
   return rows;
 }
 
@@ -37,7 +39,9 @@ async function pause(instance: ServeProcess): Promise<void> {
   for (let tries = 0; ; tries += 1) {
     instance.child.kill('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const { rows } = await deployment.db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'");
+    const { rows } = await deployment.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'",
+    );
     if (Number(rows[0]!.n) === 0) return;
     if (tries === 5) throw new Error('the paused instance keeps a transaction open');
     instance.child.kill('SIGCONT');
@@ -102,7 +106,9 @@ describe('an instance killed mid-queue', () => {
         const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(event.payload.url!, survivors[1]!.url))).arrayBuffer()));
         expect(pdf.pages[0]!.text).toContain(`held ${job.identifier.slice('held-'.length)}`);
       }
-      console.log(`SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`);
+      console.log(
+        `SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`,
+      );
     } finally {
       gate.close();
     }
@@ -132,7 +138,9 @@ describe('an instance killed mid-queue', () => {
       gate.open();
       // The live instance finishes its own, the queued ones, and (after the lease) the paused one's.
       await until(() => identifiersAt(hook) === count, `${count} jobs delivered`, 60_000);
-      const { rows: reclaimedRows } = await deployment.db.query<{ identifier: string; worker: string }>("SELECT identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE identifier LIKE 'paused-%' AND attempts = 2 ORDER BY identifier");
+      const { rows: reclaimedRows } = await deployment.db.query<{ identifier: string; worker: string }>(
+        "SELECT identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE identifier LIKE 'paused-%' AND attempts = 2 ORDER BY identifier",
+      );
       expect(reclaimedRows).toHaveLength(2);
       const staleWorker = inFlight.find((job) => job.identifier === reclaimedRows[0]!.identifier)!.worker;
       expect(reclaimedRows.every((job) => job.worker !== staleWorker)).toBe(true);
@@ -144,7 +152,9 @@ describe('an instance killed mid-queue', () => {
       await until(() => takenOver() === 2, 'the stale holder to find both jobs taken over');
       stale.child.kill('SIGTERM');
       expect(await stale.exited).toBe(0);
-      const { rows: orphans } = await deployment.db.query('SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL) UNION SELECT id FROM blobs WHERE id NOT IN (SELECT id FROM files)');
+      const { rows: orphans } = await deployment.db.query(
+        'SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM jobs WHERE file_id IS NOT NULL) UNION SELECT id FROM blobs WHERE id NOT IN (SELECT id FROM files)',
+      );
       expect(orphans).toEqual([]);
       await deployment.settled();
 

@@ -50,7 +50,10 @@ describe('several instances with their files in S3', () => {
     } finally {
       client.destroy();
     }
-    const { rows } = await db.query<{ files: string; blobs: string }>('SELECT (SELECT count(*) FROM files WHERE id = $1) AS files, (SELECT count(*) FROM blobs) AS blobs', [fileId]);
+    const { rows } = await db.query<{ files: string; blobs: string }>(
+      'SELECT (SELECT count(*) FROM files WHERE id = $1) AS files, (SELECT count(*) FROM blobs) AS blobs',
+      [fileId],
+    );
     expect(rows[0]).toEqual({ files: '1', blobs: '0' });
 
     // Its webhook went out once, naming the first instance's URL.

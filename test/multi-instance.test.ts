@@ -74,7 +74,9 @@ describe('several instances on one PostgreSQL', () => {
     const split = rows.map((row) => Number(row.n));
     expect(split).toHaveLength(3);
     expect(split.reduce((a, b) => a + b)).toBe(count);
-    console.log(`300 jobs on 3 instances: queued in ${Math.round(queuedMs)} ms, all delivered after ${Math.round(deliveredMs)} ms; rendered per instance: ${split.join(' / ')}`);
+    console.log(
+      `300 jobs on 3 instances: queued in ${Math.round(queuedMs)} ms, all delivered after ${Math.round(deliveredMs)} ms; rendered per instance: ${split.join(' / ')}`,
+    );
   }, 150_000);
 
   it('answers one 202 and one 402 when the same identifier reaches two instances at once', async () => {
@@ -98,7 +100,11 @@ describe('several instances on one PostgreSQL', () => {
     const requests = instances.flatMap((instance) => Array.from({ length: rateLimit }, (_, i) => ({ instance, i })));
     const answers = await Promise.all(
       requests.map(async ({ instance, i }) => {
-        const response = await fetch(`${instance.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' }, body: JSON.stringify({ htmlContent: `<p>sync ${i}</p>` }) });
+        const response = await fetch(`${instance.url}/api/pdfs/render-sync`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+          body: JSON.stringify({ htmlContent: `<p>sync ${i}</p>` }),
+        });
         return { status: response.status, limit: response.headers.get('RateLimit'), body: new Uint8Array(await response.arrayBuffer()) };
       }),
     );
@@ -113,9 +119,15 @@ describe('several instances on one PostgreSQL', () => {
     const { instances } = deployment;
     const second = await receiver();
     try {
-      const added = await fetch(`${instances[0]!.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: second.url }) });
+      const added = await fetch(`${instances[0]!.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: second.url }),
+      });
       expect(added.status).toBe(201);
-      const jobs = await Promise.all([1, 2].map((n) => renderAsync(instances[n]!.url, { htmlContent: `<h1>shared endpoint ${n}</h1>`, identifier: `added-${n}` })));
+      const jobs = await Promise.all(
+        [1, 2].map((n) => renderAsync(instances[n]!.url, { htmlContent: `<h1>shared endpoint ${n}</h1>`, identifier: `added-${n}` })),
+      );
       expect(jobs.map((job) => job.status)).toEqual([202, 202]);
       await until(() => arrivalsFor(second, 'added-').length === 2, 'both events at the endpoint added through instance 0');
       const events = arrivalsFor(second, 'added-').map(eventOf);

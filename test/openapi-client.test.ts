@@ -131,9 +131,17 @@ describe('the OpenAPI document', () => {
     const paths = document.paths as Record<string, Record<string, unknown>>;
     for (const [path, operations] of Object.entries(paths)) {
       const response = await fetch(`${server.url}${path.replace(/\{[^}]+\}/g, 'some-id')}`, { method: 'PUT', headers: { Authorization: `Bearer ${apiKey}` } });
-      expect({ path, status: response.status, allow: response.headers.get('allow') }).toEqual({ path, status: 405, allow: Object.keys(operations).map((method) => method.toUpperCase()).join(', ') });
+      expect({ path, status: response.status, allow: response.headers.get('allow') }).toEqual({
+        path,
+        status: 405,
+        allow: Object.keys(operations)
+          .map((method) => method.toUpperCase())
+          .join(', '),
+      });
     }
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf', '/api/pdfs/jobs/{jobId}', '/healthz', '/openapi.json']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining(['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf', '/api/pdfs/jobs/{jobId}', '/healthz', '/openapi.json']),
+    );
   });
 
   it('render-sync.pdf answers the PDF whatever Accept says, with the headers its operation documents', async () => {
@@ -145,7 +153,11 @@ describe('the OpenAPI document', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]?.text).toContain('Whatever Accept says');
-    const documented = Object.keys((document as { paths: Record<string, { post: { responses: Record<string, { headers: object }> } }> }).paths['/api/pdfs/render-sync.pdf']!.post.responses['200']!.headers);
+    const documented = Object.keys(
+      (document as { paths: Record<string, { post: { responses: Record<string, { headers: object }> } }> }).paths['/api/pdfs/render-sync.pdf']!.post.responses[
+        '200'
+      ]!.headers,
+    );
     const sent = ['RateLimit', 'RateLimit-Policy', 'Content-Location', 'Content-Disposition', 'X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count'];
     expect(documented).toEqual(expect.arrayContaining(sent));
     for (const name of sent) expect({ name, value: response.headers.get(name) }).toEqual({ name, value: expect.any(String) });

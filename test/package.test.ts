@@ -20,7 +20,10 @@ describe('the packed package', () => {
     const work = await tempDir();
     // dist/ is built by `npm test` before the suite; packing runs no scripts of its own.
     const tarball = join(work, run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], root).trim().split('\n').pop()!);
-    const listed = run('tar', ['tzf', tarball], work).split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
+    const listed = run('tar', ['tzf', tarball], work)
+      .split('\n')
+      .filter(Boolean)
+      .map((path) => path.replace(/^package\//, ''));
     expect(listed).toEqual(expect.arrayContaining(['LICENSE', 'package.json', 'bin/pdfrender.js', 'dist/index.js', 'dist/index.d.ts', 'src/index.ts']));
     expect(listed.some((path) => path.startsWith('test/') || path.startsWith('bench/'))).toBe(false);
 
@@ -58,11 +61,22 @@ try {
 }
 `,
     );
-    writeFileSync(join(project, 'cjs.cts'), `import pdfrender = require('pdfrender');\nconsole.log(pdfrender.parseRenderRequest({ htmlContent: '<p>x</p>', pageRanges: '2-' }).pageRanges);\n`);
+    writeFileSync(
+      join(project, 'cjs.cts'),
+      `import pdfrender = require('pdfrender');\nconsole.log(pdfrender.parseRenderRequest({ htmlContent: '<p>x</p>', pageRanges: '2-' }).pageRanges);\n`,
+    );
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, outDir: 'out', types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          outDir: 'out',
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+        },
         files: ['esm.mts', 'cjs.cts'],
       }),
     );

@@ -117,7 +117,10 @@ describe('planDocuments: standard input', () => {
 
   it('writes standard input to stdin.pdf in --out-dir, and to -o', async () => {
     const cwd = await folderWith({});
-    expect((await planDocuments({ ...base, cwd, inputs: ['-'], outDir: 'out' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'out', 'stdin.pdf') });
+    expect((await planDocuments({ ...base, cwd, inputs: ['-'], outDir: 'out' }))[0]!.destination).toEqual({
+      kind: 'file',
+      path: join(cwd, 'out', 'stdin.pdf'),
+    });
     expect((await planDocuments({ ...base, cwd, inputs: ['-'], output: 'x.pdf' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'x.pdf') });
   });
 
@@ -172,7 +175,7 @@ describe('planDocuments: the --request file as the document', () => {
     ]);
   });
 
-  it('sends the request document to -o or into --out-dir under the request file\'s name', async () => {
+  it("sends the request document to -o or into --out-dir under the request file's name", async () => {
     const cwd = await folderWith({ 'body.json': '{}' });
     const plan = { ...base, cwd, inputs: [], requestFile: 'body.json', requestHasDocument: true };
     expect((await planDocuments({ ...plan, output: 'x.pdf' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'x.pdf') });
@@ -246,10 +249,17 @@ describe('planDocuments: what is found out before anything renders', () => {
   it('refuses -o naming a folder, and a destination under a file, naming the path', async () => {
     const cwd = await folderWith({ 'a.html': '<p>a</p>', 'note.txt': 'x' });
     await mkdir(join(cwd, 'pdfs'));
-    expect(await usageError({ ...base, cwd, inputs: ['a.html'], output: 'pdfs' })).toBe(`cannot write ${join(cwd, 'pdfs')}: it is a folder; name the PDF file (or use --out-dir)`);
-    expect(await usageError({ ...base, cwd, inputs: ['a.html'], outDir: 'note.txt/out' })).toBe(`cannot write ${join(cwd, 'note.txt', 'out', 'a.pdf')}: ${join(cwd, 'note.txt')} is not a folder`);
+    expect(await usageError({ ...base, cwd, inputs: ['a.html'], output: 'pdfs' })).toBe(
+      `cannot write ${join(cwd, 'pdfs')}: it is a folder; name the PDF file (or use --out-dir)`,
+    );
+    expect(await usageError({ ...base, cwd, inputs: ['a.html'], outDir: 'note.txt/out' })).toBe(
+      `cannot write ${join(cwd, 'note.txt', 'out', 'a.pdf')}: ${join(cwd, 'note.txt')} is not a folder`,
+    );
     // A folder that does not exist yet is fine: it is made when the PDF is written.
-    expect((await planDocuments({ ...base, cwd, inputs: ['a.html'], outDir: 'new/deeper' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'new', 'deeper', 'a.pdf') });
+    expect((await planDocuments({ ...base, cwd, inputs: ['a.html'], outDir: 'new/deeper' }))[0]!.destination).toEqual({
+      kind: 'file',
+      path: join(cwd, 'new', 'deeper', 'a.pdf'),
+    });
   });
 
   it('keeps inputs of the same name apart with --keep-folders, below their common folder', async () => {

@@ -69,7 +69,9 @@ const status = (page: Page) => page.$eval('#status', (element) => ({ state: (ele
 /** Wait until the frame shows the PDF of the request the JSON box shows now, and answer its bytes. */
 async function shownPdf({ page, reader }: Visit): Promise<Buffer> {
   await page.waitForFunction(
-    () => document.getElementById('status')!.dataset.state === 'ok' && document.getElementById('pdf')!.dataset.request === (document.getElementById('json-body') as HTMLTextAreaElement).value,
+    () =>
+      document.getElementById('status')!.dataset.state === 'ok' &&
+      document.getElementById('pdf')!.dataset.request === (document.getElementById('json-body') as HTMLTextAreaElement).value,
     { timeout: 30_000 },
   );
   // The bytes behind the frame's blob: URL, which any page of the origin may read while the playground lives.
@@ -116,10 +118,19 @@ describe('the playground page', () => {
     expect(await page.$eval('#status', (element) => (element as HTMLElement).dataset.bytes)).toBe(String(pdf.length));
 
     const body = await page.$eval('#json-body', (element) => (element as HTMLTextAreaElement).value);
-    expect(JSON.parse(body)).toMatchObject({ htmlContent: '<h1>Quarterly report</h1><p>Typed in the playground</p>', landscape: true, paperWidth: '148mm', paperHeight: '210mm' });
+    expect(JSON.parse(body)).toMatchObject({
+      htmlContent: '<h1>Quarterly report</h1><p>Typed in the playground</p>',
+      landscape: true,
+      paperWidth: '148mm',
+      paperHeight: '210mm',
+    });
     // Only what differs from the defaults is sent.
     expect(Object.keys(JSON.parse(body)).sort()).toEqual(['footerHtmlContent', 'htmlContent', 'landscape', 'paperHeight', 'paperWidth']);
-    const fromBody = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' }, body });
+    const fromBody = await fetch(`${server.url}/api/pdfs/render-sync`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+      body,
+    });
     const bodyPdf = (await readPdf(new Uint8Array(await fromBody.arrayBuffer()))).pages[0]!;
     expect([bodyPdf.text, bodyPdf.width, bodyPdf.height]).toEqual([first!.text, first!.width, first!.height]);
 
@@ -146,7 +157,7 @@ describe('the playground page', () => {
 
   it("shows a bad request's field messages and marks the field", async () => {
     const visited = await visit(server);
-      const { page, context } = visited;
+    const { page, context } = visited;
     await shownPdf(visited);
     await typeInto(page, '#field-marginTop', '3 parsecs');
     await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'error', { timeout: 30_000 });
@@ -228,18 +239,29 @@ describe('the playground setting', () => {
     expect(config({}, { PDFRENDER_PLAYGROUND: 'OFF' })).toBe(false);
     expect(config({ playground: true }, { PDFRENDER_PLAYGROUND: '0' })).toBe(true);
     expect(config({}, { PDFRENDER_PLAYGROUND: '' })).toBe(true);
-    expect(() => config({}, { PDFRENDER_PLAYGROUND: 'maybe' })).toThrow('--playground (PDFRENDER_PLAYGROUND): must be true or false (or 1/0, on/off, yes/no); got "maybe"');
+    expect(() => config({}, { PDFRENDER_PLAYGROUND: 'maybe' })).toThrow(
+      '--playground (PDFRENDER_PLAYGROUND): must be true or false (or 1/0, on/off, yes/no); got "maybe"',
+    );
   });
 
   it('serves / from `pdfrender serve` on loopback, a 404 with --no-playground, and says when the page is public', async () => {
-    const get = (url: string, method = 'GET') => fetch(`${url}/`, { method }).then(async (response) => ({ status: response.status, type: response.headers.get('content-type'), body: await response.text() }));
+    const get = (url: string, method = 'GET') =>
+      fetch(`${url}/`, { method }).then(async (response) => ({
+        status: response.status,
+        type: response.headers.get('content-type'),
+        body: await response.text(),
+      }));
     const on = await startServe(['--data-dir', await tempDir()]);
     const off = await startServe(['--no-playground', '--data-dir', await tempDir()]);
     const proxied = await startServe(['--playground', '--public-url', 'https://pdf.example.com', '--data-dir', await tempDir()]);
     try {
       expect(await get(on.url)).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
       await until(() => on.stderr().includes(`pdfrender: playground at ${on.url}/ (--no-playground turns it off)`), 'the playground line');
-      expect(await get(off.url)).toEqual({ status: 404, type: 'application/json', body: JSON.stringify({ outcome: 'NOT_FOUND', message: 'no route for GET /' }) });
+      expect(await get(off.url)).toEqual({
+        status: 404,
+        type: 'application/json',
+        body: JSON.stringify({ outcome: 'NOT_FOUND', message: 'no route for GET /' }),
+      });
       // Off, / is no route at all: not a 405 either.
       expect((await get(off.url, 'POST')).status).toBe(404);
       expect((await fetch(`${off.url}/playground.js`)).status).toBe(404);

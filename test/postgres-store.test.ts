@@ -21,7 +21,11 @@ import { until } from './support/wait.js';
 
 afterAll(stopPostgres);
 
-const outcome = (call: Promise<{ status: string }>) => call.then((queued) => queued.status, (error: { code: string }) => error.code);
+const outcome = (call: Promise<{ status: string }>) =>
+  call.then(
+    (queued) => queued.status,
+    (error: { code: string }) => error.code,
+  );
 
 /** Two instances' stores on one fresh database. */
 async function twoInstances() {
@@ -121,14 +125,24 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     const hba = rows[0]!.hba_file;
     await writeFile(hba, `host all locked 127.0.0.1/32 scram-sha-256\n${await readFile(hba, 'utf8')}`);
     await admin.query('SELECT pg_reload_conf()');
-    const open = (password: string) => openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}` }).then((opened) => opened.close(), (error) => error);
+    const open = (password: string) =>
+      openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}` }).then(
+        (opened) => opened.close(),
+        (error) => error,
+      );
     const missing = await until(async () => {
       const error = await open('');
       return error?.code ? error : undefined;
     }, 'the reloaded pg_hba.conf to ask locked for a password');
-    expect(missing).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: it asks for a password and none was given; give the password in the --database URL or PGPASSWORD` });
+    expect(missing).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: it asks for a password and none was given; give the password in the --database URL or PGPASSWORD`,
+    });
     const wrong = await open(':not-this-one');
-    expect(wrong).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: password authentication failed for user "locked" (28P01); give the password in the --database URL or PGPASSWORD` });
+    expect(wrong).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: `PostgreSQL at ${url.host}${url.pathname} refused user locked: password authentication failed for user "locked" (28P01); give the password in the --database URL or PGPASSWORD`,
+    });
     expect(wrong.message).not.toContain('not-this-one');
     await expect(open(':right-one')).resolves.toBeUndefined();
   });
@@ -153,10 +167,15 @@ describe('faults', () => {
     const holder = await pool.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [queued.id]);
-    expect(await impatient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e)).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5, cause: { code: '55P03' } });
+    expect(await impatient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e)).toMatchObject({
+      code: 'DATABASE_BUSY',
+      retryAfter: 5,
+      cause: { code: '55P03' },
+    });
     // The patient one waits on the lock until the server ends its connection (an administrator, a restart).
     const waiting = patient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e);
-    const waiter = async () => (await pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'")).rows[0]?.pid;
+    const waiter = async () =>
+      (await pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'")).rows[0]?.pid;
     let pid: number | undefined;
     while (!(pid = await waiter())) await new Promise((resolve) => setTimeout(resolve, 20));
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -171,7 +190,10 @@ describe('faults', () => {
 
   it('map the faults that cannot be made here (a full disk, a serialization failure, a deadlock, a broken pipe) by their codes', () => {
     const sent = (code: string) => Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'ERROR' });
-    expect(storageFault(sent('53100'))).toMatchObject({ code: 'STORAGE_FULL', message: "the server's database is full, so nothing more can be stored there; try again later" });
+    expect(storageFault(sent('53100'))).toMatchObject({
+      code: 'STORAGE_FULL',
+      message: "the server's database is full, so nothing more can be stored there; try again later",
+    });
     for (const code of ['40001', '40P01']) expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
     for (const code of ['08006', '57P01', '57P03']) expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
     // A statement's own error (a unique violation) is not the storage's.
@@ -196,7 +218,9 @@ describe('databaseClock', () => {
   it("follows the database server's clock, not this machine's", async () => {
     const { url, pool } = await freshDatabase();
     // A database whose clock is an hour ahead: clock_timestamp() shadowed for connections that put this schema first.
-    await pool.query(`CREATE SCHEMA skewed; CREATE FUNCTION skewed.clock_timestamp() RETURNS timestamptz LANGUAGE sql AS $$ SELECT pg_catalog.clock_timestamp() + interval '1 hour' $$`);
+    await pool.query(
+      `CREATE SCHEMA skewed; CREATE FUNCTION skewed.clock_timestamp() RETURNS timestamptz LANGUAGE sql AS $$ SELECT pg_catalog.clock_timestamp() + interval '1 hour' $$`,
+    );
     const skewed = poolOn(url);
     skewed.on('connect', (client) => void client.query('SET search_path = skewed, pg_catalog, public'));
     const clock = await databaseClock(skewed);

@@ -16,8 +16,7 @@ app.post('/', async (c) => {
   return c.json({ ok: true });
 });
 
-const post = (body: BodyInit, contentType?: string) =>
-  app.request('/', { method: 'POST', body, headers: contentType ? { 'Content-Type': contentType } : {} });
+const post = (body: BodyInit, contentType?: string) => app.request('/', { method: 'POST', body, headers: contentType ? { 'Content-Type': contentType } : {} });
 
 async function expect422(response: Response, field = 'body'): Promise<string> {
   expect(response.status).toBe(422);
@@ -29,10 +28,14 @@ async function expect422(response: Response, field = 'body'): Promise<string> {
 
 describe('malformed bodies answer 422', () => {
   it('multipart/form-data without a boundary, or a body that is not multipart', async () => {
-    expect(await expect422(await post('htmlContent=<p>x</p>', 'multipart/form-data'))).toMatch(/^is not valid multipart\/form-data: check that the Content-Type has the boundary/);
+    expect(await expect422(await post('htmlContent=<p>x</p>', 'multipart/form-data'))).toMatch(
+      /^is not valid multipart\/form-data: check that the Content-Type has the boundary/,
+    );
     expect(await expect422(await post('just some text', 'multipart/form-data; boundary=xyz'))).toMatch(/^is not valid multipart\/form-data/);
     // A part that never ends.
-    expect(await expect422(await post('--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>x', 'multipart/form-data; boundary=xyz'))).toMatch(/multipart/);
+    expect(await expect422(await post('--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>x', 'multipart/form-data; boundary=xyz'))).toMatch(
+      /multipart/,
+    );
   });
 
   it('urlencoded bodies with broken escapes or bytes that are not UTF-8', async () => {

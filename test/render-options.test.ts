@@ -20,7 +20,8 @@ import { startServer } from './support/server.js';
 import { until } from './support/wait.js';
 
 /** Text that arrives 500 ms after load, with a flag the page sets then. */
-const late = '<p>Always here</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Arrived late"; document.body.append(p); window.ready = true; }, 500);</script>';
+const late =
+  '<p>Always here</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Arrived late"; document.body.append(p); window.ready = true; }, 500);</script>';
 const a5 = '<style>@page { size: A5 }</style><p>Paper</p>';
 const media = '<style>.screen { display: none } @media screen { .screen { display: block } }</style><p>Paper</p><p class="screen">Screen only</p>';
 const threePages = '<style>div { break-after: page }</style><div>First page</div><div>Second page</div><div>Third page</div>';
@@ -44,7 +45,10 @@ beforeAll(async () => {
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
   // A small site for `url`: a report whose style sheet is a relative link, and a page that is not there.
   site = createServer((req, res) => {
-    if (req.url === '/reports/q3.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<link rel="stylesheet" href="style.css"><h1>Quarterly report</h1><p class="note">Styled by a relative link</p>');
+    if (req.url === '/reports/q3.html')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<link rel="stylesheet" href="style.css"><h1>Quarterly report</h1><p class="note">Styled by a relative link</p>');
     if (req.url === '/reports/style.css') return res.writeHead(200, { 'content-type': 'text/css' }).end('.note { display: block } @page { size: A5 }');
     res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not here</p>');
   });
@@ -74,7 +78,8 @@ describe('waits', () => {
   });
 
   it('waits for a hidden element to become visible, not just to exist', async () => {
-    const html = '<p id="x" style="visibility: hidden">Shown later</p><script>setTimeout(() => { document.getElementById("x").style.visibility = "visible"; window.shownAt = 1; }, 500);</script>';
+    const html =
+      '<p id="x" style="visibility: hidden">Shown later</p><script>setTimeout(() => { document.getElementById("x").style.visibility = "visible"; window.shownAt = 1; }, 500);</script>';
     expect((await render({ htmlContent: html, waitForSelector: '#x' })).read.pages[0]!.text).toBe('Shown later');
     // Without the wait the element prints hidden: no text.
     expect((await render({ htmlContent: html })).read.pages[0]?.text ?? '').toBe('');
@@ -103,10 +108,15 @@ describe('waits', () => {
   });
 
   it('refuses a selector the page cannot parse, and waitForExpression when JavaScript is off', async () => {
-    await expect(render({ waitForSelector: 'p[' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: expect.stringContaining('waitForSelector "p[" is not a CSS selector') });
+    await expect(render({ waitForSelector: 'p[' })).rejects.toMatchObject({
+      code: 'RENDER_PDF_FAILED',
+      message: expect.stringContaining('waitForSelector "p[" is not a CSS selector'),
+    });
     const noScript = createEngine({ executablePath, concurrency: 1, javascript: false });
     try {
-      expect(() => noScript.check(parseRenderRequest({ htmlContent: late, waitForExpression: 'true' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { waitForExpression: [expect.stringContaining('JavaScript, which is off')] } }));
+      expect(() => noScript.check(parseRenderRequest({ htmlContent: late, waitForExpression: 'true' }))).toThrow(
+        expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { waitForExpression: [expect.stringContaining('JavaScript, which is off')] } }),
+      );
     } finally {
       await noScript.close();
     }
@@ -125,7 +135,8 @@ describe('page size, media and ranges', () => {
   it('lays the document out for screen with emulatedMediaType, and for print again on the same page after', async () => {
     const once = createEngine({ executablePath, concurrency: 1 });
     try {
-      const text = async (input: Partial<RenderRequestInput>) => (await readPdf((await once.render(parseRenderRequest({ htmlContent: media, ...input }))).pdf)).pages[0]!.text;
+      const text = async (input: Partial<RenderRequestInput>) =>
+        (await readPdf((await once.render(parseRenderRequest({ htmlContent: media, ...input }))).pdf)).pages[0]!.text;
       expect(await text({ emulatedMediaType: 'screen' })).toBe('Paper Screen only');
       expect(await text({})).toBe('Paper');
       expect(await text({ emulatedMediaType: 'print' })).toBe('Paper');
@@ -139,17 +150,29 @@ describe('page size, media and ranges', () => {
     expect(second.pages).toBe(1);
     expect(second.read.pages.map((page) => page.text)).toEqual(['Second page']);
     expect((await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text)).toEqual(['First page', 'Third page']);
-    await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "5" asks for a page past the end of the document' });
+    await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({
+      code: 'RENDER_PDF_FAILED',
+      message: 'pageRanges "5" asks for a page past the end of the document',
+    });
     // One range past the end fails the render even when another prints something (Chromium drops it silently).
-    await expect(render({ htmlContent: threePages, pageRanges: '2,5' })).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: 'pageRanges "2,5" asks for a page past the end of the document' });
+    await expect(render({ htmlContent: threePages, pageRanges: '2,5' })).rejects.toMatchObject({
+      code: 'RENDER_PDF_FAILED',
+      message: 'pageRanges "2,5" asks for a page past the end of the document',
+    });
     expect((await render({ htmlContent: threePages, pageRanges: '2-9' })).read.pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
     // Past the page limit, it is refused before anything renders; within it, a document longer than the limit fails it rather than coming out cut short.
     const capped = createEngine({ executablePath, concurrency: 1, maxPages: 2 });
     try {
-      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (maxPages)'] } }));
-      expect((await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)).pages.map((page) => page.text)).toEqual(['Second page']);
-      const fivePages = '<style>div { break-after: page }</style>' + [1, 2, 3, 4, 5].map((n) => `<div>Page ${n}</div>`).join('');
-      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({ message: 'the document has more pages than the limit of 2 (maxPages)' });
+      expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(
+        expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (maxPages)'] } }),
+      );
+      expect(
+        (await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)).pages.map((page) => page.text),
+      ).toEqual(['Second page']);
+      const fivePages = `<style>div { break-after: page }</style>${[1, 2, 3, 4, 5].map((n) => `<div>Page ${n}</div>`).join('')}`;
+      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({
+        message: 'the document has more pages than the limit of 2 (maxPages)',
+      });
     } finally {
       await capped.close();
     }
@@ -164,9 +187,23 @@ describe('metadata', () => {
     expect(info.Author).toBeUndefined();
     const tagged = await render({
       htmlContent: '<title>Own title</title><p>x</p>',
-      metadata: { title: 'Quarterly report', author: 'Ada Lovelace', subject: 'Sales', keywords: ['north', 'q3 2026'], creator: 'Billing', creationDate: '2026-01-02T03:04:05Z' },
+      metadata: {
+        title: 'Quarterly report',
+        author: 'Ada Lovelace',
+        subject: 'Sales',
+        keywords: ['north', 'q3 2026'],
+        creator: 'Billing',
+        creationDate: '2026-01-02T03:04:05Z',
+      },
     });
-    expect(await readPdfInfo(tagged.pdf)).toMatchObject({ Title: 'Quarterly report', Author: 'Ada Lovelace', Subject: 'Sales', Keywords: 'north, q3 2026', Creator: 'Billing', CreationDate: expect.stringMatching(/^D:20260102030405/) });
+    expect(await readPdfInfo(tagged.pdf)).toMatchObject({
+      Title: 'Quarterly report',
+      Author: 'Ada Lovelace',
+      Subject: 'Sales',
+      Keywords: 'north, q3 2026',
+      Creator: 'Billing',
+      CreationDate: expect.stringMatching(/^D:20260102030405/),
+    });
     // An update appended to Chromium's bytes, not a rewrite of them.
     expect(Buffer.from(tagged.pdf.subarray(0, 5)).toString()).toBe('%PDF-');
     expect(tagged.bytes).toBe(tagged.pdf.byteLength);
@@ -182,7 +219,15 @@ describe('first-page header and footer', () => {
   const margins = { marginTop: '1in', marginBottom: '1in' };
 
   it('prints page 1 with its own header and no footer, pages 2+ with the running ones, each with the right numbers', async () => {
-    const result = await render({ htmlContent: headings, headerHtmlContent: header, footerHtmlContent: footer, firstPageHeaderHtmlContent: cover, firstPageFooterHtmlContent: '', outline: true, ...margins });
+    const result = await render({
+      htmlContent: headings,
+      headerHtmlContent: header,
+      footerHtmlContent: footer,
+      firstPageHeaderHtmlContent: cover,
+      firstPageFooterHtmlContent: '',
+      outline: true,
+      ...margins,
+    });
     expect(result.pages).toBe(3);
     expect(result.read.pages.map(reading)).toEqual([
       'Cover header, page 1 of 3 One',
@@ -197,7 +242,11 @@ describe('first-page header and footer', () => {
 
   it('keeps the running template on page 1 when only the other first-page field is given, and skips page 1 outside pageRanges', async () => {
     const onlyFooter = await render({ htmlContent: headings, headerHtmlContent: header, firstPageFooterHtmlContent: footer, ...margins });
-    expect(onlyFooter.read.pages.map(reading)).toEqual(['Running header, page 1 of 3 One Running footer 1', 'Running header, page 2 of 3 Two', 'Running header, page 3 of 3 Three']);
+    expect(onlyFooter.read.pages.map(reading)).toEqual([
+      'Running header, page 1 of 3 One Running footer 1',
+      'Running header, page 2 of 3 Two',
+      'Running header, page 3 of 3 Three',
+    ]);
     const laterPages = await render({ htmlContent: headings, headerHtmlContent: header, firstPageHeaderHtmlContent: cover, pageRanges: '2-', ...margins });
     expect(laterPages.read.pages.map(reading)).toEqual(['Running header, page 2 of 3 Two', 'Running header, page 3 of 3 Three']);
   });
@@ -205,7 +254,8 @@ describe('first-page header and footer', () => {
 
 describe('relative URLs with no base', () => {
   it("reports a document's relative style sheets and images when it has no base URL, and nothing once it has one", async () => {
-    const html = '<link rel="stylesheet" href="invoice.css"><img src="logo.svg"><img src="logo.svg"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="next.html">next</a><img src="#x"><p>Upload</p>';
+    const html =
+      '<link rel="stylesheet" href="invoice.css"><img src="logo.svg"><img src="logo.svg"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="next.html">next</a><img src="#x"><p>Upload</p>';
     const bare = createEngine({ executablePath, concurrency: 1 });
     try {
       const { network } = await bare.render(parseRenderRequest({ htmlContent: html }));
@@ -228,8 +278,17 @@ describe('url', () => {
       const leaver = `${siteUrl}/leave`;
       const reader = `${siteUrl}/read`;
       const pages = createServer((req, res) => {
-        if (req.url === '/leave') return res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'secret=caller-a; Path=/' }).end('<p>left</p><script>localStorage.setItem("secret", "caller-a"); sessionStorage.setItem("secret", "caller-a"); window.name = "caller-a";</script>');
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="seen"></p><script>document.getElementById("seen").textContent = "cookie=" + document.cookie + " local=" + localStorage.getItem("secret") + " session=" + sessionStorage.getItem("secret") + " name=" + window.name + " sent=" + ${JSON.stringify(String(req.headers.cookie ?? 'none'))};</script>`);
+        if (req.url === '/leave')
+          return res
+            .writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'secret=caller-a; Path=/' })
+            .end(
+              '<p>left</p><script>localStorage.setItem("secret", "caller-a"); sessionStorage.setItem("secret", "caller-a"); window.name = "caller-a";</script>',
+            );
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<p id="seen"></p><script>document.getElementById("seen").textContent = "cookie=" + document.cookie + " local=" + localStorage.getItem("secret") + " session=" + sessionStorage.getItem("secret") + " name=" + window.name + " sent=" + ${JSON.stringify(String(req.headers.cookie ?? 'none'))};</script>`,
+          );
       });
       await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
@@ -246,12 +305,22 @@ describe('url', () => {
   });
 
   it('renders the page at a URL, its relative links resolved against it, under the network policy', async () => {
-    const page = await engine.render(parseRenderRequest({ url: `${siteUrl}/reports/q3.html`, preferCssPageSize: true, headerHtmlContent: '<div style="font-size: 10px"><span class="url"></span></div>', marginTop: '1in' }));
+    const page = await engine.render(
+      parseRenderRequest({
+        url: `${siteUrl}/reports/q3.html`,
+        preferCssPageSize: true,
+        headerHtmlContent: '<div style="font-size: 10px"><span class="url"></span></div>',
+        marginTop: '1in',
+      }),
+    );
     const read = await readPdf(page.pdf);
     // The style sheet came from the relative link: its @page size is the one printed.
     expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
     expect(reading(read.pages[0]!)).toBe(`${siteUrl}/reports/q3.html Quarterly report Styled by a relative link`);
-    await expect(engine.render(parseRenderRequest({ url: `${siteUrl}/reports/missing.html` }))).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: `url ${siteUrl}/reports/missing.html answered HTTP 404` });
+    await expect(engine.render(parseRenderRequest({ url: `${siteUrl}/reports/missing.html` }))).rejects.toMatchObject({
+      code: 'RENDER_PDF_FAILED',
+      message: `url ${siteUrl}/reports/missing.html answered HTTP 404`,
+    });
   });
 
   it('refuses a private address by default, naming why, and the next render is clean', async () => {
@@ -301,7 +370,13 @@ describe('through the server', () => {
       const urlencoded = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/pdf' },
-        body: new URLSearchParams({ htmlContent: threePages, pageRanges: '2-3', emulatedMediaType: 'screen', waitForNetworkIdle: 'on', metadata: '{"creator":"urlencoded"}' }),
+        body: new URLSearchParams({
+          htmlContent: threePages,
+          pageRanges: '2-3',
+          emulatedMediaType: 'screen',
+          waitForNetworkIdle: 'on',
+          metadata: '{"creator":"urlencoded"}',
+        }),
       });
       expect(urlencoded.status).toBe(200);
       const fromUrlencoded = new Uint8Array(await urlencoded.arrayBuffer());
@@ -311,7 +386,14 @@ describe('through the server', () => {
       const bad = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ htmlContent: 'x', pageRanges: '3-1', emulatedMediaType: 'tv', waitDelay: '25d', metadata: '{"titel":"x"}', waitForExpression: 'a b' }),
+        body: JSON.stringify({
+          htmlContent: 'x',
+          pageRanges: '3-1',
+          emulatedMediaType: 'tv',
+          waitDelay: '25d',
+          metadata: '{"titel":"x"}',
+          waitForExpression: 'a b',
+        }),
       });
       expect(bad.status).toBe(422);
       const { errors } = await bad.json();
@@ -332,7 +414,13 @@ describe('through the server', () => {
       const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ htmlContent: lateOnThird, identifier: 'opts-1', waitForSelector: '#late', pageRanges: '3', metadata: { subject: 'In the background', creationDate: '2026-11-23' } }),
+        body: JSON.stringify({
+          htmlContent: lateOnThird,
+          identifier: 'opts-1',
+          waitForSelector: '#late',
+          pageRanges: '3',
+          metadata: { subject: 'In the background', creationDate: '2026-11-23' },
+        }),
       });
       expect(queued.status).toBe(202);
       await until(() => hook.received.length > 0, 'the webhook');
@@ -344,7 +432,12 @@ describe('through the server', () => {
       expect(await readPdfInfo(pdf)).toMatchObject({ Subject: 'In the background', CreationDate: expect.stringMatching(/^D:20261123/) });
 
       // url over both endpoints: refused by a server with the default policy (the test site is on loopback), rendered where private addresses are allowed.
-      const byUrl = (on: string) => fetch(`${on}/api/pdfs/render-sync`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/pdf' }, body: JSON.stringify({ url: `${siteUrl}/reports/q3.html` }) });
+      const byUrl = (on: string) =>
+        fetch(`${on}/api/pdfs/render-sync`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/pdf' },
+          body: JSON.stringify({ url: `${siteUrl}/reports/q3.html` }),
+        });
       const refusedUrl = await byUrl(noScript.url);
       expect(refusedUrl.status).toBe(400);
       expect((await refusedUrl.json()).message).toMatch(/was not loaded/);
@@ -352,11 +445,17 @@ describe('through the server', () => {
       expect(allowed.status).toBe(200);
       expect((await readPdf(new Uint8Array(await allowed.arrayBuffer()))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
       await open.deps.webhooks.add(hook.url, Date.now());
-      const queuedUrl = await fetch(`${open.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${siteUrl}/reports/q3.html`, identifier: 'by-url' }) });
+      const queuedUrl = await fetch(`${open.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${siteUrl}/reports/q3.html`, identifier: 'by-url' }),
+      });
       expect(queuedUrl.status).toBe(202);
       await until(() => hook.received.length > 1, 'the second webhook');
       const byUrlEvent = JSON.parse(hook.received[1]!.body) as { payload: { url: string } };
-      expect((await readPdf(new Uint8Array(await (await fetch(byUrlEvent.payload.url)).arrayBuffer()))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+      expect((await readPdf(new Uint8Array(await (await fetch(byUrlEvent.payload.url)).arrayBuffer()))).pages[0]!.text).toBe(
+        'Quarterly report Styled by a relative link',
+      );
 
       const refused = await fetch(`${noScript.url}/api/pdfs/render-async`, {
         method: 'POST',
@@ -381,12 +480,38 @@ describe('through the CLI (in-process, on warm engines)', () => {
     await writeFile(join(dir, 'cover.html'), '<div style="font-size: 10px">Flag cover <span class="totalPages"></span></div>');
     const out = join(dir, 'doc.pdf');
     const run = await cli.run([
-      'render', join(dir, 'doc.html'), '-o', out, '-q',
-      '--prefer-css-page-size', '--emulated-media-type', 'screen', '--page-ranges', '3', '--wait-for-selector', '#late',
-      '--wait-for-expression', 'window.ready', '--wait-delay', '100', '--wait-for-network-idle', '--metadata', '{"title":"From flags"}',
+      'render',
+      join(dir, 'doc.html'),
+      '-o',
+      out,
+      '-q',
+      '--prefer-css-page-size',
+      '--emulated-media-type',
+      'screen',
+      '--page-ranges',
+      '3',
+      '--wait-for-selector',
+      '#late',
+      '--wait-for-expression',
+      'window.ready',
+      '--wait-delay',
+      '100',
+      '--wait-for-network-idle',
+      '--metadata',
+      '{"title":"From flags"}',
     ]);
     const covered = join(dir, 'covered.pdf');
-    const withCover = await cli.run(['render', join(dir, 'doc.html'), '-o', covered, '-q', '--first-page-header', join(dir, 'cover.html'), '--margin-top', '1in']);
+    const withCover = await cli.run([
+      'render',
+      join(dir, 'doc.html'),
+      '-o',
+      covered,
+      '-q',
+      '--first-page-header',
+      join(dir, 'cover.html'),
+      '--margin-top',
+      '1in',
+    ]);
     expect(withCover.code).toBe(0);
     expect(reading((await readPdf(await readFile(covered))).pages[0]!)).toBe('Flag cover 3 Paper Paper First page');
     expect(run.stderr).toBe('');
@@ -405,7 +530,10 @@ describe('through the CLI (in-process, on warm engines)', () => {
     expect(fromUrl.code).toBe(0);
     expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     // A request file that names a URL is a document of its own, named after the file.
-    await writeFile(join(dir, 'q3-request.json'), JSON.stringify({ url: `${siteUrl}/reports/q3.html`, metadata: { title: 'From a request file' }, pageRanges: '1' }));
+    await writeFile(
+      join(dir, 'q3-request.json'),
+      JSON.stringify({ url: `${siteUrl}/reports/q3.html`, metadata: { title: 'From a request file' }, pageRanges: '1' }),
+    );
     const fromRequest = await cli.run(['render', '--request', join(dir, 'q3-request.json'), '-q']);
     expect(fromRequest.code).toBe(0);
     const requested = await readFile(join(dir, 'q3-request.pdf'));
@@ -441,7 +569,10 @@ describe('a name that does not resolve', () => {
         const issues = report[list].filter((issue) => issue.url.includes('nowhere.test'));
         expect(issues.map((issue) => issue.url).sort(), network).toEqual(['http://nowhere.test/a.png', 'https://nowhere.test/b.png']);
         for (const issue of issues) expect(issue, network).toMatchObject(expected);
-        expect(report[list === 'failed' ? 'blocked' : 'failed'].filter((issue) => issue.url.includes('nowhere.test')), network).toEqual([]);
+        expect(
+          report[list === 'failed' ? 'blocked' : 'failed'].filter((issue) => issue.url.includes('nowhere.test')),
+          network,
+        ).toEqual([]);
       } finally {
         await one.close();
       }

@@ -53,18 +53,31 @@ describe('defaults', () => {
     expect(request.footerHtmlContent).toBeNull();
   });
 
-  it("keeps an empty first-page template apart from none: empty leaves page 1 without one, none uses the running one", () => {
+  it('keeps an empty first-page template apart from none: empty leaves page 1 without one, none uses the running one', () => {
     const request = parseRenderRequest({ htmlContent: 'x', firstPageHeaderHtmlContent: '', firstPageFooterHtmlContent: null });
     expect(request.firstPageHeaderHtmlContent).toBe('');
     expect(request.firstPageFooterHtmlContent).toBeNull();
   });
 
   it('reads the new fields in their string forms, as forms and flags send them, and parses a stored request again to the same', () => {
-    const input = { htmlContent: 'x', waitDelay: '2s', pageRanges: ' 1-3, 5 ,7- ', metadata: '{"title":"T","keywords":"k","creationDate":"2026-11-23"}', emulatedMediaType: 'screen' };
+    const input = {
+      htmlContent: 'x',
+      waitDelay: '2s',
+      pageRanges: ' 1-3, 5 ,7- ',
+      metadata: '{"title":"T","keywords":"k","creationDate":"2026-11-23"}',
+      emulatedMediaType: 'screen',
+    };
     const request = parseRenderRequest(input);
-    expect(request).toMatchObject({ waitDelay: 2000, pageRanges: ' 1-3, 5 ,7- ', emulatedMediaType: 'screen', metadata: { title: 'T', keywords: ['k'], creationDate: new Date('2026-11-23') } });
+    expect(request).toMatchObject({
+      waitDelay: 2000,
+      pageRanges: ' 1-3, 5 ,7- ',
+      emulatedMediaType: 'screen',
+      metadata: { title: 'T', keywords: ['k'], creationDate: new Date('2026-11-23') },
+    });
     // A date and time without an offset is UTC, as a bare date is.
-    expect(parseRenderRequest({ htmlContent: 'x', metadata: { creationDate: '2026-11-23T10:00' } }).metadata!.creationDate).toEqual(new Date('2026-11-23T10:00:00Z'));
+    expect(parseRenderRequest({ htmlContent: 'x', metadata: { creationDate: '2026-11-23T10:00' } }).metadata!.creationDate).toEqual(
+      new Date('2026-11-23T10:00:00Z'),
+    );
     // The async queue stores the parsed request as JSON and parses it again when the job runs.
     expect(parseRenderRequest(JSON.parse(JSON.stringify(request)))).toEqual(request);
   });
@@ -80,7 +93,9 @@ describe('defaults', () => {
     [{ metadata: ['title'] }, 'metadata', 'must be an object'],
     [{ emulatedMediaType: 'Screen' }, 'emulatedMediaType', 'must be "print" or "screen"'],
   ])('refuses %j, naming %s', (fields, field, message) => {
-    expect(() => parseRenderRequest({ htmlContent: 'x', ...fields })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { [field]: [expect.stringContaining(message)] } }));
+    expect(() => parseRenderRequest({ htmlContent: 'x', ...fields })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { [field]: [expect.stringContaining(message)] } }),
+    );
   });
 
   it('ignores unknown fields, as API clients may send more', () => {
@@ -141,10 +156,26 @@ describe('string forms, as flags and form fields send them', () => {
     ['21cm', 21 / 2.54],
     [' 5 in ', 5],
   ])('reads the length %j in inches, for every length field', (value, expected) => {
-    const request = parseRenderRequest({ htmlContent: 'x', paperWidth: value, paperHeight: value, marginTop: '0', marginBottom: '0', marginLeft: '0', marginRight: '0' });
+    const request = parseRenderRequest({
+      htmlContent: 'x',
+      paperWidth: value,
+      paperHeight: value,
+      marginTop: '0',
+      marginBottom: '0',
+      marginLeft: '0',
+      marginRight: '0',
+    });
     expect(request.paperWidth).toBeCloseTo(expected, 10);
     expect(request.paperHeight).toBeCloseTo(expected, 10);
-    const margins = parseRenderRequest({ htmlContent: 'x', paperWidth: '100in', paperHeight: '100in', marginTop: value, marginBottom: value, marginLeft: value, marginRight: value });
+    const margins = parseRenderRequest({
+      htmlContent: 'x',
+      paperWidth: '100in',
+      paperHeight: '100in',
+      marginTop: value,
+      marginBottom: value,
+      marginLeft: value,
+      marginRight: value,
+    });
     for (const field of ['marginTop', 'marginBottom', 'marginLeft', 'marginRight'] as const) expect(margins[field]).toBeCloseTo(expected, 10);
   });
 
@@ -237,7 +268,10 @@ describe('paper and margins', () => {
 
   it('names the landscape page width (the paper height) when left and right reach it', () => {
     const message = 'marginLeft + marginRight (11in) must be smaller than the page width (11in)';
-    expect(errorsOf({ htmlContent: 'x', landscape: 'true', marginLeft: '5.5in', marginRight: '5.5in' })).toEqual({ marginLeft: [message], marginRight: [message] });
+    expect(errorsOf({ htmlContent: 'x', landscape: 'true', marginLeft: '5.5in', marginRight: '5.5in' })).toEqual({
+      marginLeft: [message],
+      marginRight: [message],
+    });
     expect(parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5.5in', marginRight: '5.49in' }).marginRight).toBe(5.49);
     // In portrait, 8.4in down fits the 11in height; in landscape the height is 8.5in and 8.6in does not fit.
     expect(parseRenderRequest({ htmlContent: 'x', marginTop: '4.3in', marginBottom: '4.3in' }).marginTop).toBe(4.3);
@@ -266,7 +300,9 @@ describe('errors', () => {
     expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 7 })).toEqual({ headerHtmlContent: ['must be a string of HTML'] });
     // A template at the limit is fine; one character more is reported with its size.
     expect(parseRenderRequest({ htmlContent: 'x', footerHtmlContent: 'f'.repeat(512 * 1024) }).footerHtmlContent).toHaveLength(512 * 1024);
-    expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 'h'.repeat(512 * 1024 + 1) })).toEqual({ headerHtmlContent: [`must be at most 524288 characters (512 KiB); got ${512 * 1024 + 1}`] });
+    expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 'h'.repeat(512 * 1024 + 1) })).toEqual({
+      headerHtmlContent: [`must be at most 524288 characters (512 KiB); got ${512 * 1024 + 1}`],
+    });
   });
 
   it('reports every bad field at once', () => {
@@ -279,7 +315,16 @@ describe('errors', () => {
       printBackground: 2,
       scale: 'abc',
     });
-    expect(Object.keys(errors).sort()).toEqual(['htmlContent', 'landscape', 'marginLeft', 'marginTop', 'paperHeight', 'paperWidth', 'printBackground', 'scale']);
+    expect(Object.keys(errors).sort()).toEqual([
+      'htmlContent',
+      'landscape',
+      'marginLeft',
+      'marginTop',
+      'paperHeight',
+      'paperWidth',
+      'printBackground',
+      'scale',
+    ]);
     expect(errors.landscape).toEqual(['must be true or false (or 1/0, on/off, yes/no); got "yess"']);
     expect(errors.printBackground).toEqual(['must be true or false (or 1/0, on/off, yes/no); got 2']);
     expect(errors.paperWidth![0]).toContain('unknown unit "furlongs"');
@@ -326,7 +371,6 @@ describe('errors', () => {
   it('carries a message that counts the bad fields', () => {
     expect(() => parseRenderRequest({ scale: 9 })).toThrow('invalid request: 2 fields failed validation');
   });
-
 });
 
 describe('renderRequestSchema and fieldErrorsOf', () => {
@@ -337,7 +381,7 @@ describe('renderRequestSchema and fieldErrorsOf', () => {
     expect(result.data).toEqual(parseRenderRequest(input));
   });
 
-  it('turns the schema\'s issues into the same field errors parseRenderRequest throws', () => {
+  it("turns the schema's issues into the same field errors parseRenderRequest throws", () => {
     const input = { paperWidth: 0, scale: 'abc' };
     const result = renderRequestSchema.safeParse(input);
     expect(result.success).toBe(false);
@@ -413,7 +457,10 @@ describe('async request', () => {
     [{ htmlContent: 'x', identifier: 'line\nbreak' }, { identifier: ['must be printable characters (no control characters or line breaks)'] }],
     [{ htmlContent: 'x', identifier: 'a', priority: 11 }, { priority: ['must be between -10 and 10 (got 11)'] }],
     [{ htmlContent: 'x', identifier: 'a', priority: '1.5' }, { priority: ['must be a whole number (got 1.5)'] }],
-    [{ htmlContent: 'x', identifier: 'a', marginLeft: '9in' }, { marginLeft: [expect.stringContaining('must be smaller than the page width')], marginRight: [expect.stringContaining('page width')] }],
+    [
+      { htmlContent: 'x', identifier: 'a', marginLeft: '9in' },
+      { marginLeft: [expect.stringContaining('must be smaller than the page width')], marginRight: [expect.stringContaining('page width')] },
+    ],
   ])('rejects %j', (input, errors) => {
     expect(asyncErrors(input)).toEqual(errors);
   });

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPdfRenderError, PdfRenderError } from '../src/errors.js';
+import { isPdfRenderError, type PdfRenderError } from '../src/errors.js';
 import { s3Blobs, type S3BlobsOptions } from '../src/store/s3-blobs.js';
 import { s3Connection } from '../src/store/s3-location.js';
 import { readPdf } from './support/pdf.js';
@@ -52,7 +52,12 @@ let base: S3BlobsOptions;
 
 beforeAll(async () => {
   s3 = await startS3();
-  base = { bucket: s3.bucket, prefix: 'pdfs', endpoint: s3.endpoint, ...s3Connection({ AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey }) };
+  base = {
+    bucket: s3.bucket,
+    prefix: 'pdfs',
+    endpoint: s3.endpoint,
+    ...s3Connection({ AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey }),
+  };
 });
 afterAll(async () => {
   await s3?.stop();

@@ -37,7 +37,11 @@ describe('parseFilesLocation', () => {
     // A key without its secret is left to the SDK's chain, which will say what is missing.
     expect(s3Connection({ AWS_DEFAULT_REGION: 'ap-south-1', AWS_ACCESS_KEY_ID: 'k' })).toEqual({ region: 'ap-south-1' });
     expect(s3Connection({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9000' })).toEqual({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9000' });
-    expect(s3Connection({ AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_S3: 'https://s3.example.com' })).toMatchObject({ endpoint: 'https://s3.example.com' });
-    expect(() => s3Connection({ AWS_ENDPOINT_URL_S3: 'ftp://files' })).toThrow(/AWS_ENDPOINT_URL_S3: must be an http:\/\/ or https:\/\/ URL .*\(got "ftp:\/\/files"\)/);
+    expect(s3Connection({ AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_S3: 'https://s3.example.com' })).toMatchObject({
+      endpoint: 'https://s3.example.com',
+    });
+    expect(() => s3Connection({ AWS_ENDPOINT_URL_S3: 'ftp://files' })).toThrow(
+      /AWS_ENDPOINT_URL_S3: must be an http:\/\/ or https:\/\/ URL .*\(got "ftp:\/\/files"\)/,
+    );
   });
 });

@@ -85,7 +85,12 @@ describe('blocked URLs: one safe reason whether a name is internal or does not e
     expect(pdf.pages[0]!.text).toContain('Oracle check');
     // The operator still learns what each name did.
     const details = server.events.flatMap((event) => event.issues ?? []).map((issue) => issue.detail);
-    expect(details).toEqual(expect.arrayContaining([expect.stringContaining('intranet.test resolves to 127.0.0.1'), expect.stringContaining('cannot resolve nowhere.test: ENOTFOUND')]));
+    expect(details).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('intranet.test resolves to 127.0.0.1'),
+        expect.stringContaining('cannot resolve nowhere.test: ENOTFOUND'),
+      ]),
+    );
   });
 
   it('in the sync response headers', async () => {
@@ -130,7 +135,10 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
   it('async: the same code and message in the job status and the webhook; the cause in the log', async () => {
     const status = await finishedJob(server, { htmlContent: '<p>async</p>', identifier: 'raw-error' });
     expect(status).toMatchObject({ status: 'failed', error: generic.message, errorCode: generic.code });
-    const event = await until(() => hook.received.map((arrival) => JSON.parse(arrival.body)).find((body) => body.payload?.id === 'raw-error'), 'the failure webhook');
+    const event = await until(
+      () => hook.received.map((arrival) => JSON.parse(arrival.body)).find((body) => body.payload?.id === 'raw-error'),
+      'the failure webhook',
+    );
     expect(event).toEqual({ type: 'RENDER_PDF_FAILED', payload: { id: 'raw-error', jobId: status.jobId, error: generic.message, errorCode: generic.code } });
     expect(JSON.stringify([status, event])).not.toContain(server.deps.config.dataDir);
     const logged = server.events.find((event) => event.jobId === status.jobId && event.code === 'INTERNAL_ERROR');

@@ -40,20 +40,25 @@ function statusOf(pid: number): { uid: number; seccomp: string; nspid: string[] 
 
 /** The processes of process group `pgid` (a browser and everything it started; renderers' command lines do not name the profile). */
 function groupOf(pgid: number): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
-    } catch {
-      return false; // gone while we looked
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
+      } catch {
+        return false; // gone while we looked
+      }
+    });
 }
 
 describe('the browser sandbox', () => {
   it('runs the renderer of a real render in a pid namespace under seccomp, never as root', async () => {
     const folder = await folderWith({ 'doc.html': '' });
-    const result = await engine.render(parseRenderRequest({ htmlContent: '<h1>Sandboxed render</h1>' }), { baseUrl: pathToFileURL(join(folder, 'doc.html')).href });
+    const result = await engine.render(parseRenderRequest({ htmlContent: '<h1>Sandboxed render</h1>' }), {
+      baseUrl: pathToFileURL(join(folder, 'doc.html')).href,
+    });
     expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Sandboxed render');
 
     // The pooled page keeps its renderer, so the process that printed the PDF is still there.
@@ -123,7 +128,9 @@ describe.runIf(asRoot && canRefuseUserNamespaces)('where user namespaces are ref
     await writeFile(input, '<p>No namespaces here</p>');
     const output = join(folder, 'page.pdf');
     const run = await pdfrender(['--debug', 'render', input, '-o', output], { wrapper: ['python3', join(import.meta.dirname, 'support/no-userns.py')] });
-    expect(run.stderr).toMatch(/pdfrender: \S+, browser sandbox OFF \(Chromium runs as user \S+\): Chromium could not start its sandbox as user \S+ \(user namespaces are refused here/);
+    expect(run.stderr).toMatch(
+      /pdfrender: \S+, browser sandbox OFF \(Chromium runs as user \S+\): Chromium could not start its sandbox as user \S+ \(user namespaces are refused here/,
+    );
     expect(run.code).toBe(0);
     expect((await readPdf(await readFile(output))).pages[0]!.text).toContain('No namespaces here');
   });

@@ -20,7 +20,16 @@ describe('serve configuration', () => {
   it('takes flags over PDFRENDER_* variables over defaults', () => {
     const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b ,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
     const config = loadServeConfig({ port: '5000' }, env, '/srv');
-    expect(config).toMatchObject({ port: 5000, rateLimit: 5, apiKeys: ['a', 'b', 'c'], maxBody: 2 * 1024 * 1024, retention: 90 * 60_000, host: '127.0.0.1', logFormat: 'pretty', trustProxy: 0 });
+    expect(config).toMatchObject({
+      port: 5000,
+      rateLimit: 5,
+      apiKeys: ['a', 'b', 'c'],
+      maxBody: 2 * 1024 * 1024,
+      retention: 90 * 60_000,
+      host: '127.0.0.1',
+      logFormat: 'pretty',
+      trustProxy: 0,
+    });
     expect(config.dataDir).toBe('/srv/.pdfrender');
     expect(Object.isFrozen(config)).toBe(true);
     expect(loadServeConfig({ apiKeys: ['x'] }, env, '/srv').apiKeys).toEqual(['x']);
@@ -48,7 +57,13 @@ describe('serve configuration', () => {
     expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, trustProxy: 0, shutdownGrace: 60_000 });
     expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: 0 });
     // Bad values name the variable.
-    expect(() => loadServeConfig({}, { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'maybe', PDFRENDER_SHUTDOWN_GRACE: 'soon' }, '/srv')).toThrow(
+    expect(() =>
+      loadServeConfig(
+        {},
+        { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'maybe', PDFRENDER_SHUTDOWN_GRACE: 'soon' },
+        '/srv',
+      ),
+    ).toThrow(
       /--concurrency \(PDFRENDER_CONCURRENCY\)[\s\S]*--public-url \(PDFRENDER_PUBLIC_URL\)[\s\S]*--trust-proxy \(PDFRENDER_TRUST_PROXY\)[\s\S]*--shutdown-grace \(PDFRENDER_SHUTDOWN_GRACE\)/,
     );
   });
@@ -84,13 +99,17 @@ describe('a blank API key fails closed', () => {
       }
     })();
     expect(isPdfRenderError(error, 'VALIDATION_FAILED')).toBe(true);
-    expect((error as Error).message).toBe('--api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth');
+    expect((error as Error).message).toBe(
+      '--api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth',
+    );
   });
 
   it('serve exits 2 with one line, before starting anything', async () => {
     const run = await pdfrender(['serve', '--port', '0', '--api-key', '']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual(['pdfrender: --api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth']);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'pdfrender: --api-key (PDFRENDER_API_KEYS): a blank API key would leave authentication off; give the key, or leave the setting out to run without auth',
+    ]);
   });
 
   it('keys with surrounding spaces are trimmed, not refused', () => {
@@ -128,7 +147,10 @@ describe('pdfrender serve', () => {
       expect(await server.exited).toBe(0);
       expect(server.stderr()).toContain('pdfrender: stopped');
       // The access log line, as a JSON line.
-      const logLine = server.stderr().split('\n').find((line) => line.startsWith('{'))!;
+      const logLine = server
+        .stderr()
+        .split('\n')
+        .find((line) => line.startsWith('{'))!;
       expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
     } finally {
       gate.close();
@@ -141,7 +163,11 @@ describe('pdfrender serve', () => {
     const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '1s', '--allow-host', '127.0.0.1']);
     running = server.child;
     try {
-      const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent: gate.document() }) });
+      const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: gate.document() }),
+      });
       await gate.reached(1);
       server.child.kill('SIGTERM');
       const response = await inFlight;
@@ -171,7 +197,11 @@ describe('pdfrender serve', () => {
       // Said at start: with keys on, file downloads still need none (unless --private-files).
       await until(() => server.stderr().includes('pdfrender: file URLs download without the API key'), 'the notice about file URLs');
       const post = (headers: Record<string, string>) =>
-        fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"htmlContent":"<p>k</p>"}' });
+        fetch(`${server.url}/api/pdfs/render-sync`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: '{"htmlContent":"<p>k</p>"}',
+        });
       expect((await post({})).status).toBe(401);
       expect((await post({ Authorization: `Bearer ${key}` })).status).toBe(200);
       server.child.kill('SIGTERM');

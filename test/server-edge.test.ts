@@ -71,7 +71,13 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
       expect(pdfAnswer.headers['content-location']).toMatch(new RegExp(`^${base}/api/pdfs/files/`));
       expect((await readPdf(new Uint8Array(pdfAnswer.body))).pages[0]!.text).toBe('as pdf');
 
-      const queued = await send(server, 'POST', '/api/pdfs/render-async', jsonHeaders(hostile), JSON.stringify({ htmlContent: '<p>async</p>', identifier: 'host-1' }));
+      const queued = await send(
+        server,
+        'POST',
+        '/api/pdfs/render-async',
+        jsonHeaders(hostile),
+        JSON.stringify({ htmlContent: '<p>async</p>', identifier: 'host-1' }),
+      );
       expect(queued.status).toBe(202);
       const statusUrl = queued.json().statusUrl as string;
       expect(statusUrl).toBe(`${base}/api/pdfs/jobs/${queued.json().jobId}`);
@@ -90,7 +96,7 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
     }
   });
 
-  it('on loopback, answers only to this machine\'s names on its port (DNS rebinding), and names the listening address whatever Host said', async () => {
+  it("on loopback, answers only to this machine's names on its port (DNS rebinding), and names the listening address whatever Host said", async () => {
     const hook = await receiver();
     const server = await startServer({}, { engine }, { realClock: true });
     try {
@@ -101,8 +107,21 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
         expect(answer.status, host).toBe(200);
         expect(answer.json().fileUrl, host).toMatch(new RegExp(`^${server.url}/api/pdfs/files/`));
       }
-      for (const host of ['attacker.example', `attacker.example:${port}`, `localhost:${Number(port) + 1}`, 'localhost', `127.0.0.1.nip.io:${port}`, `sub.localhost:${port}`]) {
-        const refused = await send(server, 'POST', '/api/pdfs/render-async', jsonHeaders({ Host: host }), JSON.stringify({ htmlContent: '<p>x</p>', identifier: host }));
+      for (const host of [
+        'attacker.example',
+        `attacker.example:${port}`,
+        `localhost:${Number(port) + 1}`,
+        'localhost',
+        `127.0.0.1.nip.io:${port}`,
+        `sub.localhost:${port}`,
+      ]) {
+        const refused = await send(
+          server,
+          'POST',
+          '/api/pdfs/render-async',
+          jsonHeaders({ Host: host }),
+          JSON.stringify({ htmlContent: '<p>x</p>', identifier: host }),
+        );
         expect(refused.status, `${host}: ${refused.body}`).toBe(421);
         expect(refused.json().outcome).toBe('HOST_NOT_ALLOWED');
         // Reading is refused too: a rebound page learns nothing.
@@ -133,7 +152,7 @@ describe('cross-site browser requests (item 6)', () => {
   const formHeaders = (extra: Record<string, string>) => ({ 'Content-Type': 'application/x-www-form-urlencoded', ...extra });
   const crossSite = { Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' };
 
-  it('refuses a form posted by another site\'s page to every state-changing route, and registers nothing', async () => {
+  it("refuses a form posted by another site's page to every state-changing route, and registers nothing", async () => {
     const server = await startServer({}, { engine });
     try {
       const kept = await server.deps.webhooks.add('http://127.0.0.1:9/kept', Date.now());
@@ -156,7 +175,17 @@ describe('cross-site browser requests (item 6)', () => {
 
       // A client that is not a browser sends neither header, and a browser's own same-origin request is its own.
       expect((await send(server, 'POST', '/api/webhooks', formHeaders({}), form({ url: 'http://127.0.0.1:9/cli' }))).status).toBe(201);
-      expect((await send(server, 'POST', '/api/pdfs/render-sync', formHeaders({ 'Sec-Fetch-Site': 'same-origin', Origin: server.url }), form({ htmlContent: '<p>x</p>' }))).status).toBe(200);
+      expect(
+        (
+          await send(
+            server,
+            'POST',
+            '/api/pdfs/render-sync',
+            formHeaders({ 'Sec-Fetch-Site': 'same-origin', Origin: server.url }),
+            form({ htmlContent: '<p>x</p>' }),
+          )
+        ).status,
+      ).toBe(200);
       // Reading stays open to anyone (the browser keeps the answer from the page without CORS).
       expect((await send(server, 'GET', '/api/webhooks', crossSite)).status).toBe(200);
       // The OpenAPI document names both edge refusals.
@@ -209,9 +238,17 @@ describe('cross-site browser requests (item 6)', () => {
   });
 
   it('--cors-origin takes web origins only', () => {
-    expect(loadServeConfig({ corsOrigins: ['https://App.example:443', 'http://localhost:5173'] }, {}, '/srv').corsOrigins).toEqual(['https://app.example', 'http://localhost:5173']);
-    expect(loadServeConfig({}, { PDFRENDER_CORS_ORIGINS: 'https://a.example, https://b.example' }, '/srv').corsOrigins).toEqual(['https://a.example', 'https://b.example']);
-    expect(() => loadServeConfig({ corsOrigins: ['https://app.example/path'] }, {}, '/srv')).toThrow(/--cors-origin \(PDFRENDER_CORS_ORIGINS\): "https:\/\/app.example\/path" is not a web origin/);
+    expect(loadServeConfig({ corsOrigins: ['https://App.example:443', 'http://localhost:5173'] }, {}, '/srv').corsOrigins).toEqual([
+      'https://app.example',
+      'http://localhost:5173',
+    ]);
+    expect(loadServeConfig({}, { PDFRENDER_CORS_ORIGINS: 'https://a.example, https://b.example' }, '/srv').corsOrigins).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
+    expect(() => loadServeConfig({ corsOrigins: ['https://app.example/path'] }, {}, '/srv')).toThrow(
+      /--cors-origin \(PDFRENDER_CORS_ORIGINS\): "https:\/\/app.example\/path" is not a web origin/,
+    );
     expect(() => loadServeConfig({ corsOrigins: ['*'] }, {}, '/srv')).toThrow(/is not a web origin/);
   });
 });
@@ -289,14 +326,22 @@ describe('slow clients and the connection cap (item 12)', () => {
     const server = await startServer({ headersTimeout: '1s', requestTimeout: '1s' }, { engine });
     try {
       const { host } = new URL(server.url);
-      const headers = await trickle(server, `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: ' + 'a'.repeat(150));
+      const headers = await trickle(server, `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\n`, `X-Slow: ${'a'.repeat(150)}`);
       expect(headers).toMatch(/^HTTP\/1\.1 408 /);
-      const body = await trickle(server, `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`, ' '.repeat(150));
+      const body = await trickle(
+        server,
+        `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
+        ' '.repeat(150),
+      );
       expect(body).toMatch(/^HTTP\/1\.1 408 /);
 
       // The body arrives at once; the document keeps Chromium busy for 2.5 s, past the 1 s request timeout.
       const slow = '<script>const end = Date.now() + 2500; while (Date.now() < end) {}</script><p>slow but whole</p>';
-      const answer = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: jsonHeaders({ Accept: 'application/pdf' }), body: JSON.stringify({ htmlContent: slow }) });
+      const answer = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: jsonHeaders({ Accept: 'application/pdf' }),
+        body: JSON.stringify({ htmlContent: slow }),
+      });
       expect(answer.status).toBe(200);
       expect((await readPdf(new Uint8Array(await answer.arrayBuffer()))).pages[0]!.text).toBe('slow but whole');
     } finally {
@@ -332,7 +377,7 @@ describe('slow clients and the connection cap (item 12)', () => {
       expect(await ask()).toBe('');
       held[0]!.destroy();
       // The server hears of the close a moment later.
-      expect(await until(async () => ((await ask()) || undefined), 'a free slot', 5_000)).toBe('HTTP/1.1 200 OK');
+      expect(await until(async () => (await ask()) || undefined, 'a free slot', 5_000)).toBe('HTTP/1.1 200 OK');
       held[1]!.destroy();
     } finally {
       await server.close();
@@ -343,14 +388,19 @@ describe('slow clients and the connection cap (item 12)', () => {
     const config = loadServeConfig({}, { PDFRENDER_HEADERS_TIMEOUT: '5s', PDFRENDER_REQUEST_TIMEOUT: '2m', PDFRENDER_MAX_CONNECTIONS: '50' }, '/srv');
     expect(config).toMatchObject({ headersTimeout: 5000, requestTimeout: 120_000, maxConnections: 50 });
     expect(loadServeConfig({}, {}, '/srv')).toMatchObject({ headersTimeout: 20_000, requestTimeout: 60_000, maxConnections: 1000 });
-    expect(() => loadServeConfig({ headersTimeout: '2m' }, {}, '/srv')).toThrow('--headers-timeout (PDFRENDER_HEADERS_TIMEOUT): must not be longer than --request-timeout');
+    expect(() => loadServeConfig({ headersTimeout: '2m' }, {}, '/srv')).toThrow(
+      '--headers-timeout (PDFRENDER_HEADERS_TIMEOUT): must not be longer than --request-timeout',
+    );
     expect(() => loadServeConfig({ maxConnections: '0' }, {}, '/srv')).toThrow(/--max-connections \(PDFRENDER_MAX_CONNECTIONS\): must be at least 1/);
   });
 
   it('refuses an absurd paper size with 422 naming the field', async () => {
     const server = await startServer({}, { engine });
     try {
-      for (const [field, value] of [['paperWidth', 1e26], ['paperHeight', '201in']] as const) {
+      for (const [field, value] of [
+        ['paperWidth', 1e26],
+        ['paperHeight', '201in'],
+      ] as const) {
         const answer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders(), JSON.stringify({ htmlContent: '<p>x</p>', [field]: value }));
         expect(answer.status).toBe(422);
         expect(answer.json().outcome).toBe('VALIDATION_FAILED');

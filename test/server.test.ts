@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 const sync = (s: TestServer, init: RequestInit) => fetch(`${s.url}/api/pdfs/render-sync`, { method: 'POST', ...init });
-const json = (body: unknown, headers: Record<string, string> = {}) => ({ headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const json = (body: unknown, headers: Record<string, string> = {}) => ({
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 describe('render-sync', () => {
   it('renders JSON and answers with a fileUrl that downloads the same PDF', async () => {
@@ -157,7 +160,11 @@ describe('render-sync', () => {
       const chunked = await sync(small, { headers: { 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
       expect(chunked.status).toBe(413);
       // Without a socket (app.request()) a body carries neither Content-Length nor Transfer-Encoding.
-      const bare = await createApp(small.deps, '0.0.0-test').request('/api/pdfs/render-sync', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
+      const bare = await createApp(small.deps, '0.0.0-test').request('/api/pdfs/render-sync', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: big,
+      });
       expect(bare.status).toBe(413);
     } finally {
       await small.close();
@@ -370,10 +377,31 @@ describe('files, routes and operations', () => {
     expect(schema.properties.paperWidth.default).toBe('8.5in');
     expect(bodyOf('AsyncRenderRequest').required).toEqual(['identifier']);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
-    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual(['200', '400', '401', '403', '405', '413', '415', '421', '422', '429', '500', '503', '507']);
+    expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '405',
+      '413',
+      '415',
+      '421',
+      '422',
+      '429',
+      '500',
+      '503',
+      '507',
+    ]);
     // Each status's outcomes are the codes errors.ts maps to it.
-    expect(document.paths['/api/pdfs/render-sync'].post.responses['503'].content['application/json'].schema.properties.outcome.enum).toEqual(['SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY', 'BROWSER_NOT_FOUND']);
-    expect(document.paths['/api/pdfs/render-sync'].post.responses['429'].headers).toEqual(expect.objectContaining({ 'Retry-After': expect.anything(), RateLimit: expect.anything() }));
+    expect(document.paths['/api/pdfs/render-sync'].post.responses['503'].content['application/json'].schema.properties.outcome.enum).toEqual([
+      'SHUTTING_DOWN',
+      'STORAGE_UNAVAILABLE',
+      'DATABASE_BUSY',
+      'BROWSER_NOT_FOUND',
+    ]);
+    expect(document.paths['/api/pdfs/render-sync'].post.responses['429'].headers).toEqual(
+      expect.objectContaining({ 'Retry-After': expect.anything(), RateLimit: expect.anything() }),
+    );
   });
 
   it('logs one access line per request', async () => {

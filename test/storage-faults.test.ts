@@ -84,68 +84,75 @@ describe('a data dir deleted or replaced under a running server', () => {
 
 describe('a full disk', () => {
   // Mounting a small tmpfs needs root; CI runs the tests as root.
-  it.skipIf(!isRoot)('answers 507 STORAGE_FULL, is not ready, keeps every job without spending attempts, and recovers by itself', async () => {
-    const hook = await receiver();
-    const dataDir = await tempDir();
-    mountTmpfs(dataDir, '16m');
-    let serve: ServeProcess | undefined;
-    try {
-      await addWebhook(dataDir, hook);
-      serve = await serveOn(dataDir);
-      const server = serve;
-      // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
-      const jobIds: string[] = [];
-      for (let i = 0; i < 4; i += 1) {
-        const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(700)}<p>job ${i}</p>`, identifier: `job-${i}` });
-        expect(response.status).toBe(202);
-        jobIds.push((await response.json()).jobId);
+  it.skipIf(!isRoot)(
+    'answers 507 STORAGE_FULL, is not ready, keeps every job without spending attempts, and recovers by itself',
+    async () => {
+      const hook = await receiver();
+      const dataDir = await tempDir();
+      mountTmpfs(dataDir, '16m');
+      let serve: ServeProcess | undefined;
+      try {
+        await addWebhook(dataDir, hook);
+        serve = await serveOn(dataDir);
+        const server = serve;
+        // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
+        const jobIds: string[] = [];
+        for (let i = 0; i < 4; i += 1) {
+          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(700)}<p>job ${i}</p>`, identifier: `job-${i}` });
+          expect(response.status).toBe(202);
+          jobIds.push((await response.json()).jobId);
+        }
+        const free = fillUp(dataDir);
+
+        const sync = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>sync</p>' });
+        expect([sync.status, sync.headers.get('retry-after'), (await sync.json()).outcome]).toEqual([507, '30', 'STORAGE_FULL']);
+        const refused = await post(server, '/api/pdfs/render-async', { htmlContent: '<p>refused</p>', identifier: 'refused' });
+        expect([refused.status, (await refused.json()).outcome]).toEqual([507, 'STORAGE_FULL']);
+        const ready = await fetch(`${server.url}/readyz`);
+        expect(ready.status).toBe(503);
+        expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
+        // The job in flight met the full disk when storing its PDF, and went back to the queue.
+        await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
+        // Full for a while longer: the workers wait, quietly.
+        for (let i = 0; i < 10; i += 1) {
+          expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+          await sleep(300);
+        }
+        expect(server.stderr().match(/ ERROR /g)).toHaveLength(1);
+        expect(server.stderr()).toMatch(/ERROR storage full: .* \(data dir /);
+
+        free();
+        const freedAt = Date.now();
+        await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'ready again');
+        const readyAfterMs = Date.now() - freedAt;
+        await until(() => hook.received.length >= 4, 'every job delivered');
+        const deliveredAfterMs = Date.now() - freedAt;
+        console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
+
+        const events = hook.received.map((arrival) => JSON.parse(arrival.body));
+        expect(events.map((event) => `${event.type} ${event.payload.id}`).sort()).toEqual(
+          ['job-0', 'job-1', 'job-2', 'job-3'].map((id) => `PDF_RENDERED ${id}`),
+        );
+        for (const jobId of jobIds)
+          expect(await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()).toMatchObject({ status: 'succeeded', attempts: 1 });
+        const after = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>after the disk was freed</p>' }, { Accept: 'application/pdf' });
+        expect(after.status).toBe(200);
+        expect((await readPdf(new Uint8Array(await after.arrayBuffer()))).pages[0]!.text).toContain('after the disk was freed');
+
+        // Every PDF on disk has its row and every row its PDF: nothing orphaned, no temporary file left.
+        const db = new Database(join(dataDir, 'pdfrender.db'), { readonly: true });
+        const rows = (db.prepare('SELECT id FROM files').all() as Array<{ id: string }>).map((row) => `${row.id}.pdf`).sort();
+        db.close();
+        expect(readdirSync(join(dataDir, 'files')).sort()).toEqual(rows);
+        expect(rows).toHaveLength(5);
+      } finally {
+        if (serve) await stop(serve);
+        hook.close();
+        unmount(dataDir);
       }
-      const free = fillUp(dataDir);
-
-      const sync = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>sync</p>' });
-      expect([sync.status, sync.headers.get('retry-after'), (await sync.json()).outcome]).toEqual([507, '30', 'STORAGE_FULL']);
-      const refused = await post(server, '/api/pdfs/render-async', { htmlContent: '<p>refused</p>', identifier: 'refused' });
-      expect([refused.status, (await refused.json()).outcome]).toEqual([507, 'STORAGE_FULL']);
-      const ready = await fetch(`${server.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
-      // The job in flight met the full disk when storing its PDF, and went back to the queue.
-      await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
-      // Full for a while longer: the workers wait, quietly.
-      for (let i = 0; i < 10; i += 1) {
-        expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
-        await sleep(300);
-      }
-      expect(server.stderr().match(/ ERROR /g)).toHaveLength(1);
-      expect(server.stderr()).toMatch(/ERROR storage full: .* \(data dir /);
-
-      free();
-      const freedAt = Date.now();
-      await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'ready again');
-      const readyAfterMs = Date.now() - freedAt;
-      await until(() => hook.received.length >= 4, 'every job delivered');
-      const deliveredAfterMs = Date.now() - freedAt;
-      console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
-
-      const events = hook.received.map((arrival) => JSON.parse(arrival.body));
-      expect(events.map((event) => `${event.type} ${event.payload.id}`).sort()).toEqual(['job-0', 'job-1', 'job-2', 'job-3'].map((id) => `PDF_RENDERED ${id}`));
-      for (const jobId of jobIds) expect(await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()).toMatchObject({ status: 'succeeded', attempts: 1 });
-      const after = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>after the disk was freed</p>' }, { Accept: 'application/pdf' });
-      expect(after.status).toBe(200);
-      expect((await readPdf(new Uint8Array(await after.arrayBuffer()))).pages[0]!.text).toContain('after the disk was freed');
-
-      // Every PDF on disk has its row and every row its PDF: nothing orphaned, no temporary file left.
-      const db = new Database(join(dataDir, 'pdfrender.db'), { readonly: true });
-      const rows = (db.prepare('SELECT id FROM files').all() as Array<{ id: string }>).map((row) => `${row.id}.pdf`).sort();
-      db.close();
-      expect(readdirSync(join(dataDir, 'files')).sort()).toEqual(rows);
-      expect(rows).toHaveLength(5);
-    } finally {
-      if (serve) await stop(serve);
-      hook.close();
-      unmount(dataDir);
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe('files without a row', () => {

@@ -28,17 +28,33 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
   });
 
   const row = async (id: number) =>
-    (await opened.sql<Record<string, unknown>>('SELECT status, attempts, next_attempt_at, claimed_until, last_status, last_error FROM webhook_deliveries WHERE id = ?', id))[0];
+    (
+      await opened.sql<Record<string, unknown>>(
+        'SELECT status, attempts, next_attempt_at, claimed_until, last_status, last_error FROM webhook_deliveries WHERE id = ?',
+        id,
+      )
+    )[0];
   const insertDelivery = (eventId: string, endpointId: string, dueAt: number) =>
-    opened.sql("INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)", eventId, endpointId, dueAt);
-  const twoEndpoints = async () => ({ slow: await store.webhooks.add('http://127.0.0.1:9/slow', 1), fast: await store.webhooks.add('http://127.0.0.1:9/fast', 2) });
+    opened.sql(
+      "INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at) VALUES (?, 'job', ?, '{}', 'pending', ?, 0)",
+      eventId,
+      endpointId,
+      dueAt,
+    );
+  const twoEndpoints = async () => ({
+    slow: await store.webhooks.add('http://127.0.0.1:9/slow', 1),
+    fast: await store.webhooks.add('http://127.0.0.1:9/fast', 2),
+  });
 
   it('claims at most `perEndpoint` per endpoint, counting those in flight, in due order, and holds them for `holdMs`', async () => {
     const { slow, fast } = await twoEndpoints();
     for (let i = 0; i < 10; i += 1) await insertDelivery(`e${i}`, slow.id, i);
     for (let i = 0; i < 10; i += 1) await insertDelivery(`f${i}`, fast.id, 100 + i);
     const first = await store.deliveries.claim(1_000, 32, 5_000, 4, {});
-    expect(first.map((d) => [d.endpointId, d.eventId])).toEqual([...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]), ...['f0', 'f1', 'f2', 'f3'].map((e) => [fast.id, e])]);
+    expect(first.map((d) => [d.endpointId, d.eventId])).toEqual([
+      ...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]),
+      ...['f0', 'f1', 'f2', 'f3'].map((e) => [fast.id, e]),
+    ]);
     expect(first[0]).toEqual({ id: first[0]!.id, eventId: 'e0', jobId: 'job', endpointId: slow.id, body: '{}', attempts: 0 });
     // Three of the fast endpoint's attempts settle: it has one in flight, the slow one still four.
     for (const delivery of first.filter((d) => ['f0', 'f1', 'f2'].includes(d.eventId))) await store.deliveries.succeeded(delivery.id, 200, 1_000);
@@ -61,7 +77,8 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     await store.deliveries.failed(b!, 503, 'the receiver answered 503', 1_000, 30 * 86_400_000);
     expect(await row(b!.id)).toMatchObject({ next_attempt_at: 1_000 + maxRetryAfterMs });
     // The attempt after the schedule's last step is the last.
-    for (let attempt = 1; attempt <= retrySchedule.length; attempt += 1) await store.deliveries.failed({ ...a!, attempts: attempt }, 500, `failure ${attempt}`, 2_000);
+    for (let attempt = 1; attempt <= retrySchedule.length; attempt += 1)
+      await store.deliveries.failed({ ...a!, attempts: attempt }, 500, `failure ${attempt}`, 2_000);
     expect(await row(a!.id)).toMatchObject({ status: 'failed', attempts: retrySchedule.length + 1, last_error: `failure ${retrySchedule.length}` });
     expect((await store.deliveries.log(10, true)).map((entry) => [entry.id, entry.nextAttemptAt])).toEqual([[a!.id, null]]);
   });
@@ -85,7 +102,8 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     expect(added.key).toMatch(/^whk_[0-9a-f]{64}$/);
     expect(await store.webhooks.list()).toEqual([{ ...added, held: 0 }]);
     expect(await store.webhooks.any()).toBe(true);
-    for (const bad of ['ftp://example.com/x', 'not a url']) expect(isPdfRenderError(await store.webhooks.add(bad, 1).catch((e) => e), 'VALIDATION_FAILED')).toBe(true);
+    for (const bad of ['ftp://example.com/x', 'not a url'])
+      expect(isPdfRenderError(await store.webhooks.add(bad, 1).catch((e) => e), 'VALIDATION_FAILED')).toBe(true);
     const rotated = (await store.webhooks.rotate(added.id, { key: true, secret: false }))!;
     expect(rotated).toMatchObject({ id: added.id, secret: added.secret });
     expect(rotated.key).not.toBe(added.key);
@@ -137,7 +155,14 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
 
   it('answers a redelivery of an unfinished job with its status', async () => {
     const queued = await store.queue.enqueue({
-      caller: 'c', identifier: 'i', priority: 0, request: {}, baseUrl: 'http://x', now: 0, dedupeWindowMs: 1, maxAttempts: 1,
+      caller: 'c',
+      identifier: 'i',
+      priority: 0,
+      request: {},
+      baseUrl: 'http://x',
+      now: 0,
+      dedupeWindowMs: 1,
+      maxAttempts: 1,
       bounds: { maxQueue: 9, maxQueuePerCaller: 9, maxQueueBytes: 9e9, maxQueueBytesPerCaller: 9e9 },
     });
     expect(await store.redeliveries.redeliver(queued.id, 1)).toEqual({ outcome: 'unfinished', status: 'queued' });
@@ -156,7 +181,9 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     ]);
     expect(await store.deliveries.log(50, true)).toHaveLength(3);
     const newest = await store.deliveries.log(1);
-    expect(newest).toEqual([expect.objectContaining({ jobId: 'job_29', status: 'failed', attempts: 1, createdAt: 29, nextAttemptAt: null, deliveredAt: null })]);
+    expect(newest).toEqual([
+      expect.objectContaining({ jobId: 'job_29', status: 'failed', attempts: 1, createdAt: 29, nextAttemptAt: null, deliveredAt: null }),
+    ]);
   });
 
   it('counts rate-limit hits per key and window, peeks without counting, and prunes ended windows', async () => {

@@ -19,7 +19,6 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-
 /** A failed attempt as the worker records it. */
 const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });
 
@@ -50,7 +49,14 @@ describe.each(backends)('$name store: queue', (backend) => {
 
   it('queues a job with its request, and refuses the same identifier within the window only', async () => {
     const queued = await queue.enqueue(job({ identifier: 'invoice-1', priority: 5 }));
-    expect(queued).toMatchObject({ identifier: 'invoice-1', priority: 5, status: 'queued', attempts: 0, request: { htmlContent: '<p>x</p>' }, createdAt: 1_000_000 });
+    expect(queued).toMatchObject({
+      identifier: 'invoice-1',
+      priority: 5,
+      status: 'queued',
+      attempts: 0,
+      request: { htmlContent: '<p>x</p>' },
+      createdAt: 1_000_000,
+    });
     expect(queued.id).toMatch(/^job_[\w-]{16}$/);
     expect(await queue.get(queued.id)).toEqual(queued);
     const duplicate = await refusal(queue.enqueue(job({ identifier: 'invoice-1', now: 1_000_000 + 59_000 })));
@@ -124,7 +130,14 @@ describe.each(backends)('$name store: queue', (backend) => {
 
   it('leases a job to one worker: only the holder heartbeats, completes, fails or releases it', async () => {
     const queued = await queue.enqueue(job());
-    expect(await queue.claim('worker-a', 2_000_000, 30_000)).toMatchObject({ id: queued.id, status: 'rendering', attempts: 1, claimedBy: 'worker-a', claimedAt: 2_000_000, leaseUntil: 2_030_000 });
+    expect(await queue.claim('worker-a', 2_000_000, 30_000)).toMatchObject({
+      id: queued.id,
+      status: 'rendering',
+      attempts: 1,
+      claimedBy: 'worker-a',
+      claimedAt: 2_000_000,
+      leaseUntil: 2_030_000,
+    });
     expect(await queue.heartbeat(queued.id, 'worker-a', 2_060_000)).toBe(true);
     expect(await queue.heartbeat(queued.id, 'worker-b', 2_090_000)).toBe(false);
     expect(await queue.get(queued.id)).toMatchObject({ leaseUntil: 2_060_000 });
@@ -137,7 +150,16 @@ describe.each(backends)('$name store: queue', (backend) => {
     await queue.claim('worker-a', 2_005_000, 30_000);
     const network: NetworkReport = { blocked: [{ url: 'http://10.0.0.1/x.png', code: 'NETWORK_BLOCKED', reason: 'a private address' }], failed: [] };
     expect(await queue.complete(queued.id, 'worker-a', 2_006_000, { fileId: 'f', pages: 2, bytes: 900, network })).toBe(true);
-    expect(await queue.get(queued.id)).toMatchObject({ status: 'succeeded', attempts: 1, fileId: 'f', pages: 2, bytes: 900, finishedAt: 2_006_000, leaseUntil: null, network });
+    expect(await queue.get(queued.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      fileId: 'f',
+      pages: 2,
+      bytes: 900,
+      finishedAt: 2_006_000,
+      leaseUntil: null,
+      network,
+    });
   });
 
   it('retries a failed attempt later, and fails the job after its last attempt', async () => {
@@ -147,7 +169,13 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.claim('w', 4999, 1000)).toBeNull();
     expect((await queue.claim('w', 5000, 1000))!.attempts).toBe(2);
     expect(await queue.fail(queued.id, 'w', 5100, renderFailure('renderer crashed again'), 9000)).toBe('failed');
-    expect(await queue.get(queued.id)).toMatchObject({ status: 'failed', attempts: 2, error: 'renderer crashed again', errorCode: 'RENDER_PDF_FAILED', finishedAt: 5100 });
+    expect(await queue.get(queued.id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: 'renderer crashed again',
+      errorCode: 'RENDER_PDF_FAILED',
+      finishedAt: 5100,
+    });
     expect(await queue.fail(queued.id, 'w', 5200, renderFailure('late'), 0)).toBeNull();
   });
 
@@ -181,7 +209,9 @@ describe.each(backends)('$name store: queue', (backend) => {
       [gone.id, 'held'],
     ]);
     expect(rows.every((row) => row.event_id === rows[0]!.event_id)).toBe(true);
-    expect(rows[0]!.body).toBe(`{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`);
+    expect(rows[0]!.body).toBe(
+      `{"type":"PDF_RENDERED","payload":{"id":"invoice-7","url":"http://127.0.0.1:3000/api/pdfs/files/f1","jobId":"${queued.id}","pages":2,"bytes":900}}`,
+    );
   });
 
   it('queues RENDER_PDF_FAILED after the last attempt only, also when the last lease ran out', async () => {
@@ -192,13 +222,18 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await deliveryRows()).toEqual([]);
     await queue.claim('w', 30, 1000);
     expect(await queue.fail(doomed.id, 'w', 40, renderFailure('crash again'), 50)).toBe('failed');
-    expect((await deliveryRows(doomed.id)).map((row) => row.body)).toEqual([`{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${doomed.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`]);
+    expect((await deliveryRows(doomed.id)).map((row) => row.body)).toEqual([
+      `{"type":"RENDER_PDF_FAILED","payload":{"id":"doomed","jobId":"${doomed.id}","error":"crash again","errorCode":"RENDER_PDF_FAILED"}}`,
+    ]);
     const killed = await queue.enqueue(job({ identifier: 'killed', maxAttempts: 1, now: 0 }));
     await queue.claim('crashed-worker', 100, 1000);
     expect(await queue.requeueExpired(1101)).toBe(1);
     expect(await queue.get(killed.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
     expect((await deliveryRows(killed.id)).map((row) => JSON.parse(row.body))).toEqual([
-      { type: 'RENDER_PDF_FAILED', payload: { id: 'killed', jobId: killed.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' } },
+      {
+        type: 'RENDER_PDF_FAILED',
+        payload: { id: 'killed', jobId: killed.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' },
+      },
     ]);
   });
 
@@ -248,7 +283,11 @@ describe.each(backends)('$name store: queue', (backend) => {
       [recent, endpoint.id, 'delivered'],
       [recent, gone.id, 'held'],
     ]);
-    expect((await opened.sql<{ identifier: string }>('SELECT identifier FROM identifiers ORDER BY identifier')).map((row) => row.identifier)).toEqual(['old-pending', 'recent', 'waiting']);
+    expect((await opened.sql<{ identifier: string }>('SELECT identifier FROM identifiers ORDER BY identifier')).map((row) => row.identifier)).toEqual([
+      'old-pending',
+      'recent',
+      'waiting',
+    ]);
     expect((await store.webhooks.list()).map((e) => e.held)).toEqual([0, 1]);
   });
 });

@@ -75,7 +75,11 @@ describe('one copy per distinct image', () => {
     const fetched: string[] = [];
     const fetcher = async (url: URL) => (fetched.push(url.href), { bytes: png, contentType: 'image/png' });
     const header = '<img src="a.png">'.repeat(60) + '<p style="background:url(a.png)"></p>'.repeat(60);
-    const { templates } = await inlineTemplateResources([header, '<img src="a.png">'], { baseUrl: 'https://example.test/', fetcher, signal: new AbortController().signal });
+    const { templates } = await inlineTemplateResources([header, '<img src="a.png">'], {
+      baseUrl: 'https://example.test/',
+      fetcher,
+      signal: new AbortController().signal,
+    });
     expect(fetched).toEqual(['https://example.test/a.png']);
     const copy = png.toString('base64').length;
     expect(templates[0]!.length).toBeLessThan(2 * copy + 2 * header.length); // once for the <img>s, once for url()
@@ -104,7 +108,10 @@ describe('bounds on what a request inlines', () => {
     const dir = await folderWith({ 'logo.png': redPng, 'big.png': paddedPng(maxImageBytes + 1) });
     await mkdir(join(dir, 'folder'));
     expect(spawnSync('mkfifo', [join(dir, 'fifo')]).status).toBe(0);
-    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="fifo"><img src="folder"><img src="big.png"><img src="logo.png">' });
+    const request = parseRenderRequest({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: '<img src="fifo"><img src="folder"><img src="big.png"><img src="logo.png">',
+    });
     const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
     expect((await readPaint(result.pdf)).images).toBe(1);
     const reasons = Object.fromEntries(result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]));
@@ -125,4 +132,3 @@ describe('bounds on what a request inlines', () => {
     expect(() => parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: header.replace('/10.png', '/0.png') })).not.toThrow();
   });
 });
-

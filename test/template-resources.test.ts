@@ -28,7 +28,10 @@ const chain = (level: number) => `${level < maxImportDepth + 1 ? `@import "chain
 
 // What the asset server answers, by path.
 const assets: Record<string, { type: string; body: string | Buffer; status?: number }> = {
-  '/brand.css': { type: 'text/css', body: '@import "imported.css"; .brand::after { content: " LINKED-SHEET"; } .logo { display: inline-block; width: 8px; height: 8px; background: url(logo.png) 0 0 / 8px 8px; } @font-face { font-family: Remote; src: url(remote.woff2) format("woff2"); }' },
+  '/brand.css': {
+    type: 'text/css',
+    body: '@import "imported.css"; .brand::after { content: " LINKED-SHEET"; } .logo { display: inline-block; width: 8px; height: 8px; background: url(logo.png) 0 0 / 8px 8px; } @font-face { font-family: Remote; src: url(remote.woff2) format("woff2"); }',
+  },
   '/imported.css': { type: 'text/css', body: '.brand::before { content: "IMPORTED-SHEET "; }' },
   '/logo.png': { type: 'image/png', body: redPng },
   // A shared style sheet with a font inlined as a data: URL, as a document and its header can both link it.
@@ -69,11 +72,22 @@ afterAll(async () => {
 /** Render through render-sync and return the status, the body, the warnings header and the PDF's first page. */
 async function render(fields: Record<string, unknown>) {
   hits.length = 0;
-  const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ marginTop: '1in', marginBottom: '1in', ...fields }) });
+  const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ marginTop: '1in', marginBottom: '1in', ...fields }),
+  });
   const body = (await response.json()) as { fileUrl?: string; blocked?: Issue[]; failed?: Issue[]; message?: string; errors?: Record<string, string[]> };
   const pdf = body.fileUrl ? new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer()) : null;
   const summary = pdf ? await readPdf(pdf) : null;
-  return { status: response.status, body, warnings: response.headers.get('x-pdfrender-warnings') ?? '', pdf, text: summary?.pages[0]?.text ?? '', fontNames: summary?.fontNames ?? [] };
+  return {
+    status: response.status,
+    body,
+    warnings: response.headers.get('x-pdfrender-warnings') ?? '',
+    pdf,
+    text: summary?.pages[0]?.text ?? '',
+    fontNames: summary?.fontNames ?? [],
+  };
 }
 
 const codes = (issues: Issue[] | undefined) => Object.fromEntries((issues ?? []).map(({ url, code }) => [url.replace(origin, ''), code]));
@@ -81,12 +95,17 @@ const reasons = (issues: Issue[] | undefined) => Object.fromEntries((issues ?? [
 
 describe('style sheets in a template', () => {
   it('applies a linked style sheet, what it imports and the image it shows, and reports its web font', async () => {
-    const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: `<link rel="stylesheet" href="${origin}/brand.css"><span class="brand">Header</span><span class="logo"></span>` });
+    const result = await render({
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: `<link rel="stylesheet" href="${origin}/brand.css"><span class="brand">Header</span><span class="logo"></span>`,
+    });
     expect(result.status).toBe(200);
     expect(result.text).toContain('IMPORTED-SHEET Header LINKED-SHEET');
     expect((await readPaint(result.pdf!)).images).toBe(1);
     expect(result.body.blocked).toEqual([]);
-    expect(result.body.failed).toEqual([{ url: `${origin}/remote.woff2`, code: 'TEMPLATE_UNSUPPORTED', reason: 'header and footer templates cannot load web fonts' }]);
+    expect(result.body.failed).toEqual([
+      { url: `${origin}/remote.woff2`, code: 'TEMPLATE_UNSUPPORTED', reason: 'header and footer templates cannot load web fonts' },
+    ]);
     expect(result.warnings).toContain(`header font ${origin}/remote.woff2 was left out`);
     // Fetched once each by pdfrender; the font not at all.
     expect(hits.sort()).toEqual(['/brand.css', '/imported.css', '/logo.png']);
@@ -112,7 +131,9 @@ describe('style sheets in a template', () => {
   });
 
   it('leaves out what cannot be fetched, and renders the rest', async () => {
-    const header = ['missing.css', 'page.html', 'brand.css'].map((name) => `<link rel="stylesheet" href="${origin}/${name}">`).join('') + `<link rel="stylesheet" href="http://localhost:${origin.split(':')[2]}/brand.css"><span class="brand">Header</span>`;
+    const header =
+      ['missing.css', 'page.html', 'brand.css'].map((name) => `<link rel="stylesheet" href="${origin}/${name}">`).join('') +
+      `<link rel="stylesheet" href="http://localhost:${origin.split(':')[2]}/brand.css"><span class="brand">Header</span>`;
     const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: header });
     expect(result.status).toBe(200);
     expect(result.text).toContain('IMPORTED-SHEET Header LINKED-SHEET');
@@ -127,26 +148,58 @@ describe('every way a template refers to another file', () => {
   // Each entry: markup, and the URLs it must be reported under (none: inlined). Built once the asset server listens.
   const references = (): Array<[string, string[]]> => [
     [`<link rel="stylesheet" href="${u('imported.css')}">`, []],
-    [`<link rel="preload" as="style" href="${u('preload.css')}"><link rel="prefetch" href="${u('prefetch.css')}"><link rel="modulepreload" href="${u('module.js')}"><link rel="icon" href="${u('icon.png')}">`, ['preload.css', 'prefetch.css', 'module.js', 'icon.png']],
-    [`<style>@import "${u('brand.css')}"; @font-face { font-family: X; src: url(${u('font.woff2')}); } span { font-family: X; }</style>`, ['font.woff2', 'remote.woff2']],
-    [`<script src="${u('script.js')}"></script><iframe src="${u('frame.html')}"></iframe><object data="${u('object.pdf')}"></object><embed src="${u('embed.swf')}">`, ['script.js', 'frame.html', 'object.pdf', 'embed.swf']],
-    [`<video poster="${u('poster.png')}" src="${u('video.mp4')}"><source src="${u('source.webm')}"><track src="${u('track.vtt')}"></video><audio src="${u('audio.mp3')}"></audio>`, ['poster.png', 'video.mp4', 'source.webm', 'track.vtt', 'audio.mp3']],
-    [`<img srcset="${u('one.png')} 1x, ${u('two.png')} 2x" src="${u('logo.png')}"><picture><source srcset="${u('picture.png')}"><img src="${u('logo.png')}"></picture><input type="image" src="${u('input.png')}">`, ['one.png', 'two.png', 'picture.png', 'input.png']],
-    [`<svg width="8" height="8"><defs><linearGradient id="g"><stop offset="0" stop-color="red"/></linearGradient></defs><image href="${u('svg-image.png')}"/><image xlink:href="${u('xlink.png')}"/><use href="${u('sprite.svg')}#icon"/><use href="#g"/><rect width="8" height="8" fill="url(#g)" filter="url(${u('filter.svg')}#f)"/></svg>`, ['svg-image.png', 'xlink.png', 'sprite.svg#icon', 'filter.svg#f']],
-    [`<div style="width:8px;height:8px;background-image:image-set('${u('img0.png')}' 1x);cursor:url(${u('img1.png')}),auto"></div><table background="${u('table.png')}"><tr><td>cell</td></tr></table>`, ['table.png']],
+    [
+      `<link rel="preload" as="style" href="${u('preload.css')}"><link rel="prefetch" href="${u('prefetch.css')}"><link rel="modulepreload" href="${u('module.js')}"><link rel="icon" href="${u('icon.png')}">`,
+      ['preload.css', 'prefetch.css', 'module.js', 'icon.png'],
+    ],
+    [
+      `<style>@import "${u('brand.css')}"; @font-face { font-family: X; src: url(${u('font.woff2')}); } span { font-family: X; }</style>`,
+      ['font.woff2', 'remote.woff2'],
+    ],
+    [
+      `<script src="${u('script.js')}"></script><iframe src="${u('frame.html')}"></iframe><object data="${u('object.pdf')}"></object><embed src="${u('embed.swf')}">`,
+      ['script.js', 'frame.html', 'object.pdf', 'embed.swf'],
+    ],
+    [
+      `<video poster="${u('poster.png')}" src="${u('video.mp4')}"><source src="${u('source.webm')}"><track src="${u('track.vtt')}"></video><audio src="${u('audio.mp3')}"></audio>`,
+      ['poster.png', 'video.mp4', 'source.webm', 'track.vtt', 'audio.mp3'],
+    ],
+    [
+      `<img srcset="${u('one.png')} 1x, ${u('two.png')} 2x" src="${u('logo.png')}"><picture><source srcset="${u('picture.png')}"><img src="${u('logo.png')}"></picture><input type="image" src="${u('input.png')}">`,
+      ['one.png', 'two.png', 'picture.png', 'input.png'],
+    ],
+    [
+      `<svg width="8" height="8"><defs><linearGradient id="g"><stop offset="0" stop-color="red"/></linearGradient></defs><image href="${u('svg-image.png')}"/><image xlink:href="${u('xlink.png')}"/><use href="${u('sprite.svg')}#icon"/><use href="#g"/><rect width="8" height="8" fill="url(#g)" filter="url(${u('filter.svg')}#f)"/></svg>`,
+      ['svg-image.png', 'xlink.png', 'sprite.svg#icon', 'filter.svg#f'],
+    ],
+    [
+      `<div style="width:8px;height:8px;background-image:image-set('${u('img0.png')}' 1x);cursor:url(${u('img1.png')}),auto"></div><table background="${u('table.png')}"><tr><td>cell</td></tr></table>`,
+      ['table.png'],
+    ],
     [`<!-- <link rel="stylesheet" href="${u('commented.css')}"> --><span title="url(${u('title.png')})">see url(not-a-reference.png)</span>`, []],
   ];
 
   it('renders, loads nothing from Chromium, and reports each reference it could not honour once', async () => {
     // Boxes kept small: the header is cut to its margin, and a 300x150 frame would push the text out of it.
     const small = '<style>iframe, object, embed, video, audio, input { width: 4px; height: 4px; }</style>';
-    const header = small + references().map(([markup]) => markup).join('') + '<span class="brand">Header</span>';
-    const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: header, footerHtmlContent: `<script src="${u('script.js')}"></script><span>Footer</span>` });
+    const header =
+      small +
+      references()
+        .map(([markup]) => markup)
+        .join('') +
+      '<span class="brand">Header</span>';
+    const result = await render({
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: header,
+      footerHtmlContent: `<script src="${u('script.js')}"></script><span>Footer</span>`,
+    });
     expect(result.status).toBe(200);
     expect(result.text).toContain('IMPORTED-SHEET Header LINKED-SHEET');
     expect(result.text).toContain('see url(not-a-reference.png)');
     expect(result.body.blocked).toEqual([]);
-    const expected = references().flatMap(([, urls]) => urls).map((name) => `/${name}`);
+    const expected = references()
+      .flatMap(([, urls]) => urls)
+      .map((name) => `/${name}`);
     expect(Object.keys(codes(result.body.failed)).sort()).toEqual(expected.sort());
     expect(new Set(Object.values(codes(result.body.failed)))).toEqual(new Set(['TEMPLATE_UNSUPPORTED']));
     expect(result.warnings).toContain(`header and footer <script src> ${u('script.js')} was left out`);
@@ -168,7 +221,9 @@ describe('bounds on what style sheets bring in', () => {
   it(`fetches at most ${maxStylesheetFetches} images for style sheets, and reports the rest`, async () => {
     const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: `<link rel="stylesheet" href="${origin}/many.css">Header` });
     expect(result.status).toBe(200);
-    expect(Object.values(reasons(result.body.failed))).toEqual(Array(5).fill(`more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`));
+    expect(Object.values(reasons(result.body.failed))).toEqual(
+      Array(5).fill(`more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`),
+    );
     expect(hits.filter((hit) => hit.startsWith('/img'))).toHaveLength(maxStylesheetFetches);
   });
 

@@ -22,7 +22,10 @@ describe('render --watch', () => {
     await writeFile(join(dir, 'style.css'), 'p::after { content: " plain" }');
     await writeFile(join(dir, 'header.html'), '<link rel="stylesheet" href="header.css"><div class="head" style="font-size: 10px">Header A</div>');
     await writeFile(join(dir, 'header.css'), '.head::after { content: " alpha" }');
-    const child = spawn(process.execPath, [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -35,7 +35,8 @@ async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> 
 }
 
 /** The Standard Webhooks headers of an arrival, as standardwebhooks wants them. */
-const signed = (arrival: Arrival) => Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]));
+const signed = (arrival: Arrival) =>
+  Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]));
 
 /** True when `secret` verifies the arrival's signature. */
 const verifies = (secret: string, arrival: Arrival) => {
@@ -84,7 +85,9 @@ describe('webhook key and signing secret', () => {
     }
     // The environment twin, and a value no header may carry refused at start, naming both.
     expect(loadServeConfig({}, { PDFRENDER_WEBHOOK_USER_AGENT: ' Mine/1 ' }, '/srv').webhookUserAgent).toBe('Mine/1');
-    expect(() => loadServeConfig({ webhookUserAgent: 'Mine/1\r\nX-Injected: 1' }, {}, '/srv')).toThrow('--webhook-user-agent (PDFRENDER_WEBHOOK_USER_AGENT): must be printable ASCII');
+    expect(() => loadServeConfig({ webhookUserAgent: 'Mine/1\r\nX-Injected: 1' }, {}, '/srv')).toThrow(
+      '--webhook-user-agent (PDFRENDER_WEBHOOK_USER_AGENT): must be printable ASCII',
+    );
   });
 
   it('rotates the key over HTTP and the secret with the CLI, each taking effect for the next delivery while the server runs', async () => {
@@ -92,11 +95,19 @@ describe('webhook key and signing secret', () => {
     const server = await startServer({}, undefined, { realClock: true });
     const dataDir = server.deps.config.dataDir;
     try {
-      const created = await fetch(`${server.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: hook.url }) });
+      const created = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: hook.url }),
+      });
       const original = (await created.json()) as WebhookEndpoint;
       expect(original.key).not.toBe(original.secret);
 
-      const rotateKey = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: true }) });
+      const rotateKey = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ key: true }),
+      });
       expect(rotateKey.status).toBe(200);
       const newKey = (await rotateKey.json()) as WebhookEndpoint;
       expect(newKey).toMatchObject({ id: original.id, secret: original.secret, key: expect.stringMatching(/^whk_[0-9a-f]{64}$/) });
@@ -126,7 +137,11 @@ describe('webhook key and signing secret', () => {
 
       const missing = await fetch(`${server.url}/api/webhooks/wh_nope/rotate`, { method: 'POST' });
       expect(missing.status).toBe(404);
-      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: 'maybe', url: 'x' }) });
+      const bad = await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ key: 'maybe', url: 'x' }),
+      });
       expect(bad.status).toBe(422);
       expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'] });
       const unknown = await pdfrender(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
@@ -160,7 +175,11 @@ describe('webhook key and signing secret', () => {
     old.close();
 
     const db = openDb(path);
-    const endpoints = db.prepare('SELECT id, key, secret FROM webhook_endpoints ORDER BY created_at').all() as Array<{ id: string; key: string; secret: string }>;
+    const endpoints = db.prepare('SELECT id, key, secret FROM webhook_endpoints ORDER BY created_at').all() as Array<{
+      id: string;
+      key: string;
+      secret: string;
+    }>;
     const jobs = db.prepare('SELECT id, request, request_bytes FROM jobs ORDER BY id').all();
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     db.exec("DELETE FROM jobs WHERE id = 'job_waiting'"); // so that the server below renders nothing

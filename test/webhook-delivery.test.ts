@@ -17,12 +17,12 @@ import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
 
-
 /** Queue `count` events for every active endpoint in one transaction, as finished jobs would. */
 function queueEvents(server: TestServer, count: number): void {
   const outbox = deliveries(server.db);
   server.db.transaction(() => {
-    for (let i = 0; i < count; i += 1) outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
+    for (let i = 0; i < count; i += 1)
+      outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
   })();
 }
 
@@ -34,7 +34,9 @@ interface DeliveryState {
   last_error: string | null;
 }
 const deliveriesTo = (server: TestServer, endpointId: string) =>
-  server.db.prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as DeliveryState[];
+  server.db
+    .prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id')
+    .all(endpointId) as DeliveryState[];
 
 let engine: Engine;
 
@@ -99,7 +101,9 @@ describe('webhook sender', () => {
     expect(loadServeConfig({}, {}, '/srv').webhookTimeout).toBe(15_000);
     expect(loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(45_000);
     expect(loadServeConfig({ webhookTimeout: '2m' }, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(120_000);
-    expect(() => loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '1h' }, '/srv')).toThrow('--webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at most 10m');
+    expect(() => loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '1h' }, '/srv')).toThrow(
+      '--webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at most 10m',
+    );
     const run = await pdfrender(['serve', '--port', '0', '--webhook-timeout', '500ms']);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe('pdfrender: --webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at least 1s');
@@ -180,7 +184,10 @@ describe('webhook sender', () => {
       outbox.queueEvent('job_b', { type: 'PDF_RENDERED', payload: { id: 'second' } }, server.clock.now());
       // The server's clock stands still: a delivery that failed would not be tried again here.
       await until(() => deliveriesTo(server, endpoint.id)[1]?.status === 'delivered', 'the second delivery, on a new connection', 5_000);
-      expect(deliveriesTo(server, endpoint.id).map((d) => [d.attempts, d.last_error])).toEqual([[1, null], [1, null]]);
+      expect(deliveriesTo(server, endpoint.id).map((d) => [d.attempts, d.last_error])).toEqual([
+        [1, null],
+        [1, null],
+      ]);
       expect(arrivals).toEqual(['first', 'second']);
     } finally {
       await server.close();

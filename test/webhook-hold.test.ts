@@ -59,7 +59,11 @@ async function renderAsync(server: TestServer, identifier: string, headers: Reco
 }
 
 const rows = (server: TestServer, endpointId: string) =>
-  server.db.prepare('SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as Array<{ jobId: string; eventId: string; status: string }>;
+  server.db.prepare('SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as Array<{
+    jobId: string;
+    eventId: string;
+    status: string;
+  }>;
 
 /** The job id and webhook-id of an arrival, checking its signature with `secret` as a receiver would. */
 function verified(secret: string, arrival: Arrival): { jobId: string; webhookId: string } {
@@ -154,7 +158,12 @@ describe('an endpoint that answered 410 Gone', () => {
       await until(() => back.accepted().length === 2, 'the 2 held events at the re-added endpoint');
       // Its receiver's existing configuration still works: same key as Bearer, same signing secret.
       expect(back.accepted().map((a) => a.headers.authorization)).toEqual([`Bearer ${first.key}`, `Bearer ${first.key}`]);
-      expect(back.accepted().map((a) => verified(first.secret, a).jobId).sort()).toEqual([job1, job2].sort());
+      expect(
+        back
+          .accepted()
+          .map((a) => verified(first.secret, a).jobId)
+          .sort(),
+      ).toEqual([job1, job2].sort());
       expect((await server.deps.webhooks.get(other.id))!.disabledAt).not.toBeNull(); // the other one still holds its 2
 
       // An endpoint added after the jobs finished gets job 1's event on redelivery, under the
@@ -162,7 +171,9 @@ describe('an endpoint that answered 410 Gone', () => {
       const third = await (await api('POST', '/api/webhooks', { url: later.url })).json();
       const redelivered = await cli(server, ['redeliver', job1]);
       expect(redelivered.code).toBe(0);
-      expect(redelivered.stdout.trim()).toBe(`queued 2 deliveries of ${job1} again (1 to endpoints that never had it); held for disabled ${other.id} (\`pdfrender webhooks enable <id>\` sends it)`);
+      expect(redelivered.stdout.trim()).toBe(
+        `queued 2 deliveries of ${job1} again (1 to endpoints that never had it); held for disabled ${other.id} (\`pdfrender webhooks enable <id>\` sends it)`,
+      );
       await until(() => later.received.length === 1 && back.accepted().length === 3, 'the redelivered event at both active endpoints');
       const firstId = rows(server, first.id).find((row) => row.jobId === job1)!.eventId;
       expect(verified(third.secret, later.received[0]!)).toEqual({ jobId: job1, webhookId: firstId });
@@ -174,7 +185,12 @@ describe('an endpoint that answered 410 Gone', () => {
       expect(failed.map((entry) => [entry.jobId, entry.lastError]).sort()).toEqual([job1, job2].sort().map((job) => [job, 'the endpoint was removed']));
 
       // Enabling an active endpoint changes nothing and says so; an unknown one is 404.
-      expect(await (await api('POST', `/api/webhooks/${first.id}/enable`)).json()).toMatchObject({ outcome: 'SUCCESS', id: first.id, wasDisabled: false, released: 0 });
+      expect(await (await api('POST', `/api/webhooks/${first.id}/enable`)).json()).toMatchObject({
+        outcome: 'SUCCESS',
+        id: first.id,
+        wasDisabled: false,
+        released: 0,
+      });
       expect((await api('POST', '/api/webhooks/wh_nope/enable')).status).toBe(404);
       const unknown = await cli(server, ['enable', 'wh_nope']);
       expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no webhook endpoint with id wh_nope')]);
@@ -192,7 +208,11 @@ describe('an endpoint that answered 410 Gone', () => {
     const hook = await flakyReceiver();
     const server = await startServer({}, { engine }, { realClock: true });
     try {
-      const endpoint = JSON.parse((await cli(server, ['add', hook.url, '--allow-private-webhooks', '--json'])).stdout) as { id: string; key: string; secret: string };
+      const endpoint = JSON.parse((await cli(server, ['add', hook.url, '--allow-private-webhooks', '--json'])).stdout) as {
+        id: string;
+        key: string;
+        secret: string;
+      };
       const job = await renderAsync(server, 'only');
       await until(async () => (await server.deps.webhooks.list())[0]!.held === 1, 'the event held');
       hook.state.gone = false;
@@ -219,7 +239,9 @@ describe('an endpoint that answered 410 Gone', () => {
     const old = new Database(join(dataDir, 'pdfrender.db'));
     for (const migration of migrations.slice(0, 8)) old.exec(migration);
     old.pragma('user_version = 8');
-    const addEndpoint = old.prepare("INSERT INTO webhook_endpoints (id, url, key, secret, created_at, disabled_at) VALUES (?, ?, 'whk_x', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', ?, ?)");
+    const addEndpoint = old.prepare(
+      "INSERT INTO webhook_endpoints (id, url, key, secret, created_at, disabled_at) VALUES (?, ?, 'whk_x', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', ?, ?)",
+    );
     addEndpoint.run('wh_gone', hook.url, 1, 5);
     addEndpoint.run('wh_live', 'https://example.com/hook', 2, null);
     const addDelivery = old.prepare(
@@ -237,7 +259,9 @@ describe('an endpoint that answered 410 Gone', () => {
         ['wh_gone', 2],
         ['wh_live', 0],
       ]);
-      expect((await cli(server, ['enable', 'wh_gone'])).stdout.trim()).toBe('wh_gone: enabled again; 2 events it held queued, to be sent in the order they happened');
+      expect((await cli(server, ['enable', 'wh_gone'])).stdout.trim()).toBe(
+        'wh_gone: enabled again; 2 events it held queued, to be sent in the order they happened',
+      );
       await until(() => hook.received.length === 2, 'the 2 held events');
       expect(hook.received.map((r) => [r.headers['webhook-id'], r.body]).sort()).toEqual([
         ['evt_a', '{"job":"a"}'],

@@ -14,17 +14,28 @@ import { startServer } from './support/server.js';
 afterAll(removeTempDirs);
 
 describe('checkWebhookUrl', () => {
-  it.each(['http://127.0.0.1/hook', 'http://localhost:8080/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://10.0.0.5/', 'http://0x7f000001/', 'http://[::ffff:10.0.0.1]/', 'HTTP://LOCALHOST./'])(
-    'refuses %s by default and allows it with --allow-private-webhooks',
-    async (url) => {
-      await expect(checkWebhookUrl(url, false)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: { url: [expect.stringContaining('--allow-private-webhooks')] } });
-      await expect(checkWebhookUrl(url, true)).resolves.toBe(new URL(url).href);
-    },
-  );
+  it.each([
+    'http://127.0.0.1/hook',
+    'http://localhost:8080/',
+    'http://[::1]/',
+    'http://169.254.169.254/latest',
+    'http://10.0.0.5/',
+    'http://0x7f000001/',
+    'http://[::ffff:10.0.0.1]/',
+    'HTTP://LOCALHOST./',
+  ])('refuses %s by default and allows it with --allow-private-webhooks', async (url) => {
+    await expect(checkWebhookUrl(url, false)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: { url: [expect.stringContaining('--allow-private-webhooks')] },
+    });
+    await expect(checkWebhookUrl(url, true)).resolves.toBe(new URL(url).href);
+  });
 
   it('refuses a name that resolves to a private address', async () => {
     const resolver = async () => ['192.168.1.10'];
-    await expect(checkWebhookUrl('https://hooks.example.test/x', false, resolver)).rejects.toThrow('hooks.example.test resolves to 192.168.1.10, which is not a public address (private)');
+    await expect(checkWebhookUrl('https://hooks.example.test/x', false, resolver)).rejects.toThrow(
+      'hooks.example.test resolves to 192.168.1.10, which is not a public address (private)',
+    );
   });
 
   it('accepts a name that resolves to public addresses only', async () => {
@@ -36,9 +47,16 @@ describe('webhook policy on a server', () => {
   it('POST /api/webhooks answers 422 for a loopback URL', async () => {
     const server = await startServer({ allowPrivateWebhooks: false });
     try {
-      const response = await fetch(`${server.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }) });
+      const response = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+      });
       expect(response.status).toBe(422);
-      expect(await response.json()).toMatchObject({ outcome: 'VALIDATION_FAILED', errors: { url: [expect.stringContaining('not a public address (loopback)')] } });
+      expect(await response.json()).toMatchObject({
+        outcome: 'VALIDATION_FAILED',
+        errors: { url: [expect.stringContaining('not a public address (loopback)')] },
+      });
     } finally {
       await server.close();
     }
@@ -61,7 +79,11 @@ describe('webhook policy on a server', () => {
       const deadline = Date.now() + 10_000;
       while (outbox.log(10)[0]?.attempts !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       const [entry] = outbox.log(10);
-      expect(entry).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('refused by the network policy: rebind.example.test resolves to 127.0.0.1') });
+      expect(entry).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastError: expect.stringContaining('refused by the network policy: rebind.example.test resolves to 127.0.0.1'),
+      });
       expect(hits).toBe(0);
     } finally {
       await server.close();

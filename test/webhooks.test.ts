@@ -113,10 +113,19 @@ describe('/api/webhooks', () => {
   it('adds (JSON or form), lists without secrets, and deletes endpoints', async () => {
     const server = await startServer();
     try {
-      const created = await fetch(`${server.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a' }) });
+      const created = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/a' }),
+      });
       expect(created.status).toBe(201);
       const endpoint = await created.json();
-      expect(endpoint).toMatchObject({ outcome: 'SUCCESS', url: 'https://example.com/a', key: expect.stringMatching(/^whk_[0-9a-f]{64}$/), secret: expect.stringMatching(/^whsec_/) });
+      expect(endpoint).toMatchObject({
+        outcome: 'SUCCESS',
+        url: 'https://example.com/a',
+        key: expect.stringMatching(/^whk_[0-9a-f]{64}$/),
+        secret: expect.stringMatching(/^whsec_/),
+      });
       const form = await fetch(`${server.url}/api/webhooks`, { method: 'POST', body: new URLSearchParams({ url: 'https://example.com/b' }) });
       expect(form.status).toBe(201);
       const list = await (await fetch(`${server.url}/api/webhooks`)).json();
@@ -136,7 +145,11 @@ describe('/api/webhooks', () => {
     const server = await startServer({ apiKeys: ['k'] });
     try {
       const post = (body: unknown, auth = true) =>
-        fetch(`${server.url}/api/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(auth ? { Authorization: 'Bearer k' } : {}) }, body: JSON.stringify(body) });
+        fetch(`${server.url}/api/webhooks`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(auth ? { Authorization: 'Bearer k' } : {}) },
+          body: JSON.stringify(body),
+        });
       expect((await post({ url: 'https://example.com' }, false)).status).toBe(401);
       expect((await fetch(`${server.url}/api/webhooks`)).status).toBe(401);
       const bad = await post({ url: 'gopher://example.com' });

@@ -29,10 +29,12 @@ export async function batch({ root, docs, concurrency, rounds, work, log, script
   const commands = {
     pdfrender: (out) => [join(root, 'bin/pdfrender.js'), 'render', ...inputs, '--out-dir', out, '--concurrency', String(concurrency), '-q', ...printFlags(doc)],
     ...Object.fromEntries(
-      Object.entries(rawModes).filter(([name]) => modes.includes(name)).map(([name, mode]) => [
-        name,
-        (out) => [join(root, 'bench/raw-loop.mjs'), '--mode', mode, '--out-dir', out, '--concurrency', String(concurrency), ...printFlags(doc), ...inputs],
-      ]),
+      Object.entries(rawModes)
+        .filter(([name]) => modes.includes(name))
+        .map(([name, mode]) => [
+          name,
+          (out) => [join(root, 'bench/raw-loop.mjs'), '--mode', mode, '--out-dir', out, '--concurrency', String(concurrency), ...printFlags(doc), ...inputs],
+        ]),
     ),
   };
   const cases = Object.fromEntries(
@@ -60,7 +62,10 @@ export async function batch({ root, docs, concurrency, rounds, work, log, script
       Object.entries(measured).map(([name, { runs, error }]) => {
         if (error) return [name, { error }];
         const ms = median(runs.map((r) => r.ms));
-        return [name, { medianMs: ms, docsPerSecond: docs / (ms / 1000), peakRssKb: median(runs.map((r) => r.peakRssKb)), runs: runs.map((r) => Math.round(r.ms)) }];
+        return [
+          name,
+          { medianMs: ms, docsPerSecond: docs / (ms / 1000), peakRssKb: median(runs.map((r) => r.peakRssKb)), runs: runs.map((r) => Math.round(r.ms)) },
+        ];
       }),
     ),
   };

@@ -76,7 +76,9 @@ export async function scaleOut({ root, work, jobs, rounds, renderJobs, log }) {
       }
     };
     const specs = [];
-    for (const backend of ['postgres', 'sqlite']) for (const instances of [1, 2, 3]) specs.push({ backend, instances, name: `${backend === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${instances} instance${instances > 1 ? 's' : ''}` });
+    for (const backend of ['postgres', 'sqlite'])
+      for (const instances of [1, 2, 3])
+        specs.push({ backend, instances, name: `${backend === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${instances} instance${instances > 1 ? 's' : ''}` });
     log(`scale-out: the store alone, ${jobs} jobs per run, ${loops} worker loops and ${producers} producers per instance`);
     const runs = await alternate(Object.fromEntries(specs.map((s) => [s.name, storeCase(s.backend, s.instances)])), rounds, log);
     const store = Object.fromEntries(
@@ -108,7 +110,12 @@ export async function scaleOut({ root, work, jobs, rounds, renderJobs, log }) {
       log(`scale-out: the render case failed: ${render.error}`);
     }
     // The database's ceiling is the best it sustained, whichever number of instances reached it.
-    const ceiling = Math.max(0, ...Object.values(store).filter((s) => s.backend === 'postgres' && s.perSecond).map((s) => s.perSecond));
+    const ceiling = Math.max(
+      0,
+      ...Object.values(store)
+        .filter((s) => s.backend === 'postgres' && s.perSecond)
+        .map((s) => s.perSecond),
+    );
     const carried = ceiling && render.perSecond && render.refused + render.failed === 0 ? ceiling / render.perSecond : undefined;
     return { jobs, loops, producers, store, render, ceiling: ceiling || undefined, carried };
   } finally {

@@ -28,10 +28,18 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
   const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
   return {
     pdfrender: (doc, out) => [node, [join(root, 'bin/pdfrender.js'), 'render', doc.file, '-o', out, '-q', ...printFlags(doc)]],
-    'chromium --print-to-pdf': (doc, out) => [fullChromiumPath, ['--headless', ...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]],
+    'chromium --print-to-pdf': (doc, out) => [
+      fullChromiumPath,
+      ['--headless', ...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href],
+    ],
     // The headless shell pdfrender itself drives, when that is not the full browser above.
     ...(chromiumPath !== fullChromiumPath
-      ? { [`${basename(chromiumPath)} --print-to-pdf`]: (doc, out) => [chromiumPath, [...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href]] }
+      ? {
+          [`${basename(chromiumPath)} --print-to-pdf`]: (doc, out) => [
+            chromiumPath,
+            [...noSandbox, '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(doc.file).href],
+          ],
+        }
       : {}),
     'puppeteer, launch per document': (doc, out) => [
       node,
@@ -40,10 +48,27 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
     wkhtmltopdf: tools.wkhtmltopdf.path
       ? (doc, out) => [
           tools.wkhtmltopdf.path,
-          ['-q', '--enable-local-file-access', '--page-size', 'Letter', '-T', doc.marginTop, '-B', doc.marginBottom, '-L', '0.39in', '-R', '0.39in', doc.file, out],
+          [
+            '-q',
+            '--enable-local-file-access',
+            '--page-size',
+            'Letter',
+            '-T',
+            doc.marginTop,
+            '-B',
+            doc.marginBottom,
+            '-L',
+            '0.39in',
+            '-R',
+            '0.39in',
+            doc.file,
+            out,
+          ],
         ]
       : tools.wkhtmltopdf.note,
-    weasyprint: tools.weasyprint.path ? (doc, out) => [tools.weasyprint.path, ['-q', '-s', join(work, `page-${doc.name}.css`), doc.file, out]] : tools.weasyprint.note,
+    weasyprint: tools.weasyprint.path
+      ? (doc, out) => [tools.weasyprint.path, ['-q', '-s', join(work, `page-${doc.name}.css`), doc.file, out]]
+      : tools.weasyprint.note,
   };
 }
 
@@ -54,7 +79,8 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
  */
 export async function singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents, rounds, warmUp, work, log }) {
   // weasyprint takes paper size and margins from CSS only: a user stylesheet per document.
-  for (const doc of documents) await writeFile(join(work, `page-${doc.name}.css`), `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`);
+  for (const doc of documents)
+    await writeFile(join(work, `page-${doc.name}.css`), `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`);
   const commands = toolCommands({ root, chromiumPath, fullChromiumPath, tools, work });
   const results = {};
   for (const doc of documents) {
@@ -80,7 +106,16 @@ export async function singleDocument({ root, chromiumPath, fullChromiumPath, too
         if (typeof command !== 'function') return [tool, { skipped: command }];
         const { runs, error } = measured[tool];
         if (error) return [tool, { error }];
-        return [tool, { medianMs: median(runs.map((r) => r.ms)), peakRssKb: median(runs.map((r) => r.peakRssKb)), pages: runs[0].pages, pagesExpected: doc.pages, runs: runs.map((r) => Math.round(r.ms)) }];
+        return [
+          tool,
+          {
+            medianMs: median(runs.map((r) => r.ms)),
+            peakRssKb: median(runs.map((r) => r.peakRssKb)),
+            pages: runs[0].pages,
+            pagesExpected: doc.pages,
+            runs: runs.map((r) => Math.round(r.ms)),
+          },
+        ];
       }),
     );
   }

@@ -16,16 +16,28 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   const perPage = batch?.cases['raw page per document']?.docsPerSecond;
   lines.push(
     pdfrender && raw
-      ? line('batch throughput >= 1.0 x raw reused-page loop', `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`, pdfrender / raw >= 1)
+      ? line(
+          'batch throughput >= 1.0 x raw reused-page loop',
+          `${fixed(pdfrender, 1)} vs ${fixed(raw, 1)} docs/s = ${fixed(pdfrender / raw)} x`,
+          pdfrender / raw >= 1,
+        )
       : line('batch throughput >= 1.0 x raw reused-page loop', '-'),
   );
   const scripted = scriptBatch?.cases.pdfrender?.docsPerSecond;
   const scriptedRaw = scriptBatch?.cases['raw reused-page loop (reference)']?.docsPerSecond;
   const scriptName = 'batch of documents that run script >= 0.8 x raw reused-page loop';
-  lines.push(scripted && scriptedRaw ? line(scriptName, `${fixed(scripted, 1)} vs ${fixed(scriptedRaw, 1)} docs/s = ${fixed(scripted / scriptedRaw)} x`, scripted / scriptedRaw >= 0.8) : line(scriptName, '-'));
+  lines.push(
+    scripted && scriptedRaw
+      ? line(scriptName, `${fixed(scripted, 1)} vs ${fixed(scriptedRaw, 1)} docs/s = ${fixed(scripted / scriptedRaw)} x`, scripted / scriptedRaw >= 0.8)
+      : line(scriptName, '-'),
+  );
   lines.push(
     pdfrender && perPage
-      ? line('batch throughput >= 3 x page per document', `${fixed(pdfrender, 1)} vs ${fixed(perPage, 1)} docs/s = ${fixed(pdfrender / perPage)} x`, pdfrender / perPage >= 3)
+      ? line(
+          'batch throughput >= 3 x page per document',
+          `${fixed(pdfrender, 1)} vs ${fixed(perPage, 1)} docs/s = ${fixed(pdfrender / perPage)} x`,
+          pdfrender / perPage >= 3,
+        )
       : line('batch throughput >= 3 x page per document', '-'),
   );
 
@@ -41,7 +53,15 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
       const limit = rival.startsWith('chromium-headless-shell') ? 1.25 : 0.6;
       const name = `cold single document (${doc}) <= ${limit} x ${rival}`;
       const complete = ours?.medianMs && theirs?.medianMs && ours.pages === ours.pagesExpected;
-      lines.push(complete ? line(name, `${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x`, ours.medianMs / theirs.medianMs <= limit) : line(name, '-'));
+      lines.push(
+        complete
+          ? line(
+              name,
+              `${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x`,
+              ours.medianMs / theirs.medianMs <= limit,
+            )
+          : line(name, '-'),
+      );
     }
   }
 
@@ -56,7 +76,11 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
       : line('sync p50 at concurrency 1 <= raw per-document time + 5 ms', '-'),
   );
   const c16 = server?.sync.find((s) => s.connections === 16);
-  lines.push(c16 ? line('no error responses at concurrency 16 (below the rate limit)', `${c16.errors} errors in ${c16.requests} requests`, c16.errors === 0) : line('no error responses at concurrency 16 (below the rate limit)', '-'));
+  lines.push(
+    c16
+      ? line('no error responses at concurrency 16 (below the rate limit)', `${c16.errors} errors in ${c16.requests} requests`, c16.errors === 0)
+      : line('no error responses at concurrency 16 (below the rate limit)', '-'),
+  );
   const bestSync = server?.sync.reduce((best, s) => (s.perSecond > (best?.perSecond ?? 0) ? s : best), undefined);
   lines.push(
     server?.async && bestSync

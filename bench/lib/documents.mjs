@@ -29,13 +29,16 @@ export function printFlags(doc) {
   return [
     ...(doc.header ? ['--header', doc.header] : []),
     ...(doc.footer ? ['--footer', doc.footer] : []),
-    '--margin-top', doc.marginTop,
-    '--margin-bottom', doc.marginBottom,
+    '--margin-top',
+    doc.marginTop,
+    '--margin-bottom',
+    doc.marginBottom,
   ];
 }
 
 /** A small script of the kind invoices carry (a total filled in on load): it makes every document take the fresh-window reset. */
-const invoiceScript = "<script>document.addEventListener('DOMContentLoaded', () => { document.title = document.title + ' (' + document.querySelectorAll('tr').length + ' rows)'; });</script>";
+const invoiceScript =
+  "<script>document.addEventListener('DOMContentLoaded', () => { document.title = document.title + ' (' + document.querySelectorAll('tr').length + ' rows)'; });</script>";
 
 /**
  * `count` copies of the invoice (with its stylesheet, logo, header and footer) in `dir`, named

@@ -44,7 +44,9 @@ export async function sampleLocks(root, url) {
       stopped = true;
       await sampling;
       await client.end();
-      return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { held: t.held / Math.max(samples, 1), waiting: t.waiting / Math.max(samples, 1) }]));
+      return Object.fromEntries(
+        Object.entries(totals).map(([name, t]) => [name, { held: t.held / Math.max(samples, 1), waiting: t.waiting / Math.max(samples, 1) }]),
+      );
     },
   };
 }

@@ -9,7 +9,9 @@ import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os'
 /** The first line a command prints, or undefined when it fails. */
 function firstLine(command, args, cwd) {
   try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0];
+    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')[0];
   } catch {
     return undefined;
   }

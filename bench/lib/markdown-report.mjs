@@ -19,20 +19,45 @@ function singleSection(singleDocument) {
       else {
         const wrong = r.pages !== r.pagesExpected;
         if (wrong) notes.push(`${tool} printed ${r.pages} pages of the ${doc}, not ${r.pagesExpected}: its time is for other output`);
-        rows.push([doc, tool, seconds(r.medianMs), chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-', mb(r.peakRssKb), wrong ? `${r.pages} (not ${r.pagesExpected})` : String(r.pages)]);
+        rows.push([
+          doc,
+          tool,
+          seconds(r.medianMs),
+          chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-',
+          mb(r.peakRssKb),
+          wrong ? `${r.pages} (not ${r.pagesExpected})` : String(r.pages),
+        ]);
       }
     }
   }
-  const errors = Object.entries(singleDocument).flatMap(([doc, tools]) => Object.entries(tools).filter(([, r]) => r.error).map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`));
-  return { text: table(['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'peak RSS', 'pages'], rows), notes: [...new Set(notes), ...errors] };
+  const errors = Object.entries(singleDocument).flatMap(([doc, tools]) =>
+    Object.entries(tools)
+      .filter(([, r]) => r.error)
+      .map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`),
+  );
+  return {
+    text: table(['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'peak RSS', 'pages'], rows),
+    notes: [...new Set(notes), ...errors],
+  };
 }
 
 function batchSection(batch) {
   const ours = batch.cases.pdfrender?.docsPerSecond;
   const rows = Object.entries(batch.cases).map(([name, r]) =>
-    r.error ? [name, 'failed', '-', '-', '-', '-'] : [name, seconds(r.medianMs), r.docsPerSecond.toFixed(1), ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-', mb(r.peakRssKb), String(r.runs.length)],
+    r.error
+      ? [name, 'failed', '-', '-', '-', '-']
+      : [
+          name,
+          seconds(r.medianMs),
+          r.docsPerSecond.toFixed(1),
+          ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-',
+          mb(r.peakRssKb),
+          String(r.runs.length),
+        ],
   );
-  const notes = Object.entries(batch.cases).filter(([, r]) => r.error).map(([name, r]) => `${name} failed: ${r.error}`);
+  const notes = Object.entries(batch.cases)
+    .filter(([, r]) => r.error)
+    .map(([name, r]) => `${name} failed: ${r.error}`);
   return { text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows), notes };
 }
 
@@ -48,8 +73,27 @@ function serverSection(server) {
     mb(s.peakRssKb),
   ]);
   const a = server.async;
-  if (a) rows.push(['render-async, first enqueue to last webhook', String(a.jobs), '-', '-', '-', a.perSecond.toFixed(1), String(a.refused + a.failed), mb(a.peakRssKb)]);
-  rows.push(['raw reused-page loop, per document at concurrency 1', String(server.rawSamples.length), millis(server.rawPerDocMs), '-', '-', (1000 / server.rawPerDocMs).toFixed(1), '-', '-']);
+  if (a)
+    rows.push([
+      'render-async, first enqueue to last webhook',
+      String(a.jobs),
+      '-',
+      '-',
+      '-',
+      a.perSecond.toFixed(1),
+      String(a.refused + a.failed),
+      mb(a.peakRssKb),
+    ]);
+  rows.push([
+    'raw reused-page loop, per document at concurrency 1',
+    String(server.rawSamples.length),
+    millis(server.rawPerDocMs),
+    '-',
+    '-',
+    (1000 / server.rawPerDocMs).toFixed(1),
+    '-',
+    '-',
+  ]);
   return table(['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'peak RSS'], rows);
 }
 
@@ -63,20 +107,26 @@ function scaleSection(scale, cores) {
   const one = (backend) => Object.values(scale.store).find((s) => s.backend === backend && s.instances === 1)?.perSecond;
   const lock = (l) => (l ? `${(l.held * 100).toFixed(0)}% held, ${l.waiting.toFixed(1)} waiting` : '-');
   const rows = Object.entries(scale.store).map(([name, s]) =>
-    s.error && !s.perSecond ? [name, 'failed', '-', '-', '-'] : [name, s.perSecond.toFixed(0), one(s.backend) ? `${(s.perSecond / one(s.backend)).toFixed(2)} x` : '-', lock(s.enqueueLock), String(s.runs.length)],
+    s.error && !s.perSecond
+      ? [name, 'failed', '-', '-', '-']
+      : [name, s.perSecond.toFixed(0), one(s.backend) ? `${(s.perSecond / one(s.backend)).toFixed(2)} x` : '-', lock(s.enqueueLock), String(s.runs.length)],
   );
   const r = scale.render;
   const renderName = 'one `pdfrender serve --database`, render-async, tiny documents';
-  const renderRow = r.error ? [renderName, 'failed', '-', '-', '-'] : [renderName, r.perSecond.toFixed(1), '-', '-', `1 (${r.jobs} jobs, ${r.refused + r.failed} refused or failed)`];
+  const renderRow = r.error
+    ? [renderName, 'failed', '-', '-', '-']
+    : [renderName, r.perSecond.toFixed(1), '-', '-', `1 (${r.jobs} jobs, ${r.refused + r.failed} refused or failed)`];
   const text = table(['case', 'jobs/s', 'vs 1 instance', 'enqueue lock', 'runs'], [...rows, renderRow]);
   const carried = scale.carried
     ? `Instances one PostgreSQL carries ~= store ceiling / one instance's render throughput = ${scale.ceiling.toFixed(0)} / ${r.perSecond.toFixed(1)} jobs/s ~= ${Math.floor(scale.carried)} instances rendering tiny documents (more for heavier ones: each takes longer to render and the same store work).`
     : 'Instances one PostgreSQL carries: not measured (a case above failed).';
   const notes = [
     `Store alone: ${scale.loops} worker loops and ${scale.producers} producers per simulated instance (a worker thread with its own connections each), every job enqueued, claimed, its 8 KB PDF saved (bytes and row), completed with its webhook delivery, and the delivery claimed and recorded as sent; no Chromium, no HTTP. Figures are medians; each run has a fresh database.`,
-    "Enqueue lock: the one advisory lock every enqueue takes on PostgreSQL, so that dedupe and the queue bounds see every enqueue of every instance before them; the share of samples of pg_locks (every 10 ms) in which it was held, and the mean number of sessions waiting for it. It is taken inside one database function (one round trip per enqueue), so it is held only while the server runs it; held most of the time, with sessions waiting, it would be the ceiling.",
+    'Enqueue lock: the one advisory lock every enqueue takes on PostgreSQL, so that dedupe and the queue bounds see every enqueue of every instance before them; the share of samples of pg_locks (every 10 ms) in which it was held, and the mean number of sessions waiting for it. It is taken inside one database function (one round trip per enqueue), so it is held only while the server runs it; held most of the time, with sessions waiting, it would be the ceiling.',
     'The PostgreSQL cluster runs on this machine, beside the simulated instances and the bench: on a database server of its own the ceiling is higher, so the instance count above is a floor.',
-    ...Object.entries(scale.store).filter(([, s]) => s.error).map(([name, s]) => `${name} failed: ${s.error}`),
+    ...Object.entries(scale.store)
+      .filter(([, s]) => s.error)
+      .map(([name, s]) => `${name} failed: ${s.error}`),
     ...(r.error ? [`The render case failed: ${r.error}`] : []),
   ];
   if (cores <= 2) {
@@ -110,14 +160,26 @@ export function markdownReport(results) {
     notes.push(...b.notes);
   }
   if (results.server) out.push('\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n', serverSection(results.server));
-  if (results.memory) out.push(`\n### Memory: pdfrender serve and its Chromium, at rest after render-sync load (${results.memory.connections} connections)\n`, memorySection(results.memory));
+  if (results.memory)
+    out.push(
+      `\n### Memory: pdfrender serve and its Chromium, at rest after render-sync load (${results.memory.connections} connections)\n`,
+      memorySection(results.memory),
+    );
   if (results.scaleOut) {
     const s = scaleSection(results.scaleOut, m.cores);
     out.push(`\n### Scale-out: one PostgreSQL shared by several instances (store alone: ${results.scaleOut.jobs} async jobs per run)\n`, s.text);
     notes.push(...s.notes);
   }
-  out.push('\n### Budget\n', table(['budget', 'measured', 'result'], results.budget.map((b) => [b.budget, b.measured, b.result])));
-  notes.push('Peak RSS: the highest sum of VmRSS over the measured process and all its descendants, sampled every 50 ms (median over runs); pages shared between processes count once per process, so it over-counts, alike for every tool.');
-  out.push('\n' + notes.map((n) => `- ${n}`).join('\n'));
+  out.push(
+    '\n### Budget\n',
+    table(
+      ['budget', 'measured', 'result'],
+      results.budget.map((b) => [b.budget, b.measured, b.result]),
+    ),
+  );
+  notes.push(
+    'Peak RSS: the highest sum of VmRSS over the measured process and all its descendants, sampled every 50 ms (median over runs); pages shared between processes count once per process, so it over-counts, alike for every tool.',
+  );
+  out.push(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
   return out.join('\n');
 }

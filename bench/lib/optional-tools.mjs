@@ -47,15 +47,24 @@ export function optionalTools({ install, log }) {
   let installNote;
   if (missing.length > 0) {
     if (!install) installNote = 'not installed (--no-install)';
-    else if (process.getuid?.() !== 0 || !existsSync('/etc/debian_version') || !which('apt-get')) installNote = 'not installed (install it to compare; the bench installs it only as root on Debian)';
-    else installNote = aptInstall(missing.map(([, tool]) => tool.apt), log);
+    else if (process.getuid?.() !== 0 || !existsSync('/etc/debian_version') || !which('apt-get'))
+      installNote = 'not installed (install it to compare; the bench installs it only as root on Debian)';
+    else
+      installNote = aptInstall(
+        missing.map(([, tool]) => tool.apt),
+        log,
+      );
   }
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => {
       const path = which(name);
       if (!path) return [name, { note: installNote ?? 'not installed' }];
       try {
-        const out = execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QT_QPA_PLATFORM: 'offscreen' } });
+        const out = execFileSync(path, ['--version'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, QT_QPA_PLATFORM: 'offscreen' },
+        });
         return [name, { path, version: tool.version(out) ?? out.trim() }];
       } catch (error) {
         return [name, { note: `${path} does not run: ${String(error.message).split('\n')[0]}` }];

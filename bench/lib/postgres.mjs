@@ -45,7 +45,10 @@ async function asPostgres(tool, args) {
 
 /** Where initdb and pg_ctl are: on PATH, or Debian's /usr/lib/postgresql/<newest>/bin. */
 async function postgresBin() {
-  const onPath = await run('sh', ['-c', 'command -v initdb']).then(({ stdout }) => stdout.trim() !== '', () => false);
+  const onPath = await run('sh', ['-c', 'command -v initdb']).then(
+    ({ stdout }) => stdout.trim() !== '',
+    () => false,
+  );
   if (onPath) return (tool) => tool;
   const { stdout } = await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1']);
   const dir = stdout.trim();

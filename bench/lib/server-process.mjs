@@ -16,7 +16,20 @@ const databaseFlag = (database) => (database ? ['--database', database] : []);
  */
 export async function startServer({ root, dataDir, database }) {
   const bin = join(root, 'bin/pdfrender.js');
-  const args = [bin, 'serve', '--port', '0', '--data-dir', dataDir, ...databaseFlag(database), '--rate-limit', '1000000', '--allow-private-webhooks', '--log-format', 'json'];
+  const args = [
+    bin,
+    'serve',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    ...databaseFlag(database),
+    '--rate-limit',
+    '1000000',
+    '--allow-private-webhooks',
+    '--log-format',
+    'json',
+  ];
   const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const closed = new Promise((resolve) => server.on('close', resolve));
   let stderr = '';
@@ -41,7 +54,11 @@ export async function startServer({ root, dataDir, database }) {
 
 /** Register `url` as a webhook endpoint in `dataDir` or `database` (before the server starts, as a user would). */
 export function addWebhook({ root, dataDir, database, url }) {
-  execFileSync(process.execPath, [join(root, 'bin/pdfrender.js'), 'webhooks', 'add', url, '--data-dir', dataDir, ...databaseFlag(database), '--allow-private-webhooks'], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'bin/pdfrender.js'), 'webhooks', 'add', url, '--data-dir', dataDir, ...databaseFlag(database), '--allow-private-webhooks'],
+    { stdio: 'ignore' },
+  );
 }
 
 /**

@@ -96,7 +96,17 @@ async function produce() {
   while (!stopped && next < share) {
     const identifier = `t${threadId}-${next++}`;
     await write(() =>
-      store.queue.enqueue({ caller: 'bench', identifier, priority: 0, request, baseUrl: 'http://127.0.0.1:3000', now: Date.now(), dedupeWindowMs: 60_000, bounds, maxAttempts: 3 }),
+      store.queue.enqueue({
+        caller: 'bench',
+        identifier,
+        priority: 0,
+        request,
+        baseUrl: 'http://127.0.0.1:3000',
+        now: Date.now(),
+        dedupeWindowMs: 60_000,
+        bounds,
+        maxAttempts: 3,
+      }),
     ).then(workers.wake, failed);
   }
 }

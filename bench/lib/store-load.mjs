@@ -18,7 +18,9 @@ const stallMs = 60_000;
  */
 export async function storeLoad({ root, target, instances, jobs, loops, producers, watch }) {
   const shares = Array.from({ length: instances }, (_, i) => Math.floor(jobs / instances) + (i < jobs % instances ? 1 : 0));
-  const workers = shares.map((enqueue) => new Worker(join(root, 'bench/lib/store-instance.mjs'), { workerData: { root, ...target, enqueue, producers, loops } }));
+  const workers = shares.map(
+    (enqueue) => new Worker(join(root, 'bench/lib/store-instance.mjs'), { workerData: { root, ...target, enqueue, producers, loops } }),
+  );
   const counts = workers.map(() => ({ delivered: 0, errors: 0 }));
   const total = (key) => counts.reduce((sum, c) => sum + c[key], 0);
   let started;
@@ -44,10 +46,15 @@ export async function storeLoad({ root, target, instances, jobs, loops, producer
       }),
   );
   try {
-    await Promise.all(workers.map((worker) => new Promise((resolve, reject) => {
-      worker.on('message', (message) => message.ready && resolve());
-      worker.on('error', reject);
-    })));
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise((resolve, reject) => {
+            worker.on('message', (message) => message.ready && resolve());
+            worker.on('error', reject);
+          }),
+      ),
+    );
     watching = await watch?.();
     started = performance.now();
     lastProgress = started;

@@ -72,7 +72,8 @@ async function checkDestinations(documents: PlannedDocument[]): Promise<void> {
   await Promise.all(
     documents.map(async ({ destination }) => {
       if (destination.kind !== 'file') return;
-      if ((await stat(destination.path).catch(() => null))?.isDirectory()) problems.add(`cannot write ${destination.path}: it is a folder; name the PDF file (or use --out-dir)`);
+      if ((await stat(destination.path).catch(() => null))?.isDirectory())
+        problems.add(`cannot write ${destination.path}: it is a folder; name the PDF file (or use --out-dir)`);
       folders.set(dirname(destination.path), destination.path);
     }),
   );
@@ -85,7 +86,13 @@ async function checkDestinations(documents: PlannedDocument[]): Promise<void> {
         info = await stat(existing).catch(() => null);
       }
       if (!info?.isDirectory()) problems.add(`cannot write ${example}: ${existing} is not a folder`);
-      else if (!(await access(existing, constants.W_OK).then(() => true, () => false))) problems.add(`cannot write ${example}: no permission to write in ${existing}`);
+      else if (
+        !(await access(existing, constants.W_OK).then(
+          () => true,
+          () => false,
+        ))
+      )
+        problems.add(`cannot write ${example}: no permission to write in ${existing}`);
     }),
   );
   if (problems.size > 0) throw usage([...problems].join('\n'));
@@ -162,7 +169,10 @@ function pageName(url: string): string {
   const parsed = URL.parse(url);
   const last = parsed?.pathname.split('/').filter(Boolean).pop();
   const name = (last ? basename(decodeURIComponentSafe(last), extname(last)) : parsed?.hostname) || 'page';
-  return `${name.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100)}.pdf`;
+  return `${name
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 100)}.pdf`;
 }
 
 function decodeURIComponentSafe(text: string): string {

@@ -36,7 +36,10 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
     .option('--keep-folders', "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart")
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields')
-    .option('--watch', 'render again whenever an input, a header or footer file, the --request file or a local file the documents loaded changes (Ctrl-C stops)');
+    .option(
+      '--watch',
+      'render again whenever an input, a header or footer file, the --request file or a local file the documents loaded changes (Ctrl-C stops)',
+    );
   for (const option of requestOptions()) command.addOption(option);
   // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
   const runAttributes: Record<string, string> = {};
@@ -151,7 +154,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
         ...loaded.flat(),
       ],
       ready: (count) => io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
-      ...(options.debug ? { seen: (file: string, counts: boolean) => io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`) } : {}),
+      ...(options.debug
+        ? { seen: (file: string, counts: boolean) => io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`) }
+        : {}),
       round: async () => {
         reporter.close();
         reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
@@ -217,12 +222,32 @@ async function renderOne(
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
     const { blocked, failed } = result.network;
-    return { input: document.label, output, pages: result.pages, bytes: result.bytes, ms: performance.now() - started, warnings: result.warnings, blocked, failed, files: result.files, exitCode: 0 };
+    return {
+      input: document.label,
+      output,
+      pages: result.pages,
+      bytes: result.bytes,
+      ms: performance.now() - started,
+      warnings: result.warnings,
+      blocked,
+      failed,
+      files: result.files,
+      exitCode: 0,
+    };
   } catch (error) {
     if (io.signal.aborted) throw io.signal.reason;
     // One rule with the server: the safe message and its code, the cause for the log (stderr).
     const { code, message } = callerError(error);
-    return { input: document.label, output: null, ms: performance.now() - started, error: message.replaceAll('\n', '; '), errorCode: code, cause: error, warnings: [], exitCode: exitCodeFor(error) };
+    return {
+      input: document.label,
+      output: null,
+      ms: performance.now() - started,
+      error: message.replaceAll('\n', '; '),
+      errorCode: code,
+      cause: error,
+      warnings: [],
+      exitCode: exitCodeFor(error),
+    };
   }
 }
 

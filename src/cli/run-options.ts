@@ -20,7 +20,9 @@ export const runOptionsSchema = z.object({
   browserRecycleAfter: serveSettings.browserRecycleAfter.schema,
   browserHangTimeout: serveSettings.browserHangTimeout.schema,
   chrome: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
-  ...Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as { [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'] },
+  ...(Object.fromEntries(Object.entries(policySettings).map(([key, setting]) => [key, setting.schema])) as {
+    [K in keyof typeof policySettings]: (typeof policySettings)[K]['schema'];
+  }),
 });
 
 /** The flag of each run option (commander syntax). */

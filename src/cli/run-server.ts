@@ -53,7 +53,11 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       await deps.write(() => deps.rateWindows.prune(now));
       // A finished job's row goes when its file does.
       const { heldExpired } = await deps.write(() => deps.queue.sweep(now - config.dedupeWindow, now - config.retention));
-      if (heldExpired > 0) deps.events({ level: 'warn', message: `${heldExpired} webhook events held for disabled endpoints expired unsent with their jobs (--retention); \`pdfrender webhooks list\` shows what is still held` });
+      if (heldExpired > 0)
+        deps.events({
+          level: 'warn',
+          message: `${heldExpired} webhook events held for disabled endpoints expired unsent with their jobs (--retention); \`pdfrender webhooks list\` shows what is still held`,
+        });
     };
     await sweep();
     // One sweep at a time (a big files folder can take longer than the interval), and shutdown
@@ -69,14 +73,21 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
     const { port } = deps.listening.address!;
     const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
-    io.stderr.write(`pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`);
+    io.stderr.write(
+      `pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`,
+    );
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
     if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
     if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');
     // Said at start, since servers that had API keys before kept every download behind them.
-    if (config.apiKeys.length > 0 && !config.privateFiles) io.stderr.write('pdfrender: file URLs download without the API key (their ids are unguessable, as RenderPDF.io clients expect); --private-files requires it\n');
+    if (config.apiKeys.length > 0 && !config.privateFiles)
+      io.stderr.write(
+        'pdfrender: file URLs download without the API key (their ids are unguessable, as RenderPDF.io clients expect); --private-files requires it\n',
+      );
     if (!config.publicUrl && isWildcard(config.host)) {
-      io.stderr.write(`pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`);
+      io.stderr.write(
+        `pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`,
+      );
     }
     if (config.playground) {
       // Public when others can reach it: bound elsewhere than loopback, or behind a proxy (--public-url).
@@ -125,4 +136,3 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   }
   io.stderr.write('pdfrender: stopped\n');
 }
-

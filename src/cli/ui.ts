@@ -44,7 +44,13 @@ export interface Reporter {
 }
 
 /** A reporter for the mode; `interactive` is whether stderr is a terminal; `chalk` paints (or not, see color.ts). */
-export async function createReporter(mode: ReportMode, interactive: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, chalk: ChalkInstance): Promise<Reporter> {
+export async function createReporter(
+  mode: ReportMode,
+  interactive: boolean,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+  chalk: ChalkInstance,
+): Promise<Reporter> {
   // ora is loaded only for a spinner: it costs about 55 ms of start-up that CI logs never use.
   const ora = mode === 'normal' && interactive ? (await import('ora')).default : undefined;
   let spinner: Ora | undefined;
@@ -77,8 +83,12 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       finished += 1;
       if (outcome.error) failed += 1;
       if (spinner) spinner.text = progressText();
-      const blockedLine = (issue: ResourceIssue) => `${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`;
-      const errorLines = () => [`${chalk.red('✖')} ${outcome.input}: ${outcome.error}`, ...causeMessages(outcome.cause).map((cause) => chalk.dim(`  cause: ${cause}`))];
+      const blockedLine = (issue: ResourceIssue) =>
+        `${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`;
+      const errorLines = () => [
+        `${chalk.red('✖')} ${outcome.input}: ${outcome.error}`,
+        ...causeMessages(outcome.cause).map((cause) => chalk.dim(`  cause: ${cause}`)),
+      ];
       if (mode === 'json') {
         // The JSON on stdout leaves the detail out; stderr (the log) has it, and every error, as in every mode.
         for (const issue of outcome.blocked ?? []) if (issue.detail) line(blockedLine(issue));
@@ -89,7 +99,8 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       if (mode === 'normal') {
         for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
         for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
-        for (const issue of outcome.failed ?? []) line(`${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`);
+        for (const issue of outcome.failed ?? [])
+          line(`${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`);
       }
       if (outcome.error) errorLines().forEach(line);
       else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${interactive ? '' : position()}${describe(outcome, chalk)}`);
@@ -100,7 +111,9 @@ export async function createReporter(mode: ReportMode, interactive: boolean, std
       stopSpinner();
       if (mode === 'json') {
         const rendered = outcomes.filter((o) => !o.error).length;
-        stdout.write(`${JSON.stringify({ rendered, failed: outcomes.length - rendered, ms: Math.round(ms), documents: outcomes.map(jsonOutcome) }, null, 2)}\n`);
+        stdout.write(
+          `${JSON.stringify({ rendered, failed: outcomes.length - rendered, ms: Math.round(ms), documents: outcomes.map(jsonOutcome) }, null, 2)}\n`,
+        );
         return;
       }
       if (mode === 'quiet' || outcomes.length < 2) return;
@@ -138,7 +151,9 @@ function jsonOutcome({ cause: _cause, files: _files, ...outcome }: DocumentOutco
 
 // What the caller's safe message leaves out: a raw error's own message, and the causes of either.
 function causeMessages(error: unknown): string[] {
-  return causeChain(error instanceof PdfRenderError ? error.cause : error).map((current) => (current instanceof Error ? current.message.replaceAll('\n', '; ') : String(current)));
+  return causeChain(error instanceof PdfRenderError ? error.cause : error).map((current) =>
+    current instanceof Error ? current.message.replaceAll('\n', '; ') : String(current),
+  );
 }
 
 /** "23.4 kB" style sizes. */

@@ -38,7 +38,8 @@ export function webhooksCommand(io: CliIO): Command {
       await opened.close();
     }
   };
-  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks'], now: number) => Promise<T>) => withStore(options, (store, now) => work(store.webhooks, now));
+  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks'], now: number) => Promise<T>) =>
+    withStore(options, (store, now) => work(store.webhooks, now));
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -51,7 +52,9 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--json', 'print the endpoint as JSON')
     .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
     .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
-      const allowPrivate = Boolean(options.allowPrivateWebhooks) || (settingValue(serveSettings.allowPrivateWebhooks, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
+      const allowPrivate =
+        Boolean(options.allowPrivateWebhooks) ||
+        (settingValue(serveSettings.allowPrivateWebhooks, io.env[serveSettings.allowPrivateWebhooks.env] || undefined) as boolean);
       const checked = await checkWebhookUrl(url, allowPrivate);
       const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now));
       if (result.created) {
@@ -59,7 +62,9 @@ export function webhooksCommand(io: CliIO): Command {
         return void print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
       }
       if (options.json) return void print(JSON.stringify({ ...withoutCredentials(result.endpoint), reenabled: true, released: result.released }));
-      print(`id:     ${result.endpoint.id}\nurl:    ${result.endpoint.url}\n${enabledLine(result)}; its key and signing secret are unchanged (\`pdfrender webhooks list --show-secrets\` shows them)`);
+      print(
+        `id:     ${result.endpoint.id}\nurl:    ${result.endpoint.url}\n${enabledLine(result)}; its key and signing secret are unchanged (\`pdfrender webhooks list --show-secrets\` shows them)`,
+      );
     });
   group
     .command('list')
@@ -92,7 +97,10 @@ export function webhooksCommand(io: CliIO): Command {
     .action(async (id: string, options: Where) => {
       const removed = await withEndpoints(options, (endpoints, now) => endpoints.remove(id, now));
       if (!removed) throw noEndpoint(id);
-      const unsent = removed.unsent === 0 ? '' : `; ${plural(removed.unsent, 'event')} it held or had yet to send will not be sent to it (\`pdfrender webhooks deliveries --failed\` lists their jobs; \`pdfrender webhooks redeliver <jobId>\` sends one to the current endpoints)`;
+      const unsent =
+        removed.unsent === 0
+          ? ''
+          : `; ${plural(removed.unsent, 'event')} it held or had yet to send will not be sent to it (\`pdfrender webhooks deliveries --failed\` lists their jobs; \`pdfrender webhooks redeliver <jobId>\` sends one to the current endpoints)`;
       print(`removed ${id}${unsent}`);
     });
   group
@@ -137,12 +145,26 @@ export function webhooksCommand(io: CliIO): Command {
       for (const entry of entries) {
         const last = entry.lastStatus ? `HTTP ${entry.lastStatus}` : (entry.lastError ?? '');
         const next = entry.nextAttemptAt ? `next ${new Date(entry.nextAttemptAt).toISOString()}` : '';
-        print([new Date(entry.createdAt).toISOString(), entry.jobId, entry.url ?? `(removed ${entry.endpointId})`, entry.status, `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`, last, next].filter(Boolean).join('  '));
+        print(
+          [
+            new Date(entry.createdAt).toISOString(),
+            entry.jobId,
+            entry.url ?? `(removed ${entry.endpointId})`,
+            entry.status,
+            `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`,
+            last,
+            next,
+          ]
+            .filter(Boolean)
+            .join('  '),
+        );
       }
     });
   group
     .command('redeliver <jobId>')
-    .description("send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)")
+    .description(
+      "send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)",
+    )
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (jobId: string, options: Where) => {
@@ -169,8 +191,10 @@ function enabledLine({ wasDisabled, released }: Enabled): string {
 
 /** The line `redeliver` prints; throws (exit 2) when it queued nothing, saying why. */
 function redeliveryReport(jobId: string, result: Redelivery): string {
-  if (result.outcome === 'no-such-job') throw new PdfRenderError('USAGE', `no job ${jobId} (finished jobs are kept for --retention); see \`pdfrender webhooks deliveries\``);
-  if (result.outcome === 'unfinished') throw new PdfRenderError('USAGE', `job ${jobId} has not finished (it is ${result.status}); its event is sent when it does`);
+  if (result.outcome === 'no-such-job')
+    throw new PdfRenderError('USAGE', `no job ${jobId} (finished jobs are kept for --retention); see \`pdfrender webhooks deliveries\``);
+  if (result.outcome === 'unfinished')
+    throw new PdfRenderError('USAGE', `job ${jobId} has not finished (it is ${result.status}); its event is sent when it does`);
   const notes = [
     ...(result.inFlight > 0 ? [`${plural(result.inFlight, 'delivery')} being sent right now left alone`] : []),
     ...(result.heldFor.length > 0 ? [`held for disabled ${result.heldFor.join(', ')} (\`pdfrender webhooks enable <id>\` sends it)`] : []),

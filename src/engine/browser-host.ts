@@ -176,10 +176,16 @@ export class BrowserHost {
       });
     });
     generation.gone.catch(() => undefined); // observed by the renders that race against it
-    generation.watchdog = watchBrowser(() => launched.browser.version(), this.hangTimeoutMs, () => {
-      this.warn(`the browser (pid ${launched.pid}) did not answer for ${this.hangTimeoutMs / 1000} s: killed it; renders in flight on it are tried once more on a new one`);
-      void this.kill(generation.number);
-    });
+    generation.watchdog = watchBrowser(
+      () => launched.browser.version(),
+      this.hangTimeoutMs,
+      () => {
+        this.warn(
+          `the browser (pid ${launched.pid}) did not answer for ${this.hangTimeoutMs / 1000} s: killed it; renders in flight on it are tried once more on a new one`,
+        );
+        void this.kill(generation.number);
+      },
+    );
     await this.record?.add(launched);
     return launched;
   }

@@ -37,12 +37,9 @@ export function watchBrowser(ping: () => Promise<unknown>, hangTimeoutMs: number
     if (!out) {
       const probe = { sentAt: performance.now(), ticks: 0 };
       out = probe;
-      ping().then(
-        () => {
-          if (out === probe) out = undefined;
-        },
-        stop,
-      );
+      ping().then(() => {
+        if (out === probe) out = undefined;
+      }, stop);
       return;
     }
     out.ticks += 1;

@@ -26,7 +26,6 @@ const strings = { '"': /"(?:[^"\\\n\r\f]|\\[\s\S]|\\$)*(?:"|[\n\r\f]|$)/y, "'": 
 const blank = /\s*/y;
 const bareUrl = /(?:[^\s"'()\\]|\\[\s\S])*/y;
 
-
 /**
  * The URLs of `css`: a style sheet when `sheet` (rules, `@import`, `@font-face`), else the
  * declarations of a `style` attribute.

@@ -32,9 +32,12 @@ const longestTimerMs = 2 ** 31 - 1;
  */
 export function deadlineSignal(ms: number, reason?: string): { signal: AbortSignal; clear: () => void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort(new PdfRenderError('RENDER_PDF_FAILED', reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
-  }, Math.min(ms, longestTimerMs));
+  const timer = setTimeout(
+    () => {
+      controller.abort(new PdfRenderError('RENDER_PDF_FAILED', reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
+    },
+    Math.min(ms, longestTimerMs),
+  );
   timer.unref?.();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }

@@ -140,7 +140,8 @@ const baseUrlOf = (request: RenderRequest, options: RenderOptions): string => re
 export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript' | 'maxPages' | 'settingNames'>): void {
   const names = { ...optionNames, ...options.settingNames };
   const fieldErrors: FieldErrors = {};
-  if (options.javascript === false && request.waitForExpression) fieldErrors.waitForExpression = [`needs the documents' JavaScript, which is off here (${names.javascript})`];
+  if (options.javascript === false && request.waitForExpression)
+    fieldErrors.waitForExpression = [`needs the documents' JavaScript, which is off here (${names.javascript})`];
   const maxPages = options.maxPages ?? defaultMaxPages;
   const beyond = pageRangesOf(request.pageRanges)?.find((range) => range.first > maxPages);
   if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
@@ -160,10 +161,7 @@ export function createEngine(options: EngineOptions): Engine {
   // One proxy for the engine's life, started with the first browser; every launch routes through it.
   let proxy: Promise<EgressProxy> | undefined;
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
-  const host = new BrowserHost(options.executablePath, async () => [
-    ...(options.browserArgs ?? []),
-    ...engineBrowserFlags((await startProxy()).url),
-  ], {
+  const host = new BrowserHost(options.executablePath, async () => [...(options.browserArgs ?? []), ...engineBrowserFlags((await startProxy()).url)], {
     recycleAfter: options.browserRecycleAfter ?? 2000,
     record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,
     hangTimeoutMs: options.browserHangTimeoutMs,
@@ -218,7 +216,9 @@ export function createEngine(options: EngineOptions): Engine {
     const finishDeadline = deadlineSignal(limitMs, "page 1's own templates and the metadata were not written into the PDF in time");
     const pdf = await raceAbort(finishPdf(rendered.pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
       .catch((error: unknown) => {
-        throw isPdfRenderError(error) ? error : new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
+        throw isPdfRenderError(error)
+          ? error
+          : new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
       })
       .finally(finishDeadline.clear);
     return { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
@@ -249,7 +249,8 @@ export function createEngine(options: EngineOptions): Engine {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
       const { pdf, firstPage, unresolved } = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
         // A deadline that ran out during a wait says which condition was never met.
-        if (error === deadline.signal.reason && pending.size > 0) throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
+        if (error === deadline.signal.reason && pending.size > 0)
+          throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
         throw error;
       });
       printed = true;
@@ -261,7 +262,10 @@ export function createEngine(options: EngineOptions): Engine {
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
         const first = network.blocked[0]!;
-        throw new PdfRenderError('RENDER_PDF_FAILED', `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`);
+        throw new PdfRenderError(
+          'RENDER_PDF_FAILED',
+          `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`,
+        );
       }
       return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network, files: slot.guard.filesRead() };
     } catch (error) {
@@ -333,7 +337,8 @@ async function prepareTemplates(
   const inlined = await inlineTemplateResources(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
   // Blocked URLs are reported as blocked only, so nothing is said twice.
   const sideNames = ['header', 'footer', 'first-page header', 'first-page footer'];
-  for (const { url, what, reason, templates } of inlined.leftOut) warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
+  for (const { url, what, reason, templates } of inlined.leftOut)
+    warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
   issues.blocked.push(...inlined.network.blocked);
   issues.failed.push(...inlined.network.failed);
   const [header, footer, pageOneHeader, pageOneFooter] = inlined.templates.map((html) => buildTemplate(html || null, insets));
@@ -356,7 +361,11 @@ function asRenderError(error: unknown): PdfRenderError {
     return new PdfRenderError('RENDER_PDF_FAILED', 'the browser closed while rendering the document (it crashed or was killed)', { cause: error });
   }
   if (/Execution context was destroyed|navigat/i.test(detail ?? '')) {
-    return new PdfRenderError('RENDER_PDF_FAILED', 'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)', { cause: error });
+    return new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)',
+      { cause: error },
+    );
   }
   const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
   return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document${netError ? ` (${netError})` : ''}`, { cause: error });

@@ -23,7 +23,12 @@ export interface FetchManyOptions {
  * Fetch every URL, at most `fetchConcurrency` at a time; one that fails is passed to `report` as a
  * blocked or failed issue. Throws RENDER_PDF_FAILED when they pass the budget together.
  */
-export async function fetchMany(urls: string[], budget: ByteBudget, options: FetchManyOptions, report: (list: 'blocked' | 'failed', issue: ResourceIssue) => void): Promise<Map<string, FetchedResource>> {
+export async function fetchMany(
+  urls: string[],
+  budget: ByteBudget,
+  options: FetchManyOptions,
+  report: (list: 'blocked' | 'failed', issue: ResourceIssue) => void,
+): Promise<Map<string, FetchedResource>> {
   const fetched = new Map<string, FetchedResource>();
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -46,15 +51,23 @@ export async function fetchMany(urls: string[], budget: ByteBudget, options: Fet
         fetched.set(href, resource);
       } catch (error) {
         budget.give(taken);
-        if (budget.exceeded) stop.abort(); // the request fails: the other fetches need not finish
-        else if (!options.signal.aborted) report(error instanceof RefusedUrlError ? 'blocked' : 'failed', { url: href, ...(error instanceof RefusedUrlError ? error.refusal : fetchFailure(error)) });
+        if (budget.exceeded)
+          stop.abort(); // the request fails: the other fetches need not finish
+        else if (!options.signal.aborted)
+          report(error instanceof RefusedUrlError ? 'blocked' : 'failed', {
+            url: href,
+            ...(error instanceof RefusedUrlError ? error.refusal : fetchFailure(error)),
+          });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(fetchConcurrency, urls.length) }, worker));
   options.signal.throwIfAborted();
   if (budget.exceeded) {
-    throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer images and style sheets are larger than ${megabytes(budget.limit)} MB together, the limit for one request`);
+    throw new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      `the header and footer images and style sheets are larger than ${megabytes(budget.limit)} MB together, the limit for one request`,
+    );
   }
   return fetched;
 }
@@ -69,6 +82,15 @@ function fetchFailure(error: unknown): Omit<ResourceIssue, 'url'> {
   const match = /^HTTP (\d{3})$/.exec(detail);
   if (match) return { code: 'HTTP_ERROR', reason: detail };
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = error instanceof LocalFileError ? detail : (error as Error | undefined)?.name === 'AbortError' ? 'timed out or cancelled' : /^the response is larger than \d+ bytes$/.test(detail) ? detail : typeof errno === 'string' && /^E[A-Z_]+$/.test(errno) ? errno : 'failed to load';
+  const reason =
+    error instanceof LocalFileError
+      ? detail
+      : (error as Error | undefined)?.name === 'AbortError'
+        ? 'timed out or cancelled'
+        : /^the response is larger than \d+ bytes$/.test(detail)
+          ? detail
+          : typeof errno === 'string' && /^E[A-Z_]+$/.test(errno)
+            ? errno
+            : 'failed to load';
   return reason === detail ? { code: 'LOAD_FAILED', reason } : { code: 'LOAD_FAILED', reason, detail };
 }

@@ -38,7 +38,9 @@ export function fileJudge(baseUrl: string | undefined, access: FileAccess): (url
     }
     const [folderReal, realTarget] = await Promise.all([(realFolder ??= realOrNearest(folder)), realOrNearest(path)]);
     if (folderReal === null || realTarget === null) return { refused: 'the file path cannot be resolved' };
-    return within(path, folder) && within(realTarget, folderReal) ? { path: realTarget } : { refused: "file: URLs outside the document's folder are not allowed" };
+    return within(path, folder) && within(realTarget, folderReal)
+      ? { path: realTarget }
+      : { refused: "file: URLs outside the document's folder are not allowed" };
   };
 }
 

@@ -20,7 +20,15 @@ export interface FoundBrowser {
  * same PDFs from the same Blink, and start in about half the time of the full browser (measured
  * here: a cold `pdfrender render` of the invoice in 650 ms against 1175 ms).
  */
-export const browserCommands = ['chromium-headless-shell', 'chrome-headless-shell', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
+export const browserCommands = [
+  'chromium-headless-shell',
+  'chrome-headless-shell',
+  'chromium',
+  'chromium-browser',
+  'google-chrome',
+  'google-chrome-stable',
+  'chrome',
+];
 
 /** Absolute locations tried after PATH (Debian/Ubuntu snaps, /opt installs, macOS app bundles). */
 export const systemBrowserPaths = [

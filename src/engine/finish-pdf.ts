@@ -16,7 +16,8 @@ export interface Finishing {
 }
 
 /** Whether `finishPdf` has anything to do: `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's. */
-export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean => Boolean(firstPage || (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)));
+export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean =>
+  Boolean(firstPage || (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)));
 
 /** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
 export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {

@@ -82,7 +82,6 @@ const tagName = /[^\t\n\f\r />]*/y;
 const attributeName = /[^\t\n\f\r />][^\t\n\f\r />=]*/y;
 const bareValue = /[^\t\n\f\r >]*/y;
 
-
 // The start tag at `at` (`<` and a letter), or null when the text ends inside it.
 function startTag(html: string, at: number, quoteEnd: Record<'"' | "'", (from: number) => number>): { tag: HtmlTag; selfClosing: boolean } | null {
   const name = stickyAt(tagName, html, at + 1);

@@ -59,10 +59,13 @@ export async function inlineTemplateResources(templates: string[], options: Fetc
     const seen = sheetTemplates.get(href) ?? sheetTemplates.set(href, new Set()).get(href)!;
     if (seen.has(template)) return;
     seen.add(template);
-    for (const { reference, href: target } of crawled.sheets.get(href)?.references ?? []) if (reference.kind === 'stylesheet' && target) visit(target, template);
+    for (const { reference, href: target } of crawled.sheets.get(href)?.references ?? [])
+      if (reference.kind === 'stylesheet' && target) visit(target, template);
   };
   found.forEach((references, template) => references.forEach(({ reference, href }) => reference.kind === 'stylesheet' && href && visit(href, template)));
   const templatesOf = (origin: Origin) => (typeof origin === 'number' ? [origin] : [...(sheetTemplates.get(origin) ?? [])]);
-  const leftOut = report.failures().map(({ issue, what, origins }) => ({ url: issue.url, what, reason: issue.reason, templates: [...new Set([...origins].flatMap(templatesOf))].sort() }));
+  const leftOut = report
+    .failures()
+    .map(({ issue, what, origins }) => ({ url: issue.url, what, reason: issue.reason, templates: [...new Set([...origins].flatMap(templatesOf))].sort() }));
   return { templates: rewritten, network: report.network(), leftOut, usesUrl: templates.some((html, index) => usesUrlClass(html, scans[index])) };
 }

@@ -95,7 +95,13 @@ export async function launchBrowser(
         }
         // A hung browser never answers Browser.close, so the close gets a deadline.
         const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, closeGraceMs, false).unref());
-        const graceful = browser.close().then(() => exited).then(() => true, () => false);
+        const graceful = browser
+          .close()
+          .then(() => exited)
+          .then(
+            () => true,
+            () => false,
+          );
         if (!(await Promise.race([graceful, timeout]))) killGroup(pid);
         await rm(profileDir, { recursive: true, force: true }).catch(() => undefined);
       })()),

@@ -121,12 +121,22 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     // A name that does not resolve: the proxy's word for it, not a failed tunnel.
     else if (failure) add('failed', url, { code: 'LOAD_FAILED', reason: failure });
     // Chromium's net error names say nothing of the server's network; anything else stays in the detail.
-    else add('failed', url, /^net::ERR_[A-Z0-9_]+$/.test(error) ? { code: 'LOAD_FAILED', reason: error } : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error });
+    else
+      add(
+        'failed',
+        url,
+        /^net::ERR_[A-Z0-9_]+$/.test(error) ? { code: 'LOAD_FAILED', reason: error } : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error },
+      );
   });
   page.on('response', (response: HTTPResponse) => {
     const refused = response.headers()[refusalHeader];
     const failure = response.headers()[failureHeader];
-    if (refused) add('blocked', response.url(), proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'));
+    if (refused)
+      add(
+        'blocked',
+        response.url(),
+        proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'),
+      );
     else if (failure) add('failed', response.url(), { code: 'LOAD_FAILED', reason: failure });
     else if (response.status() >= 400) add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });

@@ -81,7 +81,10 @@ export class PagePool {
       try {
         return await raceAbort(Promise.race([opening, gone]), AbortSignal.any([signal, stalled.signal]));
       } catch (error) {
-        void opening.then((slot) => slot.context.close().catch(() => undefined), () => undefined);
+        void opening.then(
+          (slot) => slot.context.close().catch(() => undefined),
+          () => undefined,
+        );
         throw error;
       } finally {
         stalled.clear();

@@ -28,7 +28,12 @@ export interface PageState {
 
 // Navigation events of the main frame, every one of which means the document asked to leave (or
 // rewrite) its URL. setDocumentContent, which writes each document, fires none of them.
-const navigationEvents = ['Page.frameScheduledNavigation', 'Page.frameRequestedNavigation', 'Page.frameStartedNavigating', 'Page.navigatedWithinDocument'] as const;
+const navigationEvents = [
+  'Page.frameScheduledNavigation',
+  'Page.frameRequestedNavigation',
+  'Page.frameStartedNavigating',
+  'Page.navigatedWithinDocument',
+] as const;
 
 /** Start watching a new page. It starts tainted: its first document needs a window set up by pdfrender. */
 export async function watchPageState(page: Page, client: CDPSession): Promise<PageState> {
@@ -39,7 +44,7 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   const frameId = frameTree.frame.id;
 
   client.on('Debugger.scriptParsed', (event) => {
-    if (event.executionContextAuxData?.['isDefault'] !== true) return;
+    if (event.executionContextAuxData?.isDefault !== true) return;
     scripted = true;
     taint ??= 'the document ran script';
   });

@@ -109,12 +109,30 @@ async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<
     };
     const response = await slot.page.goto(url, { waitUntil: 'load', timeout: 0 }).catch((error: unknown) => {
       // A navigation that failed outright: its own URL, or the first refused one (where it redirected).
-      throw refusal([url], error) ?? refusal(slot.guard.seen().blocked.slice(0, 1).map((issue) => issue.url), error) ?? error;
+      throw (
+        refusal([url], error) ??
+        refusal(
+          slot.guard
+            .seen()
+            .blocked.slice(0, 1)
+            .map((issue) => issue.url),
+          error,
+        ) ??
+        error
+      );
     });
     slot.printWorld = undefined; // went with the old window
     // A page that answered with an error is not the document the caller meant to print.
     if (response && response.status() >= 400) {
-      throw refusal([response.url(), ...response.request().redirectChain().map((request) => request.url())]) ?? new PdfRenderError('RENDER_PDF_FAILED', `url ${shown} answered HTTP ${response.status()}`);
+      throw (
+        refusal([
+          response.url(),
+          ...response
+            .request()
+            .redirectChain()
+            .map((request) => request.url()),
+        ]) ?? new PdfRenderError('RENDER_PDF_FAILED', `url ${shown} answered HTTP ${response.status()}`)
+      );
     }
   } finally {
     pending.delete(waiting);

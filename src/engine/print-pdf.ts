@@ -94,7 +94,9 @@ export function printParameters(request: RenderRequest, templates: TemplatePair,
  */
 export async function inPrintWorld(slot: Slot, expression: string): Promise<unknown> {
   if (slot.printWorld !== undefined) {
-    const reused = await slot.client.send('Runtime.evaluate', { expression, contextId: slot.printWorld, awaitPromise: true, returnByValue: true }).catch(() => undefined);
+    const reused = await slot.client
+      .send('Runtime.evaluate', { expression, contextId: slot.printWorld, awaitPromise: true, returnByValue: true })
+      .catch(() => undefined);
     if (reused) return reused.result.value;
   }
   const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', { frameId: slot.state.frameId, worldName });

@@ -44,7 +44,8 @@ export function resolveReferences(references: TemplateReference[], base: string 
     const written = reference.url.trim();
     if (kind === 'font' || kind === 'other') {
       const reason = kind === 'font' ? 'header and footer templates cannot load web fonts' : `header and footer templates cannot load ${what}`;
-      for (const url of reference.candidates ?? [written]) report.add('failed', { url: absolute(url, base) ?? url, code: 'TEMPLATE_UNSUPPORTED', reason }, what, origin);
+      for (const url of reference.candidates ?? [written])
+        report.add('failed', { url: absolute(url, base) ?? url, code: 'TEMPLATE_UNSUPPORTED', reason }, what, origin);
       return { reference, href: null };
     }
     const href = absolute(written, base);
@@ -105,7 +106,12 @@ export async function crawl(found: Resolved[][], budget: ByteBudget, options: Fe
       for (const resolved of references) {
         refer(resolved, href);
         if (resolved.href === null || queued[resolved.reference.kind === 'stylesheet' ? 'sheets' : 'images'].has(resolved.href)) continue;
-        const refused = resolved.reference.kind === 'stylesheet' && depth >= maxImportDepth ? `imported more than ${maxImportDepth} levels deep` : broughtIn >= maxStylesheetFetches ? `more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets` : null;
+        const refused =
+          resolved.reference.kind === 'stylesheet' && depth >= maxImportDepth
+            ? `imported more than ${maxImportDepth} levels deep`
+            : broughtIn >= maxStylesheetFetches
+              ? `more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`
+              : null;
         if (refused) {
           report.add('failed', { url: resolved.href, code: 'LOAD_FAILED', reason: refused }, resolved.reference.what, href);
           resolved.href = null;

@@ -39,11 +39,14 @@ export function templateReferences(html: string, scan: HtmlScan = scanHtml(html)
   const { tags, styleSheets } = scan;
   const references: TemplateReference[] = [];
   const fromCss = (css: CssReference[], offset: number, inAttribute?: string) =>
-    css.filter((reference) => loads(reference.url)).map((reference) => ({ ...cssReference(reference, inAttribute), start: reference.start + offset, end: reference.end + offset }));
+    css
+      .filter((reference) => loads(reference.url))
+      .map((reference) => ({ ...cssReference(reference, inAttribute), start: reference.start + offset, end: reference.end + offset }));
   // Tags and style sheets do not overlap, and each list is in order: merge them by position.
   let sheet = 0;
   for (const tag of tags) {
-    for (; sheet < styleSheets.length && styleSheets[sheet]!.start < tag.start; sheet += 1) references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
+    for (; sheet < styleSheets.length && styleSheets[sheet]!.start < tag.start; sheet += 1)
+      references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
     for (const attribute of tag.attributes) {
       const valueStart = attribute.start + (attribute.end > attribute.start && /["']/.test(html[attribute.start]!) ? 1 : 0);
       if (attribute.name === 'style') references.push(...fromCss(cssReferences(attribute.value, false), valueStart));
@@ -134,5 +137,14 @@ export function templateFetches(html: string): { images: Set<string>; stylesheet
 /** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL; `scan` as above. */
 export function usesUrlClass(html: string, scan: HtmlScan = scanHtml(html)): boolean {
   // In any case: the template is a quirks-mode document, where class names match regardless of case.
-  return scan.tags.some((tag) => tag.attributes.some(({ name, value }) => name === 'class' && value.toLowerCase().split(/[\t\n\f\r ]+/).includes('url')));
+  return scan.tags.some((tag) =>
+    tag.attributes.some(
+      ({ name, value }) =>
+        name === 'class' &&
+        value
+          .toLowerCase()
+          .split(/[\t\n\f\r ]+/)
+          .includes('url'),
+    ),
+  );
 }

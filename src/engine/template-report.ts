@@ -38,7 +38,10 @@ export class TemplateReport {
   /** The blocked and failed lists, in the order found. */
   network(): NetworkReport {
     const values = [...this.entries.values()];
-    return { blocked: values.filter((entry) => entry.list === 'blocked').map((entry) => entry.issue), failed: values.filter((entry) => entry.list === 'failed').map((entry) => entry.issue) };
+    return {
+      blocked: values.filter((entry) => entry.list === 'blocked').map((entry) => entry.issue),
+      failed: values.filter((entry) => entry.list === 'failed').map((entry) => entry.issue),
+    };
   }
 
   /** The failed URLs with what they were and where they were found. */

@@ -37,7 +37,16 @@ type Piece = string | { sheet: string };
  * `maxTemplateStylesheetBytes` of style sheets.
  */
 export function rewriteTemplates(templates: string[], found: Resolved[][], crawled: Crawled, report: TemplateReport, maxImageBytes: number): string[] {
-  const images = new Map([...crawled.images].map(([href, { bytes, contentType }], index) => [href, { name: `--pdfrender-image-${index}`, data: `data:${safeMediaType(contentType)};base64,${Buffer.from(bytes).toString('base64')}`, bytes: bytes.byteLength }]));
+  const images = new Map(
+    [...crawled.images].map(([href, { bytes, contentType }], index) => [
+      href,
+      {
+        name: `--pdfrender-image-${index}`,
+        data: `data:${safeMediaType(contentType)};base64,${Buffer.from(bytes).toString('base64')}`,
+        bytes: bytes.byteLength,
+      },
+    ]),
+  );
   const sheets = new StylesheetWriter(crawled, images, report);
   let carriedImages = 0;
   const rewritten = templates.map((html, index) => {
@@ -46,13 +55,21 @@ export function rewriteTemplates(templates: string[], found: Resolved[][], crawl
     const linked = references.filter(({ reference, href }) => reference.kind === 'stylesheet' && href !== null && sheets.has(href)).map(({ href }) => href!);
     const stylesheetBytes = linked.reduce((sum, href) => sum + dataUrlBytes(sheets.size(href)), 0);
     if (stylesheetBytes > maxTemplateStylesheetBytes) {
-      throw new PdfRenderError('RENDER_PDF_FAILED', `a header or footer template's style sheets come to ${megabytes(stylesheetBytes)} MB inlined, more than the ${megabytes(maxTemplateStylesheetBytes)} MB limit for one template`);
+      throw new PdfRenderError(
+        'RENDER_PDF_FAILED',
+        `a header or footer template's style sheets come to ${megabytes(stylesheetBytes)} MB inlined, more than the ${megabytes(maxTemplateStylesheetBytes)} MB limit for one template`,
+      );
     }
     // Images the template defines once: its <img>s, its CSS references that fit a custom property, its style sheets' images.
     const inImg = new Set(references.filter(({ reference, href }) => reference.kind === 'img' && imageOf(href)).map(({ href }) => href!));
-    const inVariables = new Set([...references.filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && !tooBig(imageOf(href)!)).map(({ href }) => href!), ...linked.flatMap((href) => [...sheets.images(href)])]);
+    const inVariables = new Set([
+      ...references.filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && !tooBig(imageOf(href)!)).map(({ href }) => href!),
+      ...linked.flatMap((href) => [...sheets.images(href)]),
+    ]);
     const eachTime = references.filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && tooBig(imageOf(href)!));
-    carriedImages += [...new Set([...inImg, ...inVariables])].reduce((sum, href) => sum + images.get(href)!.bytes, 0) + eachTime.reduce((sum, { href }) => sum + images.get(href!)!.bytes, 0);
+    carriedImages +=
+      [...new Set([...inImg, ...inVariables])].reduce((sum, href) => sum + images.get(href)!.bytes, 0) +
+      eachTime.reduce((sum, { href }) => sum + images.get(href!)!.bytes, 0);
     const replacement = ({ reference, href }: Resolved): string => {
       const image = imageOf(href);
       if (reference.kind === 'img' && image) return `"${marker(image.name)}"`;
@@ -65,7 +82,10 @@ export function rewriteTemplates(templates: string[], found: Resolved[][], crawl
     return splice(html, references, replacement, imageRules || definitions ? `<style>:root{${definitions}}${imageRules}</style>` : '');
   });
   if (carriedImages > maxImageBytes) {
-    throw new PdfRenderError('RENDER_PDF_FAILED', `the header and footer would carry ${megabytes(carriedImages)} MB of images, more than the ${megabytes(maxImageBytes)} MB limit for one request (an image over ${megabytes((maxVariableChars * 3) / 4)} MB counts once for each CSS url() that refers to it)`);
+    throw new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      `the header and footer would carry ${megabytes(carriedImages)} MB of images, more than the ${megabytes(maxImageBytes)} MB limit for one request (an image over ${megabytes((maxVariableChars * 3) / 4)} MB counts once for each CSS url() that refers to it)`,
+    );
   }
   return rewritten;
 }
@@ -101,7 +121,9 @@ class StylesheetWriter {
   text(href: string): string {
     const known = this.texts.get(href);
     if (known !== undefined) return known;
-    const text = this.plan(href).map((piece) => (typeof piece === 'string' ? piece : `url(${sheetData(this.text(piece.sheet))})`)).join('');
+    const text = this.plan(href)
+      .map((piece) => (typeof piece === 'string' ? piece : `url(${sheetData(this.text(piece.sheet))})`))
+      .join('');
     this.texts.set(href, text);
     return text;
   }
@@ -111,7 +133,9 @@ class StylesheetWriter {
     const known = this.imageSets.get(href);
     if (known) return known;
     const sheet = this.crawled.sheets.get(href)!;
-    const own = sheet.references.filter(({ reference, href: target }) => reference.kind === 'css' && target !== null && this.usable(target)).map(({ href: target }) => target!);
+    const own = sheet.references
+      .filter(({ reference, href: target }) => reference.kind === 'css' && target !== null && this.usable(target))
+      .map(({ href: target }) => target!);
     const imported = this.plan(href).flatMap((piece) => (typeof piece === 'string' ? [] : [...this.images(piece.sheet)]));
     const images = new Set([...own, ...imported]);
     this.imageSets.set(href, images);
@@ -155,7 +179,12 @@ class StylesheetWriter {
     const image = this.inlined.get(target);
     if (!image) return emptied(reference);
     if (tooBig(image)) {
-      this.report.add('failed', { url: target, code: 'LOAD_FAILED', reason: `too big to inline from a style sheet (over ${megabytes((maxVariableChars * 3) / 4)} MB)` }, 'image', from);
+      this.report.add(
+        'failed',
+        { url: target, code: 'LOAD_FAILED', reason: `too big to inline from a style sheet (over ${megabytes((maxVariableChars * 3) / 4)} MB)` },
+        'image',
+        from,
+      );
       return emptied(reference);
     }
     return `var(${image.name})`;

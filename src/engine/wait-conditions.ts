@@ -26,7 +26,11 @@ export async function waitForConditions(slot: Slot, request: RenderRequest, sign
   const { waitForSelector: selector, waitForExpression: expression, waitDelay: delay } = request;
   if (delay) waits.push(named(pending, `waitDelay (${delay} ms)`, () => sleep(delay, undefined, { signal })));
   if (request.waitForNetworkIdle) {
-    waits.push(named(pending, `waitForNetworkIdle (no request in flight for ${networkIdleMs} ms)`, () => slot.page.waitForNetworkIdle({ idleTime: networkIdleMs, timeout: 0, signal })));
+    waits.push(
+      named(pending, `waitForNetworkIdle (no request in flight for ${networkIdleMs} ms)`, () =>
+        slot.page.waitForNetworkIdle({ idleTime: networkIdleMs, timeout: 0, signal }),
+      ),
+    );
   }
   if (selector) {
     const check = `(() => {

@@ -92,7 +92,15 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
-    const upstream = httpRequest({ host: chosen.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, timeout: dialTimeoutMs });
+    const upstream = httpRequest({
+      host: chosen.address,
+      port,
+      method: req.method,
+      path: `${target.pathname}${target.search}`,
+      headers,
+      setHost: false,
+      timeout: dialTimeoutMs,
+    });
     upstream.on('response', (response) => {
       // Node's parser takes statuses writeHead refuses (099); an upstream must not crash the server.
       const status = response.statusCode ?? 0;
@@ -101,7 +109,9 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
         return void res.writeHead(502).end();
       }
       // Only the proxy may say a URL was blocked or failed; an upstream's own headers of those names are dropped.
-      const headers = response.rawHeaders.flatMap((value, i, all) => (i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader ? [value, all[i + 1]!] : []));
+      const headers = response.rawHeaders.flatMap((value, i, all) =>
+        i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader ? [value, all[i + 1]!] : [],
+      );
       res.writeHead(status, headers);
       // pipeline ends Chromium's side too when the upstream stops short, instead of leaving it open.
       pipeline(response, res, (error) => error && res.destroy());

@@ -15,11 +15,29 @@ export const listSetting = z
 
 /** The policy flags: flag syntax, environment twin, schema with help text. */
 export const policySettings = {
-  allowPrivateNetwork: { flag: '--allow-private-network', env: 'PDFRENDER_ALLOW_PRIVATE_NETWORK', schema: booleanField('let documents reach loopback, private and link-local addresses (the server refuses them by default)') },
-  allowHosts: { flag: '--allow-host <pattern>', env: 'PDFRENDER_ALLOW_HOSTS', schema: listSetting.describe('a host documents may always reach, whatever its address ("intranet.local", "*.example.com"); repeat for several (env: a comma list)') },
-  blockNetwork: { flag: '--block-network', env: 'PDFRENDER_BLOCK_NETWORK', schema: booleanField('documents fetch nothing over the network (hosts from --allow-host excepted)') },
+  allowPrivateNetwork: {
+    flag: '--allow-private-network',
+    env: 'PDFRENDER_ALLOW_PRIVATE_NETWORK',
+    schema: booleanField('let documents reach loopback, private and link-local addresses (the server refuses them by default)'),
+  },
+  allowHosts: {
+    flag: '--allow-host <pattern>',
+    env: 'PDFRENDER_ALLOW_HOSTS',
+    schema: listSetting.describe(
+      'a host documents may always reach, whatever its address ("intranet.local", "*.example.com"); repeat for several (env: a comma list)',
+    ),
+  },
+  blockNetwork: {
+    flag: '--block-network',
+    env: 'PDFRENDER_BLOCK_NETWORK',
+    schema: booleanField('documents fetch nothing over the network (hosts from --allow-host excepted)'),
+  },
   disableJavascript: { flag: '--disable-javascript', env: 'PDFRENDER_DISABLE_JAVASCRIPT', schema: booleanField("do not run documents' JavaScript") },
-  failOnBlocked: { flag: '--fail-on-blocked', env: 'PDFRENDER_FAIL_ON_BLOCKED', schema: booleanField('fail a render whose document asked for a blocked URL (by default the resource is left out and reported)') },
+  failOnBlocked: {
+    flag: '--fail-on-blocked',
+    env: 'PDFRENDER_FAIL_ON_BLOCKED',
+    schema: booleanField('fail a render whose document asked for a blocked URL (by default the resource is left out and reported)'),
+  },
 };
 
 type PolicyValues = { [K in keyof typeof policySettings]: z.output<(typeof policySettings)[K]['schema']> };

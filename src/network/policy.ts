@@ -18,7 +18,10 @@ export const publicOnly: NetworkPolicy = Object.freeze({ network: 'public', allo
 
 /** Hosts and IP literals as URLs spell them: lower case, no brackets, no trailing dot. */
 export function normalizeHost(host: string): string {
-  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** True when `host` matches one of `patterns` (exact, or "*.example.com" for its subdomains and itself). */

@@ -19,7 +19,11 @@ export const systemResolver: Resolver = async (host) => (await dnsLookup(host, {
  * A name that must be checked and does not resolve is refused like a private one, so that callers
  * cannot tell the two apart; a name allowed outright that does not resolve rejects (a failure).
  */
-export async function resolveChecked(policy: NetworkPolicy, host: string, resolver: Resolver = systemResolver): Promise<{ address: string } | { refused: Refusal }> {
+export async function resolveChecked(
+  policy: NetworkPolicy,
+  host: string,
+  resolver: Resolver = systemResolver,
+): Promise<{ address: string } | { refused: Refusal }> {
   const name = normalizeHost(host);
   const decision = hostDecision(policy, name);
   if (decision.verdict === 'refuse') return { refused: decision.refusal };

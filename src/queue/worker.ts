@@ -121,17 +121,20 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
   const run = async (job: Job, holder: string) => {
     inHand.add(job.id);
     let beating = false;
-    const heartbeat = setInterval(() => {
-      // One beat at a time: a beat waiting for a lock is not joined by the next.
-      if (beating) return;
-      beating = true;
-      deps
-        .write(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs))
-        .catch((error: unknown) => {
-          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
-        })
-        .finally(() => (beating = false));
-    }, Math.max(1_000, deps.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        // One beat at a time: a beat waiting for a lock is not joined by the next.
+        if (beating) return;
+        beating = true;
+        deps
+          .write(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs))
+          .catch((error: unknown) => {
+            if (!isStorageFault(error)) deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
+          })
+          .finally(() => (beating = false));
+      },
+      Math.max(1_000, deps.leaseMs / 3),
+    );
     let file: StoredFile | undefined;
     try {
       const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
@@ -139,7 +142,17 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
       logReportDetail(deps.events, result.network, { jobId: job.id });
       const stored = file;
-      if (await settle(() => deps.queue.complete(job.id, holder, deps.clock.now(), { fileId: stored.id, pages: stored.pages, bytes: stored.bytes, network: publicReport(result.network) }))) deps.onEvent();
+      if (
+        await settle(() =>
+          deps.queue.complete(job.id, holder, deps.clock.now(), {
+            fileId: stored.id,
+            pages: stored.pages,
+            bytes: stored.bytes,
+            network: publicReport(result.network),
+          }),
+        )
+      )
+        deps.onEvent();
       else {
         // This process stalled past its lease (paused, or cut off from the database) and another
         // worker took the job over: its render is the one kept, and nothing will ever name this PDF.
@@ -150,14 +163,25 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       if (isStorageFault(error)) {
         // The PDF could not be kept: not the document's fault, so the attempt does not count. The
         // release itself may have to wait for the storage (a full disk takes no write at all).
-        deps.events({ level: 'warn', message: `async job goes back to the queue: its PDF could not be stored (${error.code}); the attempt does not count`, jobId: job.id, code: error.code });
+        deps.events({
+          level: 'warn',
+          message: `async job goes back to the queue: its PDF could not be stored (${error.code}); the attempt does not count`,
+          jobId: job.id,
+          code: error.code,
+        });
         if (file) await deps.files.discard(file);
         await settle(() => deps.queue.release(job.id, holder, deps.clock.now()));
         return;
       }
       // The same rule as a sync response: the job status and webhook get the safe message, the log the cause.
       const failure = callerError(error);
-      deps.events({ level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`, jobId: job.id, code: failure.code, error });
+      deps.events({
+        level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
+        message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`,
+        jobId: job.id,
+        code: failure.code,
+        error,
+      });
       const now = deps.clock.now();
       if ((await settle(() => deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)))) === 'failed') deps.onEvent();
     } finally {

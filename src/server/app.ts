@@ -78,7 +78,9 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   );
   // Built when first asked for: generating it takes ~100 ms, which every server start would pay.
   let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get('/openapi.json', (c) => c.json({ ...(document ??= openApiDocument(version, { playground: deps.config.playground })), servers: [{ url: serverUrl(c, deps) }] }));
+  app.get('/openapi.json', (c) =>
+    c.json({ ...(document ??= openApiDocument(version, { playground: deps.config.playground })), servers: [{ url: serverUrl(c, deps) }] }),
+  );
   healthRoutes(app, routeDeps);
   renderSyncRoute(app, routeDeps);
   asyncRoutes(app, routeDeps);
@@ -91,7 +93,13 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
 /** The methods `app`'s routes take at `path`, read off the routes themselves (middleware is mounted for ALL). */
 function allowedMethods(app: { routes: Array<{ method: string; path: string }> }, path: string): string[] {
   // A route path ("/api/pdfs/jobs/:jobId") as a pattern of the paths it serves.
-  const serves = (route: string) => new RegExp(`^${route.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`).test(path);
+  const serves = (route: string) =>
+    new RegExp(
+      `^${route
+        .split('/')
+        .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')}$`,
+    ).test(path);
   return [...new Set(app.routes.filter((route) => route.method !== 'ALL' && serves(route.path)).map((route) => route.method))];
 }
 

@@ -22,23 +22,33 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     deps.engine.check(request);
     // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
     if (!(await deps.webhooks.any())) {
-      throw new PdfRenderError('WEBHOOK_NOT_CONFIGURED', 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks');
+      throw new PdfRenderError(
+        'WEBHOOK_NOT_CONFIGURED',
+        'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks',
+      );
     }
-    const job = await deps.write(() => deps.queue.enqueue({
-      caller: callerKey(c, deps.config),
-      identifier,
-      priority,
-      request,
-      baseUrl: publicBase(c, deps),
-      now: deps.clock.now(),
-      dedupeWindowMs: deps.config.dedupeWindow,
-      bounds: deps.config,
-      maxAttempts: deps.config.maxAttempts,
-    }));
+    const job = await deps.write(() =>
+      deps.queue.enqueue({
+        caller: callerKey(c, deps.config),
+        identifier,
+        priority,
+        request,
+        baseUrl: publicBase(c, deps),
+        now: deps.clock.now(),
+        dedupeWindowMs: deps.config.dedupeWindow,
+        bounds: deps.config,
+        maxAttempts: deps.config.maxAttempts,
+      }),
+    );
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();
-    return c.json({ outcome: 'SUCCESS', identifier, jobId: job.id, status: 'queued', statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<typeof asyncAccepted>, 202);
+    return c.json(
+      { outcome: 'SUCCESS', identifier, jobId: job.id, status: 'queued', statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<
+        typeof asyncAccepted
+      >,
+      202,
+    );
   });
 
   app.get('/api/pdfs/jobs/:jobId', async (c) => {
@@ -54,7 +64,9 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       createdAt: new Date(job.createdAt).toISOString(),
       startedAt: job.claimedAt === null ? null : new Date(job.claimedAt).toISOString(),
       finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
-      ...(job.fileId && job.pages !== null && job.bytes !== null ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes } : {}),
+      ...(job.fileId && job.pages !== null && job.bytes !== null
+        ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes }
+        : {}),
       ...(job.network ? { blocked: job.network.blocked, failed: job.network.failed } : {}),
       ...(job.error ? { error: job.error, errorCode: job.errorCode ?? 'RENDER_PDF_FAILED' } : {}),
     } satisfies z.infer<typeof jobAnswer>);

@@ -14,7 +14,10 @@ const digest = (key: string) => createHash('sha256').update(key).digest();
  * Middleware that checks the bearer key; sets `apiKey` (the matched key's digest, hex) for the rate
  * limiter. A request `open` answers true for passes with no key looked at, a wrong one included.
  */
-export function apiKeyAuth(keys: readonly string[], open: (c: Context) => boolean = () => false): MiddlewareHandler<{ Variables: { apiKey: string | undefined } }> {
+export function apiKeyAuth(
+  keys: readonly string[],
+  open: (c: Context) => boolean = () => false,
+): MiddlewareHandler<{ Variables: { apiKey: string | undefined } }> {
   const digests = keys.map(digest);
   return async (c, next) => {
     if (digests.length === 0 || open(c)) return next();

@@ -38,7 +38,10 @@ export function crossSiteGuard(origins: readonly string[]): MiddlewareHandler {
       const foreign = site === 'cross-site' || site === 'same-site' || (origin !== undefined && site !== 'same-origin' && site !== 'none');
       if (foreign) {
         const from = origin ? `the page at ${origin.slice(0, 200)}` : 'a page of another site';
-        throw new PdfRenderError('CROSS_SITE_REQUEST', `${c.req.method} from ${from} refused: browser pages of other sites may not change anything here; allow a page's origin with --cors-origin`);
+        throw new PdfRenderError(
+          'CROSS_SITE_REQUEST',
+          `${c.req.method} from ${from} refused: browser pages of other sites may not change anything here; allow a page's origin with --cors-origin`,
+        );
       }
     }
     await next();

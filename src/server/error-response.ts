@@ -13,7 +13,13 @@ const loggedCodes = new Set<ErrorCode>(['RENDER_PDF_FAILED', 'BROWSER_NOT_FOUND'
 export function errorResponse(c: Context, error: unknown, events: EventLog): Response {
   const { code, message } = callerError(error);
   if (loggedCodes.has(code)) {
-    events({ level: code === 'INTERNAL_ERROR' ? 'error' : 'warn', message: code === 'INTERNAL_ERROR' ? 'unexpected error' : 'render failed', request: `${c.req.method} ${c.req.path}`, code, error });
+    events({
+      level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
+      message: code === 'INTERNAL_ERROR' ? 'unexpected error' : 'render failed',
+      request: `${c.req.method} ${c.req.path}`,
+      code,
+      error,
+    });
   }
   if (!(error instanceof PdfRenderError)) return c.json({ outcome: code, message }, 500);
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));

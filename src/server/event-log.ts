@@ -49,6 +49,12 @@ function errorFields(error: unknown): unknown {
   return causeChain(error).reduceRight<unknown>((cause, current) => {
     if (!(current instanceof Error)) return String(current);
     const code = (current as { code?: unknown }).code;
-    return { name: current.name, message: current.message, ...(code === undefined ? {} : { code }), stack: current.stack, ...(cause === undefined ? {} : { cause }) };
+    return {
+      name: current.name,
+      message: current.message,
+      ...(code === undefined ? {} : { code }),
+      stack: current.stack,
+      ...(cause === undefined ? {} : { cause }),
+    };
   }, undefined);
 }

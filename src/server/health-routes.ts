@@ -20,7 +20,10 @@ export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined
     const checks = { browser: deps.engine.browserReady(), database: database === null, storage: storage === null, accepting: !deps.lifecycle.draining };
     const reasons = { ...(database === null ? {} : { database }), ...(storage === null ? {} : { storage: `${storage.code}: ${storage.reason}` }) };
     const ready = Object.values(checks).every(Boolean);
-    return c.json({ status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) } satisfies z.infer<typeof healthAnswers.ready>, ready ? 200 : 503);
+    return c.json(
+      { status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) } satisfies z.infer<typeof healthAnswers.ready>,
+      ready ? 200 : 503,
+    );
   });
 }
 

@@ -16,7 +16,10 @@ export function hostGuard(deps: { config: Pick<ServeConfig, 'publicUrl' | 'host'
   let known: { bound: { address: string; port: number }; names: Set<string> | null } | undefined;
   const namesFor = (bound: { address: string; port: number }) => {
     if (known?.bound !== bound) {
-      const names = addressRange(bound.address) === 'loopback' ? new Set(['localhost', '127.0.0.1', '[::1]', urlHost(deps.config.host, bound.address), bracketed(normalizeAddress(bound.address) ?? bound.address)]) : null;
+      const names =
+        addressRange(bound.address) === 'loopback'
+          ? new Set(['localhost', '127.0.0.1', '[::1]', urlHost(deps.config.host, bound.address), bracketed(normalizeAddress(bound.address) ?? bound.address)])
+          : null;
       known = { bound, names };
     }
     return known.names;
@@ -28,7 +31,10 @@ export function hostGuard(deps: { config: Pick<ServeConfig, 'publicUrl' | 'host'
     if (!deps.config.publicUrl && bound && host !== undefined) {
       const names = namesFor(bound);
       if (names && !answersTo(host, names, bound.port)) {
-        throw new PdfRenderError('HOST_NOT_ALLOWED', `this server answers to localhost, 127.0.0.1 and [::1] on port ${bound.port}, not to "${host.slice(0, 100)}"; set --public-url to serve another name`);
+        throw new PdfRenderError(
+          'HOST_NOT_ALLOWED',
+          `this server answers to localhost, 127.0.0.1 and [::1] on port ${bound.port}, not to "${host.slice(0, 100)}"; set --public-url to serve another name`,
+        );
       }
     }
     await next();

@@ -14,7 +14,7 @@ const meanings: Record<ErrorCode, string> = {
   USAGE: 'wrong command-line usage (the CLI only)',
   BROWSER_NOT_FOUND: 'the browser could not be started',
   MISSING_API_KEY: 'the server has API keys and the request has none',
-  INVALID_API_KEY: 'the key is not one of the server\'s',
+  INVALID_API_KEY: "the key is not one of the server's",
   RATE_LIMITED: 'the caller used up its render-sync requests for this 1-minute window',
   PAYLOAD_TOO_LARGE: "the body is larger than the server's --max-body",
   UNSUPPORTED_MEDIA_TYPE: 'the body is not JSON, multipart/form-data or urlencoded',
@@ -38,15 +38,28 @@ const retried = new Set<ErrorCode>(['RATE_LIMITED', 'SHUTTING_DOWN', 'QUEUE_FULL
 /** Headers of the API's answers, as components. */
 export const headers = {
   'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
-  RateLimit: { description: 'the caller\'s render-sync window as it stands: `"sync";r=<requests left>;t=<seconds until it resets>`', schema: { type: 'string' } },
+  RateLimit: {
+    description: 'the caller\'s render-sync window as it stands: `"sync";r=<requests left>;t=<seconds until it resets>`',
+    schema: { type: 'string' },
+  },
   'RateLimit-Policy': { description: 'the render-sync quota: `"sync";q=<requests>;w=60`', schema: { type: 'string' } },
   Allow: { description: 'the methods the path takes', schema: { type: 'string' } },
   'Content-Location': { description: "the rendered PDF's download URL, as `fileUrl` would give it", schema: { type: 'string', format: 'uri' } },
   'Content-Disposition': { description: '`inline; filename="<file id>.pdf"`', schema: { type: 'string' } },
-  'X-Pdfrender-Warnings': { description: "what the header and footer left out (an image or style sheet they refer to that could not be inlined), `; `-separated, ASCII, at most 4000 characters", schema: { type: 'string' } },
+  'X-Pdfrender-Warnings': {
+    description:
+      'what the header and footer left out (an image or style sheet they refer to that could not be inlined), `; `-separated, ASCII, at most 4000 characters',
+    schema: { type: 'string' },
+  },
   ...Object.fromEntries(
     (['Blocked', 'Failed'] as const).flatMap((name) => [
-      [`X-Pdfrender-${name}`, { description: `the ${name.toLowerCase()} URLs as a JSON array of ResourceIssue, ASCII, as many as fit in 4000 characters; only when there are any`, schema: { type: 'string' } }],
+      [
+        `X-Pdfrender-${name}`,
+        {
+          description: `the ${name.toLowerCase()} URLs as a JSON array of ResourceIssue, ASCII, as many as fit in 4000 characters; only when there are any`,
+          schema: { type: 'string' },
+        },
+      ],
       [`X-Pdfrender-${name}-Count`, { description: `how many URLs were ${name.toLowerCase()} in all`, schema: { type: 'integer', minimum: 1 } }],
     ]),
   ),

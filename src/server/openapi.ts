@@ -81,9 +81,13 @@ const answerSchemas: Record<string, z.ZodType> = {
 };
 
 const renderCodes: ErrorCode[] = ['RENDER_PDF_FAILED', 'RATE_LIMITED', 'BROWSER_NOT_FOUND'];
-const syncDescription =
-  'Rate limited per caller (API key, else address) per 1-minute window; every answer carries RateLimit and RateLimit-Policy.';
-const networkHeaders = Object.fromEntries(['X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count', 'X-Pdfrender-Failed', 'X-Pdfrender-Failed-Count', 'X-Pdfrender-Warnings'].map((name) => [name, header(name as keyof typeof headers)]));
+const syncDescription = 'Rate limited per caller (API key, else address) per 1-minute window; every answer carries RateLimit and RateLimit-Policy.';
+const networkHeaders = Object.fromEntries(
+  ['X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count', 'X-Pdfrender-Failed', 'X-Pdfrender-Failed-Count', 'X-Pdfrender-Warnings'].map((name) => [
+    name,
+    header(name as keyof typeof headers),
+  ]),
+);
 
 const operations: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/pdfs/render-sync': {
@@ -103,7 +107,13 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       summary: 'Render a PDF within the call; answers the PDF itself',
       description: `${syncDescription} The same render as renderSync and the same limit; the PDF is also kept for download at Content-Location. What the document could not load is in the X-Pdfrender-* headers.`,
       body: 'RenderRequest',
-      responses: { 200: { description: 'the PDF', headers: { ...networkHeaders, 'Content-Location': header('Content-Location'), 'Content-Disposition': header('Content-Disposition') }, content: pdf } },
+      responses: {
+        200: {
+          description: 'the PDF',
+          headers: { ...networkHeaders, 'Content-Location': header('Content-Location'), 'Content-Disposition': header('Content-Disposition') },
+          content: pdf,
+        },
+      },
       codes: renderCodes,
       rateLimited: true,
     },
@@ -124,7 +134,12 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       operationId: 'getJob',
       summary: "An async job's status: queued, rendering, succeeded or failed",
       ids: ['jobId'],
-      responses: { 200: answer("the job; a failed one has error (a safe message) and errorCode (RENDER_PDF_FAILED, or INTERNAL_ERROR whose cause is only in the server's log)", 'Job') },
+      responses: {
+        200: answer(
+          "the job; a failed one has error (a safe message) and errorCode (RENDER_PDF_FAILED, or INTERNAL_ERROR whose cause is only in the server's log)",
+          'Job',
+        ),
+      },
       codes: ['NOT_FOUND'],
     },
   },
@@ -197,7 +212,12 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
     },
   },
   '/openapi.json': {
-    get: { operationId: 'openApi', summary: 'This document', security: [], responses: { 200: { description: 'the OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    get: {
+      operationId: 'openApi',
+      summary: 'This document',
+      security: [],
+      responses: { 200: { description: 'the OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
   },
 };
 
@@ -217,13 +237,17 @@ function commonCodes(path: string, method: Method, operation: Operation): ErrorC
 /** An operation as the document gives it. */
 function described(path: string, method: Method, operation: Operation) {
   const { ids = [], body, codes = [], rateLimited, responses, ...rest } = operation;
-  const all: Record<string, Record<string, unknown>> = { ...(responses as Record<string, Record<string, unknown>>), ...errorResponses([...commonCodes(path, method, operation), ...codes]) } as never;
+  const all: Record<string, Record<string, unknown>> = {
+    ...(responses as Record<string, Record<string, unknown>>),
+    ...errorResponses([...commonCodes(path, method, operation), ...codes]),
+  } as never;
   // Every path answers other methods with 405 and Allow; an operation's own 405 is that answer.
   all[405] = { $ref: '#/components/responses/MethodNotAllowed' };
   if (rateLimited) {
     // The Host and cross-site guards answer before the rate limit's middleware runs.
     for (const [status, response] of Object.entries(all)) {
-      if (!['403', '405', '421'].includes(status)) response.headers = { ...(response.headers as object), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
+      if (!['403', '405', '421'].includes(status))
+        response.headers = { ...(response.headers as object), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
     }
   }
   return {
@@ -242,7 +266,7 @@ function webhookOperations() {
       operationId: type === 'PDF_RENDERED' ? 'pdfRendered' : 'renderPdfFailed',
       summary,
       description:
-        'POSTed to every webhook endpoint, at least once: retried on a persisted schedule until a 2xx (a Retry-After is honoured), so receivers dedupe by webhook-id. Redirects are not followed. Verify the signature with the endpoint\'s secret (Standard Webhooks).',
+        "POSTed to every webhook endpoint, at least once: retried on a persisted schedule until a 2xx (a Retry-After is honoured), so receivers dedupe by webhook-id. Redirects are not followed. Verify the signature with the endpoint's secret (Standard Webhooks).",
       security: [{ webhookKey: [] }],
       parameters: [
         headerParameter('webhook-id', "the event's id: the same on every retry"),
@@ -267,10 +291,25 @@ function webhookOperations() {
 /** The playground's page and the two files it loads, when it is on. */
 const playgroundOperations: Record<string, Partial<Record<Method, Operation>>> = Object.fromEntries(
   [
-    ['/', 'playground', 'The playground: edit a document, its header, footer and options, and see the PDF beside them (on by default on loopback)', 'text/html'],
+    [
+      '/',
+      'playground',
+      'The playground: edit a document, its header, footer and options, and see the PDF beside them (on by default on loopback)',
+      'text/html',
+    ],
     ['/playground.js', 'playgroundScript', "The playground's script", 'text/javascript'],
     ['/playground.css', 'playgroundStyle', "The playground's style sheet", 'text/css'],
-  ].map(([path, operationId, summary, type]) => [path, { get: { operationId: operationId!, summary: summary!, security: [], responses: { 200: { description: 'the file', content: { [type!]: { schema: { type: 'string' } } } } } } }]),
+  ].map(([path, operationId, summary, type]) => [
+    path,
+    {
+      get: {
+        operationId: operationId!,
+        summary: summary!,
+        security: [],
+        responses: { 200: { description: 'the file', content: { [type!]: { schema: { type: 'string' } } } } },
+      },
+    },
+  ]),
 );
 
 /** The OpenAPI document for this server's version (with its playground's routes when it has one), with `serverUrl` as where it answers. */
@@ -286,7 +325,10 @@ export function openApiDocument(version: string, options: { playground?: boolean
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }, {}],
     paths: Object.fromEntries(
-      Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [path, Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]))]),
+      Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [
+        path,
+        Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)])),
+      ]),
     ),
     webhooks: webhookOperations(),
     components: {
@@ -295,7 +337,7 @@ export function openApiDocument(version: string, options: { playground?: boolean
       headers,
       responses: { MethodNotAllowed: errorResponses(['METHOD_NOT_ALLOWED'])[405] },
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'one of the server\'s API keys; required when it has any' },
+        apiKey: { type: 'http', scheme: 'bearer', description: "one of the server's API keys; required when it has any" },
         webhookKey: { type: 'http', scheme: 'bearer', description: "the webhook endpoint's key, given when it was added (never its signing secret)" },
       },
     },

@@ -55,7 +55,8 @@ const sample = {
 </body>
 </html>
 `,
-  footerHtmlContent: '<div style="font-size: 9px; width: 100%; text-align: center;">page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+  footerHtmlContent:
+    '<div style="font-size: 9px; width: 100%; text-align: center;">page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
 } satisfies Partial<Record<FieldName, string>>;
 
 interface JsonSchema {

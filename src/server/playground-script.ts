@@ -41,13 +41,20 @@ export function playgroundScript(): void {
       return element('select', common, ...choices);
     }
     const placeholder = field.default === undefined ? '' : String(field.default);
-    return field.multiline ? element('textarea', { ...common, placeholder, spellcheck: false, rows: 2 }) : element('input', { ...common, placeholder, spellcheck: false });
+    return field.multiline
+      ? element('textarea', { ...common, placeholder, spellcheck: false, rows: 2 })
+      : element('input', { ...common, placeholder, spellcheck: false });
   }
   for (const field of setup.editors) byId(`editor-${field.name}`).append(controlFor(field));
-  const formatSelect = element('select', { id: 'paper-format', title: 'a named paper size: fills in paperWidth and paperHeight' }, element('option', { value: '' }, 'custom'));
+  const formatSelect = element(
+    'select',
+    { id: 'paper-format', title: 'a named paper size: fills in paperWidth and paperHeight' },
+    element('option', { value: '' }, 'custom'),
+  );
   for (const name of Object.keys(setup.formats)) formatSelect.append(element('option', { value: name }, name));
   // Each option in a label of its own (its name, then its control; a checkbox first), laid out by the style sheet.
-  const option = (name: string, input: HTMLElement, className: string) => element('label', { className, title: input.title }, ...(className === 'switch' ? [input, name] : [name, input]));
+  const option = (name: string, input: HTMLElement, className: string) =>
+    element('label', { className, title: input.title }, ...(className === 'switch' ? [input, name] : [name, input]));
   const options = byId('options');
   for (const field of setup.options) {
     if (field.name === formatFields[0]) options.append(option('paper format', formatSelect, 'text'));
@@ -76,7 +83,12 @@ export function playgroundScript(): void {
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   function showRequest(): void {
     const json = JSON.stringify(body(), null, 2);
-    const lines = [`curl -sS ${quote(endpoint)}`, ...Object.entries(headers()).map(([name, value]) => `-H ${quote(`${name}: ${value}`)}`), `--data-raw ${quote(json)}`, '-o out.pdf'];
+    const lines = [
+      `curl -sS ${quote(endpoint)}`,
+      ...Object.entries(headers()).map(([name, value]) => `-H ${quote(`${name}: ${value}`)}`),
+      `--data-raw ${quote(json)}`,
+      '-o out.pdf',
+    ];
     byId<HTMLTextAreaElement>('curl').value = lines.join(' \\\n  ');
     byId<HTMLTextAreaElement>('json-body').value = json;
   }
@@ -122,10 +134,19 @@ export function playgroundScript(): void {
         show('ok', `Rendered ${size(pdf.size)} in ${Math.round(performance.now() - started)} ms`, reportOf(response));
         return;
       }
-      const answer = (await response.json().catch(() => ({}))) as { outcome?: string; message?: string; errors?: Record<string, string[]>; retryAfter?: number };
+      const answer = (await response.json().catch(() => ({}))) as {
+        outcome?: string;
+        message?: string;
+        errors?: Record<string, string[]>;
+        retryAfter?: number;
+      };
       if (response.status === 422 && answer.errors) {
         for (const name of Object.keys(answer.errors)) control(name)?.setAttribute('aria-invalid', 'true');
-        show('error', `${answer.outcome}: the request has bad fields`, Object.entries(answer.errors).map(([name, messages]) => `${name}: ${messages.join('; ')}`));
+        show(
+          'error',
+          `${answer.outcome}: the request has bad fields`,
+          Object.entries(answer.errors).map(([name, messages]) => `${name}: ${messages.join('; ')}`),
+        );
       } else if (response.status === 429) {
         const seconds = Number(response.headers.get('Retry-After') ?? answer.retryAfter ?? 5);
         show('error', `${answer.outcome}: rate limit reached; trying again in ${seconds} s`, [answer.message ?? '']);
@@ -164,7 +185,13 @@ export function playgroundScript(): void {
     showRequest();
   }
   fill(saved ?? setup.sample);
-  const save = () => localStorage.setItem(stored, JSON.stringify(Object.fromEntries(fields.map((field) => [field.name, field.kind === 'switch' ? control(field.name)!.checked : control(field.name)!.value]))));
+  const save = () =>
+    localStorage.setItem(
+      stored,
+      JSON.stringify(
+        Object.fromEntries(fields.map((field) => [field.name, field.kind === 'switch' ? control(field.name)!.checked : control(field.name)!.value])),
+      ),
+    );
   form.addEventListener('input', (event) => {
     // The format list fills in the paper fields and announces that itself, below.
     if (event.target === formatSelect) return;
@@ -191,7 +218,10 @@ export function playgroundScript(): void {
     showRequest();
     void render();
   });
-  for (const [button, box] of [['copy-curl', 'curl'], ['copy-json', 'json-body']] as const) {
+  for (const [button, box] of [
+    ['copy-curl', 'curl'],
+    ['copy-json', 'json-body'],
+  ] as const) {
     byId(button).addEventListener('click', () => {
       const text = byId<HTMLTextAreaElement>(box);
       // The clipboard API needs a secure context (loopback is one); elsewhere the old way.

@@ -4,7 +4,6 @@
  * that is a wildcard (0.0.0.0, ::), the local address the connection arrived on.
  */
 import type { Context } from 'hono';
-import ipaddr from 'ipaddr.js';
 import type { ServeConfig } from '../config.js';
 import { addressRange, normalizeAddress } from './client-address.js';
 import { connectionOf } from './connection.js';
@@ -27,7 +26,8 @@ export function publicBase(c: Context, deps: UrlDeps): string {
   if (!isWildcard(bound.address)) return `http://${urlHost(deps.config.host, bound.address)}:${bound.port}`;
   const socket = connectionOf(c);
   const local = socket?.localAddress && normalizeAddress(socket.localAddress);
-  if (!local || !socket.localPort) throw new Error('a wildcard listener has no address of its own, and this request came without a connection; set --public-url');
+  if (!local || !socket.localPort)
+    throw new Error('a wildcard listener has no address of its own, and this request came without a connection; set --public-url');
   return `http://${bracketed(local)}:${socket.localPort}`;
 }
 

@@ -23,24 +23,37 @@ export const renderSyncPaths = ['/api/pdfs/render-sync', '/api/pdfs/render-sync.
 
 /** Mount the routes on `app`. */
 export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  for (const path of renderSyncPaths) app.post(path, rateLimit(deps), async (c) => {
-    const request = parseRenderRequest(await readBody(c));
-    const result = await deps.engine.render(request, { signal: c.req.raw.signal });
-    // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
-    if (result.warnings.length > 0) c.header('X-Pdfrender-Warnings', result.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?').slice(0, 4000));
-    logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
-    const network = publicReport(result.network);
-    setNetworkHeaders(c, network);
-    const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
-    // The file URL promises a download: not from a data dir that was deleted or replaced.
-    await deps.storage.confirm();
-    const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
-    if (path.endsWith('.pdf') || prefersPdf(c.req.header('accept'))) {
-      c.header('Content-Type', 'application/pdf');
-      c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
-      c.header('Content-Location', fileUrl);
-      return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
-    }
-    return c.json({ outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed } satisfies z.infer<typeof renderSyncAnswer>, 200);
-  });
+  for (const path of renderSyncPaths)
+    app.post(path, rateLimit(deps), async (c) => {
+      const request = parseRenderRequest(await readBody(c));
+      const result = await deps.engine.render(request, { signal: c.req.raw.signal });
+      // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
+      if (result.warnings.length > 0)
+        c.header(
+          'X-Pdfrender-Warnings',
+          result.warnings
+            .join('; ')
+            .replace(/[^\x20-\x7e]/g, '?')
+            .slice(0, 4000),
+        );
+      logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
+      const network = publicReport(result.network);
+      setNetworkHeaders(c, network);
+      const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
+      // The file URL promises a download: not from a data dir that was deleted or replaced.
+      await deps.storage.confirm();
+      const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));
+      if (path.endsWith('.pdf') || prefersPdf(c.req.header('accept'))) {
+        c.header('Content-Type', 'application/pdf');
+        c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
+        c.header('Content-Location', fileUrl);
+        return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
+      }
+      return c.json(
+        { outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed } satisfies z.infer<
+          typeof renderSyncAnswer
+        >,
+        200,
+      );
+    });
 }

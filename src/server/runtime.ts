@@ -40,7 +40,17 @@ export async function startRuntime(options: {
   // The database's clock when instances share one (leases, dedupe and rate windows compare times
   // written by other machines); a clock the caller gives (a test's) wins.
   const clock = options.clock ?? backend.clock ?? { now: () => Date.now() };
-  const sender = startSender({ deliveries: store.deliveries, webhooks, clock, userAgent: config.webhookUserAgent ?? defaultWebhookUserAgent(options.version), timeoutMs: config.webhookTimeout, policy: webhookPolicy(config.allowPrivateWebhooks), resolver: options.resolver, events: options.events, write });
+  const sender = startSender({
+    deliveries: store.deliveries,
+    webhooks,
+    clock,
+    userAgent: config.webhookUserAgent ?? defaultWebhookUserAgent(options.version),
+    timeoutMs: config.webhookTimeout,
+    policy: webhookPolicy(config.allowPrivateWebhooks),
+    resolver: options.resolver,
+    events: options.events,
+    write,
+  });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = 10_000;

@@ -34,7 +34,9 @@ type Answer<K extends keyof typeof webhookAnswers> = z.infer<(typeof webhookAnsw
 
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
-  app.get('/api/webhooks', async (c) => c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) } satisfies Answer<'list'>));
+  app.get('/api/webhooks', async (c) =>
+    c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) } satisfies Answer<'list'>),
+  );
   app.post('/api/webhooks', async (c) => {
     const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
@@ -52,7 +54,12 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
-    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(enabled.endpoint), wasDisabled: enabled.wasDisabled, released: enabled.released } satisfies Answer<'enabled'>);
+    return c.json({
+      outcome: 'SUCCESS',
+      ...withoutCredentials(enabled.endpoint),
+      wasDisabled: enabled.wasDisabled,
+      released: enabled.released,
+    } satisfies Answer<'enabled'>);
   });
   app.post('/api/webhooks/:id/rotate', async (c) => {
     // An empty body (no Content-Type needed) rotates both.

@@ -61,7 +61,6 @@ export interface DeliveryLogEntry {
   deliveredAt: number | null;
 }
 
-
 /** The deliveries table of a data dir. */
 export function deliveries(db: Db) {
   // One row per endpoint, read in the same statement, so the event and the endpoint list agree; a
@@ -103,7 +102,9 @@ export function deliveries(db: Db) {
        next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE @now END
      WHERE id = @id`,
   );
-  const giveUp = db.prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?");
+  const giveUp = db.prepare(
+    "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?",
+  );
 
   const claim = db.transaction((now: number, limit: number, holdMs: number, perEndpoint: number, inFlight: Record<string, number>): Delivery[] => {
     const rows = due.all({ now, limit, perEndpoint, busy: JSON.stringify(inFlight) });

@@ -28,7 +28,11 @@ export function diskBlobs(dir: string): Blobs {
         throw error;
       }
     },
-    get: (id) => readFile(pathOf(id)).then((bytes) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), () => null),
+    get: (id) =>
+      readFile(pathOf(id)).then(
+        (bytes) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        () => null,
+      ),
     delete: (id) => rm(pathOf(id), { force: true }),
     async removeOrphans(before, known) {
       const names = await readdir(dir);

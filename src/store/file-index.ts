@@ -15,7 +15,9 @@ const fromRow = (row: FileRow): StoredFile => ({ id: row.id, pages: row.pages, b
 /** The files table of a data dir. */
 export function fileIndex(db: Db) {
   // `path` is kept for the schema's sake (rows of older versions named their file); the bytes are found by id.
-  const insert = db.prepare<[string, string, number, number, number, number]>('INSERT INTO files (id, path, pages, bytes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare<[string, string, number, number, number, number]>(
+    'INSERT INTO files (id, path, pages, bytes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const byId = db.prepare<[string, number], FileRow>('SELECT * FROM files WHERE id = ? AND expires_at > ?');
   const expired = db.prepare<[number], FileRow>('SELECT * FROM files WHERE expires_at <= ?');
   const remove = db.prepare<[string]>('DELETE FROM files WHERE id = ?');

@@ -8,5 +8,8 @@ import { PdfRenderError } from '../errors.js';
 export function duplicateIdentifier(identifier: string, seenAt: number | undefined, now: number, windowMs: number): PdfRenderError | undefined {
   if (seenAt === undefined || seenAt <= now - windowMs) return undefined;
   const wait = Math.ceil((seenAt + windowMs - now) / 1000);
-  return new PdfRenderError('DUPLICATE_IDENTIFIER', `identifier "${identifier}" was already sent in the last ${windowMs / 1000} s; it may be used again in ${wait} s`);
+  return new PdfRenderError(
+    'DUPLICATE_IDENTIFIER',
+    `identifier "${identifier}" was already sent in the last ${windowMs / 1000} s; it may be used again in ${wait} s`,
+  );
 }

@@ -27,6 +27,9 @@ export const eventColumns = 'id, identifier, base_url, status, file_id, pages, b
 export function jobEvent(row: FinishedJobRow): WebhookEvent {
   // A succeeded row has its file, pages and bytes, and a failed one its error: the store writes them together.
   return row.status === 'succeeded'
-    ? { type: 'PDF_RENDERED', payload: { id: row.identifier, url: `${row.base_url}${fileUrlPath(row.file_id!)}`, jobId: row.id, pages: row.pages!, bytes: row.bytes! } }
+    ? {
+        type: 'PDF_RENDERED',
+        payload: { id: row.identifier, url: `${row.base_url}${fileUrlPath(row.file_id!)}`, jobId: row.id, pages: row.pages!, bytes: row.bytes! },
+      }
     : { type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error!, errorCode: row.error_code! } };
 }

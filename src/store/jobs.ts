@@ -118,9 +118,27 @@ export interface EnqueueInput {
 /** The job `enqueue` has just written under `id`: both stores answer it without reading the row back. */
 export function queuedJob(id: string, input: EnqueueInput): Job {
   return {
-    id, caller: input.caller, identifier: input.identifier, priority: input.priority, request: input.request, baseUrl: input.baseUrl,
-    status: 'queued', attempts: 0, maxAttempts: input.maxAttempts, createdAt: input.now, availableAt: input.now,
-    claimedBy: null, claimedAt: null, leaseUntil: null, finishedAt: null, fileId: null, pages: null, bytes: null, error: null, errorCode: null, network: null,
+    id,
+    caller: input.caller,
+    identifier: input.identifier,
+    priority: input.priority,
+    request: input.request,
+    baseUrl: input.baseUrl,
+    status: 'queued',
+    attempts: 0,
+    maxAttempts: input.maxAttempts,
+    createdAt: input.now,
+    availableAt: input.now,
+    claimedBy: null,
+    claimedAt: null,
+    leaseUntil: null,
+    finishedAt: null,
+    fileId: null,
+    pages: null,
+    bytes: null,
+    error: null,
+    errorCode: null,
+    network: null,
   };
 }
 
@@ -138,7 +156,9 @@ export const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message:
 export function jobQueue(db: Db) {
   const outbox = deliveries(db);
   const seen = db.prepare<[string, string], { seen_at: number }>('SELECT seen_at FROM identifiers WHERE caller = ? AND identifier = ?');
-  const remember = db.prepare('INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at');
+  const remember = db.prepare(
+    'INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at',
+  );
   const checkBounds = queueBounds(db);
   const insert = db.prepare(
     `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
@@ -169,7 +189,9 @@ export function jobQueue(db: Db) {
   );
   // Jobs this process's workers still hold are theirs to settle, even past their lease: a write
   // lock held elsewhere, or a full disk, may have kept their heartbeats from landing.
-  const expired = db.prepare<[number, string], JobRow>("SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?))");
+  const expired = db.prepare<[number, string], JobRow>(
+    "SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?))",
+  );
   const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
   const dropFinished = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?");
   const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND job_id NOT IN (SELECT id FROM jobs)");
@@ -236,8 +258,7 @@ export function jobQueue(db: Db) {
     /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
     /** Mark a job done and queue its PDF_RENDERED event; false when `worker` no longer holds it (its lease ran out and another took it). */
-    complete: (id: string, worker: string, now: number, result: JobResult): boolean =>
-      complete.immediate(id, worker, now, result),
+    complete: (id: string, worker: string, now: number, result: JobResult): boolean => complete.immediate(id, worker, now, result),
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
     /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */

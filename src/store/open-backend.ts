@@ -118,7 +118,10 @@ async function openPostgres(options: BackendOptions, url: string): Promise<Backe
   const database = await openPostgresDatabase(url, { max: Math.max(10, 2 * options.config.concurrency + 6) });
   try {
     const s3 = await s3For(options);
-    const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [roundTripCheck('the database', () => database.store.ping()), ...s3Check(s3)]);
+    const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [
+      roundTripCheck('the database', () => database.store.ping()),
+      ...s3Check(s3),
+    ]);
     return assemble(options, database.store, s3 ?? database.blobs, looks, {
       clock: database.clock,
       async close() {

@@ -186,12 +186,14 @@ export function openDb(path: string): Db {
       throw new PdfRenderError('STORAGE_UNAVAILABLE', `${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
     }
     const current = db;
-    current.transaction(() => {
-      for (let next = version; next < migrations.length; next += 1) {
-        current.exec(migrations[next]!);
-        current.pragma(`user_version = ${next + 1}`);
-      }
-    }).immediate();
+    current
+      .transaction(() => {
+        for (let next = version; next < migrations.length; next += 1) {
+          current.exec(migrations[next]!);
+          current.pragma(`user_version = ${next + 1}`);
+        }
+      })
+      .immediate();
     return db;
   } catch (error) {
     db?.close();
@@ -203,7 +205,9 @@ export function openDb(path: string): Db {
 function openError(path: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   if (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT')) {
-    return new PdfRenderError('STORAGE_UNAVAILABLE', `${path} is not a pdfrender database (${error.message}); move it away or choose another --data-dir`, { cause: error });
+    return new PdfRenderError('STORAGE_UNAVAILABLE', `${path} is not a pdfrender database (${error.message}); move it away or choose another --data-dir`, {
+      cause: error,
+    });
   }
   if (error.code.startsWith('SQLITE_BUSY')) return new PdfRenderError('DATABASE_BUSY', `${path} stayed locked by another process; try again`, { cause: error });
   return new PdfRenderError('STORAGE_UNAVAILABLE', `cannot open the database ${path}: ${error.message} (${error.code})`, { cause: error });

@@ -36,14 +36,19 @@ const full = (message: string) => new PdfRenderError('QUEUE_FULL', `${message}; 
  */
 export function checkTotalBounds(all: Held, bytes: number, bounds: QueueBounds): void {
   if (all.jobs >= bounds.maxQueue) throw full(`the queue holds ${bounds.maxQueue} jobs already`);
-  if (all.jobs > 0 && all.bytes + bytes > bounds.maxQueueBytes) throw full(`the queue's jobs hold ${all.bytes} bytes of requests already, and this one (${bytes} bytes) would pass its bound of ${bounds.maxQueueBytes} bytes`);
+  if (all.jobs > 0 && all.bytes + bytes > bounds.maxQueueBytes)
+    throw full(
+      `the queue's jobs hold ${all.bytes} bytes of requests already, and this one (${bytes} bytes) would pass its bound of ${bounds.maxQueueBytes} bytes`,
+    );
 }
 
 /** Throw QUEUE_FULL when a job of `bytes` would pass a bound of its caller, who holds `mine`. */
 export function checkCallerBounds(mine: Held, bytes: number, bounds: QueueBounds): void {
   if (mine.jobs >= bounds.maxQueuePerCaller) throw full(`you have ${mine.jobs} jobs queued or rendering already, the most one caller may have`);
   if (mine.jobs > 0 && mine.bytes + bytes > bounds.maxQueueBytesPerCaller) {
-    throw full(`your queued jobs hold ${mine.bytes} bytes of requests already, and this one (${bytes} bytes) would pass the bound of ${bounds.maxQueueBytesPerCaller} bytes per caller`);
+    throw full(
+      `your queued jobs hold ${mine.bytes} bytes of requests already, and this one (${bytes} bytes) would pass the bound of ${bounds.maxQueueBytesPerCaller} bytes per caller`,
+    );
   }
 }
 

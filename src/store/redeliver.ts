@@ -33,7 +33,9 @@ const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 /** Redeliveries on a data dir. */
 export function redeliveries(db: Db) {
   const job = db.prepare<[string], FinishedJobRow>('SELECT id, identifier, base_url, status, file_id, pages, bytes, error, error_code FROM jobs WHERE id = ?');
-  const firstDelivery = db.prepare<[string], { event_id: string; body: string }>('SELECT event_id, body FROM webhook_deliveries WHERE job_id = ? ORDER BY id LIMIT 1');
+  const firstDelivery = db.prepare<[string], { event_id: string; body: string }>(
+    'SELECT event_id, body FROM webhook_deliveries WHERE job_id = ? ORDER BY id LIMIT 1',
+  );
   // Held ones stay held (their endpoint is disabled); one in flight (claimed_until ahead) is left alone.
   const again = db.prepare<{ job: string; now: number }>(
     `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = @now, last_error = NULL
@@ -58,7 +60,14 @@ export function redeliveries(db: Db) {
     const reset = again.run({ job: jobId, now }).changes;
     const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(jobEvent(row!)) };
     const created = create.run({ event: event.event_id, job: jobId, body: event.body, now }).changes;
-    return { outcome: 'done', queued: reset + created, created, inFlight: inFlight.get(jobId, now)!.count, heldFor: held.all(jobId).map((h) => h.endpoint_id), active: activeCount.get()!.count };
+    return {
+      outcome: 'done',
+      queued: reset + created,
+      created,
+      inFlight: inFlight.get(jobId, now)!.count,
+      heldFor: held.all(jobId).map((h) => h.endpoint_id),
+      active: activeCount.get()!.count,
+    };
   });
 
   return {

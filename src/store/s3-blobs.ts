@@ -71,10 +71,13 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     const rowed = await known(ids);
     const orphans = ids.filter((id) => !rowed.has(id));
     if (orphans.length === 0) return;
-    const answer = await s3Call(() => client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: orphans.map((id) => ({ Key: keyOf(id) })), Quiet: true } })));
+    const answer = await s3Call(() =>
+      client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: orphans.map((id) => ({ Key: keyOf(id) })), Quiet: true } })),
+    );
     // A multi-delete answers 200 with the keys it could not delete listed: their fault is the store's.
     const failed = answer.Errors ?? [];
-    if (failed.length > 0) throw s3Unavailable(`the S3 store did not delete ${failed.length} of ${orphans.length} left-over files (${failed[0]?.Code ?? 'no code'})`, failed);
+    if (failed.length > 0)
+      throw s3Unavailable(`the S3 store did not delete ${failed.length} of ${orphans.length} left-over files (${failed[0]?.Code ?? 'no code'})`, failed);
   };
 
   return {
@@ -89,7 +92,8 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
           const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(id) }));
           // The body streams after the headers: a connection dropped mid-file is a fault of the store too.
           const bytes = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
-          if (answer.ContentLength !== undefined && bytes.byteLength !== answer.ContentLength) throw s3Unavailable(`the S3 store sent ${bytes.byteLength} of ${answer.ContentLength} bytes`);
+          if (answer.ContentLength !== undefined && bytes.byteLength !== answer.ContentLength)
+            throw s3Unavailable(`the S3 store sent ${bytes.byteLength} of ${answer.ContentLength} bytes`);
           return bytes;
         });
       } catch (error) {
@@ -106,7 +110,9 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     async removeOrphans(before, known) {
       let token: string | undefined;
       do {
-        const page = await s3Call(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, MaxKeys: options.pageSize ?? 1000, ContinuationToken: token })));
+        const page = await s3Call(() =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, MaxKeys: options.pageSize ?? 1000, ContinuationToken: token })),
+        );
         // S3 lists in key order and its token says where to go on, so deleting listed keys does not skip any.
         const old = (page.Contents ?? [])
           .filter((object) => object.LastModified !== undefined && object.LastModified.getTime() < before)

@@ -24,7 +24,9 @@ export function parseFilesLocation(text: string): FilesLocation | { problem: str
   if (scheme.toLowerCase() !== 's3') return { problem: `must start with s3:// (got the scheme "${scheme}://"); for example ${example}` };
   if (bucket === '') return { problem: `names no bucket: give one after s3://, as in ${example}` };
   if (!bucketName.test(bucket)) {
-    return { problem: `"${bucket}" is not a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit (no credentials or port here: use the AWS_* variables and --s3-endpoint)` };
+    return {
+      problem: `"${bucket}" is not a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit (no credentials or port here: use the AWS_* variables and --s3-endpoint)`,
+    };
   }
   // Trailing slashes are a habit ("s3://b/pdfs/"); empty or dot segments would make keys no one can list as a folder.
   const prefix = path.replace(/\/+$/, '');
@@ -80,6 +82,8 @@ export function s3Connection(env: NodeJS.ProcessEnv): S3Connection {
   return {
     region,
     ...(endpoint ? { endpoint } : {}),
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } } : {}),
+    ...(accessKeyId && secretAccessKey
+      ? { credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } }
+      : {}),
   };
 }

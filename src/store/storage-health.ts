@@ -82,10 +82,15 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
       watched.map(async (entry): Promise<StorageFault | null> => {
         try {
           const now = await stat(entry.path);
-          return now.dev === entry.dev && now.ino === entry.ino ? null : { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
+          return now.dev === entry.dev && now.ino === entry.ino
+            ? null
+            : { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
         } catch (error) {
           const code = (error as { code?: unknown }).code;
-          return { code: 'STORAGE_UNAVAILABLE', reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}` };
+          return {
+            code: 'STORAGE_UNAVAILABLE',
+            reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}`,
+          };
         }
       }),
     );
@@ -94,7 +99,10 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
   // ... and they are writable: root passes permission checks, but not a read-only mount.
   const writable = async (): Promise<StorageFault | null> => {
     for (const entry of watched) {
-      const refused = await access(entry.path, constants.W_OK).then(() => null, (error: unknown) => error);
+      const refused = await access(entry.path, constants.W_OK).then(
+        () => null,
+        (error: unknown) => error,
+      );
       if (refused) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(refused)}` };
     }
     return null;
@@ -110,7 +118,9 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
       const space = await statfs(options.filesDir).catch(() => undefined);
       if (!space) return null;
       const free = space.bavail * space.bsize;
-      return free >= needBytes ? null : { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs` };
+      return free >= needBytes
+        ? null
+        : { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs` };
     },
     // After a write that landed: only whether it landed in the files this server reads. Free space
     // and writability are the timer's to see; a write just made says enough of them.
@@ -139,7 +149,11 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
     }
     if (next) {
       const refusal = next.code === 'STORAGE_FULL' ? '507 STORAGE_FULL until space is freed' : `503 STORAGE_UNAVAILABLE ${looks.recovery}`;
-      events({ level: 'error', message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (${looks.where}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`, code: next.code });
+      events({
+        level: 'error',
+        message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (${looks.where}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`,
+        code: next.code,
+      });
     } else if (fault) {
       events({ level: 'info', message: `storage usable again (it was: ${fault.reason}); queued jobs go on` });
     }
@@ -182,7 +196,11 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
         // Not a fault of the storage: the writes that waited too long were refused (503); say so now and then.
         if (performance.now() - lastBusyLog >= busyLogEveryMs) {
           lastBusyLog = performance.now();
-          events({ level: 'warn', message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY', code: error.code });
+          events({
+            level: 'warn',
+            message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY',
+            code: error.code,
+          });
         }
         return;
       }

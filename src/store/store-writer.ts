@@ -6,7 +6,7 @@
  * meanwhile), until it lands or its bound passes (503 DATABASE_BUSY). Every store call goes through
  * here awaited, so a store that is asynchronous itself (PostgreSQL) fits the same call sites.
  */
-import { PdfRenderError } from '../errors.js';
+import type { PdfRenderError } from '../errors.js';
 import { storageFault } from './storage-errors.js';
 
 export interface WriteOptions {

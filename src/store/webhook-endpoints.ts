@@ -42,7 +42,14 @@ interface EndpointRow {
   disabled_at: number | null;
 }
 
-const fromRow = (row: EndpointRow): WebhookEndpoint => ({ id: row.id, url: row.url, key: row.key, secret: row.secret, createdAt: row.created_at, disabledAt: row.disabled_at });
+const fromRow = (row: EndpointRow): WebhookEndpoint => ({
+  id: row.id,
+  url: row.url,
+  key: row.key,
+  secret: row.secret,
+  createdAt: row.created_at,
+  disabledAt: row.disabled_at,
+});
 
 /** A new endpoint key: `whk_` + 32 random bytes in hex (the format migration 7 gave existing endpoints). */
 export function newWebhookKey(): string {
@@ -70,7 +77,9 @@ export function validateWebhookUrl(url: string): string {
     throw new PdfRenderError('VALIDATION_FAILED', `"${url}" is not a URL`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new PdfRenderError('VALIDATION_FAILED', `webhook URLs must be http or https, not ${parsed.protocol}`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
+    throw new PdfRenderError('VALIDATION_FAILED', `webhook URLs must be http or https, not ${parsed.protocol}`, {
+      fieldErrors: { url: ['must be an absolute http or https URL'] },
+    });
   }
   return parsed.href;
 }
@@ -87,13 +96,17 @@ export function webhookEndpoints(db: Db) {
   );
   const byId = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
   const anyEndpoint = db.prepare<[], { found: number }>('SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found');
-  const disabledWithUrl = db.prepare<[string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE url = ? AND disabled_at IS NOT NULL ORDER BY created_at, rowid LIMIT 1');
+  const disabledWithUrl = db.prepare<[string], EndpointRow>(
+    'SELECT * FROM webhook_endpoints WHERE url = ? AND disabled_at IS NOT NULL ORDER BY created_at, rowid LIMIT 1',
+  );
   const setDisabled = db.prepare<[number | null, string]>('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ?');
   const deleteEndpoint = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
   // Attempts in flight (claimed_until ahead) are left to settle: their outcome decides, and the
   // sender holds whatever comes back due for a disabled endpoint.
   const settled = '(claimed_until IS NULL OR claimed_until <= @now)';
-  const holdDeliveries = db.prepare<{ id: string; now: number }>(`UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = @id AND status = 'pending' AND ${settled}`);
+  const holdDeliveries = db.prepare<{ id: string; now: number }>(
+    `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = @id AND status = 'pending' AND ${settled}`,
+  );
   // Released in the order the events happened: all due now, and the sender takes them by id.
   const releaseDeliveries = db.prepare<{ id: string; now: number }>(
     "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = @now, last_error = NULL, claimed_until = NULL WHERE endpoint_id = @id AND status = 'held'",
@@ -123,7 +136,14 @@ export function webhookEndpoints(db: Db) {
     return { unsent };
   });
   const add = (url: string, now: number): WebhookEndpoint => {
-    const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+    const endpoint = {
+      id: `wh_${randomBytes(9).toString('base64url')}`,
+      url,
+      key: newWebhookKey(),
+      secret: newWebhookSecret(),
+      createdAt: now,
+      disabledAt: null,
+    };
     insert.run(endpoint.id, endpoint.url, endpoint.key, endpoint.secret, now);
     return endpoint;
   };

@@ -27,7 +27,8 @@ export function webhookConnections(): WebhookConnections {
     agentFor(url, address) {
       const key = `${url.protocol}//${url.host} ${address}`;
       let agent = agents.get(key);
-      if (agent) agents.delete(key); // put back last below: the map is in order of use
+      if (agent)
+        agents.delete(key); // put back last below: the map is in order of use
       else agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, timeout: idleMs }) : new HttpAgent({ keepAlive: true, timeout: idleMs });
       agents.set(key, agent);
       // Let go, not destroyed: a delivery in flight on it finishes, and its idle sockets close after idleMs.

@@ -112,9 +112,18 @@ export function startSender(deps: {
     if (status >= 200 && status < 300) return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), { waitMs: outcomeWaitMs });
     if (status === 410) {
       await deps.write(() => deps.webhooks.disable(delivery.endpointId, deps.clock.now()), { waitMs: outcomeWaitMs });
-      return deps.write(() => deps.deliveries.hold(delivery.id, deps.clock.now(), { status, error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled' }), { waitMs: outcomeWaitMs });
+      return deps.write(
+        () =>
+          deps.deliveries.hold(delivery.id, deps.clock.now(), {
+            status,
+            error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled',
+          }),
+        { waitMs: outcomeWaitMs },
+      );
     }
-    await deps.write(() => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs), { waitMs: outcomeWaitMs });
+    await deps.write(() => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs), {
+      waitMs: outcomeWaitMs,
+    });
   };
 
   const start = (delivery: Delivery) => {

@@ -21,7 +21,10 @@ export async function checkWebhookUrl(url: string, allowPrivate: boolean, resolv
   try {
     await checkUrl(new URL(normalised), webhookPolicy(allowPrivate), resolver);
   } catch (error) {
-    const reason = error instanceof RefusedUrlError ? `${error.message}; a receiver on this machine or a private network needs --allow-private-webhooks` : `cannot resolve its host: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    const reason =
+      error instanceof RefusedUrlError
+        ? `${error.message}; a receiver on this machine or a private network needs --allow-private-webhooks`
+        : `cannot resolve its host: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
     throw new PdfRenderError('VALIDATION_FAILED', `webhook URL ${normalised} is refused: ${reason}`, { fieldErrors: { url: [reason] } });
   }
   return normalised;

@@ -14,7 +14,9 @@ function read(path: string): string {
 }
 
 function pids(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
 }
 
 function parentOf(pid: number): number {
@@ -23,7 +25,9 @@ function parentOf(pid: number): number {
 }
 
 function profileOf(pid: number): string | undefined {
-  const flag = read(`/proc/${pid}/cmdline`).split('\0').find((arg) => arg.startsWith('--user-data-dir=') && arg.includes('pdfrender-profile-'));
+  const flag = read(`/proc/${pid}/cmdline`)
+    .split('\0')
+    .find((arg) => arg.startsWith('--user-data-dir=') && arg.includes('pdfrender-profile-'));
   return flag?.slice('--user-data-dir='.length);
 }
 
@@ -40,7 +44,13 @@ export function browsersOf(parent: number): Map<number, string> {
 
 /** Every live process (browser, renderers, helpers) whose command line names `profileDir`. */
 export function processesUsing(profileDir: string): number[] {
-  return pids().filter((pid) => pid !== process.pid && read(`/proc/${pid}/cmdline`).split('\0').some((arg) => arg.includes(profileDir)));
+  return pids().filter(
+    (pid) =>
+      pid !== process.pid &&
+      read(`/proc/${pid}/cmdline`)
+        .split('\0')
+        .some((arg) => arg.includes(profileDir)),
+  );
 }
 
 /** Wait up to `ms` for every process of `profileDir` to go; answers those still there. */
@@ -57,7 +67,8 @@ export async function remainingAfter(profileDir: string, ms: number): Promise<nu
 /** The one browser `parent` started, once it runs (up to `ms`); undefined if none or several did. */
 export async function onlyBrowserOf(parent: number, ms = 10_000): Promise<{ pid: number; profile: string } | undefined> {
   let found = browsersOf(parent);
-  for (const until = Date.now() + ms; found.size !== 1 && Date.now() < until; found = browsersOf(parent)) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const until = Date.now() + ms; found.size !== 1 && Date.now() < until; found = browsersOf(parent))
+    await new Promise((resolve) => setTimeout(resolve, 50));
   const [entry] = found.size === 1 ? [...found] : [];
   return entry && { pid: entry[0], profile: entry[1] };
 }

@@ -87,7 +87,11 @@ export function ptyRun(args: string[], options: { cwd: string; columns: number; 
   const command = `stty cols ${options.columns} rows 24; exec ${[process.execPath, bin, ...args].map(quote).join(' ')}`;
   return new Promise((resolvePromise, reject) => {
     // -e: exit with the command's code; -q: no "Script started" banner; /dev/null: no typescript file.
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TERM: 'xterm' },
+    });
     let output = '';
     const keep = (chunk: Buffer) => {
       if (output.length < 1_000_000) output += chunk.toString();

@@ -39,8 +39,17 @@ export async function startDeployment(name: string, count: number, args: string[
     const db = cluster.pool(database, 2);
     instances = await startInstances(count, database, args, env);
     await addEndpoint(database, hook.url);
-    const unsettled = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n);
-    return { cluster, database, db, hook, instances, stop, settled: () => until(async () => (await unsettled()) === 0, 'the delivery log to settle').then(() => undefined) };
+    const unsettled = async () =>
+      Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n);
+    return {
+      cluster,
+      database,
+      db,
+      hook,
+      instances,
+      stop,
+      settled: () => until(async () => (await unsettled()) === 0, 'the delivery log to settle').then(() => undefined),
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -57,12 +66,15 @@ export interface WebhookEvent {
 export const eventOf = (arrival: Arrival) => JSON.parse(arrival.body) as WebhookEvent;
 
 /** How many distinct identifiers the events at `hook` name. */
-export const identifiersAt = (hook: Receiver, prefix = '') => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id).filter((id) => id.startsWith(prefix))).size;
+export const identifiersAt = (hook: Receiver, prefix = '') =>
+  new Set(hook.received.map((arrival) => eventOf(arrival).payload.id).filter((id) => id.startsWith(prefix))).size;
 
 /** Start `count` instances on `database` at the same moment, each with `--concurrency 1` (2 cores) and `args`. */
 export async function startInstances(count: number, database: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess[]> {
   const dataDirs = await Promise.all(Array.from({ length: count }, () => tempDir()));
-  const started = await Promise.allSettled(dataDirs.map((dataDir) => startServe(['--database', database, '--data-dir', dataDir, '--concurrency', '1', '--allow-private-webhooks', ...args], env)));
+  const started = await Promise.allSettled(
+    dataDirs.map((dataDir) => startServe(['--database', database, '--data-dir', dataDir, '--concurrency', '1', '--allow-private-webhooks', ...args], env)),
+  );
   const up = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) {
@@ -89,8 +101,15 @@ export async function addEndpoint(database: string, url: string): Promise<void> 
 }
 
 /** POST a render-async request to `base`; answers the status and the body. */
-export async function renderAsync(base: string, body: Record<string, unknown>): Promise<{ status: number; body: { jobId?: string; statusUrl?: string; outcome?: string } }> {
-  const response = await fetch(`${base}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export async function renderAsync(
+  base: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: { jobId?: string; statusUrl?: string; outcome?: string } }> {
+  const response = await fetch(`${base}/api/pdfs/render-async`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as { jobId?: string; statusUrl?: string; outcome?: string } };
 }
 

@@ -60,7 +60,11 @@ export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
 }
 
 /** A page's text top to bottom, left to right, as a reader sees it (`text` is in the order it was drawn). */
-export const readingOrder = (page: PdfPage): string => [...page.items].sort((a, b) => b.y - a.y || a.x - b.x).map((item) => item.text).join(' ');
+export const readingOrder = (page: PdfPage): string =>
+  [...page.items]
+    .sort((a, b) => b.y - a.y || a.x - b.x)
+    .map((item) => item.text)
+    .join(' ');
 
 /** The document information dictionary (Title, Author, Subject, Keywords, Creator, CreationDate as PDF dates, Producer). */
 export async function readPdfInfo(data: Uint8Array): Promise<Record<string, string>> {

@@ -37,12 +37,27 @@ export async function startServer(
   // As run-server.ts builds it, with a DNS answer of the test's choosing when it gives one.
   const engine =
     shared?.engine ??
-    createEngine({ executablePath, concurrency: flags.concurrency ? config.concurrency : 2, timeoutMs: config.timeout, maxPages: config.maxPages, ...engineNetworkOptions(config, 'public'), resolver: options.resolver });
+    createEngine({
+      executablePath,
+      concurrency: flags.concurrency ? config.concurrency : 2,
+      timeoutMs: config.timeout,
+      maxPages: config.maxPages,
+      ...engineNetworkOptions(config, 'public'),
+      resolver: options.resolver,
+    });
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
   const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
   const logs: AccessLogEntry[] = [];
   const events: LogEvent[] = [];
-  const runtime = await startRuntime({ config, engine, clock, log: (entry) => logs.push(entry), events: (event) => events.push(event), version: '0.0.0-test', resolver: options.resolver });
+  const runtime = await startRuntime({
+    config,
+    engine,
+    clock,
+    log: (entry) => logs.push(entry),
+    events: (event) => events.push(event),
+    version: '0.0.0-test',
+    resolver: options.resolver,
+  });
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   // As run-server.ts listens: the same timeouts, connection cap and recorded address.

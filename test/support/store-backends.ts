@@ -92,7 +92,9 @@ const postgres: Backend = {
     const url = await (shared ??= freshDatabase().then(({ url }) => url));
     const pool = poolOn(url);
     // Also what a failed test may have left: its broken deliveries.
-    await pool.query(`DROP TRIGGER IF EXISTS no_deliveries ON webhook_deliveries; DROP FUNCTION IF EXISTS no_deliveries(); TRUNCATE ${tables} RESTART IDENTITY`);
+    await pool.query(
+      `DROP TRIGGER IF EXISTS no_deliveries ON webhook_deliveries; DROP FUNCTION IF EXISTS no_deliveries(); TRUNCATE ${tables} RESTART IDENTITY`,
+    );
     return {
       store: postgresStore(pool),
       async sql<Row>(text: string, ...params: unknown[]) {

@@ -36,8 +36,7 @@ const logColumns = `SELECT d.id, d.event_id AS "eventId", d.job_id AS "jobId", d
 export function postgresDeliveries(pool: pg.Pool): Deliveries {
   return {
     /** Queue `event` for every endpoint, due now, held for a disabled one; returns how many deliveries. */
-    queueEvent: (jobId: string, event: unknown, now: number) =>
-      transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
+    queueEvent: (jobId: string, event: unknown, now: number) => transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
 
     /**
      * Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the attempts in
@@ -46,12 +45,11 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
      */
     claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit) =>
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).
-      rows<Delivery>(pool, 'SELECT id, event_id AS "eventId", job_id AS "jobId", endpoint_id AS "endpointId", body, attempts FROM pdfrender_claim_deliveries($1, $2, $3, $4)', [
-        now,
-        limit,
-        perEndpoint,
-        now + holdMs,
-      ]),
+      rows<Delivery>(
+        pool,
+        'SELECT id, event_id AS "eventId", job_id AS "jobId", endpoint_id AS "endpointId", body, attempts FROM pdfrender_claim_deliveries($1, $2, $3, $4)',
+        [now, limit, perEndpoint, now + holdMs],
+      ),
 
     /** The receiver answered 2xx. */
     async succeeded(id: number, status: number, now: number) {
@@ -80,24 +78,29 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     async hold(id: number, now: number, answered?: { status: number; error: string }) {
       // Held only while its endpoint is still disabled: one enabled again meanwhile gets the delivery due now.
       // Under the shared webhook lock, so an enable in progress commits first and this sees it (its release would miss a row held after it).
-      await transaction(pool, (tx) => query(
-        tx,
-        `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = attempts + $2,
+      await transaction(
+        pool,
+        (tx) =>
+          query(
+            tx,
+            `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = attempts + $2,
            last_status = coalesce($3, last_status), last_error = coalesce($4, last_error),
            status = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN 'held' ELSE 'pending' END,
            next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE $5 END
          WHERE id = $1`,
-        [id, answered ? 1 : 0, answered?.status ?? null, answered?.error ?? null, now],
-      ), locks.webhookWrite);
+            [id, answered ? 1 : 0, answered?.status ?? null, answered?.error ?? null, now],
+          ),
+        locks.webhookWrite,
+      );
     },
 
     /** Stop for good (the endpoint is gone). */
     async abandon(id: number, status: number | null, error: string) {
-      await query(pool, "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = $1, last_error = $2, claimed_until = NULL WHERE id = $3", [
-        status,
-        error,
-        id,
-      ]);
+      await query(
+        pool,
+        "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = $1, last_error = $2, claimed_until = NULL WHERE id = $3",
+        [status, error, id],
+      );
     },
   };
 }

@@ -12,7 +12,13 @@ const columns = 'id, pages, bytes, created_at AS "createdAt", expires_at AS "exp
 export function postgresFileIndex(pool: pg.Pool): FileIndex {
   return {
     async insert(file: StoredFile) {
-      await query(pool, 'INSERT INTO files (id, pages, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [file.id, file.pages, file.bytes, file.createdAt, file.expiresAt]);
+      await query(pool, 'INSERT INTO files (id, pages, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+        file.id,
+        file.pages,
+        file.bytes,
+        file.createdAt,
+        file.expiresAt,
+      ]);
     },
     /** A file that has not expired at `now`, or null. */
     find: async (id: string, now: number) => (await row<StoredFile>(pool, `SELECT ${columns} FROM files WHERE id = $1 AND expires_at > $2`, [id, now])) ?? null,

@@ -24,8 +24,11 @@ const jobColumns = `id, caller, identifier, priority, request, base_url AS "base
   finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
 
 type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
-const toJob = (r: JobRow): Job => ({ ...r, request: r.request === null ? null : JSON.parse(r.request), network: r.network === null ? null : JSON.parse(r.network) });
-
+const toJob = (r: JobRow): Job => ({
+  ...r,
+  request: r.request === null ? null : JSON.parse(r.request),
+  network: r.network === null ? null : JSON.parse(r.network),
+});
 
 /** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event. Null when `worker` does not hold the job. */
 async function settle(tx: Sql, id: string, worker: string | null, now: number, error: JobError, retryAt: number): Promise<JobStatus | null> {
@@ -57,8 +60,22 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
       const held = (await row<{ seen_at: number | null; jobs: number; bytes: number; my_jobs: number; my_bytes: number; queued: boolean }>(
         pool,
         'SELECT * FROM pdfrender_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
-        [id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.dedupeWindowMs,
-          bounds.maxQueue, bounds.maxQueueBytes, bounds.maxQueuePerCaller, bounds.maxQueueBytesPerCaller],
+        [
+          id,
+          input.caller,
+          input.identifier,
+          input.priority,
+          request,
+          requestBytes,
+          input.baseUrl,
+          input.maxAttempts,
+          input.now,
+          input.dedupeWindowMs,
+          bounds.maxQueue,
+          bounds.maxQueueBytes,
+          bounds.maxQueuePerCaller,
+          bounds.maxQueueBytesPerCaller,
+        ],
       ))!;
       if (!held.queued) {
         // The refusal, worded by the same rules the function applied.
@@ -92,23 +109,27 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
 
     /** Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker` no longer holds it. */
     complete: (id: string, worker: string, now: number, result: JobResult) =>
-      transaction(pool, async (tx) => {
-        const done = await row<FinishedJobRow>(
-          tx,
-          `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
+      transaction(
+        pool,
+        async (tx) => {
+          const done = await row<FinishedJobRow>(
+            tx,
+            `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
              error = NULL, error_code = NULL, lease_until = NULL
            WHERE id = $6 AND claimed_by = $7 AND status = 'rendering' RETURNING ${eventColumns}`,
-          [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
-        );
-        if (done) {
-          await queueEvent(tx, id, jobEvent(done), now);
-          return true;
-        }
-        // A completion tried again after its commit's answer was lost (the connection dropped) finds
-        // its own result there: done, not taken over (the worker would otherwise drop the PDF it names).
-        const already = await row<{ file_id: string | null }>(tx, "SELECT file_id FROM jobs WHERE id = $1 AND status = 'succeeded'", [id]);
-        return already?.file_id === result.fileId;
-      }, locks.webhookWrite),
+            [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
+          );
+          if (done) {
+            await queueEvent(tx, id, jobEvent(done), now);
+            return true;
+          }
+          // A completion tried again after its commit's answer was lost (the connection dropped) finds
+          // its own result there: done, not taken over (the worker would otherwise drop the PDF it names).
+          const already = await row<{ file_id: string | null }>(tx, "SELECT file_id FROM jobs WHERE id = $1 AND status = 'succeeded'", [id]);
+          return already?.file_id === result.fileId;
+        },
+        locks.webhookWrite,
+      ),
 
     /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
@@ -124,16 +145,20 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
 
     /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt), except those in `inHand`. */
     requeueExpired: (now: number, inHand: string[] = []) =>
-      transaction(pool, async (tx) => {
-        // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
-        const expired = await rows<{ id: string; claimed_by: string }>(
-          tx,
-          "SELECT id, claimed_by FROM jobs WHERE status = 'rendering' AND lease_until < $1 AND NOT (id = ANY($2::text[])) ORDER BY seq FOR UPDATE SKIP LOCKED",
-          [now, inHand],
-        );
-        for (const job of expired) await settle(tx, job.id, job.claimed_by, now, leaseExpiredError, now);
-        return expired.length;
-      }, locks.webhookWrite),
+      transaction(
+        pool,
+        async (tx) => {
+          // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
+          const expired = await rows<{ id: string; claimed_by: string }>(
+            tx,
+            "SELECT id, claimed_by FROM jobs WHERE status = 'rendering' AND lease_until < $1 AND NOT (id = ANY($2::text[])) ORDER BY seq FOR UPDATE SKIP LOCKED",
+            [now, inHand],
+          );
+          for (const job of expired) await settle(tx, job.id, job.claimed_by, now, leaseExpiredError, now);
+          return expired.length;
+        },
+        locks.webhookWrite,
+      ),
 
     /** One job by id. */
     async get(id: string) {
@@ -144,16 +169,23 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
     /** Forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries, and those held since) before `jobsBefore`. */
     // Under the shared webhook lock, beside the other writers of deliveries, never during an endpoint change.
     sweep: (identifiersBefore: number, jobsBefore: number) =>
-      transaction(pool, async (tx) => {
-        await query(tx, 'DELETE FROM identifiers WHERE seen_at <= $1', [identifiersBefore]);
-        const heldExpired = await changes(
-          tx,
-          "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= $1",
-          [jobsBefore],
-        );
-        await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [jobsBefore]);
-        await query(tx, "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)");
-        return { heldExpired };
-      }, locks.webhookWrite),
+      transaction(
+        pool,
+        async (tx) => {
+          await query(tx, 'DELETE FROM identifiers WHERE seen_at <= $1', [identifiersBefore]);
+          const heldExpired = await changes(
+            tx,
+            "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= $1",
+            [jobsBefore],
+          );
+          await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [jobsBefore]);
+          await query(
+            tx,
+            "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)",
+          );
+          return { heldExpired };
+        },
+        locks.webhookWrite,
+      ),
   };
 }

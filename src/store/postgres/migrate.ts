@@ -29,7 +29,10 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       const version = (await row<{ version: number }>(client, 'SELECT version FROM pdfrender_schema'))?.version ?? 0;
       if (version > migrations.length) {
         const name = (await row<{ name: string }>(client, 'SELECT current_database() AS name'))!.name;
-        throw new PdfRenderError('STORAGE_UNAVAILABLE', `the PostgreSQL database "${name}" was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
+        throw new PdfRenderError(
+          'STORAGE_UNAVAILABLE',
+          `the PostgreSQL database "${name}" was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`,
+        );
       }
       if (version < migrations.length) {
         await query(client, 'BEGIN');

@@ -68,14 +68,17 @@ export function postgresStore(pool: pg.Pool): Store {
     // every instance pings every second, and one row written by all of them would be a lock to wait on.
     async ping() {
       const state = await row<{ writable: boolean }>(pool, "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
-      if (!state?.writable) throw new PdfRenderError('STORAGE_UNAVAILABLE', "the server's database is read-only (a standby, or transaction_read_only is on); it cannot take writes");
+      if (!state?.writable)
+        throw new PdfRenderError(
+          'STORAGE_UNAVAILABLE',
+          "the server's database is read-only (a standby, or transaction_read_only is on); it cannot take writes",
+        );
     },
     async close() {
       if (!pool.ended) await pool.end();
     },
   };
 }
-
 
 /**
  * A storage fault met while opening the database at `url`, naming where it is (never the
@@ -85,11 +88,18 @@ function openingError(url: string, error: unknown): unknown {
   const where = new URL(url);
   const refused = credentialsRefusal(error);
   if (refused) {
-    return new PdfRenderError('STORAGE_UNAVAILABLE', `PostgreSQL at ${where.host}${where.pathname} refused user ${decodeURIComponent(where.username) || '(none given)'}: ${refused}; give the password in the --database URL or PGPASSWORD`, { cause: error });
+    return new PdfRenderError(
+      'STORAGE_UNAVAILABLE',
+      `PostgreSQL at ${where.host}${where.pathname} refused user ${decodeURIComponent(where.username) || '(none given)'}: ${refused}; give the password in the --database URL or PGPASSWORD`,
+      { cause: error },
+    );
   }
   if (!isStorageFault(error)) return error;
   const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error, retryAfter: error.retryAfter });
+  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, {
+    cause: error,
+    retryAfter: error.retryAfter,
+  });
 }
 
 /** Why the server refused our credentials, when that is what `error` says: a class 28 SQLSTATE, or the driver finding no password to answer a password request with. */

@@ -8,7 +8,6 @@ import { windowMs, windowStart } from '../rate-windows.js';
 import type { RateWindows } from '../store.js';
 import { query, row } from './sql.js';
 
-
 /** Rate-limit windows in the database of `pool`. */
 export function postgresRateWindows(pool: pg.Pool): RateWindows {
   return {

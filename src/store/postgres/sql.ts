@@ -17,7 +17,12 @@ const types: pg.CustomTypesConfig = {
 };
 
 /** Run one statement (within `timeoutMs` when given, else the pool's query timeout); rows with BIGINTs as numbers. Storage faults throw as PdfRenderErrors. */
-export async function query<Row extends pg.QueryResultRow = Record<string, never>>(sql: Sql, text: string, values: unknown[] = [], timeoutMs?: number): Promise<pg.QueryResult<Row>> {
+export async function query<Row extends pg.QueryResultRow = Record<string, never>>(
+  sql: Sql,
+  text: string,
+  values: unknown[] = [],
+  timeoutMs?: number,
+): Promise<pg.QueryResult<Row>> {
   try {
     return await sql.query<Row>({ text, values, types, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) });
   } catch (error) {

@@ -19,8 +19,21 @@ const columns = 'id, url, key, secret, created_at AS "createdAt", disabled_at AS
 const settled = '(claimed_until IS NULL OR claimed_until <= $2)';
 
 async function add(tx: Sql, url: string, now: number): Promise<WebhookEndpoint> {
-  const endpoint = { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
-  await query(tx, 'INSERT INTO webhook_endpoints (id, url, key, secret, created_at) VALUES ($1, $2, $3, $4, $5)', [endpoint.id, url, endpoint.key, endpoint.secret, now]);
+  const endpoint = {
+    id: `wh_${randomBytes(9).toString('base64url')}`,
+    url,
+    key: newWebhookKey(),
+    secret: newWebhookSecret(),
+    createdAt: now,
+    disabledAt: null,
+  };
+  await query(tx, 'INSERT INTO webhook_endpoints (id, url, key, secret, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    endpoint.id,
+    url,
+    endpoint.key,
+    endpoint.secret,
+    now,
+  ]);
   return endpoint;
 }
 
@@ -54,7 +67,11 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
     addOrEnable: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
-        const disabled = await row<{ id: string }>(tx, 'SELECT id FROM webhook_endpoints WHERE url = $1 AND disabled_at IS NOT NULL ORDER BY created_at, seq LIMIT 1', [valid]);
+        const disabled = await row<{ id: string }>(
+          tx,
+          'SELECT id FROM webhook_endpoints WHERE url = $1 AND disabled_at IS NOT NULL ORDER BY created_at, seq LIMIT 1',
+          [valid],
+        );
         if (disabled) return { created: false, ...(await enable(tx, disabled.id, now))! };
         return { created: true, ...(await add(tx, valid, now)) };
       });
