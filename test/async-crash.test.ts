@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { browsersOf, remainingAfter } from './support/chromium-processes.js';
 import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
+import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
 
@@ -19,12 +20,19 @@ async function cli(args: string[]): Promise<string> {
   return run.stdout.toString();
 }
 
-const serve = (dataDir: string) => startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks']);
+// --allow-host: the documents ping the test's loopback receiver.
+const serve = (dataDir: string) => startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks', '--allow-host', '127.0.0.1']);
 
 describe('crash safety', () => {
   it('delivers every job of a server killed with SIGKILL mid-render, after a restart', async () => {
     const events = new Map<string, { type: string; webhookId: string }[]>();
+    // Each document pings /started/<identifier> as it starts rendering, so the test sees renders in flight.
+    const started = new Set<string>();
     const receiver = createServer((req, res) => {
+      if (req.method === 'GET' && req.url?.startsWith('/started/')) {
+        started.add(req.url.slice('/started/'.length));
+        return void res.writeHead(204).end();
+      }
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
@@ -40,17 +48,20 @@ describe('crash safety', () => {
     await cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir, '--allow-private-webhooks']);
 
     const first = await serve(dataDir);
-    // Each document keeps its renderer busy for 200 ms, so the kill lands mid-render.
-    const slow = '<script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>';
+    const port = (receiver.address() as AddressInfo).port;
+    // Each document keeps its renderer busy for 200 ms after its ping.
+    const slow = (id: string) =>
+      `<img src="http://127.0.0.1:${port}/started/${id}"><script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>`;
     for (let i = 0; i < 30; i += 1) {
       const response = await fetch(`${first.url}/api/pdfs/render-async`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ htmlContent: slow, identifier: `job-${i}` }),
+        body: JSON.stringify({ htmlContent: slow(`job-${i}`), identifier: `job-${i}` }),
       });
       expect(response.status).toBe(202);
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    // Killed once some jobs are delivered and another has started but is not delivered yet.
+    await until(() => events.size >= 1 && started.size > events.size, 'a delivered job and a render in flight');
     const profiles = [...browsersOf(first.child.pid!).values()];
     expect(profiles).toHaveLength(1);
     first.child.kill('SIGKILL');
@@ -62,8 +73,7 @@ describe('crash safety', () => {
 
     const second = await serve(dataDir);
     try {
-      const deadline = Date.now() + 60_000;
-      while (events.size < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await until(() => events.size >= 30, 'the 30 deliveries', 60_000);
       expect([...events.keys()].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `job-${i}`).sort());
       for (const list of events.values()) expect(list.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
 
@@ -72,19 +82,21 @@ describe('crash safety', () => {
       // hold runs out (request timeout + 5 s), so the log may need that long to settle.
       const readLog = async () =>
         JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
-      let log = await readLog();
-      while (log.some((entry) => entry.status === 'pending') && Date.now() < deadline + 30_000) {
-        await new Promise((r) => setTimeout(r, 1_000));
-        log = await readLog();
-      }
+      const log = await until(
+        async () => {
+          const read = await readLog();
+          return !read.some((entry) => entry.status === 'pending') && read;
+        },
+        'no pending delivery in the log',
+        30_000,
+      );
       expect(log.length).toBeGreaterThanOrEqual(30);
       expect(log.filter((entry) => entry.status !== 'delivered')).toEqual([]);
       expect((await cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir])).trim()).toBe('no failed deliveries');
       const status = await (await fetch(`${second.url}/api/pdfs/jobs/${log[0]!.jobId}`)).json();
       const before = events.get(status.identifier)!.length;
       expect((await cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir])).trim()).toBe(`queued 1 delivery of ${log[0]!.jobId} again`);
-      const until = Date.now() + 10_000;
-      while (events.get(status.identifier)!.length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      await until(() => events.get(status.identifier)!.length > before, 'the redelivery', 10_000);
       const again = events.get(status.identifier)!;
       expect(again).toHaveLength(before + 1);
       expect(again.at(-1)!.webhookId).toBe(again.at(-2)!.webhookId);

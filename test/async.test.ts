@@ -6,11 +6,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { openDb } from '../src/store/open-db.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
@@ -272,25 +273,35 @@ describe('render-async', () => {
 
   it('keeps the lease heartbeat and the webhook sender running through a locked database', async () => {
     const hook = await receiver();
-    // Its own engine, with the default 30 s deadline: the document below renders for 5 s.
-    const server = await startServer({}, undefined, { realClock: true });
+    // The document renders until the test opens its gate (on loopback, which --allow-host lets it reach).
+    const gate = await startGate();
+    const server = await startServer({ allowHosts: ['127.0.0.1'] }, undefined, { realClock: true });
     const locker = openDb(join(server.deps.config.dataDir, 'pdfrender.db'));
+    // Each try of a write calls the store again: a call that repeats has met the lock and waited.
+    const heartbeats = vi.spyOn(server.deps.queue, 'heartbeat');
+    const polls = vi.spyOn(server.deps.store.deliveries, 'claim');
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
-      const slow = '<script>const end = Date.now() + 5000; while (Date.now() < end) {}</script><p>slow</p>';
-      const { jobId } = await (await post(server, { htmlContent: slow, identifier: 'through-a-lock' })).json();
+      const { jobId } = await (await post(server, { htmlContent: gate.document(), identifier: 'through-a-lock' })).json();
       const status = () => (server.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
-      while (status() !== 'rendering') await new Promise((r) => setTimeout(r, 20));
-      // Another connection holds the write lock past a heartbeat (every 3.3 s) and several sender polls.
+      await gate.reached(1);
+      expect(status()).toBe('rendering');
+      // Another connection holds the write lock until a heartbeat (every 3.3 s) and a sender poll have each tried again under it.
       locker.exec('BEGIN IMMEDIATE');
-      await new Promise((r) => setTimeout(r, 3_800));
+      const [beatsBefore, pollsBefore] = [heartbeats.mock.calls.length, polls.mock.calls.length];
+      await until(
+        () => heartbeats.mock.calls.length >= beatsBefore + 2 && polls.mock.calls.length >= pollsBefore + 2,
+        'a heartbeat and a sender poll waiting on the lock',
+      );
       locker.exec('COMMIT');
+      gate.open();
       const [delivery] = await hook.waitFor(1, 20_000);
       expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'through-a-lock', jobId } });
       expect(status()).toBe('succeeded');
       // The heartbeat and the sender waited for the lock (without blocking): no error, nothing to log.
       expect(server.events.filter((event) => event.level === 'error')).toEqual([]);
     } finally {
+      gate.close();
       locker.close();
       await server.close();
       hook.close();

@@ -16,6 +16,7 @@ import { executablePath } from './support/browser.js';
 import { browsersOf, killLater, killQuietly, killLeftovers, onlyBrowserOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
 import { bin, startServe } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 
 afterAll(async () => {
@@ -25,7 +26,8 @@ afterAll(async () => {
 
 /** Start `pdfrender serve` on `dataDir`; killed after the tests if a failure left it running. */
 async function serve(dataDir: string) {
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2']);
+  // --allow-host: documents may reach the test's loopback gate.
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-host', '127.0.0.1']);
   killLater(server.child.pid);
   return server;
 }
@@ -103,14 +105,17 @@ describe('no browser left behind', () => {
     // The data dir knows the browser, for the next run.
     const recorded = JSON.parse(await readFile(join(dataDir, 'browsers', `${browser}.json`), 'utf8'));
     expect(recorded).toEqual({ owner: first.child.pid, pid: browser, profileDir: profile });
-    // Two renders in flight, their renderers busy in a script, when the kill lands.
-    const inFlight = [renderSync(first.url, busyScript(5_000)), renderSync(first.url, busyScript(5_000))].map((r) => r.catch(() => undefined));
-    await new Promise((r) => setTimeout(r, 700));
+    // Two renders in flight, their renderers busy in a script, when the kill lands: each pings a
+    // loopback gate (never opened) as it starts, then keeps its renderer busy.
+    const gate = await startGate();
+    const inFlight = [0, 1].map(() => renderSync(first.url, `<img src="${gate.url}">${busyScript(5_000)}`).catch(() => undefined));
+    await gate.reached(2);
     // The browser and at least one renderer (the headless shell runs fewer helper processes than chromium).
     expect(processesUsing(profile).length).toBeGreaterThan(1);
     first.child.kill('SIGKILL');
     await first.exited;
     await Promise.all(inFlight);
+    gate.close();
     expect(await remainingAfter(profile, 5_000)).toEqual([]);
     // The killed server could not delete its profile; the next one does, before its own browser starts.
     expect(existsSync(profile)).toBe(true);
@@ -138,7 +143,7 @@ describe('no browser left behind', () => {
     process.kill(-browser, 'SIGSTOP');
     first.child.kill('SIGKILL');
     await first.exited;
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Its server is gone and it is still there: a stopped process cannot act on the closed pipe.
     expect(processesUsing(profile)).toContain(browser);
 
     const second = await serve(dataDir);

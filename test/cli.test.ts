@@ -1,5 +1,7 @@
 /**
- * `pdfrender render` as users run it: the built bin in a child process, real files, real Chromium.
+ * `pdfrender render` as users run it, with real files and real Chromium: what only a process shows
+ * (exit codes, standard input and output piped, the bundled bin) through the built bin in a child
+ * process; what the flags do through runCli in-process, on warm engines (support/cli-in-process.ts).
  */
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -7,12 +9,18 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pdfrender } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { folderWith, redPng, removeTempDirs, tempDir } from './support/files.js';
 import { pt, readPaint, readPdf } from './support/pdf.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures');
 
-afterAll(removeTempDirs);
+const cli = inProcessCli();
+
+afterAll(async () => {
+  await cli.close();
+  await removeTempDirs();
+});
 
 async function pdfAt(path: string) {
   return readPdf(await readFile(path));
@@ -41,7 +49,7 @@ describe('pdfrender render', () => {
   it('renders many inputs into --out-dir concurrently and prints a JSON summary', async () => {
     const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`doc${i}.html`, `<h1>Document ${i}</h1>`]));
     const dir = await folderWith(files);
-    const run = await pdfrender(['render', ...Object.keys(files), '--out-dir', 'out', '--concurrency', '2', '--format', 'A5', '--json'], { cwd: dir });
+    const run = await cli.run(['render', ...Object.keys(files), '--out-dir', 'out', '--concurrency', '2', '--format', 'A5', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString());
     expect(summary).toMatchObject({ rendered: 6, failed: 0 });
@@ -75,21 +83,21 @@ describe('pdfrender render', () => {
       marginBottom: '1in',
     };
     const dir = await folderWith({ 'body.json': JSON.stringify(body) });
-    const plain = await pdfrender(['render', '--request', 'body.json'], { cwd: dir });
+    const plain = await cli.run(['render', '--request', 'body.json'], { cwd: dir });
     expect(plain.code).toBe(0);
     const pdf = await pdfAt(join(dir, 'body.pdf'));
     expect(pdf.pages[0]!.text).toContain('From the request');
     expect(pdf.pages[0]!.text).toContain('Request footer');
     expect(pdf.pages[0]!.width).toBeCloseTo(210 * pt.mm, -1);
 
-    const overridden = await pdfrender(['render', '--request', 'body.json', '--paper-width', '4in', '-o', 'narrow.pdf'], { cwd: dir });
+    const overridden = await cli.run(['render', '--request', 'body.json', '--paper-width', '4in', '-o', 'narrow.pdf'], { cwd: dir });
     expect(overridden.code).toBe(0);
     expect((await pdfAt(join(dir, 'narrow.pdf'))).pages[0]!.width).toBe(4 * pt.in);
   });
 
   it('applies --request fields to input files, whose content replaces htmlContent', async () => {
     const dir = await folderWith({ 'opts.json': JSON.stringify({ htmlContent: '<p>ignored</p>', landscape: 'true' }), 'page.html': '<p>The input file</p>' });
-    const run = await pdfrender(['render', 'page.html', '--request', 'opts.json'], { cwd: dir });
+    const run = await cli.run(['render', 'page.html', '--request', 'opts.json'], { cwd: dir });
     expect(run.code).toBe(0);
     const pdf = await pdfAt(join(dir, 'page.pdf'));
     expect(pdf.pages[0]).toMatchObject({ width: 792, height: 612, text: 'The input file' });
@@ -113,11 +121,11 @@ describe('errors and exit codes', () => {
       'bad.json': JSON.stringify({ htmlContent: '<p>x</p>', scale: 'abc', landscape: 'maybe' }),
       'broken.json': '{"htmlContent":',
     });
-    const bad = await pdfrender(['render', '--request', 'bad.json'], { cwd: dir });
+    const bad = await cli.run(['render', '--request', 'bad.json'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('scale in bad.json: must be a number (got "abc")');
     expect(bad.stderr).toContain('landscape in bad.json: must be true or false (or 1/0, on/off, yes/no); got "maybe"');
-    const broken = await pdfrender(['render', '--request', 'broken.json'], { cwd: dir });
+    const broken = await cli.run(['render', '--request', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken\.json is not valid JSON/);
   });
@@ -131,7 +139,7 @@ describe('errors and exit codes', () => {
     [['render', 'a.html', '--bogus'], /unknown option '--bogus'/],
   ])('exits 2 for usage errors: %j', async (args, message) => {
     const dir = await folderWith({ 'a.html': '<p>a</p>', 'b.html': '<p>b</p>' });
-    const run = await pdfrender(args, { cwd: dir });
+    const run = await cli.run(args, { cwd: dir });
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(2);
   });
@@ -142,7 +150,7 @@ describe('errors and exit codes', () => {
       [['--chrome', '/nonexistent/chrome'], {}],
       [[], { PDFRENDER_CHROME: '/nonexistent/chrome' }],
     ] as const) {
-      const run = await pdfrender(['render', 'a.html', ...args], { cwd: dir, env });
+      const run = await cli.run(['render', 'a.html', ...args], { cwd: dir, env });
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/\/nonexistent\/chrome\) does not exist or is not executable.*pdfrender setup/);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -152,7 +160,7 @@ describe('errors and exit codes', () => {
 
   it('exits 2 once, before rendering, when the browser cannot start', async () => {
     const dir = await folderWith({ 'a.html': '<p>a</p>', 'b.html': '<p>b</p>' });
-    const run = await pdfrender(['render', 'a.html', 'b.html', '--chrome', '/bin/true'], { cwd: dir });
+    const run = await cli.run(['render', 'a.html', 'b.html', '--chrome', '/bin/true'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^pdfrender: could not start the browser at \/bin\/true: .*pdfrender setup/);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -160,7 +168,7 @@ describe('errors and exit codes', () => {
 
   it('exits 1 when a document fails, still writes the others, and leaves no partial file', async () => {
     const dir = await folderWith({ 'good.html': '<p>good</p>', 'hang.html': '<script>while (true) {}</script>', 'empty.html': '' });
-    const run = await pdfrender(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });
+    const run = await cli.run(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/✖ hang\.html: the document did not finish rendering within the 1 s deadline/);
     expect(run.stderr).toMatch(/✔ \[\d\/2\] good\.html/);
@@ -168,7 +176,7 @@ describe('errors and exit codes', () => {
     expect((await pdfAt(join(dir, 'good.pdf'))).pages[0]!.text).toBe('good');
     expect((await readdir(dir)).sort()).toEqual(['empty.html', 'good.html', 'good.pdf', 'hang.html']);
 
-    const empty = await pdfrender(['render', 'empty.html', 'good.html', '-q'], { cwd: dir });
+    const empty = await cli.run(['render', 'empty.html', 'good.html', '-q'], { cwd: dir });
     expect(empty.code).toBe(2);
     expect(empty.stderr.trim()).toBe('✖ empty.html: htmlContent: must not be empty');
   });
@@ -220,7 +228,7 @@ describe('errors and exit codes', () => {
   it('overwrites an existing PDF only when the new one is complete', async () => {
     const dir = await folderWith({ 'doc.html': '<script>while (true) {}</script>' });
     await writeFile(join(dir, 'doc.pdf'), 'previous');
-    const run = await pdfrender(['render', 'doc.html', '--timeout', '0.5'], { cwd: dir });
+    const run = await cli.run(['render', 'doc.html', '--timeout', '0.5'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(await readFile(join(dir, 'doc.pdf'), 'utf8')).toBe('previous');
   });
@@ -245,7 +253,7 @@ describe('what a rendered file may load', () => {
     const dir = await folderWith({ 'inside.txt': 'INSIDE-TEXT' });
     const html = `<iframe src="inside.txt"></iframe><iframe src="file://${join(outside, 'secret.txt')}"></iframe><iframe src="../${outside.split('/').pop()}/secret.txt"></iframe>`;
     await writeFile(join(dir, 'page.html'), html);
-    const run = await pdfrender(['render', 'page.html', '--json'], { cwd: dir });
+    const run = await cli.run(['render', 'page.html', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString());
     expect(summary.documents[0].blocked).toEqual([
@@ -261,7 +269,7 @@ describe('what a rendered file may load', () => {
     // system allows, so making it for the PDF fails with an error naming the path.
     const dir = await folderWith({ 'page.html': '<p>cause</p>' });
     const folder = `long-${'x'.repeat(300)}`;
-    const run = await pdfrender(['render', 'page.html', '-o', `${folder}/out.pdf`, '--json'], { cwd: dir });
+    const run = await cli.run(['render', 'page.html', '-o', `${folder}/out.pdf`, '--json'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout.toString()).documents[0]).toMatchObject({
       output: null,
@@ -276,17 +284,17 @@ describe('what a rendered file may load', () => {
     const server = await counter();
     try {
       const dir = await folderWith({ 'page.html': `<p>net</p><img src="${server.url}">` });
-      expect((await pdfrender(['render', 'page.html'], { cwd: dir })).code).toBe(0);
+      expect((await cli.run(['render', 'page.html'], { cwd: dir })).code).toBe(0);
       expect(server.hits()).toBe(1);
-      const blocked = await pdfrender(['render', 'page.html', '--block-network', '--json'], { cwd: dir });
+      const blocked = await cli.run(['render', 'page.html', '--block-network', '--json'], { cwd: dir });
       expect(blocked.code).toBe(0);
       expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([
         { url: server.url, code: 'NETWORK_BLOCKED', reason: 'network access is blocked (--block-network)' },
       ]);
-      const allowed = await pdfrender(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
+      const allowed = await cli.run(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
       expect(allowed.code).toBe(0);
       expect(server.hits()).toBe(2);
-      const strict = await pdfrender(['render', 'page.html', '--block-network', '--fail-on-blocked'], { cwd: dir });
+      const strict = await cli.run(['render', 'page.html', '--block-network', '--fail-on-blocked'], { cwd: dir });
       expect(strict.code).toBe(1);
       expect(strict.stderr).toContain('--fail-on-blocked');
       expect(server.hits()).toBe(2);
@@ -297,9 +305,9 @@ describe('what a rendered file may load', () => {
 
   it('runs no script with --disable-javascript', async () => {
     const dir = await folderWith({ 'page.html': '<p>static</p><script>document.body.append("SCRIPTED")</script>' });
-    expect((await pdfrender(['render', 'page.html'], { cwd: dir })).code).toBe(0);
+    expect((await cli.run(['render', 'page.html'], { cwd: dir })).code).toBe(0);
     expect((await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text).toContain('SCRIPTED');
-    expect((await pdfrender(['render', 'page.html', '--disable-javascript'], { cwd: dir })).code).toBe(0);
+    expect((await cli.run(['render', 'page.html', '--disable-javascript'], { cwd: dir })).code).toBe(0);
     const text = (await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text;
     expect(text).toContain('static');
     expect(text).not.toContain('SCRIPTED');
@@ -313,7 +321,8 @@ describe('what a rendered file may load', () => {
       join(dir, 'header.html'),
       `<span class="url"></span> <img src="${pathToFileURL(join(dir, 'assets', 'logo.png')).href}" style="height:10px">`,
     );
-    const run = await pdfrender(['render', 'letter.html', '--header', 'header.html', '--margin-top', '1in', '--json'], { cwd: dir });
+    // In-process, a relative --header would resolve against the test's folder: the invoice test runs one through the bin.
+    const run = await cli.run(['render', 'letter.html', '--header', join(dir, 'header.html'), '--margin-top', '1in', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString()).documents[0];
     expect(summary.blocked).toEqual([]);

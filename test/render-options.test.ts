@@ -1,6 +1,6 @@
 /**
  * The render options of issue 13 (waits, CSS page size, media type, page ranges, metadata) through
- * the engine, both endpoints and the CLI, asserted on the PDFs: text, page count, page size and the
+ * the engine, both endpoints and the CLI (run in-process), asserted on the PDFs: text, page count, page size and the
  * document information as a PDF reader sees them. Each document here prints something different
  * without its option, so each test fails when its option does nothing.
  */
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { parseRenderRequest, type RenderRequestInput } from '../src/request.js';
 import { executablePath } from './support/browser.js';
-import { pdfrender } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf, readPdfInfo, readingOrder, pt } from './support/pdf.js';
 import { receiver } from './support/receiver.js';
@@ -31,6 +31,7 @@ const lateOnThird = `<style>.break { break-after: page }</style><div class="brea
 const reading = readingOrder;
 
 let engine: Engine;
+const cli = inProcessCli();
 let slow: Server;
 let slowUrl: string;
 let site: Server;
@@ -57,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await engine.close();
+  await cli.close();
   slow.close();
   site.close();
   await removeTempDirs();
@@ -471,13 +473,13 @@ describe('through the server', () => {
   });
 });
 
-describe('through the CLI', () => {
+describe('through the CLI (in-process, on warm engines)', () => {
   it('takes every new field as a flag', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'doc.html'), `${a5}${media}${lateOnThird}`);
     await writeFile(join(dir, 'cover.html'), '<div style="font-size: 10px">Flag cover <span class="totalPages"></span></div>');
     const out = join(dir, 'doc.pdf');
-    const run = await pdfrender([
+    const run = await cli.run([
       'render',
       join(dir, 'doc.html'),
       '-o',
@@ -499,7 +501,7 @@ describe('through the CLI', () => {
       '{"title":"From flags"}',
     ]);
     const covered = join(dir, 'covered.pdf');
-    const withCover = await pdfrender([
+    const withCover = await cli.run([
       'render',
       join(dir, 'doc.html'),
       '-o',
@@ -520,11 +522,11 @@ describe('through the CLI', () => {
     expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
     expect((await readPdfInfo(pdf)).Title).toBe('From flags');
 
-    const never = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '2s']);
+    const never = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '2s']);
     expect(never.code).toBe(1);
     expect(never.stderr).toContain('still waiting for waitForSelector "#never"');
     // A URL as an input, named after the page in --out-dir.
-    const fromUrl = await pdfrender(['render', `${siteUrl}/reports/q3.html`, '--out-dir', join(dir, 'pages'), '-q']);
+    const fromUrl = await cli.run(['render', `${siteUrl}/reports/q3.html`, '--out-dir', join(dir, 'pages'), '-q']);
     expect(fromUrl.code).toBe(0);
     expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     // A request file that names a URL is a document of its own, named after the file.
@@ -532,19 +534,19 @@ describe('through the CLI', () => {
       join(dir, 'q3-request.json'),
       JSON.stringify({ url: `${siteUrl}/reports/q3.html`, metadata: { title: 'From a request file' }, pageRanges: '1' }),
     );
-    const fromRequest = await pdfrender(['render', '--request', join(dir, 'q3-request.json'), '-q']);
+    const fromRequest = await cli.run(['render', '--request', join(dir, 'q3-request.json'), '-q']);
     expect(fromRequest.code).toBe(0);
     const requested = await readFile(join(dir, 'q3-request.pdf'));
     expect((await readPdf(requested)).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     expect((await readPdfInfo(requested)).Title).toBe('From a request file');
     // An input replaces the request file's document, whichever kind either is.
-    const overFile = await pdfrender(['render', join(dir, 'doc.html'), '--request', join(dir, 'q3-request.json'), '-o', join(dir, 'over.pdf'), '-q']);
+    const overFile = await cli.run(['render', join(dir, 'doc.html'), '--request', join(dir, 'q3-request.json'), '-o', join(dir, 'over.pdf'), '-q']);
     expect(overFile.code).toBe(0);
     expect(reading((await readPdf(await readFile(join(dir, 'over.pdf')))).pages[0]!)).toBe('Paper Paper First page');
-    const nested = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'nested.pdf'), '--metadata', '{"creationDate":"yesterday"}']);
+    const nested = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'nested.pdf'), '--metadata', '{"creationDate":"yesterday"}']);
     expect(nested.code).toBe(2);
     expect(nested.stderr).toContain('--metadata creationDate: must be an ISO 8601 date');
-    const off = await pdfrender(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
+    const off = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--wait-for-expression');
   });

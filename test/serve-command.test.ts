@@ -10,6 +10,7 @@ import { loadServeConfig } from '../src/config.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 import { until } from './support/wait.js';
 
@@ -122,60 +123,67 @@ describe('pdfrender serve', () => {
 
   it('prints where it listens, finishes a render in flight on SIGTERM, and exits 0', async () => {
     const dataDir = await tempDir();
-    const server = await startServe(['--data-dir', dataDir, '--log-format', 'json'], { PDFRENDER_RATE_LIMIT: '7' });
+    // The document waits on a loopback gate: in flight until the test opens it (--allow-host lets it reach loopback).
+    const gate = await startGate();
+    const server = await startServe(['--data-dir', dataDir, '--log-format', 'json', '--allow-host', '127.0.0.1'], { PDFRENDER_RATE_LIMIT: '7' });
     running = server.child;
-    expect(server.stderr()).toMatch(/pdfrender \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(auth off; rate limit 7\/min; data in /);
-    expect(existsSync(join(dataDir, 'pdfrender.db'))).toBe(true);
+    try {
+      expect(server.stderr()).toMatch(/pdfrender \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(auth off; rate limit 7\/min; data in /);
+      expect(existsSync(join(dataDir, 'pdfrender.db'))).toBe(true);
 
-    // A document that keeps the renderer busy for a second, so SIGTERM arrives mid-render.
-    const slow = '<p id="o"></p><script>const end = Date.now() + 1000; while (Date.now() < end) {} o.textContent = "finished in flight";</script>';
-    const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
-      body: JSON.stringify({ htmlContent: slow }),
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    server.child.kill('SIGTERM');
-    const response = await inFlight;
-    expect(response.status).toBe(200);
-    expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]!.text).toBe('finished in flight');
-    expect(await server.exited).toBe(0);
-    expect(server.stderr()).toContain('pdfrender: shutting down');
-    expect(server.stderr()).toContain('pdfrender: stopped');
-    // The access log line, as a JSON line.
-    const logLine = server
-      .stderr()
-      .split('\n')
-      .find((line) => line.startsWith('{'))!;
-    expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
+      const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+        body: JSON.stringify({ htmlContent: `<img src="${gate.url}"><p>finished in flight</p>` }),
+      });
+      await gate.reached(1);
+      server.child.kill('SIGTERM');
+      // Shutting down with the render still held at the gate; only then may it finish.
+      await until(() => server.stderr().includes('pdfrender: shutting down'), 'the shutdown line');
+      gate.open();
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]!.text).toBe('finished in flight');
+      expect(await server.exited).toBe(0);
+      expect(server.stderr()).toContain('pdfrender: stopped');
+      // The access log line, as a JSON line.
+      const logLine = server
+        .stderr()
+        .split('\n')
+        .find((line) => line.startsWith('{'))!;
+      expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
+    } finally {
+      gate.close();
+    }
   });
 
   it('answers a render still going when --shutdown-grace runs out with JSON 503, then exits 0', async () => {
-    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '1s']);
+    // Held at a gate that never opens: the render cannot finish, so only the grace running out answers it.
+    const gate = await startGate();
+    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '1s', '--allow-host', '127.0.0.1']);
     running = server.child;
-    // Five seconds of script: far past the grace, well within the 30 s render deadline.
-    const slow = '<script>const end = Date.now() + 5000; while (Date.now() < end) {}</script><p>too late</p>';
-    const started = Date.now();
-    const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ htmlContent: slow }),
-    });
-    await new Promise((r) => setTimeout(r, 500));
-    server.child.kill('SIGTERM');
-    const response = await inFlight;
-    expect(response.status).toBe(503);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(response.headers.get('retry-after')).toBe('5');
-    expect(response.headers.get('ratelimit-policy')).toBe('"sync";q=60;w=60');
-    expect(await response.json()).toEqual({ outcome: 'SHUTTING_DOWN', message: 'the server stopped before the document finished rendering; send it again' });
-    // Answered at the end of the grace, not when the render would have finished.
-    expect(Date.now() - started).toBeLessThan(4500);
-    expect(await server.exited).toBe(0);
-    expect(server.stderr()).toContain('pdfrender: shutdown grace ran out; stopping 1 request(s) in flight');
-    // The default access-log format is the pretty one.
-    expect(server.stderr()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z POST \/api\/pdfs\/render-sync 503 \d+ ms \d+ B$/m);
-    expect(server.stderr()).toContain('pdfrender: stopped');
+    try {
+      const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ htmlContent: gate.document() }),
+      });
+      await gate.reached(1);
+      server.child.kill('SIGTERM');
+      const response = await inFlight;
+      expect(response.status).toBe(503);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(response.headers.get('ratelimit-policy')).toBe('"sync";q=60;w=60');
+      expect(await response.json()).toEqual({ outcome: 'SHUTTING_DOWN', message: 'the server stopped before the document finished rendering; send it again' });
+      expect(await server.exited).toBe(0);
+      expect(server.stderr()).toContain('pdfrender: shutdown grace ran out; stopping 1 request(s) in flight');
+      // The default access-log format is the pretty one.
+      expect(server.stderr()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z POST \/api\/pdfs\/render-sync 503 \d+ ms \d+ B$/m);
+      expect(server.stderr()).toContain('pdfrender: stopped');
+    } finally {
+      gate.close();
+    }
   });
 
   it('turns auth on with --api-key (and with PDFRENDER_API_KEYS)', async () => {
@@ -204,8 +212,8 @@ describe('pdfrender serve', () => {
   it('warns when it listens beyond this machine without an API key', async () => {
     const server = await startServe(['--host', '0.0.0.0', '--data-dir', await tempDir()]);
     running = server.child;
-    // The warning follows the listening line; give it a moment to arrive.
-    for (let i = 0; i < 40 && !server.stderr().includes('warning'); i += 1) await new Promise((r) => setTimeout(r, 50));
+    // The warning follows the listening line.
+    await until(() => server.stderr().includes('warning'), 'the warning line');
     expect(server.stderr()).toMatch(/warning: listening on 0\.0\.0\.0 with no API key/);
     server.child.kill('SIGINT');
     expect(await server.exited).toBe(0);

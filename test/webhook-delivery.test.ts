@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { deliveries } from '../src/store/deliveries.js';
@@ -16,8 +16,6 @@ import { removeTempDirs } from './support/files.js';
 import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Queue `count` events for every active endpoint in one transaction, as finished jobs would. */
 function queueEvents(server: TestServer, count: number): void {
@@ -127,7 +125,9 @@ describe('webhook sender', () => {
       expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 503, next_attempt_at: start + 60_000 });
       // Nothing is sent until the server's clock reaches it, however long the test waits.
       server.clock.time = start + 59_999;
-      await sleep(1_200); // more than two polls of the sender
+      // Two polls of the sender (each a claim on the store) with the clock there.
+      const polls = vi.spyOn(server.deps.store.deliveries, 'claim');
+      await until(() => polls.mock.calls.length >= 2, 'two polls of the sender');
       expect(hook.received).toHaveLength(1);
       server.clock.time = start + 60_000;
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 2, 'the second attempt');

@@ -1,3 +1,5 @@
+import type { Engine, EngineOptions } from '../engine/engine.js';
+
 /** The process around a CLI run, passed in so tests can run commands in-process. */
 export interface CliIO {
   stdin: NodeJS.ReadableStream;
@@ -13,4 +15,6 @@ export interface CliIO {
   isRoot: boolean;
   /** Aborted on SIGINT/SIGTERM: renders stop, the browser closes. */
   signal: AbortSignal;
+  /** Makes the engine a render runs on; default createEngine. Tests pass one that reuses a warm browser across runs. */
+  createEngine?: (options: EngineOptions) => Engine;
 }

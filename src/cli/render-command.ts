@@ -111,7 +111,7 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     throw new PdfRenderError('USAGE', '--watch needs an HTML file among the inputs: there is nothing on disk to watch');
   }
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
-  const engine = createEngine({
+  const engine = (io.createEngine ?? createEngine)({
     executablePath: browser.executablePath,
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
