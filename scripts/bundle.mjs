@@ -80,7 +80,7 @@ for (const { path } of output.imports.filter((entry) => entry.kind === 'dynamic-
 if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''))) throw new Error(`bundle: an import() is left in ${bundlePath}`);
 // esbuild's ascii charset leaves comments and regular expressions as they are: any character left
 // beyond ASCII becomes a \u escape, which means the same in a regular expression (and a comment).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: every character outside ASCII, control characters being inside it
+// eslint-disable-next-line no-control-regex -- every character outside ASCII, control characters being inside it
 code = code.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(bundlePath, code);
 

@@ -236,7 +236,8 @@ describe('render-async', () => {
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
       await hook.waitFor(1, 20_000);
       // The receiver answers before the sender writes the outcome: wait for the row to settle.
-      const read = () => server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').get(jobId) as Record<string, unknown>;
+      const read = () =>
+        server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').get(jobId) as Record<string, unknown>;
       const entry = await until(() => read().status !== 'pending' && read(), 'the delivery to settle');
       expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
     } finally {

@@ -74,7 +74,7 @@ describe('browser recycling', () => {
         if (pid === current) continue;
         expect(await remainingAfter(profile, 5_000)).toEqual([]);
         // Its profile folder is removed just after its processes are gone.
-        for (const until = Date.now() + 5_000; existsSync(profile) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+        for (const until = Date.now() + 5_000; existsSync(profile) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
         expect(existsSync(profile)).toBe(false);
       }
       clearInterval(sampler);

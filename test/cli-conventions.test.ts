@@ -17,7 +17,7 @@ import { removeTempDirs, tempDir } from './support/files.js';
 
 afterAll(removeTempDirs);
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts an ANSI colour sequence
+// eslint-disable-next-line no-control-regex -- the escape that starts an ANSI colour sequence
 const ansi = /\x1b\[/;
 
 function io(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): CliIO & { err: () => string; out: () => string } {

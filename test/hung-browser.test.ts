@@ -77,7 +77,7 @@ describe('a hung browser', () => {
       await gate.reached(1);
       process.kill(-old.pid, 'SIGSTOP');
       // A signal lands a moment after it is sent.
-      for (const until = Date.now() + 5_000; stateOf(old.pid) !== 'T' && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+      for (const until = Date.now() + 5_000; stateOf(old.pid) !== 'T' && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
       expect(stateOf(old.pid)).toBe('T');
       gate.open();
 

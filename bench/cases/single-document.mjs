@@ -18,7 +18,6 @@ import { printFlags } from '../lib/documents.mjs';
 import { runProcess } from '../lib/run-process.mjs';
 import { median } from '../lib/stats.mjs';
 
-
 /** The command line of each tool for `doc`, writing `out`; tools that are skipped carry a note instead. */
 function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
   const node = process.execPath;

@@ -15,7 +15,7 @@ export function countPdfPages(pdf: Uint8Array): number {
   let pages = 0;
   // One dictionary at a time: from the first `<<` after the last `>>` to the next `>>`, holding
   // `/Type /Pages` and a `/Count N`, the keys in any order.
-  for (let from = 0; from < text.length; ) {
+  for (let from = 0; from < text.length;) {
     const close = text.indexOf('>>', from);
     if (close < 0) break;
     const open = opens(from);

@@ -188,7 +188,7 @@ it(
         signal,
       });
       if (transport === 'async') {
-        for (const deadline = Date.now() + 300_000; awaiting.size >= maxAwaitingWebhooks; ) {
+        for (const deadline = Date.now() + 300_000; awaiting.size >= maxAwaitingWebhooks;) {
           if (Date.now() > deadline) return `${where}: ${awaiting.size} webhooks still missing after 5 minutes`;
           await new Promise<void>((wake) => {
             wakers.push(wake);
@@ -259,7 +259,7 @@ it(
           }
         }),
       );
-      for (const deadline = Date.now() + 300_000; awaiting.size > 0 && Date.now() < deadline; ) await sleep(200);
+      for (const deadline = Date.now() + 300_000; awaiting.size > 0 && Date.now() < deadline;) await sleep(200);
       elapsed = (performance.now() - started) / 1000;
       for (const identifier of awaiting.keys()) fail(`webhook for ${identifier}: never came`);
       await Promise.all(pdfChecks.map((check) => check.catch((error: Error) => fail(`PDF check: ${error.message}`))));

@@ -62,7 +62,7 @@ export function fillUp(dir: string): () => void {
   const fd = openSync(path, 'w');
   const chunk = Buffer.alloc(1024 * 1024, 7);
   try {
-    for (let size = chunk.length; size >= 512; ) {
+    for (let size = chunk.length; size >= 512;) {
       try {
         writeSync(fd, chunk, 0, size);
       } catch (error) {

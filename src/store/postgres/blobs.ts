@@ -30,7 +30,7 @@ export function postgresBlobs(pool: pg.Pool): Blobs {
     },
     /** Remove bytes written before `before` that no index row names, a batch of ids at a time (in id order, so none is missed). */
     async removeOrphans(before: number, known: (ids: string[]) => Promise<Set<string>>) {
-      for (let after = ''; ; ) {
+      for (let after = ''; ;) {
         const ids = (
           await rows<{ id: string }>(pool, 'SELECT id FROM blobs WHERE created_at < $1 AND id > $2 ORDER BY id LIMIT $3', [before, after, orphanBatch])
         ).map((r) => r.id);
