@@ -132,9 +132,6 @@ export function errorAnswer(codes: readonly ErrorCode[]) {
   });
 }
 
-/** Any error answer. */
-export const anyErrorAnswer = errorAnswer(errorCodes);
-
 /** The webhook events, by their `type`. */
 export const webhookEvents = {
   PDF_RENDERED: z.strictObject({

@@ -3,10 +3,9 @@
  * the answer of its status (errors.ts maps codes to statuses), with the error body's schema from
  * api-answers.ts and the headers that status carries.
  */
-import { z } from 'zod';
 import { errorAnswer } from '../api-answers.js';
 import { httpStatusFor, type ErrorCode } from '../errors.js';
-import { jsonObjectShapes } from '../fields.js';
+import { embedded } from './openapi-schema.js';
 
 /** Why each code is answered, as the document says it. */
 const meanings: Record<ErrorCode, string> = {
@@ -69,26 +68,8 @@ export const headers = {
 /** A reference to one of `headers`. */
 export const header = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` });
 
-/** The JSON Schema of a zod schema as the document embeds it (no $schema of its own). */
-export function embedded(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _, ...generated } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: showObjectKeys }) as Record<
-    string,
-    unknown
-  >;
-  return generated;
-}
-
-/** A field taking an object or a string of JSON (metadata) shown as that object, keys and all, or the string. */
-function showObjectKeys(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
-  const shape = jsonObjectShapes.get(ctx.zodSchema as z.ZodType);
-  if (!shape) return;
-  const object = embedded(shape, 'input');
-  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, { anyOf: [object, { type: 'string', description: 'the same object as a string of JSON (in forms)' }] });
-}
-
 /** The error answers of an operation raising `codes`, by status. */
-export function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+export function errorResponses(codes: ErrorCode[]): Record<string, Record<string, unknown>> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) byStatus.set(httpStatusFor(code), [...(byStatus.get(httpStatusFor(code)) ?? []), code]);
   return Object.fromEntries(

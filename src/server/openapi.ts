@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { asyncAccepted, healthAnswers, jobAnswer, renderSyncAnswer, resourceIssue, webhookAnswers, webhookEvents } from '../api-answers.js';
 import type { ErrorCode } from '../errors.js';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
-import { embedded, errorResponses, header, headers } from './openapi-errors.js';
+import { errorResponses, header, headers } from './openapi-errors.js';
+import { embedded } from './openapi-schema.js';
 import { addWebhookRequestSchema, rotateRequestSchema } from './webhooks-routes.js';
 
 type Method = 'get' | 'post' | 'delete';
@@ -20,7 +21,7 @@ interface Operation {
   ids?: string[];
   /** The request body, by its name in components.requestBodies. */
   body?: string;
-  responses: Record<number, unknown>;
+  responses: Record<number, Record<string, unknown>>;
   /** Codes this operation raises itself; those of the edge, the key check, storage and the body come with its path and method. */
   codes?: ErrorCode[];
   /** Answers carry RateLimit and RateLimit-Policy. */
@@ -237,10 +238,7 @@ function commonCodes(path: string, method: Method, operation: Operation): ErrorC
 /** An operation as the document gives it. */
 function described(path: string, method: Method, operation: Operation) {
   const { ids = [], body, codes = [], rateLimited, responses, ...rest } = operation;
-  const all: Record<string, Record<string, unknown>> = {
-    ...(responses as Record<string, Record<string, unknown>>),
-    ...errorResponses([...commonCodes(path, method, operation), ...codes]),
-  } as never;
+  const all: Record<string, Record<string, unknown>> = { ...responses, ...errorResponses([...commonCodes(path, method, operation), ...codes]) };
   // Every path answers other methods with 405 and Allow; an operation's own 405 is that answer.
   all[405] = { $ref: '#/components/responses/MethodNotAllowed' };
   if (rateLimited) {
@@ -261,9 +259,9 @@ function described(path: string, method: Method, operation: Operation) {
 /** The webhook events as OpenAPI 3.1 `webhooks`: what a receiver is sent and how its answer is read. */
 function webhookOperations() {
   const headerParameter = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
-  const event = (type: keyof typeof webhookEvents, schema: string, summary: string) => ({
+  const event = (operationId: string, schema: string, summary: string) => ({
     post: {
-      operationId: type === 'PDF_RENDERED' ? 'pdfRendered' : 'renderPdfFailed',
+      operationId,
       summary,
       description:
         "POSTed to every webhook endpoint, at least once: retried on a persisted schedule until a 2xx (a Retry-After is honoured), so receivers dedupe by webhook-id. Redirects are not followed. Verify the signature with the endpoint's secret (Standard Webhooks).",
@@ -278,13 +276,13 @@ function webhookOperations() {
       responses: {
         '2XX': { description: 'received: not sent again' },
         410: { description: 'Gone: the endpoint is disabled and its events are held (not dropped) until it is enabled again' },
-        default: { description: 'any other answer, or none within 10 s: sent again later' },
+        default: { description: 'any other answer, or none within --webhook-timeout (15 s by default): sent again later' },
       },
     },
   });
   return {
-    PDF_RENDERED: event('PDF_RENDERED', 'PdfRenderedEvent', 'An async job rendered its PDF'),
-    RENDER_PDF_FAILED: event('RENDER_PDF_FAILED', 'RenderPdfFailedEvent', 'An async job failed for good (after its last attempt)'),
+    PDF_RENDERED: event('pdfRendered', 'PdfRenderedEvent', 'An async job rendered its PDF'),
+    RENDER_PDF_FAILED: event('renderPdfFailed', 'RenderPdfFailedEvent', 'An async job failed for good (after its last attempt)'),
   };
 }
 
@@ -312,8 +310,8 @@ const playgroundOperations: Record<string, Partial<Record<Method, Operation>>> =
   ]),
 );
 
-/** The OpenAPI document for this server's version (with its playground's routes when it has one), with `serverUrl` as where it answers. */
-export function openApiDocument(version: string, options: { playground?: boolean } = {}, serverUrl = '/') {
+/** The OpenAPI document for this server's version (with its playground's routes when it has one); the app puts its own base URL in `servers`. */
+export function openApiDocument(version: string, options: { playground?: boolean } = {}) {
   return {
     openapi: '3.1.0',
     info: {
@@ -322,7 +320,7 @@ export function openApiDocument(version: string, options: { playground?: boolean
       description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API. Every error answers JSON {outcome, message}, outcome being its code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: '/' }],
     security: [{ apiKey: [] }, {}],
     paths: Object.fromEntries(
       Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [

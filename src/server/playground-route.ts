@@ -12,7 +12,8 @@ import { playgroundScript } from './playground-script.js';
 
 /** Mount the page, its script and its style sheet on `app`. */
 export function playgroundRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: Pick<AppDeps, 'config'>): void {
-  const html = playgroundHtml(playgroundSetup(deps.config.apiKeys.length > 0));
+  // Built when first asked for, as the OpenAPI document is: reading the schema takes ~12 ms, which every start would pay.
+  let html: string | undefined;
   // The function's own text: it was written to need nothing from outside its body.
   const script = `'use strict';\n(${playgroundScript.toString()})();\n`;
   const send = (c: Context, body: string, type: string) => {
@@ -25,7 +26,7 @@ export function playgroundRoutes(app: Hono<{ Variables: { apiKey: string | undef
   app.get('/', (c) => {
     c.header('Content-Security-Policy', playgroundPolicy);
     c.header('Referrer-Policy', 'no-referrer');
-    return send(c, html, 'text/html');
+    return send(c, (html ??= playgroundHtml(playgroundSetup(deps.config.apiKeys.length > 0))), 'text/html');
   });
   app.get('/playground.js', (c) => send(c, script, 'text/javascript'));
   app.get('/playground.css', (c) => send(c, playgroundCss, 'text/css'));

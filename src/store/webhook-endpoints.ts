@@ -56,6 +56,11 @@ export function newWebhookKey(): string {
   return `whk_${randomBytes(32).toString('hex')}`;
 }
 
+/** A new active endpoint for `url`, with a fresh id, key and secret: what both stores insert. */
+export function newEndpoint(url: string, now: number): WebhookEndpoint {
+  return { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+}
+
 /** An endpoint without its key and secret, as listings show it. */
 export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret'> {
   const { key: _key, secret: _secret, ...rest } = endpoint;
@@ -136,14 +141,7 @@ export function webhookEndpoints(db: Db) {
     return { unsent };
   });
   const add = (url: string, now: number): WebhookEndpoint => {
-    const endpoint = {
-      id: `wh_${randomBytes(9).toString('base64url')}`,
-      url,
-      key: newWebhookKey(),
-      secret: newWebhookSecret(),
-      createdAt: now,
-      disabledAt: null,
-    };
+    const endpoint = newEndpoint(url, now);
     insert.run(endpoint.id, endpoint.url, endpoint.key, endpoint.secret, now);
     return endpoint;
   };

@@ -6,11 +6,10 @@
  * job settling meanwhile (which takes it shared) writes its deliveries before or after, never
  * between, so none is queued pending for an endpoint just disabled.
  */
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { newWebhookSecret } from '../../webhook-secret.js';
 import type { Enabled, Rotation, WebhookEndpoint } from '../webhook-endpoints.js';
-import { newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
+import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
 import type { WebhookEndpoints } from '../store.js';
 import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
@@ -19,14 +18,7 @@ const columns = 'id, url, key, secret, created_at AS "createdAt", disabled_at AS
 const settled = '(claimed_until IS NULL OR claimed_until <= $2)';
 
 async function add(tx: Sql, url: string, now: number): Promise<WebhookEndpoint> {
-  const endpoint = {
-    id: `wh_${randomBytes(9).toString('base64url')}`,
-    url,
-    key: newWebhookKey(),
-    secret: newWebhookSecret(),
-    createdAt: now,
-    disabledAt: null,
-  };
+  const endpoint = newEndpoint(url, now);
   await query(tx, 'INSERT INTO webhook_endpoints (id, url, key, secret, created_at) VALUES ($1, $2, $3, $4, $5)', [
     endpoint.id,
     url,
