@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunOptions } from '../src/cli/run-options.js';
@@ -24,10 +24,19 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** Start `pdfrender serve` on `dataDir`; killed after the tests if a failure left it running. */
+/**
+ * Start `pdfrender serve` on `dataDir`, with a temp folder of its own; killed after the tests if a
+ * failure left it running. Any run sweeps the temp folder of profiles whose owner is gone, so in the
+ * shared one a CLI run of another test file could remove a killed server's profile before the test
+ * looks for it (it did, once in CI).
+ */
 async function serve(dataDir: string) {
+  const tmp = join(dataDir, 'tmp');
+  await mkdir(tmp, { recursive: true });
+  // As root the browser runs as its own user, which must reach its profile in there.
+  await Promise.all([chmod(dataDir, 0o755), chmod(tmp, 0o755)]);
   // --allow-host: documents may reach the test's loopback gate.
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-host', '127.0.0.1']);
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-host', '127.0.0.1'], { TMPDIR: tmp });
   killLater(server.child.pid);
   return server;
 }

@@ -118,6 +118,26 @@ describe('the browser sandbox', () => {
   });
 });
 
+describe.runIf(asRoot)("root's own temp folder", () => {
+  it("prints where the browser's user may not write (Chromium's temp files go to its profile)", async () => {
+    const folder = await tempDir();
+    await chmod(folder, 0o755); // passable, not writable, by the browser's user
+    await writeFile(join(folder, 'page.html'), '<p>Printed past a root-only TMPDIR</p>');
+    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], { env: { TMPDIR: folder } });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await readPdf(await readFile(join(folder, 'page.pdf')))).pages[0]!.text).toContain('Printed past a root-only TMPDIR');
+  });
+
+  it("is refused by name where the browser's user cannot reach it, instead of 'Target closed'", async () => {
+    const folder = await tempDir(); // mode 0700
+    await writeFile(join(folder, 'page.html'), '<p>x</p>');
+    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], { env: { TMPDIR: folder } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`who cannot reach the temp folder ${folder} (${folder} is mode 700) for its profile: set TMPDIR`);
+    expect(readdirSync(folder)).toEqual(['page.html']);
+  });
+});
+
 // Docker's default seccomp profile refuses user namespaces; test/support/no-userns.py makes that fault.
 const canRefuseUserNamespaces = process.arch === 'x64' && spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
 

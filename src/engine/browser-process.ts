@@ -5,10 +5,11 @@
  * it come up while the rest of pdfrender loads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setprivArgs, type LaunchIdentity } from './browser-user.js';
+import { dirname, join } from 'node:path';
+import { PdfRenderError } from '../errors.js';
+import { setprivArgs, type BrowserUser, type LaunchIdentity } from './browser-user.js';
 import { markProfile, profilePrefix } from './profile-owner.js';
 
 /**
@@ -80,6 +81,7 @@ export function browserArgs(userDataDir: string, extraArgs: readonly string[], i
  * an early start has Chromium on its way before anything else runs.
  */
 export function spawnBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): BrowserProcess {
+  if (identity.user) assertReachable(tmpdir(), identity.user);
   const profileDir = mkdtempSync(join(tmpdir(), profilePrefix));
   let child: ChildProcess;
   try {
@@ -101,8 +103,11 @@ export function spawnBrowser(executablePath: string, extraArgs: readonly string[
       // dies, SIGKILL included (measured: every Chromium process gone within 0.5 s, renderers stuck
       // in scripts too). A browser too hung to notice is what browser-record.ts is for.
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-      // root's home is not the browser user's to write; its few files go to the profile, removed with it.
-      env: user ? { ...process.env, HOME: profileDir, XDG_CONFIG_HOME: join(profileDir, '.config'), XDG_CACHE_HOME: join(profileDir, '.cache') } : process.env,
+      // root's home and temp folder are not the browser user's to write (printing streams the PDF
+      // through a temp file); its files go to the profile, removed with it.
+      env: user
+        ? { ...process.env, HOME: profileDir, TMPDIR: profileDir, XDG_CONFIG_HOME: join(profileDir, '.config'), XDG_CACHE_HOME: join(profileDir, '.cache') }
+        : process.env,
     });
   } catch (error) {
     rmSync(profileDir, { recursive: true, force: true });
@@ -139,6 +144,26 @@ export function spawnBrowser(executablePath: string, extraArgs: readonly string[
       removeProfile(profileDir);
     },
   };
+}
+
+/**
+ * The profile is made in the temp folder and handed to the browser user, who must be able to pass
+ * through every folder above it: a root pdfrender with TMPDIR in a private folder (mode 0700) would
+ * otherwise see Chromium exit at once with nothing but "Target closed" to say why.
+ */
+function assertReachable(folder: string, user: BrowserUser): void {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const mode = statSync(dir, { throwIfNoEntry: false });
+    if (!mode) return; // mkdtemp names a missing folder itself
+    const bit = mode.uid === user.uid ? 0o100 : mode.gid === user.gid ? 0o010 : 0o001;
+    if (!(mode.mode & bit)) {
+      throw new PdfRenderError(
+        'BROWSER_NOT_FOUND',
+        `Chromium runs as user ${user.name}, who cannot reach the temp folder ${folder} (${dir} is mode ${(mode.mode & 0o777).toString(8)}) for its profile: set TMPDIR to a folder that user can pass through, such as /tmp`,
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
 }
 
 /**

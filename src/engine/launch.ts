@@ -59,6 +59,7 @@ export async function launchBrowser(
     browser = await connect(started);
   } catch (error) {
     started?.discard();
+    if (error instanceof PdfRenderError) throw error; // already says what is wrong
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     // A container whose seccomp profile refuses user namespaces (Docker's default) has no sandbox for
     // a non-root user either, and Chromium then exits at once ("No usable sandbox!", on its stderr,
