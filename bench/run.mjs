@@ -65,6 +65,8 @@ const options = {
         [16, 320],
       ],
   asyncJobs: quick ? 60 : 200,
+  // Rounds of render-async against render-sync at its best level, alternating.
+  asyncRounds: Number(values.rounds ?? (quick ? 2 : 3)),
   rawDocs: quick ? 10 : 30,
   memoryEarly: quick ? 50 : 300,
   memoryLate: quick ? 250 : 3000,
@@ -119,7 +121,15 @@ try {
     });
   }
   if (only.includes('server')) {
-    results.server = await serverCases({ root, work, levels: options.syncLevels, asyncJobs: options.asyncJobs, rawDocs: options.rawDocs, log });
+    results.server = await serverCases({
+      root,
+      work,
+      levels: options.syncLevels,
+      asyncJobs: options.asyncJobs,
+      asyncRounds: options.asyncRounds,
+      rawDocs: options.rawDocs,
+      log,
+    });
   }
   if (only.includes('memory')) {
     results.memory = await memoryGrowth({ root, work, early: options.memoryEarly, late: options.memoryLate, connections: options.memoryConnections, log });

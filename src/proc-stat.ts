@@ -3,8 +3,12 @@
  * (field 2) may hold spaces and parentheses, so the fields are counted from its last ')'.
  */
 
-/** A process's state letter ('R', 'S', 'Z' for a zombie, ...) and parent pid, from the text of its stat file. */
-export function parseProcStat(stat: string): { state: string; parent: number } {
-  const [state = '', parent = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { state, parent: Number(parent) };
+/**
+ * A process's state letter ('R', 'S', 'Z' for a zombie, ...), parent pid and CPU time so far (user
+ * plus system, in clock ticks: usually 100 a second, `getconf CLK_TCK`), from the text of its stat file.
+ */
+export function parseProcStat(stat: string): { state: string; parent: number; cpuTicks: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Counted from the state (field 3): utime and stime are fields 14 and 15.
+  return { state: fields[0] ?? '', parent: Number(fields[1] ?? ''), cpuTicks: Number(fields[11] ?? 0) + Number(fields[12] ?? 0) };
 }

@@ -62,6 +62,8 @@ function batchSection(batch) {
 }
 
 function serverSection(server) {
+  // CPU per document of the server's own process and of its Chromium, where measured.
+  const cpu = (r) => (r.cpuMsPerDoc ? `${r.cpuMsPerDoc.pdfrender.toFixed(1)} + ${r.cpuMsPerDoc.chromium.toFixed(1)} ms` : '-');
   const rows = server.sync.map((s) => [
     `render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`,
     String(s.requests),
@@ -70,18 +72,36 @@ function serverSection(server) {
     millis(s.p99),
     s.perSecond.toFixed(1),
     String(s.errors),
+    cpu(s),
     mb(s.peakRssKb),
   ]);
+  const versus = server.asyncVsSync;
+  if (versus) {
+    const inRounds = `median of ${versus.rounds} rounds, alternating`;
+    const syncRun = [...versus.sync].sort((a, b) => a.perSecond - b.perSecond)[Math.floor((versus.sync.length - 1) / 2)];
+    rows.push([
+      `render-sync, ${versus.connections} connections (${inRounds})`,
+      String(syncRun.requests),
+      millis(syncRun.p50),
+      millis(syncRun.p95),
+      millis(syncRun.p99),
+      syncRun.perSecond.toFixed(1),
+      String(syncRun.errors),
+      cpu(syncRun),
+      mb(syncRun.peakRssKb),
+    ]);
+  }
   const a = server.async;
   if (a)
     rows.push([
-      'render-async, first enqueue to last webhook',
+      `render-async, first enqueue to last webhook${versus ? ` (${`median of ${versus.rounds} rounds, alternating`})` : ''}`,
       String(a.jobs),
       '-',
       '-',
       '-',
       a.perSecond.toFixed(1),
       String(a.refused + a.failed),
+      cpu(a),
       mb(a.peakRssKb),
     ]);
   rows.push([
@@ -93,8 +113,9 @@ function serverSection(server) {
     (1000 / server.rawPerDocMs).toFixed(1),
     '-',
     '-',
+    '-',
   ]);
-  return table(['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'peak RSS'], rows);
+  return table(['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'CPU per doc (pdfrender + Chromium)', 'peak RSS'], rows);
 }
 
 function memorySection(memory) {

@@ -1,8 +1,9 @@
 /**
- * Memory of a process and everything it started, read from /proc (Linux only): pdfrender or a
+ * Memory and CPU time of a process and everything it started, read from /proc (Linux only): pdfrender or a
  * rival tool together with its Chromium browser, zygotes, renderers and utilities. The soak test
  * reads its server the same way (process-tree.d.mts gives TypeScript the types).
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseProcStat } from '../../dist/proc-stat.js';
 
@@ -78,6 +79,26 @@ export function treeMemory(root) {
     pssKb += kbField(`/proc/${pid}/smaps_rollup`, 'Pss');
   }
   return { rssKb, pssKb, processes: pids.length, pids };
+}
+
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * CPU time used so far (ms) by `root` itself and by the rest of its tree (for pdfrender: its
+ * Chromium). Only live processes count: a renderer that exited between two readings takes its
+ * time with it, so take the readings around work that keeps its processes (a warm server).
+ */
+export function treeCpuMs(root) {
+  const ms = (pid) => {
+    try {
+      return (parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuTicks * 1000) / ticksPerSecond;
+    } catch {
+      return 0; // gone meanwhile
+    }
+  };
+  let rest = 0;
+  for (const pid of processTree(root)) if (pid !== root) rest += ms(pid);
+  return { own: ms(root), rest };
 }
 
 /**
