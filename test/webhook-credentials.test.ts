@@ -17,6 +17,7 @@ import { pdfrender } from './support/cli.js';
 import { receiver, type Arrival, type Receiver } from './support/receiver.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
 
@@ -26,12 +27,7 @@ async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> 
   const before = hook.received.length;
   events += 1;
   deliveries(server.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
-  const deadline = Date.now() + 20_000;
-  while (hook.received.length === before) {
-    if (Date.now() > deadline) throw new Error('no delivery arrived');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return hook.received[before]!;
+  return until(() => hook.received[before], 'a delivery', 20_000);
 }
 
 /** The Standard Webhooks headers of an arrival, as standardwebhooks wants them. */
