@@ -98,7 +98,7 @@ describe('a full disk', () => {
         // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
         const jobIds: string[] = [];
         for (let i = 0; i < 4; i += 1) {
-          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(700)}<p>job ${i}</p>`, identifier: `job-${i}` });
+          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(400)}<p>job ${i}</p>`, identifier: `job-${i}` });
           expect(response.status).toBe(202);
           jobIds.push((await response.json()).jobId);
         }
@@ -113,8 +113,8 @@ describe('a full disk', () => {
         expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
         // The job in flight met the full disk when storing its PDF, and went back to the queue.
         await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
-        // Full for a while longer: the workers wait, quietly.
-        for (let i = 0; i < 10; i += 1) {
+        // Full for a while longer (over two storage checks and worker polls, a second each): the workers wait, quietly.
+        for (let i = 0; i < 7; i += 1) {
           expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
           await sleep(300);
         }
@@ -125,7 +125,7 @@ describe('a full disk', () => {
         const freedAt = Date.now();
         await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'ready again');
         const readyAfterMs = Date.now() - freedAt;
-        await until(() => hook.received.length >= 4, 'every job delivered');
+        expect(await waitForArrivals(hook, 4, 30_000)).toHaveLength(4);
         const deliveredAfterMs = Date.now() - freedAt;
         console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
 
