@@ -65,9 +65,14 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** Move `server`'s clock on to `due` (a retry time the store wrote), so the test waits for the retry, not for its delay. */
+/**
+ * Move `server`'s clock on to `due` (a retry time the store wrote) and wake its workers and sender,
+ * as their next poll would find it: the test waits for the retry, not for its delay.
+ */
 function skipTo(server: TestServer, due: number): void {
   server.clock.time += Math.max(0, due - server.clock.now());
+  server.deps.wakeWorkers();
+  server.deps.wakeSender();
 }
 
 /** The webhook deliveries of `jobId` as the store keeps them. */
@@ -226,7 +231,6 @@ describe('render-async', () => {
         return row.status === 'queued' && row.attempts === 1 && row;
       }, 'the first attempt to fail');
       skipTo(server, retry.available_at);
-      server.deps.wakeWorkers();
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',

@@ -76,6 +76,7 @@ describe('webhook policy on a server', () => {
     try {
       await server.deps.webhooks.add(`http://rebind.example.test:${port}/hook`, Date.now());
       deliveries(server.db).queueEvent('job_1', { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } }, Date.now());
+      server.deps.wakeSender();
       const outbox = deliveries(server.db);
       const entry = await until(() => outbox.log(10).find((delivery) => delivery.attempts === 1), 'the first attempt', 10_000);
       expect(entry).toMatchObject({

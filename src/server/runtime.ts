@@ -72,6 +72,7 @@ export async function startRuntime(options: {
     webhooks,
     queue,
     wakeWorkers: () => workers.wake(),
+    wakeSender: () => sender.wake(),
     clock,
     write,
     storage,
