@@ -8,15 +8,22 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { browsersOf, remainingAfter } from './support/chromium-processes.js';
-import { pdfrender, startServe } from './support/cli.js';
+import { startServe } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { until } from './support/wait.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks ...` in this process: those commands only read and write the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 /** Run the CLI and answer its standard output (failing the test on a non-zero exit). */
 async function cli(args: string[]): Promise<string> {
-  const run = await pdfrender(args);
+  const run = await pdfrender.run(args);
   expect(run.code, run.stderr).toBe(0);
   return run.stdout.toString();
 }

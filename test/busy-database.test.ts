@@ -6,14 +6,21 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfrender, startServe, type ServeProcess } from './support/cli.js';
+import { startServe, type ServeProcess } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals } from './support/receiver.js';
 import { holdWriteLock } from './support/storage.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks add` in this process: it only writes the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 const post = (serve: ServeProcess, route: 'render-sync' | 'render-async', body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   fetch(`${serve.url}/api/pdfs/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -21,7 +28,7 @@ const post = (serve: ServeProcess, route: 'render-sync' | 'render-async', body: 
 /** A data dir with a webhook endpoint pointing at `url`, and a server on it. */
 async function serveWithWebhook(url: string, extra: string[] = []): Promise<{ dataDir: string; serve: ServeProcess }> {
   const dataDir = await tempDir();
-  const added = await pdfrender(['webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks']);
+  const added = await pdfrender.run(['webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
   return { dataDir, serve: await startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1', ...extra]) };
 }

@@ -8,14 +8,21 @@ import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfrender, startServe, type ServeProcess } from './support/cli.js';
+import { startServe, type ServeProcess } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
 import { fillUp, isRoot, mountTmpfs, unmount } from './support/storage.js';
 import { until } from './support/wait.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks add` in this process: it only writes the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,7 +30,7 @@ const post = (serve: ServeProcess, route: string, body: Record<string, unknown>,
   fetch(`${serve.url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 async function addWebhook(dataDir: string, hook: Receiver): Promise<void> {
-  const added = await pdfrender(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
+  const added = await pdfrender.run(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
 }
 
