@@ -217,7 +217,7 @@ describe('render-async', () => {
 
   it('retries a failing render and reports RENDER_PDF_FAILED after the last attempt', async () => {
     const hook = await receiver();
-    const server = await startServer({ maxAttempts: 2, timeout: '1s' }, undefined, { realClock: true });
+    const server = await startServer({ maxAttempts: 2, timeout: '500ms' }, undefined, { realClock: true });
     try {
       const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })).json();
@@ -234,13 +234,13 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' },
+        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 0.5 s deadline', errorCode: 'RENDER_PDF_FAILED' },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
       expect(status).toMatchObject({
         status: 'failed',
         attempts: 2,
-        error: 'the document did not finish rendering within the 1 s deadline',
+        error: 'the document did not finish rendering within the 0.5 s deadline',
         errorCode: 'RENDER_PDF_FAILED',
       });
       // Each failed attempt's cause is in the operator's log, with the job it belongs to.
