@@ -264,6 +264,16 @@ export const serveSettings = {
     env: 'PDFRENDER_MAX_ATTEMPTS',
     schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)'),
   },
+  jobLease: {
+    flag: '--job-lease <duration>',
+    env: 'PDFRENDER_JOB_LEASE',
+    schema: durationField('10s')
+      .pipe(z.number().min(3_000, 'must be at least 3s').max(600_000, 'must be at most 10m'))
+      .prefault('10s')
+      .describe(
+        'how long an async job a server claimed stays its own: the server renews it every third of this while rendering, so a job whose server died is rendered again by another after at most this long (default 10s; 3s to 10m)',
+      ),
+  },
   chrome: {
     flag: '--chrome <path>',
     env: 'PDFRENDER_CHROME',

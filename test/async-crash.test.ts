@@ -6,22 +6,47 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadServeConfig } from '../src/config.js';
 import { browsersOf, remainingAfter } from './support/chromium-processes.js';
-import { pdfrender, startServe } from './support/cli.js';
+import { startServe } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { until } from './support/wait.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks ...` in this process: those commands only read and write the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 /** Run the CLI and answer its standard output (failing the test on a non-zero exit). */
 async function cli(args: string[]): Promise<string> {
-  const run = await pdfrender(args);
+  const run = await pdfrender.run(args);
   expect(run.code, run.stderr).toBe(0);
   return run.stdout.toString();
 }
 
-// --allow-host: the documents ping the test's loopback receiver.
-const serve = (dataDir: string) => startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-private-webhooks', '--allow-host', '127.0.0.1']);
+/**
+ * --allow-host: the documents ping the test's loopback receiver. A short lease and webhook timeout
+ * bring back soon what the killed server held: its jobs (after --job-lease) and an attempt it had in
+ * flight (after --webhook-timeout + 5 s).
+ */
+const serve = (dataDir: string) =>
+  startServe([
+    '--data-dir',
+    dataDir,
+    '--concurrency',
+    '2',
+    '--allow-private-webhooks',
+    '--allow-host',
+    '127.0.0.1',
+    '--job-lease',
+    '3s',
+    '--webhook-timeout',
+    '1s',
+  ]);
 
 describe('crash safety', () => {
   it('delivers every job of a server killed with SIGKILL mid-render, after a restart', async () => {
@@ -106,4 +131,14 @@ describe('crash safety', () => {
       receiver.close();
     }
   }, 150_000);
+});
+
+describe('the job lease', () => {
+  it('is a serve setting with an environment twin, from 3s to 10m', () => {
+    expect(loadServeConfig({}, {}, '/srv').jobLease).toBe(10_000);
+    expect(loadServeConfig({}, { PDFRENDER_JOB_LEASE: '30s' }, '/srv').jobLease).toBe(30_000);
+    expect(loadServeConfig({ jobLease: '3s' }, { PDFRENDER_JOB_LEASE: '30s' }, '/srv').jobLease).toBe(3_000);
+    expect(() => loadServeConfig({ jobLease: '2s' }, {}, '/srv')).toThrow(/--job-lease \(PDFRENDER_JOB_LEASE\): must be at least 3s/);
+    expect(() => loadServeConfig({}, { PDFRENDER_JOB_LEASE: '11m' }, '/srv')).toThrow(/--job-lease \(PDFRENDER_JOB_LEASE\): must be at most 10m/);
+  });
 });

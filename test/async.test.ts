@@ -65,6 +65,28 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
+/**
+ * Move `server`'s clock on to `due` (a retry time the store wrote) and wake its workers and sender,
+ * as their next poll would find it: the test waits for the retry, not for its delay.
+ */
+function skipTo(server: TestServer, due: number): void {
+  server.clock.time += Math.max(0, due - server.clock.now());
+  server.deps.wakeWorkers();
+  server.deps.wakeSender();
+}
+
+/** The webhook deliveries of `jobId` as the store keeps them. */
+const deliveriesOf = (server: TestServer, jobId: string) =>
+  server.db
+    .prepare('SELECT endpoint_id, status, attempts, next_attempt_at, last_error FROM webhook_deliveries WHERE job_id = ? ORDER BY id')
+    .all(jobId) as Array<{
+    endpoint_id: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: number;
+    last_error: string | null;
+  }>;
+
 const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
@@ -195,20 +217,30 @@ describe('render-async', () => {
 
   it('retries a failing render and reports RENDER_PDF_FAILED after the last attempt', async () => {
     const hook = await receiver();
-    const server = await startServer({ maxAttempts: 2, timeout: '1s' }, undefined, { realClock: true });
+    const server = await startServer({ maxAttempts: 2, timeout: '500ms' }, undefined, { realClock: true });
     try {
       const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })).json();
+      // The first attempt fails at its deadline and goes back to the queue until its retry time (2 s on): move the clock there.
+      const retry = await until(() => {
+        const row = server.db.prepare('SELECT status, attempts, available_at FROM jobs WHERE id = ?').get(jobId) as {
+          status: string;
+          attempts: number;
+          available_at: number;
+        };
+        return row.status === 'queued' && row.attempts === 1 && row;
+      }, 'the first attempt to fail');
+      skipTo(server, retry.available_at);
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 1 s deadline', errorCode: 'RENDER_PDF_FAILED' },
+        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 0.5 s deadline', errorCode: 'RENDER_PDF_FAILED' },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
       expect(status).toMatchObject({
         status: 'failed',
         attempts: 2,
-        error: 'the document did not finish rendering within the 1 s deadline',
+        error: 'the document did not finish rendering within the 0.5 s deadline',
         errorCode: 'RENDER_PDF_FAILED',
       });
       // Each failed attempt's cause is in the operator's log, with the job it belongs to.
@@ -234,12 +266,17 @@ describe('render-async', () => {
     try {
       await server.deps.webhooks.add(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, Date.now());
       const { jobId } = await (await post(server, { htmlContent: '<p>x</p>', identifier: 'slow-receiver' })).json();
+      // The first attempt times out and waits for its retry (5 s on, give or take 10%): move the clock there.
+      const [timedOut] = await until(() => {
+        const rows = deliveriesOf(server, jobId);
+        return rows[0]?.attempts === 1 && rows[0].status === 'pending' && rows;
+      }, 'the first attempt to time out');
+      expect(timedOut!.last_error).toBe('no answer within 1 s');
+      skipTo(server, timedOut!.next_attempt_at);
       await hook.waitFor(1, 20_000);
       // The receiver answers before the sender writes the outcome: wait for the row to settle.
-      const read = () =>
-        server.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE job_id = ?').get(jobId) as Record<string, unknown>;
-      const entry = await until(() => read().status !== 'pending' && read(), 'the delivery to settle');
-      expect(entry).toEqual({ status: 'delivered', attempts: 2, last_error: null });
+      const [entry] = await until(() => deliveriesOf(server, jobId)[0]!.status !== 'pending' && deliveriesOf(server, jobId), 'the delivery to settle');
+      expect(entry).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
     } finally {
       await server.close();
       silent.closeAllConnections();
@@ -253,9 +290,18 @@ describe('render-async', () => {
     const gone = await receiver([410]);
     const server = await startServer({}, { engine }, { realClock: true });
     try {
-      await server.deps.webhooks.add(flaky.url, Date.now());
+      const flakyEndpoint = await server.deps.webhooks.add(flaky.url, Date.now());
       const goneEndpoint = await server.deps.webhooks.add(gone.url, Date.now());
-      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'retry-me' })).status).toBe(202);
+      const queued = await post(server, { htmlContent: '<p>x</p>', identifier: 'retry-me' });
+      expect(queued.status).toBe(202);
+      const { jobId } = await queued.json();
+      // The refused attempt waits for its retry (5 s on, give or take 10%): move the clock there.
+      const toFlaky = await until(() => {
+        const row = deliveriesOf(server, jobId).find((delivery) => delivery.endpoint_id === flakyEndpoint.id);
+        return row?.attempts === 1 && row.status === 'pending' && row;
+      }, 'the refused attempt to be recorded');
+      expect(toFlaky.last_error).toBe('the receiver answered 500');
+      skipTo(server, toFlaky.next_attempt_at);
       const [refused, accepted] = await flaky.waitFor(2, 20_000);
       expect(accepted!.headers['webhook-id']).toBe(refused!.headers['webhook-id']);
       expect(accepted!.body).toBe(refused!.body);
@@ -276,7 +322,8 @@ describe('render-async', () => {
     const hook = await receiver();
     // The document renders until the test opens its gate (on loopback, which --allow-host lets it reach).
     const gate = await startGate();
-    const server = await startServer({ allowHosts: ['127.0.0.1'] }, undefined, { realClock: true });
+    // A 3 s lease: its heartbeat comes every second.
+    const server = await startServer({ allowHosts: ['127.0.0.1'], jobLease: '3s' }, undefined, { realClock: true });
     const locker = openDb(join(server.deps.config.dataDir, 'pdfrender.db'));
     // Each try of a write calls the store again: a call that repeats has met the lock and waited.
     const heartbeats = vi.spyOn(server.deps.queue, 'heartbeat');
@@ -287,7 +334,7 @@ describe('render-async', () => {
       const status = () => (server.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
       await gate.reached(1);
       expect(status()).toBe('rendering');
-      // Another connection holds the write lock until a heartbeat (every 3.3 s) and a sender poll have each tried again under it.
+      // Another connection holds the write lock until a heartbeat (every 1 s) and a sender poll have each tried again under it.
       locker.exec('BEGIN IMMEDIATE');
       const [beatsBefore, pollsBefore] = [heartbeats.mock.calls.length, polls.mock.calls.length];
       await until(

@@ -18,6 +18,7 @@ import { bin, startServe } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
+import { until } from './support/wait.js';
 
 afterAll(async () => {
   killLeftovers();
@@ -75,16 +76,21 @@ describe('browser recycling', () => {
       // Ten renders, three per browser: four launches, each its own Chromium.
       expect(seen.size).toBe(4);
       // The last retired browser closes once its pages are released, a moment after its last render.
-      let live = browsersOf(process.pid);
-      for (const until = Date.now() + 5_000; live.size > 1 && Date.now() < until; live = browsersOf(process.pid)) await new Promise((r) => setTimeout(r, 50));
+      const live = await until(
+        () => {
+          const found = browsersOf(process.pid);
+          return found.size <= 1 && found;
+        },
+        'the retired browsers to close',
+        5_000,
+      );
       expect(live.size).toBe(1);
       const [current] = [...live.keys()];
       for (const [pid, profile] of seen) {
         if (pid === current) continue;
         expect(await remainingAfter(profile, 5_000)).toEqual([]);
         // Its profile folder is removed just after its processes are gone.
-        for (const until = Date.now() + 5_000; existsSync(profile) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
-        expect(existsSync(profile)).toBe(false);
+        await until(() => !existsSync(profile), 'its profile folder to be removed', 5_000);
       }
       clearInterval(sampler);
       await engine.close();
@@ -184,9 +190,7 @@ describe('no browser left behind', () => {
     const exited = new Promise((r) => child.on('close', r));
     const { profile } = await browserOf(child.pid!);
     // Mid-batch: some documents written, most still to come.
-    const until = Date.now() + 30_000;
-    while (!(existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf'))) && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 50));
+    await until(() => existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf')), 'a first PDF written');
     expect(readdirSync(outDir).filter((name) => name.endsWith('.pdf')).length).toBeLessThan(20);
     child.kill('SIGKILL');
     await exited;

@@ -6,6 +6,7 @@
 import { createServer, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchBrowser } from '../src/engine/browser-watchdog.js';
+import { until } from './support/wait.js';
 
 let echo: ReturnType<typeof createServer>;
 let socket: Socket;
@@ -43,7 +44,7 @@ describe('the browser watchdog', () => {
     );
     try {
       expect(watchdog.answering()).toBe(true);
-      while (hung === 0) await wait(20);
+      await until(() => hung > 0, 'the hang to be called');
       expect(watchdog.answering()).toBe(false);
       await wait(400);
       expect(hung).toBe(1);
@@ -61,16 +62,16 @@ describe('the browser watchdog', () => {
       () => (hung += 1),
     );
     try {
-      while (pings < 3) await wait(20);
+      await until(() => pings >= 3, 'three pings');
       // The event loop blocked (a synchronous wait, as on a held SQLite lock) just after a ping went
       // out: its reply sits unread while the clock runs past the hang timeout five times over.
       const sent = pings;
       while (pings === sent) await new Promise((resolve) => setImmediate(resolve));
-      const until = Date.now() + 1_000;
-      while (Date.now() < until) {
+      const thawAt = Date.now() + 1_000;
+      while (Date.now() < thawAt) {
         // frozen
       }
-      while (pings < sent + 3 && hung === 0) await wait(20);
+      await until(() => pings >= sent + 3 || hung > 0, 'three more pings, or a hang called');
       expect(hung).toBe(0);
       expect(watchdog.answering()).toBe(true);
     } finally {
@@ -86,7 +87,7 @@ describe('the browser watchdog', () => {
       100,
       () => (hung += 1),
     );
-    while (pings === 0) await wait(10);
+    await until(() => pings > 0, 'the first ping');
     await wait(400);
     expect(pings).toBe(1);
     expect(hung).toBe(0);

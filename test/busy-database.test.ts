@@ -6,15 +6,21 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfrender, startServe, type ServeProcess } from './support/cli.js';
-import { busyScript, removeTempDirs, tempDir } from './support/files.js';
+import { startServe, type ServeProcess } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals } from './support/receiver.js';
 import { holdWriteLock } from './support/storage.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks add` in this process: it only writes the data dir. */
+const pdfrender = inProcessCli();
 
-/** Keeps its renderer busy for `ms`, then shows `text`. */
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 const post = (serve: ServeProcess, route: 'render-sync' | 'render-async', body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   fetch(`${serve.url}/api/pdfs/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -22,7 +28,7 @@ const post = (serve: ServeProcess, route: 'render-sync' | 'render-async', body: 
 /** A data dir with a webhook endpoint pointing at `url`, and a server on it. */
 async function serveWithWebhook(url: string, extra: string[] = []): Promise<{ dataDir: string; serve: ServeProcess }> {
   const dataDir = await tempDir();
-  const added = await pdfrender(['webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks']);
+  const added = await pdfrender.run(['webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
   return { dataDir, serve: await startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1', ...extra]) };
 }
@@ -35,13 +41,17 @@ async function stop(serve: ServeProcess): Promise<void> {
 describe('another process holds the write lock', () => {
   it('keeps answering, lets renders in flight finish and keeps what it accepted', async () => {
     const hook = await receiver();
-    const { dataDir, serve } = await serveWithWebhook(hook.url);
+    // The async job renders until the test opens its gate (on loopback, which --allow-host lets it reach).
+    const gate = await startGate();
+    const { dataDir, serve } = await serveWithWebhook(hook.url, ['--allow-host', '127.0.0.1']);
     try {
-      // An async job rendering when the lock is taken, and a sync render sent just before it.
-      const before = await (await post(serve, 'render-async', { htmlContent: `${busyScript(1500)}<p>async in flight</p>`, identifier: 'before-lock' })).json();
+      // An async job rendering when the lock is taken, and a sync render sent just before it (waiting
+      // for the one page, which the async job holds until the gate opens).
+      const before = await (await post(serve, 'render-async', { htmlContent: `${gate.document()}<p>async in flight</p>`, identifier: 'before-lock' })).json();
       const jobStatus = async (jobId: string) => (await (await fetch(`${serve.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string; attempts: number };
-      while ((await jobStatus(before.jobId)).status !== 'rendering') await new Promise((r) => setTimeout(r, 20));
-      const sync = post(serve, 'render-sync', { htmlContent: `${busyScript(1500)}<p>sync in flight</p>` }, { Accept: 'application/pdf' });
+      await gate.reached(1);
+      expect((await jobStatus(before.jobId)).status).toBe('rendering');
+      const sync = post(serve, 'render-sync', { htmlContent: '<p>sync in flight</p>' }, { Accept: 'application/pdf' });
 
       const lock = await holdWriteLock(join(dataDir, 'pdfrender.db'));
       const during = post(serve, 'render-async', { htmlContent: '<p>queued during the lock</p>', identifier: 'during-lock' });
@@ -52,6 +62,7 @@ describe('another process holds the write lock', () => {
       expect(ready.status).toBe(503);
       expect((await ready.json()).reasons.database).toMatch(/^DATABASE_BUSY: /);
       await lock.release();
+      gate.open();
 
       const accepted = await during;
       expect(accepted.status).toBe(202);
@@ -69,6 +80,7 @@ describe('another process holds the write lock', () => {
       expect(serve.stderr()).not.toMatch(/ ERROR /);
     } finally {
       await stop(serve);
+      gate.close();
       hook.close();
     }
   }, 90_000);
@@ -78,9 +90,12 @@ describe('another process holds the write lock', () => {
     const { dataDir, serve } = await serveWithWebhook(hook.url, ['--busy-timeout', '1s']);
     try {
       const lock = await holdWriteLock(join(dataDir, 'pdfrender.db'));
-      const refused = await post(serve, 'render-async', { htmlContent: '<p>refused</p>', identifier: 'busy' });
-      const sync = await post(serve, 'render-sync', { htmlContent: '<p>refused</p>' });
-      const healthy = await fetch(`${serve.url}/healthz`);
+      // Sent together, each waits out --busy-timeout on its own.
+      const [refused, sync, healthy] = await Promise.all([
+        post(serve, 'render-async', { htmlContent: '<p>refused</p>', identifier: 'busy' }),
+        post(serve, 'render-sync', { htmlContent: '<p>refused</p>' }),
+        fetch(`${serve.url}/healthz`),
+      ]);
       await lock.release();
       expect([refused.status, refused.headers.get('retry-after'), (await refused.json()).outcome]).toEqual([503, '5', 'DATABASE_BUSY']);
       expect([sync.status, (await sync.json()).outcome]).toEqual([503, 'DATABASE_BUSY']);

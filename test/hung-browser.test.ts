@@ -5,15 +5,15 @@
  * still stopped, and /readyz must answer from what is known, not by asking the stopped browser.
  * A document that keeps its renderer busy for longer than the hang timeout is not a hung browser.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunOptions } from '../src/cli/run-options.js';
 import { loadServeConfig } from '../src/config.js';
-import { killLater, killLeftovers, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
+import { killLater, killLeftovers, onlyBrowserOf, remainingAfter, stateOf } from './support/chromium-processes.js';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
+import { until } from './support/wait.js';
 
 afterAll(async () => {
   killLeftovers();
@@ -51,16 +51,6 @@ async function browserOf(server: ServeProcess): Promise<{ pid: number; profile: 
   return found!;
 }
 
-/** The process state letter from /proc (T: stopped), or '' once it is gone. */
-function stateOf(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
-  } catch {
-    return '';
-  }
-}
-
 describe('a hung browser', () => {
   it('is killed and replaced: the render in flight and one sent while it is stopped both succeed; /readyz answers meanwhile', async () => {
     // The in-flight document's image comes from a loopback gate (the one host it may reach).
@@ -77,8 +67,7 @@ describe('a hung browser', () => {
       await gate.reached(1);
       process.kill(-old.pid, 'SIGSTOP');
       // A signal lands a moment after it is sent.
-      for (const until = Date.now() + 5_000; stateOf(old.pid) !== 'T' && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
-      expect(stateOf(old.pid)).toBe('T');
+      await until(() => stateOf(old.pid) === 'T', 'the browser to stop', 5_000);
       gate.open();
 
       // /readyz keeps answering, and turns to not ready (browser false) while nothing answers.
@@ -105,9 +94,14 @@ describe('a hung browser', () => {
       expect(await remainingAfter(old.profile, 5_000)).toEqual([]);
       const replacement = await browserOf(server);
       expect(replacement.pid).not.toBe(old.pid);
-      let ready = await fetch(`${server.url}/readyz`);
-      for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await fetch(`${server.url}/readyz`))
-        await new Promise((r) => setTimeout(r, 100));
+      const ready = await until(
+        async () => {
+          const response = await fetch(`${server.url}/readyz`);
+          return response.status === 200 && response;
+        },
+        'ready again',
+        10_000,
+      );
       expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
       // The operator is told.
       expect(server.stderr()).toMatch(new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`));
@@ -124,8 +118,8 @@ describe('a hung browser', () => {
     try {
       expect((await renderPdf(server.url, '<p>warm</p>')).status).toBe(200);
       const before = await browserOf(server);
-      // Busy for three hang timeouts: the browser itself still answers its pings meanwhile.
-      expect(await renderPdf(server.url, `${busyScript(6_000)}<p>slow but fine</p>`)).toEqual({ status: 200, text: expect.stringContaining('slow but fine') });
+      // Busy for over two hang timeouts: the browser itself still answers its pings meanwhile.
+      expect(await renderPdf(server.url, `${busyScript(4_500)}<p>slow but fine</p>`)).toEqual({ status: 200, text: expect.stringContaining('slow but fine') });
       expect((await browserOf(server)).pid).toBe(before.pid);
       expect(server.stderr()).not.toMatch(/did not answer/);
     } finally {

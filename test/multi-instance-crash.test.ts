@@ -1,11 +1,12 @@
 /**
  * An instance dies mid-queue among three on one PostgreSQL: its jobs are held at a loopback gate
- * (in flight) when it is killed with SIGKILL; the others re-claim them once its lease (10 s) has
- * run out and finish them, and every job's webhook is sent once. Then a stale holder: an instance
+ * (in flight) when it is killed with SIGKILL; the others re-claim them once its lease (--job-lease,
+ * 3 s here: the fault, not the default, is under test) has run out and finish them, and every job's webhook is sent once. Then a stale holder: an instance
  * paused (SIGSTOP) past its lease resumes after another finished its jobs, renders them again and
  * is refused their completion (fencing), so no job sends a second event, and drops its PDFs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stateOf } from './support/chromium-processes.js';
 import type { ServeProcess } from './support/cli.js';
 import { startGate } from './support/gate.js';
 import { eventOf, identifiersAt, jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
@@ -13,10 +14,12 @@ import { readPdf } from './support/pdf.js';
 import { until } from './support/wait.js';
 
 let deployment: Deployment;
+/** The instances' lease: short, so a dead or paused holder's jobs come back soon (heartbeats every second). */
+const leaseMs = 3_000;
 
 // Documents wait at a loopback gate, so jobs are in flight when an instance dies.
 beforeAll(async () => {
-  deployment = await startDeployment('crash', 3, ['--allow-host', '127.0.0.1']);
+  deployment = await startDeployment('crash', 3, ['--allow-host', '127.0.0.1', '--job-lease', `${leaseMs}ms`]);
 }, 120_000);
 afterAll(() => deployment?.stop(), 60_000);
 
@@ -24,28 +27,39 @@ interface Held {
   id: string;
   identifier: string;
   worker: string;
+  /** How long its lease has left, by the database's clock (the instances'). */
+  leftMs: number;
 }
 
 /** Jobs being rendered now, with the worker (one per instance) holding each. */
 async function rendering(): Promise<Held[]> {
   const { rows } = await deployment.db.query<Held>(
-    "SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE status = 'rendering' ORDER BY seq",
+    `SELECT id, identifier, split_part(claimed_by, '.', 1) AS worker, (lease_until - extract(epoch from clock_timestamp()) * 1000)::float8 AS "leftMs"
+     FROM jobs WHERE status = 'rendering' ORDER BY seq`,
   );
   return rows;
 }
 
-/** Pause `instance` (SIGSTOP) outside any database transaction, so it holds no lock the others would wait on. */
+/**
+ * Pause `instance` (SIGSTOP) outside any database transaction, so it holds no lock the others would
+ * wait on: once it is stopped, a transaction left idle for 250 ms is its (the live instance's last
+ * but milliseconds); none left idle means it stopped outside one.
+ */
 async function pause(instance: ServeProcess): Promise<void> {
+  const pid = instance.child.pid!;
   for (let tries = 0; ; tries += 1) {
     instance.child.kill('SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const { rows } = await deployment.db.query<{ n: string }>(
-      "SELECT count(*) AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - interval '250 ms'",
-    );
-    if (Number(rows[0]!.n) === 0) return;
+    await until(() => stateOf(pid) === 'T', 'the instance to stop');
+    const held = await until(async () => {
+      const { rows } = await deployment.db.query<{ stale: boolean }>(
+        "SELECT state_change < clock_timestamp() - interval '250 ms' AS stale FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'",
+      );
+      return rows.length === 0 ? 'none' : rows.some((row) => row.stale) && 'held';
+    }, 'the open transactions to end or stay');
+    if (held === 'none') return;
     if (tries === 5) throw new Error('the paused instance keeps a transaction open');
     instance.child.kill('SIGCONT');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => stateOf(pid) !== 'T', 'the instance to continue');
   }
 }
 
@@ -69,6 +83,8 @@ describe('an instance killed mid-queue', () => {
         return held.length === 6 && held;
       }, 'six jobs rendering');
       expect(new Set(inFlight.map((job) => job.worker)).size).toBe(3);
+      // Held under the --job-lease the instances were given, not the default.
+      expect(inFlight.every((job) => job.leftMs > 0 && job.leftMs <= leaseMs)).toBe(true);
 
       const victim = instances[0]!;
       victim.child.kill('SIGKILL');
@@ -107,7 +123,7 @@ describe('an instance killed mid-queue', () => {
         expect(pdf.pages[0]!.text).toContain(`held ${job.identifier.slice('held-'.length)}`);
       }
       console.log(
-        `SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease 10 s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`,
+        `SIGKILL with 6 jobs held (2 per instance): all ${count} delivered ${Math.round(finishedMs)} ms after the kill (lease ${leaseMs / 1000} s); re-claimed: ${lost.map((job) => job.identifier).join(', ')}`,
       );
     } finally {
       gate.close();

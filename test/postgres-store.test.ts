@@ -176,8 +176,7 @@ describe('faults', () => {
     const waiting = patient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e);
     const waiter = async () =>
       (await pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'")).rows[0]?.pid;
-    let pid: number | undefined;
-    while (!(pid = await waiter())) await new Promise((resolve) => setTimeout(resolve, 20));
+    const pid = await until(waiter, 'the patient heartbeat to wait on the lock');
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
     expect(await waiting).toMatchObject({ code: 'STORAGE_UNAVAILABLE', cause: { code: '57P01' } });
     await holder.query('ROLLBACK');

@@ -160,7 +160,7 @@ describe('pdfrender serve', () => {
   it('answers a render still going when --shutdown-grace runs out with JSON 503, then exits 0', async () => {
     // Held at a gate that never opens: the render cannot finish, so only the grace running out answers it.
     const gate = await startGate();
-    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '1s', '--allow-host', '127.0.0.1']);
+    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '300ms', '--allow-host', '127.0.0.1']);
     running = server.child;
     try {
       const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
@@ -187,26 +187,32 @@ describe('pdfrender serve', () => {
   });
 
   it('turns auth on with --api-key (and with PDFRENDER_API_KEYS)', async () => {
-    for (const [args, env, key] of [
+    const cases = [
       [['--api-key', 'flag-key', '--api-key', 'other-key'], {}, 'other-key'],
       [[], { PDFRENDER_API_KEYS: 'env-key,second' }, 'second'],
-    ] as const) {
+    ] as const;
+    // The two servers side by side: each its own process, data dir and browser.
+    const check = async ([args, env, key]: (typeof cases)[number]) => {
       const server = await startServe([...args, '--data-dir', await tempDir()], env);
-      running = server.child;
-      expect(server.stderr()).toMatch(/\(auth on \(2 API keys\);/);
-      // Said at start: with keys on, file downloads still need none (unless --private-files).
-      await until(() => server.stderr().includes('pdfrender: file URLs download without the API key'), 'the notice about file URLs');
-      const post = (headers: Record<string, string>) =>
-        fetch(`${server.url}/api/pdfs/render-sync`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', ...headers },
-          body: '{"htmlContent":"<p>k</p>"}',
-        });
-      expect((await post({})).status).toBe(401);
-      expect((await post({ Authorization: `Bearer ${key}` })).status).toBe(200);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-    }
+      try {
+        expect(server.stderr()).toMatch(/\(auth on \(2 API keys\);/);
+        // Said at start: with keys on, file downloads still need none (unless --private-files).
+        await until(() => server.stderr().includes('pdfrender: file URLs download without the API key'), 'the notice about file URLs');
+        const post = (headers: Record<string, string>) =>
+          fetch(`${server.url}/api/pdfs/render-sync`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', ...headers },
+            body: '{"htmlContent":"<p>k</p>"}',
+          });
+        expect((await post({})).status).toBe(401);
+        expect((await post({ Authorization: `Bearer ${key}` })).status).toBe(200);
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+      } finally {
+        server.child.kill('SIGKILL'); // a no-op once it has exited
+      }
+    };
+    await Promise.all(cases.map(check));
   });
 
   it('warns when it listens beyond this machine without an API key', async () => {

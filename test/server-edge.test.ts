@@ -326,22 +326,26 @@ describe('slow clients and the connection cap (item 12)', () => {
     const server = await startServer({ headersTimeout: '1s', requestTimeout: '1s' }, { engine });
     try {
       const { host } = new URL(server.url);
-      const headers = await trickle(server, `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\n`, `X-Slow: ${'a'.repeat(150)}`);
-      expect(headers).toMatch(/^HTTP\/1\.1 408 /);
-      const body = await trickle(
-        server,
-        `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
-        ' '.repeat(150),
-      );
-      expect(body).toMatch(/^HTTP\/1\.1 408 /);
-
-      // The body arrives at once; the document keeps Chromium busy for 2.5 s, past the 1 s request timeout.
+      // The body arrives at once; the document keeps Chromium busy for 2.5 s, past the 1 s request
+      // timeout, while two other connections trickle (headers, then a body) until they are cut.
       const slow = '<script>const end = Date.now() + 2500; while (Date.now() < end) {}</script><p>slow but whole</p>';
-      const answer = await fetch(`${server.url}/api/pdfs/render-sync`, {
+      const answering = fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: jsonHeaders({ Accept: 'application/pdf' }),
         body: JSON.stringify({ htmlContent: slow }),
       });
+      const [headers, body] = await Promise.all([
+        trickle(server, `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\n`, `X-Slow: ${'a'.repeat(150)}`),
+        trickle(
+          server,
+          `POST /api/pdfs/render-sync HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
+          ' '.repeat(150),
+        ),
+      ]);
+      expect(headers).toMatch(/^HTTP\/1\.1 408 /);
+      expect(body).toMatch(/^HTTP\/1\.1 408 /);
+
+      const answer = await answering;
       expect(answer.status).toBe(200);
       expect((await readPdf(new Uint8Array(await answer.arrayBuffer()))).pages[0]!.text).toBe('slow but whole');
     } finally {

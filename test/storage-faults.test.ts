@@ -8,14 +8,21 @@ import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfrender, startServe, type ServeProcess } from './support/cli.js';
+import { startServe, type ServeProcess } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
 import { fillUp, isRoot, mountTmpfs, unmount } from './support/storage.js';
 import { until } from './support/wait.js';
 
-afterAll(removeTempDirs);
+/** `pdfrender webhooks add` in this process: it only writes the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,7 +30,7 @@ const post = (serve: ServeProcess, route: string, body: Record<string, unknown>,
   fetch(`${serve.url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 async function addWebhook(dataDir: string, hook: Receiver): Promise<void> {
-  const added = await pdfrender(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
+  const added = await pdfrender.run(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
 }
 
@@ -98,7 +105,7 @@ describe('a full disk', () => {
         // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
         const jobIds: string[] = [];
         for (let i = 0; i < 4; i += 1) {
-          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(700)}<p>job ${i}</p>`, identifier: `job-${i}` });
+          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(400)}<p>job ${i}</p>`, identifier: `job-${i}` });
           expect(response.status).toBe(202);
           jobIds.push((await response.json()).jobId);
         }
@@ -113,8 +120,8 @@ describe('a full disk', () => {
         expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
         // The job in flight met the full disk when storing its PDF, and went back to the queue.
         await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
-        // Full for a while longer: the workers wait, quietly.
-        for (let i = 0; i < 10; i += 1) {
+        // Full for a while longer (over two storage checks and worker polls, a second each): the workers wait, quietly.
+        for (let i = 0; i < 7; i += 1) {
           expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
           await sleep(300);
         }
@@ -125,7 +132,7 @@ describe('a full disk', () => {
         const freedAt = Date.now();
         await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'ready again');
         const readyAfterMs = Date.now() - freedAt;
-        await until(() => hook.received.length >= 4, 'every job delivered');
+        expect(await waitForArrivals(hook, 4, 30_000)).toHaveLength(4);
         const deliveredAfterMs = Date.now() - freedAt;
         console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
 

@@ -13,25 +13,28 @@ import { loadServeConfig } from '../src/config.js';
 import { deliveries } from '../src/store/deliveries.js';
 import { migrations, openDb } from '../src/store/open-db.js';
 import type { WebhookEndpoint } from '../src/store/webhook-endpoints.js';
-import { pdfrender } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { receiver, type Arrival, type Receiver } from './support/receiver.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
-afterAll(removeTempDirs);
+/** The CLI, run in this process: `webhooks rotate` only reads and writes the data dir. */
+const pdfrender = inProcessCli();
+
+afterAll(async () => {
+  await pdfrender.close();
+  await removeTempDirs();
+});
 
 let events = 0;
-/** Queue one event for every active endpoint, as a finished job would, and wait for the receiver to get it. */
+/** Queue one event for every active endpoint and wake the sender, as a finished job does, and wait for the receiver to get it. */
 async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> {
   const before = hook.received.length;
   events += 1;
   deliveries(server.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
-  const deadline = Date.now() + 20_000;
-  while (hook.received.length === before) {
-    if (Date.now() > deadline) throw new Error('no delivery arrived');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return hook.received[before]!;
+  server.deps.wakeSender();
+  return until(() => hook.received[before], 'a delivery', 20_000);
 }
 
 /** The Standard Webhooks headers of an arrival, as standardwebhooks wants them. */
@@ -116,7 +119,7 @@ describe('webhook key and signing secret', () => {
       expect(afterKey.headers.authorization).toBe(`Bearer ${newKey.key}`);
       expect(verifies(original.secret, afterKey)).toBe(true);
 
-      const cli = await pdfrender(['webhooks', 'rotate', original.id, '--secret', '--data-dir', dataDir], { cwd: dataDir });
+      const cli = await pdfrender.run(['webhooks', 'rotate', original.id, '--secret', '--data-dir', dataDir], { cwd: dataDir });
       expect(cli.stderr).toBe('');
       const output = cli.stdout.toString();
       expect(output).not.toContain('key:');
@@ -144,7 +147,7 @@ describe('webhook key and signing secret', () => {
       });
       expect(bad.status).toBe(422);
       expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'] });
-      const unknown = await pdfrender(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
+      const unknown = await pdfrender.run(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no webhook endpoint with id wh_nope');
     } finally {

@@ -17,13 +17,14 @@ import { receiver } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
 
-/** Queue `count` events for every active endpoint in one transaction, as finished jobs would. */
+/** Queue `count` events for every active endpoint in one transaction and wake the sender, as finished jobs do. */
 function queueEvents(server: TestServer, count: number): void {
   const outbox = deliveries(server.db);
   server.db.transaction(() => {
     for (let i = 0; i < count; i += 1)
       outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
   })();
+  server.deps.wakeSender();
 }
 
 interface DeliveryState {
@@ -88,6 +89,7 @@ describe('webhook sender', () => {
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt to time out', 10_000);
       expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: null, last_error: 'no answer within 1 s' });
       server.clock.time = start + 6_000; // past the 5 s retry (give or take 10%)
+      server.deps.wakeSender(); // rather than wait for its next poll
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the retry');
       // At least once: the receiver got the event twice, under one webhook-id to dedupe by.
       expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(2).fill(hook.received[0]!.headers['webhook-id']));
@@ -125,15 +127,17 @@ describe('webhook sender', () => {
       expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 503, next_attempt_at: start + 60_000 });
       // Nothing is sent until the server's clock reaches it, however long the test waits.
       server.clock.time = start + 59_999;
-      // Two polls of the sender (each a claim on the store) with the clock there.
+      // Two polls of the sender (each a claim on the store) with the clock there, woken rather than waited for.
       const polls = vi.spyOn(server.deps.store.deliveries, 'claim');
-      await until(() => polls.mock.calls.length >= 2, 'two polls of the sender');
+      await until(() => (server.deps.wakeSender(), polls.mock.calls.length >= 2), 'two polls of the sender');
       expect(hook.received).toHaveLength(1);
       server.clock.time = start + 60_000;
+      server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 2, 'the second attempt');
       // A week is capped at 10 h.
       expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 429, next_attempt_at: start + 60_000 + 36_000_000 });
       server.clock.time = start + 60_000 + 36_000_000;
+      server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the third attempt');
       expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(3).fill(hook.received[0]!.headers['webhook-id']));
     } finally {
@@ -180,8 +184,10 @@ describe('webhook sender', () => {
       const endpoint = await server.deps.webhooks.add(`http://127.0.0.1:${(dropping.address() as AddressInfo).port}/hook`, server.clock.now());
       const outbox = deliveries(server.db);
       outbox.queueEvent('job_a', { type: 'PDF_RENDERED', payload: { id: 'first' } }, server.clock.now());
+      server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the first delivery');
       outbox.queueEvent('job_b', { type: 'PDF_RENDERED', payload: { id: 'second' } }, server.clock.now());
+      server.deps.wakeSender();
       // The server's clock stands still: a delivery that failed would not be tried again here.
       await until(() => deliveriesTo(server, endpoint.id)[1]?.status === 'delivered', 'the second delivery, on a new connection', 5_000);
       expect(deliveriesTo(server, endpoint.id).map((d) => [d.attempts, d.last_error])).toEqual([
@@ -219,6 +225,7 @@ describe('webhook sender', () => {
       await until(() => deliveriesTo(server, endpoint.id).filter((d) => d.status === 'delivered').length === 4, 'four deliveries');
       dropping = true;
       deliveries(server.db).queueEvent('job_dropped', { type: 'PDF_RENDERED', payload: { id: 'dropped' } }, server.clock.now());
+      server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[4]?.attempts === 1, 'the attempt on a dropped connection');
       // Once on an idle connection, once more on a new one; not once per idle connection.
       expect(dropped).toBe(2);

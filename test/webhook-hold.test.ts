@@ -1,6 +1,7 @@
 /**
  * Webhook endpoints that go away and come back, through a real server, real Chromium renders, a
- * real local receiver and the built CLI: a receiver that answers 410 Gone disables its endpoint,
+ * real local receiver and the CLI (run in this process: these commands only read and write the data
+ * dir, which a child process would do the same way): a receiver that answers 410 Gone disables its endpoint,
  * whose events (the 410'd one and those of jobs finishing afterwards) are held, never dropped;
  * `webhooks enable`, re-adding the URL (CLI or HTTP) and `redeliver` send them, and every command
  * says what it did.
@@ -11,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
-import { pdfrender } from './support/cli.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { migrations } from '../src/store/open-db.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { receiver, type Arrival } from './support/receiver.js';
@@ -19,6 +20,7 @@ import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
 
 let engine: Engine;
+const pdfrender = inProcessCli();
 
 beforeAll(() => {
   engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 10_000 });
@@ -26,12 +28,13 @@ beforeAll(() => {
 
 afterAll(async () => {
   await engine.close();
+  await pdfrender.close();
   await removeTempDirs();
 });
 
-/** The built CLI on the server's data dir, with its standard output as text. */
+/** The CLI on the server's data dir, with its standard output as text. */
 async function cli(server: TestServer, args: string[]) {
-  const run = await pdfrender(['webhooks', ...args, '--data-dir', server.deps.config.dataDir]);
+  const run = await pdfrender.run(['webhooks', ...args, '--data-dir', server.deps.config.dataDir]);
   return { code: run.code, stdout: run.stdout.toString(), stderr: run.stderr };
 }
 

@@ -10,6 +10,7 @@ import { deliveries } from '../src/store/deliveries.js';
 import { checkWebhookUrl } from '../src/webhooks/webhook-policy.js';
 import { removeTempDirs } from './support/files.js';
 import { startServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
 
@@ -75,10 +76,9 @@ describe('webhook policy on a server', () => {
     try {
       await server.deps.webhooks.add(`http://rebind.example.test:${port}/hook`, Date.now());
       deliveries(server.db).queueEvent('job_1', { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } }, Date.now());
+      server.deps.wakeSender();
       const outbox = deliveries(server.db);
-      const deadline = Date.now() + 10_000;
-      while (outbox.log(10)[0]?.attempts !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      const [entry] = outbox.log(10);
+      const entry = await until(() => outbox.log(10).find((delivery) => delivery.attempts === 1), 'the first attempt', 10_000);
       expect(entry).toMatchObject({
         status: 'pending',
         attempts: 1,

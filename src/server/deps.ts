@@ -28,6 +28,8 @@ export interface AppDeps {
   queue: JobQueue;
   /** Tell the async workers a job was queued. */
   wakeWorkers: () => void;
+  /** Tell the webhook sender deliveries are due now (held events released), rather than at its next poll. */
+  wakeSender: () => void;
   clock: Clock;
   /** Every store write goes through it (awaited): a lock held by another process is waited out without blocking, up to --busy-timeout (then 503 DATABASE_BUSY). */
   write: StoreWrite;

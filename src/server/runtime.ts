@@ -54,7 +54,7 @@ export async function startRuntime(options: {
   });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
-  const leaseMs = 10_000;
+  const leaseMs = config.jobLease;
   const workers = startWorkers(
     { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake(), events: options.events, write, storage },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
@@ -72,6 +72,7 @@ export async function startRuntime(options: {
     webhooks,
     queue,
     wakeWorkers: () => workers.wake(),
+    wakeSender: () => sender.wake(),
     clock,
     write,
     storage,

@@ -42,6 +42,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
     const result = await deps.write(() => deps.webhooks.addOrEnable(checked, deps.clock.now()));
     await deps.storage.confirm();
+    if (!result.created && result.released > 0) deps.wakeSender();
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
     // disabled endpoint enabled again keeps them and does not show them again.
     if (result.created) {
@@ -54,6 +55,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
+    if (enabled.released > 0) deps.wakeSender();
     return c.json({
       outcome: 'SUCCESS',
       ...withoutCredentials(enabled.endpoint),

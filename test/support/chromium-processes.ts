@@ -96,3 +96,8 @@ export function killLater(pid: number | undefined, profileDir?: string): void {
 export function killLeftovers(): void {
   for (const kill of leftovers.splice(0)) kill();
 }
+
+/** The state letter of process `pid` from /proc (T: stopped), or '' once it is gone. */
+export function stateOf(pid: number): string {
+  return parseProcStat(read(`/proc/${pid}/stat`)).state;
+}

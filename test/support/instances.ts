@@ -5,7 +5,8 @@
  */
 import type pg from 'pg';
 import { expect } from 'vitest';
-import { pdfrender, startServe, type ServeProcess } from './cli.js';
+import { startServe, type ServeProcess } from './cli.js';
+import { inProcessCli } from './cli-in-process.js';
 import { removeTempDirs, tempDir } from './files.js';
 import { startCluster, type Cluster } from './postgres.js';
 import { receiver, type Arrival, type Receiver } from './receiver.js';
@@ -94,9 +95,9 @@ export async function stopInstances(instances: ServeProcess[]): Promise<void> {
   );
 }
 
-/** Add a webhook endpoint to `database` from the command line, as an operator does once for all instances. */
+/** Add a webhook endpoint to `database` from the command line (run in this process), as an operator does once for all instances. */
 export async function addEndpoint(database: string, url: string): Promise<void> {
-  const run = await pdfrender(['webhooks', 'add', url, '--database', database, '--allow-private-webhooks']);
+  const run = await inProcessCli().run(['webhooks', 'add', url, '--database', database, '--allow-private-webhooks']);
   expect(run.code, run.stderr).toBe(0);
 }
 

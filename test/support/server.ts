@@ -16,6 +16,7 @@ import { tempDir } from './files.js';
 export interface TestServer {
   url: string;
   deps: AppDeps;
+  /** The server's clock: `time` when fixed; with realClock, the real time plus however far the test moved `time`. */
   clock: { time: number; now(): number };
   logs: AccessLogEntry[];
   /** The operator's log (errors and their causes), as the server wrote it. */
@@ -45,8 +46,10 @@ export async function startServer(
       ...engineNetworkOptions(config, 'public'),
       resolver: options.resolver,
     });
-  // A fixed clock the test moves, or the real one (webhook timestamps are checked against it).
-  const clock: TestServer['clock'] = { time: Date.UTC(2026, 10, 22, 12, 0, 0), now: () => (options.realClock ? Date.now() : clock.time) };
+  // A fixed clock the test moves, or the real one (webhook timestamps are checked against it), which
+  // the test moves ahead the same way (to a retry's time, say, rather than wait for it).
+  const start = Date.UTC(2026, 10, 22, 12, 0, 0);
+  const clock: TestServer['clock'] = { time: start, now: () => (options.realClock ? Date.now() + clock.time - start : clock.time) };
   const logs: AccessLogEntry[] = [];
   const events: LogEvent[] = [];
   const runtime = await startRuntime({
