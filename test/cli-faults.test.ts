@@ -1,21 +1,27 @@
 /**
  * Faults around `pdfrender render`, through the built CLI as child processes: the profile folder a
  * SIGKILLed run leaves is removed by the next run (and no live run's is), a batch whose document
- * hits its deadline never ends with an unhandled error, and the deadline the user asked for is the
- * one that applies, however long (no puppeteer protocol timeout, no timer overflow, cuts it short).
+ * hits its deadline never ends with an unhandled error (the pipe reset behind it made on purpose,
+ * in this process), and the deadline the user asked for is the one that applies, however long (no
+ * puppeteer protocol timeout, no timer overflow, cuts it short).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Readable, Writable } from 'node:stream';
+import { spawnBrowser } from '../src/engine/browser-process.js';
+import { launchIdentity } from '../src/engine/browser-user.js';
 import { launchBrowser } from '../src/engine/launch.js';
+import { parseProcStat } from '../src/proc-stat.js';
 import { executablePath } from './support/browser.js';
-import { killLater, killLeftovers, onlyBrowserOf, remainingAfter } from './support/chromium-processes.js';
+import { killLater, killLeftovers, onlyBrowserOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
 import { bin, pdfrender, startServe } from './support/cli.js';
 import { busyScript, folderWith, removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
+import { until } from './support/wait.js';
 
 afterAll(async () => {
   killLeftovers();
@@ -27,6 +33,15 @@ function startRender(args: string[], env: NodeJS.ProcessEnv): { child: ChildProc
   const child = spawn(process.execPath, [bin, 'render', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
   killLater(child.pid);
   return { child, exited: new Promise((resolve) => child.on('close', resolve)) };
+}
+
+/** The state letter (R, S, T for stopped...) of each thread of `pid`, from /proc; none once it is gone. */
+function threadStates(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map((task) => parseProcStat(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')).state);
+  } catch {
+    return [];
+  }
 }
 
 /** The profile folder of the one browser `pid` started, once it runs. */
@@ -108,19 +123,52 @@ describe('profile folders a killed run left', () => {
 describe('a batch whose document hits its deadline', () => {
   // Killing the browser at the end of the run, with the page of the timed-out document still being
   // closed, left a message on the DevTools pipe unread; the reset pipe then raised an error nobody
-  // listened to (`Error: read ECONNRESET` after the summary, exit 1 either way). Before the fix it
-  // came in 2 of 8 runs as reported, 3 of 12 and 2 of 20 here: 20 runs miss it about once in 100.
-  it('never ends with an unhandled error', async () => {
+  // listened to (`Error: read ECONNRESET` after the summary, exit 1 either way). It came in 2 runs of
+  // 8 and was hunted with a loop of 20 runs that missed it about once in 100; the next test makes
+  // that reset on purpose, every time, and this run keeps what the user sees end to end.
+  it('ends with the summary and exit 1, never with an unhandled error', async () => {
     const docs = await folderWith({ 'loop.html': '<script>while(true){}</script>', 'fine.html': '<p>fine</p>' });
-    for (let run = 0; run < 20; run++) {
-      const result = await pdfrender(['render', join(docs, 'loop.html'), join(docs, 'fine.html'), '--out-dir', join(docs, 'out'), '--timeout', '1s']);
-      expect(result.stderr).not.toMatch(/ECONNRESET|Unhandled|node:events/);
-      expect(result.stderr).toMatch(/loop\.html: the document did not finish rendering within the 1 s deadline/);
-      expect(result.stderr).toMatch(/1 of 2 PDFs rendered/);
-      expect(result.code).toBe(1);
-    }
+    const result = await pdfrender(['render', join(docs, 'loop.html'), join(docs, 'fine.html'), '--out-dir', join(docs, 'out'), '--timeout', '1s']);
+    expect(result.stderr).not.toMatch(/ECONNRESET|Unhandled|node:events/);
+    expect(result.stderr).toMatch(/loop\.html: the document did not finish rendering within the 1 s deadline/);
+    expect(result.stderr).toMatch(/1 of 2 PDFs rendered/);
+    expect(result.code).toBe(1);
     expect((await readPdf(await readFile(join(docs, 'out', 'fine.pdf')))).pages[0]!.text).toContain('fine');
-  }, 240_000);
+  });
+
+  it('survives the DevTools pipe being reset by a browser killed with a message of ours unread', async () => {
+    // The fault the batch above hit by chance, made every time: a browser that answered on its pipe
+    // is stopped (SIGSTOP: nothing of it reads any more), sent a message, and killed, so the kernel
+    // resets our end (Linux: a socket closed with unread data). With no listener of ours on the
+    // pipe (puppeteer drops its own when it disconnects) that error ends the process. Failed 5 runs
+    // of 5 with the listener in browser-process.ts taken out.
+    const unhandled: Error[] = [];
+    const record = (error: Error) => unhandled.push(error);
+    process.on('uncaughtExceptionMonitor', record);
+    const started = spawnBrowser(executablePath, [], launchIdentity());
+    killLater(started.pid, started.profileDir);
+    try {
+      // fds 3 and 4: the DevTools pipe, ours to write and to read.
+      const pipeIn = started.child.stdio[3] as Writable;
+      const pipeOut = started.child.stdio[4] as Readable;
+      const answered = new Promise((resolve) => pipeOut.once('data', resolve));
+      pipeIn.write('{"id":1,"method":"Browser.getVersion"}\0');
+      await answered;
+      // The whole group: the executable may be a wrapper script whose child is Chromium.
+      process.kill(-started.pid!, 'SIGSTOP');
+      // A signal lands a moment after kill() returns: wait until every thread of every process has stopped.
+      await until(() => processesUsing(started.profileDir).every((pid) => threadStates(pid).every((state) => state === 'T')), 'the browser to stop');
+      pipeIn.write('{"id":2,"method":"Browser.getVersion"}\0');
+      started.discard();
+      await started.exited;
+      // The reset reached our end of the pipe: the fault happened, and was handled.
+      await until(() => pipeIn.destroyed, 'the DevTools pipe to close');
+      expect((pipeIn.errored as NodeJS.ErrnoException | null)?.code).toBe('ECONNRESET');
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('uncaughtExceptionMonitor', record);
+    }
+  });
 });
 
 describe('the deadline the user asked for', () => {

@@ -10,6 +10,7 @@ import { refusalHeader, startEgressProxy, type EgressProxy } from '../src/networ
 import { pinnedRequest } from '../src/network/pinned-request.js';
 import { reserveProxyPort } from '../src/network/proxy-port.js';
 import { hostAllowed, hostDecision } from '../src/network/policy.js';
+import { until } from './support/wait.js';
 
 let target: Server;
 let targetPort: number;
@@ -113,7 +114,9 @@ describe('egress proxy', () => {
     const url = await reserveProxyPort();
     const early = viaProxy({ url } as EgressProxy, `http://127.0.0.1:${targetPort}/early`);
     const earlyTunnel = connectVia({ url } as EgressProxy, `127.0.0.1:${targetPort}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Both are held at the reserved port (the hand-off the CLI and the proxy share) before the proxy starts.
+    const handoff = (globalThis as Record<symbol, { reserved?: { waiting: Set<unknown> } }>)[Symbol.for('pdfrender.proxyPort')];
+    await until(() => handoff?.reserved?.waiting.size === 2, 'both early requests at the reserved port');
     const proxy = await startEgressProxy({ network: 'public', allowHosts: [] });
     try {
       expect(proxy.url).toBe(url);

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { folderWith, removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/wait.js';
 
 const secret = 'SECRET-CANARY-7f3a9c';
 let server: TestServer;
@@ -165,7 +166,8 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
   it('WebRTC STUN and TURN (UDP and TCP, which no HTTP proxy sees)', async () => {
     const udp = createSocket('udp4');
     const packets: string[] = [];
-    udp.on('message', (_message, from) => packets.push(`${from.address}:${from.port}`));
+    let flushed = false;
+    udp.on('message', (message, from) => (message.toString() === 'flush' ? (flushed = true) : packets.push(`${from.address}:${from.port}`)));
     await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
     try {
       const { port } = udp.address();
@@ -174,7 +176,11 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
         pc.createDataChannel('x');
         pc.createOffer().then((offer) => pc.setLocalDescription(offer));
       </script>${settle}`);
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      // The document is gone with its render (the page is reset), so whatever it sent is in this
+      // socket's queue by now: a datagram of ours sent now arrives after all of it, and once it has,
+      // nothing else came (in place of a 700 ms wait).
+      udp.send('flush', port, '127.0.0.1');
+      await until(() => flushed, 'our own datagram');
       expect(packets).toEqual([]);
     } finally {
       udp.close();
@@ -201,9 +207,10 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
       });
       expect(queued.status).toBe(202);
       const { statusUrl } = await queued.json();
-      let status = await (await fetch(statusUrl)).json();
-      for (const deadline = Date.now() + 20_000; status.status !== 'succeeded' && Date.now() < deadline; status = await (await fetch(statusUrl)).json())
-        await new Promise((r) => setTimeout(r, 100));
+      const status = await until(async () => {
+        const polled = await (await fetch(statusUrl)).json();
+        return ['succeeded', 'failed'].includes(polled.status) && polled;
+      }, 'the job to end');
       expect(status).toMatchObject({
         status: 'succeeded',
         blocked: [{ url: `http://127.0.0.1:${canary.port}/async`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }],
