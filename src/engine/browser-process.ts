@@ -153,13 +153,14 @@ export function spawnBrowser(executablePath: string, extraArgs: readonly string[
  */
 function assertReachable(folder: string, user: BrowserUser): void {
   for (let dir = folder; ; dir = dirname(dir)) {
-    const mode = statSync(dir, { throwIfNoEntry: false });
-    if (!mode) return; // mkdtemp names a missing folder itself
-    const bit = mode.uid === user.uid ? 0o100 : mode.gid === user.gid ? 0o010 : 0o001;
-    if (!(mode.mode & bit)) {
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    if (!stats) return; // mkdtemp names a missing folder itself
+    // setpriv clears the user's supplementary groups, so its own uid and gid are all that count (ACLs aside).
+    const bit = stats.uid === user.uid ? 0o100 : stats.gid === user.gid ? 0o010 : 0o001;
+    if (!(stats.mode & bit)) {
       throw new PdfRenderError(
         'BROWSER_NOT_FOUND',
-        `Chromium runs as user ${user.name}, who cannot reach the temp folder ${folder} (${dir} is mode ${(mode.mode & 0o777).toString(8)}) for its profile: set TMPDIR to a folder that user can pass through, such as /tmp`,
+        `Chromium runs as user ${user.name}, who cannot reach the temp folder ${folder} (${dir} is mode ${(stats.mode & 0o777).toString(8)}) for its profile: set TMPDIR to a folder that user can pass through, such as /tmp`,
       );
     }
     if (dir === dirname(dir)) return;
