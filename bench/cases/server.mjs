@@ -16,7 +16,7 @@ import { alternate } from '../lib/alternate.mjs';
 import { startPeakSampler, treeCpuMs } from '../lib/process-tree.mjs';
 import { runProcess } from '../lib/run-process.mjs';
 import { addWebhook, startServer, startWebhookReceiver } from '../lib/server-process.mjs';
-import { median } from '../lib/stats.mjs';
+import { median, medianBy } from '../lib/stats.mjs';
 
 /** Documents the raw loop renders before its times count: its first pages pay for start-up. */
 const rawWarmUp = 3;
@@ -49,9 +49,6 @@ async function measured(pid, docs, work) {
     cpuMsPerDoc: { pdfrender: (after.own - before.own) / docs, chromium: (after.rest - before.rest) / docs },
   };
 }
-
-/** The run whose throughput is the median of `runs` (the lower middle one of an even count). */
-const medianRun = (runs) => [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor((runs.length - 1) / 2)];
 
 /**
  * `levels` maps a concurrency to the number of requests sent at it. Resolves to { rawPerDocMs,
@@ -99,5 +96,11 @@ export async function serverCases({ root, work, levels, asyncJobs, asyncRounds, 
 
   log('server: raw reference loop again');
   rawSamples.push(...(await rawPerDocument({ root, work, request, count: rawDocs })));
-  return { rawPerDocMs: median(rawSamples), rawSamples: rawSamples.map(Math.round), sync, async: medianRun(asyncVsSync.async), asyncVsSync };
+  return {
+    rawPerDocMs: median(rawSamples),
+    rawSamples: rawSamples.map(Math.round),
+    sync,
+    async: medianBy(asyncVsSync.async, (run) => run.perSecond),
+    asyncVsSync,
+  };
 }

@@ -2,6 +2,7 @@
  * The run's figures as markdown tables for stdout (and for pasting into the README); latest.json
  * holds the same figures and every individual run.
  */
+import { medianBy } from './stats.mjs';
 
 const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -64,8 +65,8 @@ function batchSection(batch) {
 function serverSection(server) {
   // CPU per document of the server's own process and of its Chromium, where measured.
   const cpu = (r) => (r.cpuMsPerDoc ? `${r.cpuMsPerDoc.pdfrender.toFixed(1)} + ${r.cpuMsPerDoc.chromium.toFixed(1)} ms` : '-');
-  const rows = server.sync.map((s) => [
-    `render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`,
+  const syncRow = (label, s) => [
+    label,
     String(s.requests),
     millis(s.p50),
     millis(s.p95),
@@ -74,27 +75,21 @@ function serverSection(server) {
     String(s.errors),
     cpu(s),
     mb(s.peakRssKb),
-  ]);
+  ];
+  const rows = server.sync.map((s) => syncRow(`render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`, s));
   const versus = server.asyncVsSync;
-  if (versus) {
-    const inRounds = `median of ${versus.rounds} rounds, alternating`;
-    const syncRun = [...versus.sync].sort((a, b) => a.perSecond - b.perSecond)[Math.floor((versus.sync.length - 1) / 2)];
-    rows.push([
-      `render-sync, ${versus.connections} connections (${inRounds})`,
-      String(syncRun.requests),
-      millis(syncRun.p50),
-      millis(syncRun.p95),
-      millis(syncRun.p99),
-      syncRun.perSecond.toFixed(1),
-      String(syncRun.errors),
-      cpu(syncRun),
-      mb(syncRun.peakRssKb),
-    ]);
-  }
+  const inRounds = versus ? ` (median of ${versus.rounds} rounds, alternating)` : '';
+  if (versus)
+    rows.push(
+      syncRow(
+        `render-sync, ${versus.connections} connections${inRounds}`,
+        medianBy(versus.sync, (run) => run.perSecond),
+      ),
+    );
   const a = server.async;
   if (a)
     rows.push([
-      `render-async, first enqueue to last webhook${versus ? ` (${`median of ${versus.rounds} rounds, alternating`})` : ''}`,
+      `render-async, first enqueue to last webhook${inRounds}`,
       String(a.jobs),
       '-',
       '-',

@@ -14,3 +14,8 @@ export function percentile(list, p) {
   const sorted = [...list].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
+
+/** The item of `list` whose `key` is the median (the lower middle one of an even count), so every figure reported with it is from one run. */
+export function medianBy(list, key) {
+  return [...list].sort((a, b) => key(a) - key(b))[Math.floor((list.length - 1) / 2)];
+}

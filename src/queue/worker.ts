@@ -34,7 +34,7 @@ export interface WorkerDeps {
   clock: Clock;
   /** Retention of rendered files, ms. */
   retentionMs: number;
-  /** Lease length, ms: longer than a render's deadline. */
+  /** Lease length, ms (--job-lease): renewed every third of it while a job renders, so it may be shorter than a render. */
   leaseMs: number;
   /** Called after an event was queued, so the sender looks at once. */
   onEvent: () => void;
