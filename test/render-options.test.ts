@@ -72,36 +72,43 @@ const render = async (input: Partial<RenderRequestInput>, on: Engine = engine) =
 describe('waits', () => {
   it('prints late content with waitForSelector, waitForExpression or waitDelay, and misses it without', async () => {
     expect((await render({})).read.pages[0]!.text).toBe('Always here');
-    for (const wait of [{ waitForSelector: '#late' }, { waitForExpression: 'window.ready === true' }, { waitDelay: '800ms' }, { waitDelay: 800 }]) {
-      expect((await render(wait)).read.pages[0]!.text, JSON.stringify(wait)).toBe('Always here Arrived late');
-    }
+    // Side by side on the engine's two pages: each document keeps its own timer.
+    const waits = [{ waitForSelector: '#late' }, { waitForExpression: 'window.ready === true' }, { waitDelay: '800ms' }, { waitDelay: 800 }];
+    const texts = await Promise.all(waits.map(async (wait) => (await render(wait)).read.pages[0]!.text));
+    expect(Object.fromEntries(waits.map((wait, i) => [JSON.stringify(wait), texts[i]]))).toEqual(
+      Object.fromEntries(waits.map((wait) => [JSON.stringify(wait), 'Always here Arrived late'])),
+    );
   });
 
   it('waits for a hidden element to become visible, not just to exist', async () => {
     const html =
       '<p id="x" style="visibility: hidden">Shown later</p><script>setTimeout(() => { document.getElementById("x").style.visibility = "visible"; window.shownAt = 1; }, 500);</script>';
-    expect((await render({ htmlContent: html, waitForSelector: '#x' })).read.pages[0]!.text).toBe('Shown later');
+    const [waited, without] = await Promise.all([render({ htmlContent: html, waitForSelector: '#x' }), render({ htmlContent: html })]);
+    expect(waited.read.pages[0]!.text).toBe('Shown later');
     // Without the wait the element prints hidden: no text.
-    expect((await render({ htmlContent: html })).read.pages[0]?.text ?? '').toBe('');
+    expect(without.read.pages[0]?.text ?? '').toBe('');
   });
 
   it('prints once the network is quiet with waitForNetworkIdle', async () => {
     const html = `<p>Start</p><script>fetch(${JSON.stringify(slowUrl)}).then((r) => r.text()).then((t) => { const p = document.createElement("p"); p.textContent = t; document.body.append(p); });</script>`;
-    expect((await render({ htmlContent: html })).read.pages[0]!.text).toBe('Start');
-    expect((await render({ htmlContent: html, waitForNetworkIdle: true })).read.pages[0]!.text).toBe('Start Fetched slowly');
+    const [without, idle] = await Promise.all([render({ htmlContent: html }), render({ htmlContent: html, waitForNetworkIdle: true })]);
+    expect(without.read.pages[0]!.text).toBe('Start');
+    expect(idle.read.pages[0]!.text).toBe('Start Fetched slowly');
   });
 
   it('fails a wait that never ends at the deadline, naming the condition, and the engine goes on', async () => {
     // The file's engine with a per-render deadline (what sync requests and CLI runs pass in), rather
     // than an engine of its own launched with a 1.5 s one.
     const short = { timeoutMs: 1000 };
-    await expect(engine.render(parseRenderRequest({ htmlContent: late, waitForSelector: '#never' }), short)).rejects.toMatchObject({
-      code: 'RENDER_PDF_FAILED',
-      message: expect.stringMatching(/within the 1 s deadline; still waiting for waitForSelector "#never"/),
-    });
-    await expect(engine.render(parseRenderRequest({ htmlContent: late, waitForExpression: 'window.nothing' }), short)).rejects.toMatchObject({
-      message: expect.stringMatching(/still waiting for waitForExpression "window.nothing" \(to be truthy\)/),
-    });
+    await Promise.all([
+      expect(engine.render(parseRenderRequest({ htmlContent: late, waitForSelector: '#never' }), short)).rejects.toMatchObject({
+        code: 'RENDER_PDF_FAILED',
+        message: expect.stringMatching(/within the 1 s deadline; still waiting for waitForSelector "#never"/),
+      }),
+      expect(engine.render(parseRenderRequest({ htmlContent: late, waitForExpression: 'window.nothing' }), short)).rejects.toMatchObject({
+        message: expect.stringMatching(/still waiting for waitForExpression "window.nothing" \(to be truthy\)/),
+      }),
+    ]);
     expect((await readPdf((await engine.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pdf)).pages[0]!.text).toBe('next');
   });
 
@@ -520,7 +527,7 @@ describe('through the CLI (in-process, on warm engines)', () => {
     expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
     expect((await readPdfInfo(pdf)).Title).toBe('From flags');
 
-    const never = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '2s']);
+    const never = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '1s']);
     expect(never.code).toBe(1);
     expect(never.stderr).toContain('still waiting for waitForSelector "#never"');
     // A URL as an input, named after the page in --out-dir.
