@@ -51,12 +51,14 @@ const serve = (dataDir: string) =>
 describe('crash safety', () => {
   it('delivers every job of a server killed with SIGKILL mid-render, after a restart', async () => {
     const events = new Map<string, { type: string; webhookId: string }[]>();
-    // Each document pings /started/<identifier> as it starts rendering, so the test sees renders in flight.
+    // Each document loads /started/<identifier> as it starts rendering, so the test sees renders in
+    // flight; the answer comes 200 ms later, holding the render that long (the first server's only).
     const started = new Set<string>();
+    let holdMs = 200;
     const receiver = createServer((req, res) => {
       if (req.method === 'GET' && req.url?.startsWith('/started/')) {
         started.add(req.url.slice('/started/'.length));
-        return void res.writeHead(204).end();
+        return void setTimeout(() => res.writeHead(204).end(), holdMs);
       }
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -74,9 +76,7 @@ describe('crash safety', () => {
 
     const first = await serve(dataDir);
     const port = (receiver.address() as AddressInfo).port;
-    // Each document keeps its renderer busy for 200 ms after its ping.
-    const slow = (id: string) =>
-      `<img src="http://127.0.0.1:${port}/started/${id}"><script>const end = Date.now() + 200; while (Date.now() < end) {}</script><p>job</p>`;
+    const slow = (id: string) => `<img src="http://127.0.0.1:${port}/started/${id}"><p>job</p>`;
     for (let i = 0; i < 30; i += 1) {
       const response = await fetch(`${first.url}/api/pdfs/render-async`, {
         method: 'POST',
@@ -91,6 +91,7 @@ describe('crash safety', () => {
     expect(profiles).toHaveLength(1);
     first.child.kill('SIGKILL');
     await first.exited;
+    holdMs = 0;
     // The killed server's browser quits with it (its DevTools pipe closes): nothing of it remains.
     expect(await remainingAfter(profiles[0]!, 5_000)).toEqual([]);
     const beforeRestart = events.size;

@@ -155,13 +155,13 @@ describe('render-async', () => {
       expect(invalid.status).toBe(422);
       expect((await invalid.json()).errors).toEqual({ identifier: ['is required'], priority: ['must be between -10 and 10 (got 20)'] });
 
-      // A slow document keeps the first job rendering while the queue fills.
-      const slow = '<script>const end = Date.now() + 1000; while (Date.now() < end) {}</script><p>slow</p>';
-      expect((await post(server, { htmlContent: slow, identifier: 'a' })).status).toBe(202);
+      // A slow document (a second's wait before it prints) keeps the first job rendering while the queue fills.
+      const slow = { htmlContent: '<p>slow</p>', waitDelay: 1000 };
+      expect((await post(server, { ...slow, identifier: 'a' })).status).toBe(202);
       const duplicate = await post(server, { htmlContent: '<p>x</p>', identifier: 'a' });
       expect(duplicate.status).toBe(402);
       expect((await duplicate.json()).outcome).toBe('DUPLICATE_IDENTIFIER');
-      expect((await post(server, { htmlContent: slow, identifier: 'b' })).status).toBe(202);
+      expect((await post(server, { ...slow, identifier: 'b' })).status).toBe(202);
       const full = await post(server, { htmlContent: '<p>x</p>', identifier: 'c' });
       expect(full.status).toBe(503);
       expect(full.headers.get('retry-after')).toBe('30');
@@ -195,8 +195,8 @@ describe('render-async', () => {
     const server = await startServer({ concurrency: 1 }, undefined, { realClock: true });
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
-      const slow = '<script>const end = Date.now() + 300; while (Date.now() < end) {}</script><p>async</p>';
-      for (let i = 0; i < 6; i += 1) expect((await post(server, { htmlContent: slow, identifier: `backlog-${i}` })).status).toBe(202);
+      const slow = { htmlContent: '<p>async</p>', waitDelay: 300 };
+      for (let i = 0; i < 6; i += 1) expect((await post(server, { ...slow, identifier: `backlog-${i}` })).status).toBe(202);
       const finished = () => (server.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
       const before = finished();
       const sync = await fetch(`${server.url}/api/pdfs/render-sync`, {

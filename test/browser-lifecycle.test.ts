@@ -62,7 +62,8 @@ describe('browser recycling', () => {
     const sampler = setInterval(sample, 10);
     try {
       const render = async (i: number, slow = false) => {
-        const result = await engine.render(parseRenderRequest({ htmlContent: `${slow ? busyScript(400) : ''}<p>Document ${i}</p>` }));
+        // A slow one holds its page for 400 ms after loading, printing nothing till then.
+        const result = await engine.render(parseRenderRequest({ htmlContent: `<p>Document ${i}</p>`, ...(slow ? { waitDelay: 400 } : {}) }));
         return (await readPdf(result.pdf)).pages[0]!.text;
       };
       const texts = [await render(0), await render(1)];
@@ -178,12 +179,13 @@ describe('no browser left behind', () => {
     const inputs = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const file = join(dir, `doc-${i}.html`);
-        await writeFile(file, `${busyScript(300)}<p>document ${i}</p>`);
+        await writeFile(file, `<p>document ${i}</p>`);
         return file;
       }),
     );
     const outDir = join(dir, 'out');
-    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '-q'], {
+    // Each document holds its page for 300 ms (--wait-delay), so the kill lands mid-batch.
+    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '--wait-delay', '300', '-q'], {
       env: { ...process.env, NO_COLOR: '1' },
     });
     killLater(child.pid);

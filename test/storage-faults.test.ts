@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
-import { busyScript, removeTempDirs, tempDir } from './support/files.js';
+import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
 import { fillUp, isRoot, mountTmpfs, unmount } from './support/storage.js';
@@ -102,10 +102,10 @@ describe('a full disk', () => {
         await addWebhook(dataDir, hook);
         serve = await serveOn(dataDir);
         const server = serve;
-        // Jobs that keep the renderer busy, so that some are in flight when the disk fills up.
+        // Jobs that hold their page for 400 ms, so that some are in flight when the disk fills up.
         const jobIds: string[] = [];
         for (let i = 0; i < 4; i += 1) {
-          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `${busyScript(400)}<p>job ${i}</p>`, identifier: `job-${i}` });
+          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `<p>job ${i}</p>`, waitDelay: 400, identifier: `job-${i}` });
           expect(response.status).toBe(202);
           jobIds.push((await response.json()).jobId);
         }
