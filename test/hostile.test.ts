@@ -304,12 +304,12 @@ describe('documents cannot read files or browser pages', () => {
 
 describe('runaway documents', () => {
   it('while (true) {} fails at the deadline', async () => {
-    // On a server of its own with a 1 s deadline: the loop burns a core until then, 4 s on the file's server.
-    const quick = await startServer({ rateLimit: 100, timeout: '1s' });
+    // On a server of its own with a 1.5 s deadline: the loop burns a core until then, 4 s on the file's server.
+    const quick = await startServer({ rateLimit: 100, timeout: '1500ms' });
     try {
       const response = await render('<script>while (true) {}</script>', {}, quick);
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('within the 1 s deadline') });
+      expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('within the 1.5 s deadline') });
       // That server goes on too (afterEach checks the file's own).
       const next = await render('<h1>After the loop</h1>', {}, quick);
       expect(next.status).toBe(200);
