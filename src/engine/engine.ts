@@ -2,6 +2,7 @@
  * The render engine: one warm browser, a bounded pool of reused pages, a deadline per render.
  * The CLI and the server both render through `engine.render`; only delivery differs.
  */
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,7 +173,10 @@ export function createEngine(options: EngineOptions): Engine {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
     return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
   });
+  // The signal of every render given none: each adds its listeners while it waits or runs and
+  // removes them when done, so a dozen renders at once are not a leak for Node to warn about.
   const never = new AbortController().signal;
+  setMaxListeners(0, never);
 
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
     check(request);
