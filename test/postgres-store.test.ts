@@ -220,8 +220,9 @@ describe('databaseClock', () => {
     await pool.query(
       `CREATE SCHEMA skewed; CREATE FUNCTION skewed.clock_timestamp() RETURNS timestamptz LANGUAGE sql AS $$ SELECT pg_catalog.clock_timestamp() + interval '1 hour' $$`,
     );
-    const skewed = poolOn(url);
-    skewed.on('connect', (client) => void client.query('SET search_path = skewed, pg_catalog, public'));
+    // onConnect, not a 'connect' listener: the pool waits for the SET before handing the connection
+    // out, where a listener's query would still be queued under the caller's (pg 9 refuses that).
+    const skewed = new pg.Pool({ connectionString: url, onConnect: (client) => client.query('SET search_path = skewed, pg_catalog, public') });
     const clock = await databaseClock(skewed);
     try {
       expect(Math.abs(clock.offsetMs() - 3_600_000)).toBeLessThan(1_000);
@@ -230,6 +231,7 @@ describe('databaseClock', () => {
       straight.stop();
     } finally {
       clock.stop();
+      await skewed.end();
     }
   });
 });

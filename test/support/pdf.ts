@@ -2,7 +2,16 @@
  * Reading the PDFs that tests produce: page sizes in points, text per page with positions and
  * font sizes, outline and tagging, images and fill colours, through pdfjs (Mozilla's PDF reader).
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+// The 14 standard fonts' data, for PDFs that name one without embedding it (pdfjs warns otherwise).
+const standardFontDataUrl = join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts/');
+
+/** Open a PDF with pdfjs, which transfers (detaches) the buffer it is given: it gets a copy. */
+const open = (data: Uint8Array, options: { useSystemFonts?: boolean } = {}) =>
+  getDocument({ data: new Uint8Array(data), isEvalSupported: false, standardFontDataUrl, ...options }).promise;
 
 export interface TextItem {
   text: string;
@@ -29,8 +38,7 @@ export interface PdfSummary {
 
 /** Parse a PDF and read what tests assert on. */
 export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
-  // pdfjs transfers (detaches) the buffer it is given, so it gets a copy.
-  const document = await getDocument({ data: new Uint8Array(data), useSystemFonts: false, isEvalSupported: false }).promise;
+  const document = await open(data, { useSystemFonts: false });
   try {
     const pages: PdfPage[] = [];
     const fontNames = new Set<string>();
@@ -68,7 +76,7 @@ export const readingOrder = (page: PdfPage): string =>
 
 /** The document information dictionary (Title, Author, Subject, Keywords, Creator, CreationDate as PDF dates, Producer). */
 export async function readPdfInfo(data: Uint8Array): Promise<Record<string, string>> {
-  const document = await getDocument({ data: new Uint8Array(data), isEvalSupported: false }).promise;
+  const document = await open(data);
   try {
     return (await document.getMetadata()).info as Record<string, string>;
   } finally {
@@ -78,7 +86,7 @@ export async function readPdfInfo(data: Uint8Array): Promise<Record<string, stri
 
 /** Fill colours (as "#rrggbb") and the number of images painted on one page. */
 export async function readPaint(data: Uint8Array, pageNumber = 1): Promise<{ fillColors: Set<string>; images: number }> {
-  const document = await getDocument({ data: new Uint8Array(data), isEvalSupported: false }).promise;
+  const document = await open(data);
   try {
     const page = await document.getPage(pageNumber);
     const operators = await page.getOperatorList();
