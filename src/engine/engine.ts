@@ -2,7 +2,6 @@
  * The render engine: one warm browser, a bounded pool of reused pages, a deadline per render.
  * The CLI and the server both render through `engine.render`; only delivery differs.
  */
-import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -173,16 +172,14 @@ export function createEngine(options: EngineOptions): Engine {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
     return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
   });
-  // The signal of every render given none: each adds its listeners while it waits or runs and
-  // removes them when done, so a dozen renders at once are not a leak for Node to warn about.
-  const never = new AbortController().signal;
-  setMaxListeners(0, never);
-
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
     check(request);
     const started = performance.now();
     const baseUrl = baseUrlOf(request, renderOptions);
-    const callerSignal = renderOptions.signal ?? never;
+    // A signal of this render's own that follows the caller's (AbortSignal.any listens on none): the
+    // waits below add their listeners to it, so a signal shared by many renders at once (a batch's
+    // cancel, the server's stop) does not gather one per waiting render for Node to call a leak.
+    const callerSignal = AbortSignal.any(renderOptions.signal ? [renderOptions.signal] : []);
     const limitMs = renderOptions.timeoutMs ?? timeoutMs;
     const warnings: string[] = [];
     const templateIssues: NetworkReport = { blocked: [], failed: [] };
@@ -203,7 +200,7 @@ export function createEngine(options: EngineOptions): Engine {
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is not
     // this document's fault, so it is tried once more on the fresh browser rather than failed.
-    const attempt = () => renderOnPage(request, renderOptions, templates, templateIssues, warnings, started);
+    const attempt = () => renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
     let result: RenderResult & Pick<Printed, 'firstPage'>;
     try {
       result = await attempt().catch((error: unknown) => {
@@ -233,14 +230,14 @@ export function createEngine(options: EngineOptions): Engine {
 
   async function renderOnPage(
     request: RenderRequest,
-    renderOptions: RenderOptions,
+    renderOptions: RenderOptions & { signal: AbortSignal },
     templates: Templates,
     templateIssues: NetworkReport,
     warnings: string[],
     started: number,
   ): Promise<RenderResult & Pick<Printed, 'firstPage'>> {
     const baseUrl = baseUrlOf(request, renderOptions);
-    const callerSignal = renderOptions.signal ?? never;
+    const callerSignal = renderOptions.signal;
     const slot = await pool.acquire(callerSignal, renderOptions.lane);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
