@@ -14,6 +14,7 @@ import { migratePostgres } from '../src/store/postgres/migrate.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresPool, postgresStore } from '../src/store/postgres/postgres-store.js';
 import { postgresMigrations } from '../src/store/postgres/schema.js';
+import { query, transaction } from '../src/store/postgres/sql.js';
 import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
@@ -185,6 +186,33 @@ describe('faults', () => {
     expect(await patient.queue.heartbeat(queued.id, 'w', 2_010_000)).toBe(true);
     expect(await impatient.queue.heartbeat(queued.id, 'w', 2_020_000)).toBe(true);
     await Promise.all([impatient.close(), patient.close()]);
+  });
+
+  it('survive the server ending a session held inside a transaction between two statements: the transaction fails as STORAGE_UNAVAILABLE, the process lives', async () => {
+    const { url, pool } = await freshDatabase();
+    const store = postgresPool(url);
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    // An 'error' event with no listener is thrown from the socket's callback: uncaught, it ends a server.
+    process.on('uncaughtException', onUncaught);
+    try {
+      const outcome = await transaction(store, async (tx) => {
+        const { pid } = (await query<{ pid: number }>(tx, 'SELECT pg_backend_pid() AS pid')).rows[0]!;
+        // Another connection ends this session while it sits idle in its transaction (a restart, a failover).
+        await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+        await until(async () => (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, 'the session to end');
+        // The end reaches the client as an 'error' event before the next statement goes.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await query(tx, 'SELECT 1');
+      }).catch((error: unknown) => error);
+      expect(outcome).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+      expect(uncaught).toEqual([]);
+      // The dead connection was dropped, not handed out again: the next transaction works.
+      expect(await transaction(store, async (tx) => (await query<{ one: number }>(tx, 'SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await store.end();
+    }
   });
 
   it('map the faults that cannot be made here (a full disk, a serialization failure, a deadlock, a broken pipe) by their codes', () => {

@@ -14,7 +14,7 @@ const migrationWaitMs = 10 * 60_000;
 
 /** Migrate the database of `pool` to the newest schema; returns the version it was at. */
 export async function migratePostgres(pool: pg.Pool, migrations: string[] = postgresMigrations): Promise<number> {
-  const client = await connect(pool);
+  const { client, release } = await connect(pool);
   let broken = false;
   try {
     // Instances starting together wait for the one migrating, and a migration for the tables it
@@ -54,6 +54,6 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
     broken = true;
     throw error;
   } finally {
-    client.release(broken);
+    release(broken);
   }
 }

@@ -45,13 +45,37 @@ export async function changes(sql: Sql, text: string, values: unknown[] = []): P
   return (await query(sql, text, values)).rowCount ?? 0;
 }
 
-/** One connection of the pool, for the caller to release; a refused connection throws as a storage fault. */
-export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+/**
+ * One connection of the pool, for the caller to give back with `release(broken)`; a refused
+ * connection throws as a storage fault. While it is checked out, an error of the connection (the
+ * server terminating its session, a reset between two statements) is caught here: node-postgres
+ * takes the pool's listener off a checked-out client, and an 'error' event with no listener ends
+ * the process. The next statement on it fails as a storage fault, and release drops it.
+ */
+export async function connect(pool: pg.Pool): Promise<CheckedOut> {
+  let client: pg.PoolClient;
   try {
-    return await pool.connect();
+    client = await pool.connect();
   } catch (error) {
     throw postgresFault(error) ?? error;
   }
+  let lost = false;
+  const onError = () => (lost = true);
+  client.on('error', onError);
+  return {
+    client,
+    release(broken = false) {
+      client.off('error', onError);
+      client.release(broken || lost);
+    },
+  };
+}
+
+/** A connection checked out of the pool, and how to give it back. */
+export interface CheckedOut {
+  client: pg.PoolClient;
+  /** Back to the pool, or closed when `broken` (or when the connection failed while out). */
+  release(broken?: boolean): void;
 }
 
 /** A transaction-level advisory lock: released at commit or rollback, so a crashed instance never keeps one. */
@@ -68,7 +92,7 @@ export interface AdvisoryLock {
  * their rows (FOR UPDATE) themselves.
  */
 export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, lock?: AdvisoryLock): Promise<T> {
-  const client = await connect(pool);
+  const { client, release } = await connect(pool);
   let broken = false;
   try {
     // BEGIN and the lock in one round trip (the simple protocol runs both; the key is one of ours, never input).
@@ -83,7 +107,7 @@ export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) =>
     });
     throw error;
   } finally {
-    client.release(broken);
+    release(broken);
   }
 }
 
