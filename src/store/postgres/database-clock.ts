@@ -1,9 +1,13 @@
 /**
  * The database's clock, for instances on different machines: lease times, dedupe windows and rate
- * windows are compared across instances, so they must all count from one clock. Date.now() is
- * corrected by its offset to the database server's clock, measured halfway through a round trip
- * (the error is at most half the round trip) at start and again every minute; a failed
- * measurement keeps the last offset (a database that cannot be reached fails the work anyway).
+ * windows are compared across instances, so they must all count from one clock. It is this
+ * machine's monotonic clock (performance.now) plus its offset to the database server's clock,
+ * measured halfway through a round trip (the error is at most half the round trip) at start and
+ * again every minute. Monotonic, not Date.now(): a step of this machine's wall clock (NTP
+ * correcting it, an operator setting it) would otherwise move every time this instance compares,
+ * and a step of +30 s made it see the other instances' leases as run out and take their jobs in
+ * flight. A re-measurement only corrects the drift between the two clocks. A failed measurement
+ * keeps the last offset (a database that cannot be reached fails the work anyway).
  */
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
@@ -14,16 +18,16 @@ const remeasureMs = 60_000;
 
 /** A Clock that follows the database's; `stop` ends the re-measuring (it never keeps the process alive). */
 export interface DatabaseClock extends Clock {
-  /** Milliseconds the database's clock is ahead of this machine's (negative: behind), as last measured. */
+  /** Milliseconds the database's clock is ahead of this machine's wall clock (negative: behind), now. */
   offsetMs(): number;
   stop(): void;
 }
 
-/** One measurement: the database's time minus this machine's at the middle of the round trip. */
+/** One measurement: the database's time minus this machine's monotonic time at the middle of the round trip. */
 async function measureOffset(pool: pg.Pool): Promise<number> {
-  const sent = Date.now();
+  const sent = performance.now();
   const answer = await row<{ ms: string }>(pool, 'SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms');
-  const received = Date.now();
+  const received = performance.now();
   return Number(answer!.ms) - (sent + received) / 2;
 }
 
@@ -37,9 +41,10 @@ export async function databaseClock(pool: pg.Pool): Promise<DatabaseClock> {
     );
   }, remeasureMs);
   timer.unref();
+  const now = () => performance.now() + offset;
   return {
-    now: () => Math.round(Date.now() + offset),
-    offsetMs: () => offset,
+    now: () => Math.round(now()),
+    offsetMs: () => now() - Date.now(),
     stop: () => clearInterval(timer),
   };
 }
