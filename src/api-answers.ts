@@ -40,7 +40,9 @@ export const asyncAccepted = z.strictObject({
   outcome: z.literal('SUCCESS'),
   identifier: z.string().describe("the caller's identifier, echoed in the webhook event"),
   jobId: z.string(),
-  status: z.literal('queued'),
+  status: z
+    .enum(['queued', 'rendering', 'succeeded', 'failed'])
+    .describe('queued for a new job; for the same request sent again within the dedupe window, the status of the job it queued'),
   statusUrl: z.url().describe("the job's status (GET)"),
 });
 

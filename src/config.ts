@@ -95,6 +95,16 @@ export const serveSettings = {
         'a PostgreSQL URL (postgres://user:password@host:5432/db): the queue, dedupe, rate limits, webhooks and rendered files of every instance pointed at it (default: SQLite in --data-dir)',
       ),
   },
+  databaseTimeout: {
+    flag: '--database-timeout <duration>',
+    env: 'PDFRENDER_DATABASE_TIMEOUT',
+    schema: durationField('30s')
+      .pipe(z.number().min(1_000, 'must be at least 1s').max(600_000, 'must be at most 10m'))
+      .prefault('30s')
+      .describe(
+        'with --database: how long one statement may go unanswered before the database counts as unreachable (a partition holds traffic without a reset); an enqueue whose answer is lost this way is looked up before the caller is answered (default 30s; 1s to 10m)',
+      ),
+  },
   files: {
     flag: '--files <location>',
     env: 'PDFRENDER_FILES',

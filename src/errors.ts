@@ -41,6 +41,8 @@ export type ErrorCode =
   | 'STORAGE_UNAVAILABLE'
   /** Another process held the database's write lock for longer than --busy-timeout. */
   | 'DATABASE_BUSY'
+  /** Async: the database stopped answering after the enqueue reached it; whether the job was queued is not known (the same request again is safe). */
+  | 'OUTCOME_UNKNOWN'
   /** Anything that is not a PdfRenderError: the caller gets a generic message, the operator's log the cause. */
   | 'INTERNAL_ERROR';
 
@@ -92,10 +94,11 @@ const exitCodes: Record<ErrorCode, number> = {
   STORAGE_FULL: 2,
   STORAGE_UNAVAILABLE: 2,
   DATABASE_BUSY: 1,
+  OUTCOME_UNKNOWN: 1,
   INTERNAL_ERROR: 1,
 };
 
-const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503 | 507> = {
+const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503 | 504 | 507> = {
   RENDER_PDF_FAILED: 400,
   VALIDATION_FAILED: 422,
   USAGE: 422,
@@ -116,6 +119,8 @@ const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 
   STORAGE_FULL: 507,
   STORAGE_UNAVAILABLE: 503,
   DATABASE_BUSY: 503,
+  // As a gateway's 504: the answer did not come back in time, so what happened is not known.
+  OUTCOME_UNKNOWN: 504,
   INTERNAL_ERROR: 500,
 };
 

@@ -173,17 +173,24 @@ describe('render-async', () => {
     }
   });
 
-  it('accepts exactly one of two simultaneous requests with one identifier, and the identifier again after the window', async () => {
+  it('accepts exactly one of two simultaneous requests with one identifier, answers the same request again with its job, and takes the identifier again after the window', async () => {
     const hook = await receiver();
     const server = await startServer({}, { engine });
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
-      const statuses = await Promise.all([0, 1].map(async () => (await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status));
+      const statuses = await Promise.all([0, 1].map(async (i) => (await post(server, { htmlContent: `<p>twin ${i}</p>`, identifier: 'twin' })).status));
       expect(statuses.sort()).toEqual([202, 402]);
+      // The same request twice at once (a client retrying a request whose answer it lost): one job, named by both answers.
+      const retried = await Promise.all([0, 1].map(async () => post(server, { htmlContent: '<p>retried</p>', identifier: 'retried', priority: 3 })));
+      expect(retried.map((answer) => answer.status)).toEqual([202, 202]);
+      const [first, second] = (await Promise.all(retried.map((answer) => answer.json()))) as Array<{ jobId: string; identifier: string }>;
+      expect(second!.jobId).toBe(first!.jobId);
+      // The same identifier with another priority is another request.
+      expect((await post(server, { htmlContent: '<p>retried</p>', identifier: 'retried' })).status).toBe(402);
       server.clock.time += 59_000;
-      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status).toBe(402);
+      expect((await post(server, { htmlContent: '<p>twin 9</p>', identifier: 'twin' })).status).toBe(402);
       server.clock.time += 1_000;
-      expect((await post(server, { htmlContent: '<p>x</p>', identifier: 'twin' })).status).toBe(202);
+      expect((await post(server, { htmlContent: '<p>twin 9</p>', identifier: 'twin' })).status).toBe(202);
     } finally {
       await server.close();
       hook.close();

@@ -52,7 +52,7 @@ describe('enqueue', () => {
 
   it('refuses the same identifier from the same caller within the window, and takes it after', () => {
     queue.enqueue(job({ identifier: 'invoice-1' }));
-    const duplicate = refusal(job({ identifier: 'invoice-1', now: 1_000_000 + 59_000 }));
+    const duplicate = refusal(job({ identifier: 'invoice-1', request: { htmlContent: '<p>another</p>' }, now: 1_000_000 + 59_000 }));
     expect(isPdfRenderError(duplicate, 'DUPLICATE_IDENTIFIER')).toBe(true);
     expect((duplicate as Error).message).toContain('may be used again in 1 s');
     // Another caller may use the same identifier.
@@ -62,9 +62,9 @@ describe('enqueue', () => {
 
   it('accepts exactly one of two connections sending the same identifier at once', () => {
     const second = jobQueue(openDb(path));
-    const results = [queue, second].map((q) => {
+    const results = [queue, second].map((q, i) => {
       try {
-        return q.enqueue(job({ identifier: 'same' })).status;
+        return q.enqueue(job({ identifier: 'same', request: { htmlContent: `<p>${i}</p>` } })).status;
       } catch (error) {
         return (error as { code: string }).code;
       }

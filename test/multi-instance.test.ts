@@ -79,16 +79,24 @@ describe('several instances on one PostgreSQL', () => {
     );
   }, 150_000);
 
-  it('answers one 202 and one 402 when the same identifier reaches two instances at once', async () => {
+  it('answers one 202 and one 402 when the same identifier with two documents reaches two instances at once, and one job for the same request', async () => {
     const { db, instances } = deployment;
     for (let round = 0; round < 20; round += 1) {
       const pair = [instances[round % 3]!, instances[(round + 1) % 3]!];
-      const answers = await Promise.all(pair.map((instance) => renderAsync(instance.url, { htmlContent: '<p>twice</p>', identifier: `twin-${round}` })));
+      const answers = await Promise.all(
+        pair.map((instance, i) => renderAsync(instance.url, { htmlContent: `<p>twice ${i}</p>`, identifier: `twin-${round}` })),
+      );
       expect(answers.map((answer) => answer.status).sort()).toEqual([202, 402]);
       expect(answers.find((answer) => answer.status === 402)!.body.outcome).toBe('DUPLICATE_IDENTIFIER');
+      // The same request at two instances at once (a client retrying elsewhere): both answers name one job.
+      const retried = await Promise.all(pair.map((instance) => renderAsync(instance.url, { htmlContent: '<p>retried</p>', identifier: `retried-${round}` })));
+      expect(retried.map((answer) => answer.status)).toEqual([202, 202]);
+      expect(retried[1]!.body.jobId).toBe(retried[0]!.body.jobId);
     }
-    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM jobs WHERE identifier LIKE 'twin-%'");
-    expect(Number(rows[0]!.n)).toBe(20);
+    const { rows } = await db.query<{ twins: string; retried: string }>(
+      "SELECT count(*) FILTER (WHERE identifier LIKE 'twin-%') AS twins, count(*) FILTER (WHERE identifier LIKE 'retried-%') AS retried FROM jobs",
+    );
+    expect(rows[0]).toEqual({ twins: '20', retried: '20' });
   });
 
   it('shares the render-sync rate window: N requests in total succeed within a window, not N per instance', async () => {

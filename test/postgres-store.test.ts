@@ -35,11 +35,15 @@ async function twoInstances() {
 }
 
 describe('several instances on one database', () => {
-  it('accept exactly one of the same identifier sent to both at once, every time', async () => {
+  it('accept exactly one of the same identifier sent to both at once, every time, and answer the same request at both with one job', async () => {
     const [a, b] = await twoInstances();
     for (let round = 0; round < 20; round += 1) {
-      const results = await Promise.all([a, b].map((store) => outcome(store.queue.enqueue(job({ identifier: `same-${round}` })))));
+      const results = await Promise.all(
+        [a, b].map((store, i) => outcome(store.queue.enqueue(job({ identifier: `same-${round}`, request: { htmlContent: `<p>${i}</p>` } })))),
+      );
       expect(results.sort()).toEqual(['DUPLICATE_IDENTIFIER', 'queued']);
+      const retried = await Promise.all([a, b].map((store) => store.queue.enqueue(job({ identifier: `retried-${round}` }))));
+      expect(retried[1]!.id).toBe(retried[0]!.id);
     }
   });
 

@@ -66,6 +66,26 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect((await queue.enqueue(job({ identifier: 'invoice-1', now: 1_060_000 }))).status).toBe('queued');
   });
 
+  it('answers the same request sent again within the window with the job it queued, as that job is now; another request, or after the window, as before', async () => {
+    const send = (overrides: Parameters<typeof job>[0]) =>
+      queue.enqueue(job({ identifier: 'retry-1', priority: 2, request: { htmlContent: '<p>a</p>' }, ...overrides }));
+    const queued = await send({});
+    expect(await send({ now: 1_000_000 + 10_000 })).toEqual(queued);
+    // Claimed since: the retry is told it is rendering, and no second job appears.
+    await queue.claim('w', 1_000_000 + 20_000, 60_000);
+    expect(await send({ now: 1_000_000 + 59_000 })).toMatchObject({ id: queued.id, status: 'rendering', attempts: 1 });
+    // Not the same request: another document, or another priority.
+    expect(isPdfRenderError(await refusal(send({ request: { htmlContent: '<p>b</p>' }, now: 1_000_000 + 30_000 })), 'DUPLICATE_IDENTIFIER')).toBe(true);
+    expect(isPdfRenderError(await refusal(send({ priority: 3, now: 1_000_000 + 30_000 })), 'DUPLICATE_IDENTIFIER')).toBe(true);
+    // Another caller's identical request is its own job.
+    expect((await send({ caller: 'key:other' })).id).not.toBe(queued.id);
+    // After the window the same request is a new job, and a retry of it answers the new one.
+    const again = await send({ now: 1_000_000 + 60_000 });
+    expect(again.id).not.toBe(queued.id);
+    expect((await send({ now: 1_000_000 + 61_000 })).id).toBe(again.id);
+    expect(await opened.sql("SELECT id FROM jobs WHERE identifier = 'retry-1'")).toHaveLength(3);
+  });
+
   it('bounds the jobs and request bytes of each caller and of everyone, counting only jobs queued or rendering', async () => {
     const full = await (async () => {
       for (let i = 0; i < 2; i += 1) await queue.enqueue(job({ caller: `key:${i}`, bounds: { ...bounds, maxQueue: 2 } }));

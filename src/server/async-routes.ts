@@ -44,7 +44,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     await deps.storage.confirm();
     deps.wakeWorkers();
     return c.json(
-      { outcome: 'SUCCESS', identifier, jobId: job.id, status: 'queued', statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<
+      { outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<
         typeof asyncAccepted
       >,
       202,

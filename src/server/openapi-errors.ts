@@ -23,17 +23,19 @@ const meanings: Record<ErrorCode, string> = {
   HOST_NOT_ALLOWED: 'a server on loopback without --public-url refuses a Host that is not this machine (DNS rebinding)',
   CROSS_SITE_REQUEST: "another site's browser page asked to change something; --cors-origin allows origins",
   SHUTTING_DOWN: 'the server is stopping and takes no new work (or stopped before this render finished)',
-  DUPLICATE_IDENTIFIER: 'the same caller sent this identifier within the last 60 s',
+  DUPLICATE_IDENTIFIER: 'the same caller sent this identifier with another request within the last 60 s (the same request again answers the job it queued)',
   WEBHOOK_NOT_CONFIGURED: 'no webhook endpoint is configured, so nobody would hear of the result',
   QUEUE_FULL: 'the queue is at one of its bounds (jobs or request bytes, per caller or in total)',
   STORAGE_FULL: "the server's disk is full; nothing was stored",
   STORAGE_UNAVAILABLE: 'the data dir was deleted, replaced or made read-only, or its database cannot be read',
   DATABASE_BUSY: 'another process held the database lock past --busy-timeout',
+  OUTCOME_UNKNOWN:
+    'the database stopped answering after the request reached it, so whether the job was queued is not known; send the same request with the same identifier again: it answers the job if it was queued (202), else queues it',
   INTERNAL_ERROR: "pdfrender failed unexpectedly; the cause is in the operator's log",
 };
 
 /** Codes whose answers say when to try again. */
-const retried = new Set<ErrorCode>(['RATE_LIMITED', 'SHUTTING_DOWN', 'QUEUE_FULL', 'STORAGE_FULL', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY']);
+const retried = new Set<ErrorCode>(['RATE_LIMITED', 'SHUTTING_DOWN', 'QUEUE_FULL', 'STORAGE_FULL', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY', 'OUTCOME_UNKNOWN']);
 
 /** Headers of the API's answers, as components. */
 export const headers = {

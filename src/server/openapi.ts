@@ -124,10 +124,10 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       operationId: 'renderAsync',
       summary: 'Queue a render; every webhook endpoint is told when it is done',
       description:
-        'Never rate limited; the queue paces async work. The queue is bounded in jobs and request bytes, per caller (API key, else address) and in total (--max-queue, --max-queue-per-caller, --max-queue-bytes, --max-queue-bytes-per-caller): beyond a bound it answers 503 QUEUE_FULL with Retry-After. The identifier is deduplicated per caller for 60 s.',
+        'Never rate limited; the queue paces async work. The queue is bounded in jobs and request bytes, per caller (API key, else address) and in total (--max-queue, --max-queue-per-caller, --max-queue-bytes, --max-queue-bytes-per-caller): beyond a bound it answers 503 QUEUE_FULL with Retry-After. The identifier is deduplicated per caller for 60 s: the same identifier with another request is 402; the same request again (a retry after a lost answer or a 504 OUTCOME_UNKNOWN) answers the job it queued, with its status now.',
       body: 'AsyncRenderRequest',
       responses: { 202: answer('queued', 'AsyncAccepted') },
-      codes: ['DUPLICATE_IDENTIFIER', 'WEBHOOK_NOT_CONFIGURED', 'QUEUE_FULL'],
+      codes: ['DUPLICATE_IDENTIFIER', 'WEBHOOK_NOT_CONFIGURED', 'QUEUE_FULL', 'OUTCOME_UNKNOWN'],
     },
   },
   '/api/pdfs/jobs/{jobId}': {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { NetworkReport } from '../engine/page-guard.js';
 import type { ErrorCode } from '../errors.js';
 import { deliveries } from './deliveries.js';
-import { duplicateIdentifier } from './identifier-window.js';
+import { duplicateIdentifier, requestDigest } from './identifier-window.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from './job-events.js';
 import type { Db } from './open-db.js';
 import { queueBounds, type QueueBounds } from './queue-bounds.js';
@@ -155,9 +155,12 @@ export const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message:
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {
   const outbox = deliveries(db);
-  const seen = db.prepare<[string, string], { seen_at: number }>('SELECT seen_at FROM identifiers WHERE caller = ? AND identifier = ?');
+  const seen = db.prepare<[string, string], { seen_at: number; request_digest: string | null; job_id: string | null }>(
+    'SELECT seen_at, request_digest, job_id FROM identifiers WHERE caller = ? AND identifier = ?',
+  );
   const remember = db.prepare(
-    'INSERT INTO identifiers (caller, identifier, seen_at) VALUES (?, ?, ?) ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at',
+    `INSERT INTO identifiers (caller, identifier, seen_at, request_digest, job_id) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at, request_digest = excluded.request_digest, job_id = excluded.job_id`,
   );
   const checkBounds = queueBounds(db);
   const insert = db.prepare(
@@ -202,13 +205,20 @@ export function jobQueue(db: Db) {
   );
 
   const enqueue = db.transaction((input: EnqueueInput): Job => {
-    const duplicate = duplicateIdentifier(input.identifier, seen.get(input.caller, input.identifier)?.seen_at, input.now, input.dedupeWindowMs);
-    if (duplicate) throw duplicate;
+    const before = seen.get(input.caller, input.identifier);
+    const digest = requestDigest(input);
+    const duplicate = duplicateIdentifier(input.identifier, before?.seen_at, input.now, input.dedupeWindowMs);
+    if (duplicate) {
+      // The same request again within the window is a retry: the job it queued, not a second one.
+      const original = before?.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
+      if (original) return fromRow(original);
+      throw duplicate;
+    }
     const request = JSON.stringify(input.request);
     const requestBytes = Buffer.byteLength(request);
     checkBounds(input.caller, requestBytes, input.bounds);
-    remember.run(input.caller, input.identifier, input.now);
     const id = `job_${randomBytes(12).toString('base64url')}`;
+    remember.run(input.caller, input.identifier, input.now, digest, id);
     insert.run(id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.now);
     return queuedJob(id, input);
   });
@@ -247,7 +257,7 @@ export function jobQueue(db: Db) {
   });
 
   return {
-    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
+    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window (the same request again answers the job it queued), QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     claim(worker: string, now: number, leaseMs: number): Job | null {

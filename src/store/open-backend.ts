@@ -40,6 +40,8 @@ export interface BackendSettings {
   s3Endpoint?: string | undefined;
   /** --busy-timeout, ms. */
   busyTimeout: number;
+  /** --database-timeout, ms: how long a PostgreSQL statement may go unanswered. */
+  databaseTimeout?: number | undefined;
   /** --concurrency: PostgreSQL's pool is sized from it. */
   concurrency: number;
 }
@@ -126,7 +128,10 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
 async function openPostgres(options: BackendOptions, url: string): Promise<Backend> {
   const { openPostgresDatabase } = await import('./postgres/postgres-store.js');
   // Two worker loops per page, the webhook sender and the HTTP routes each hold a connection at times.
-  const database = await openPostgresDatabase(url, { max: Math.max(10, 2 * options.config.concurrency + 6) });
+  const database = await openPostgresDatabase(url, {
+    max: Math.max(10, 2 * options.config.concurrency + 6),
+    ...(options.config.databaseTimeout === undefined ? {} : { queryTimeoutMs: options.config.databaseTimeout }),
+  });
   try {
     const s3 = await s3For(options);
     const looks = sharedStorageLooks(s3 ? 'the database and the S3 bucket' : 'the database', [

@@ -10,13 +10,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { duplicateIdentifier } from '../identifier-window.js';
+import type { Clock } from '../../clock.js';
+import { isPdfRenderError, PdfRenderError } from '../../errors.js';
+import { duplicateIdentifier, requestDigest } from '../identifier-window.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import type { JobQueue } from '../store.js';
 import { queueEvent } from './deliveries.js';
-import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
+import { afterLostAnswer } from './lost-answer.js';
+import { changes, connect, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
 // The columns of a Job, named as its fields; request and network are JSON text.
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
@@ -29,6 +32,35 @@ const toJob = (r: JobRow): Job => ({
   request: r.request === null ? null : JSON.parse(r.request),
   network: r.network === null ? null : JSON.parse(r.network),
 });
+
+/** What pdfrender_enqueue_v2 answers (schema.ts). */
+interface EnqueueRow {
+  seen_at: number | null;
+  jobs: number;
+  bytes: number;
+  my_jobs: number;
+  my_bytes: number;
+  queued: boolean;
+  /** The job the same request queued within the window. */
+  replay_of: string | null;
+  /** It arrived past its deadline and queued nothing. */
+  late: boolean;
+}
+
+/** pg's default when a pool sets no query timeout (postgresPool always sets one). */
+const defaultQueryTimeoutMs = 30_000;
+
+/** The server process of a connection's session (node-postgres learns it at connect; its types leave it out). */
+const sessionOf = (client: pg.PoolClient): number | null => (client as unknown as { processID?: number | null }).processID ?? null;
+
+/** The answer when the database cannot say whether an enqueue queued its job. */
+function outcomeUnknown(windowMs: number, cause: unknown): PdfRenderError {
+  return new PdfRenderError(
+    'OUTCOME_UNKNOWN',
+    `the database stopped answering after the request reached it, so whether the job was queued is not known; send the same request with the same identifier again within ${windowMs / 1000} s: if the job was queued, the answer is that job (202), else it is queued then`,
+    { cause, retryAfter: 5 },
+  );
+}
 
 /** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event. Null when `worker` does not hold the job. */
 async function settle(tx: Sql, id: string, worker: string | null, now: number, error: JobError, retryAt: number): Promise<JobStatus | null> {
@@ -47,20 +79,32 @@ async function settle(tx: Sql, id: string, worker: string | null, now: number, e
   return settled.status as JobStatus;
 }
 
-/** The job queue in the database of `pool`. */
-export function postgresJobQueue(pool: pg.Pool): JobQueue {
+/**
+ * The job queue in the database of `pool`. With `clock` (the database's, as the server has it),
+ * each enqueue carries a deadline past which the database queues nothing; without (tests that
+ * give their own times), a lost answer is settled by the sending session's end alone.
+ */
+export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
   return {
-    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window, QUEUE_FULL past a bound. */
+    /**
+     * Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window (the same request again
+     * answers the job it queued), QUEUE_FULL past a bound. When the answer is lost after the
+     * statement went, the database is asked what became of the job (lost-answer.ts): OUTCOME_UNKNOWN
+     * only when it cannot say.
+     */
     async enqueue(input: EnqueueInput) {
       const request = JSON.stringify(input.request);
       const requestBytes = Buffer.byteLength(request);
       const id = `job_${randomBytes(12).toString('base64url')}`;
+      // The instance stops waiting for the answer after the pool's query timeout; past it, the database queues nothing.
+      const deadline = clock ? clock.now() + (pool.options.query_timeout ?? defaultQueryTimeoutMs) : null;
       const { bounds } = input;
-      // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
-      const held = (await row<{ seen_at: number | null; jobs: number; bytes: number; my_jobs: number; my_bytes: number; queued: boolean }>(
-        pool,
-        'SELECT * FROM pdfrender_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
-        [
+      // Refused here, nothing was sent: the fault is the answer.
+      const { client, release } = await connect(pool);
+      let held: EnqueueRow;
+      try {
+        // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
+        held = (await row<EnqueueRow>(client, 'SELECT * FROM pdfrender_enqueue_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)', [
           id,
           input.caller,
           input.identifier,
@@ -75,15 +119,36 @@ export function postgresJobQueue(pool: pg.Pool): JobQueue {
           bounds.maxQueueBytes,
           bounds.maxQueuePerCaller,
           bounds.maxQueueBytesPerCaller,
-        ],
-      ))!;
+          requestDigest(input),
+          deadline,
+        ]))!;
+        release();
+      } catch (error) {
+        release(true);
+        // A refusal the database sent (a lock wait past lock_timeout, a conflict) rolled the enqueue
+        // back; only a connection that broke or went silent leaves the outcome open.
+        if (!isPdfRenderError(error, 'STORAGE_UNAVAILABLE')) throw error;
+        const outcome = await afterLostAnswer(pool, { jobId: id, pid: sessionOf(client), deadline });
+        if (outcome === 'queued') return queuedJob(id, input);
+        if (outcome === 'not queued') throw error;
+        throw outcomeUnknown(input.dedupeWindowMs, error);
+      }
+      if (held.replay_of) {
+        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [held.replay_of]);
+        if (original) return toJob(original);
+      }
+      if (held.late) {
+        throw new PdfRenderError('STORAGE_UNAVAILABLE', 'the request reached the database after this server had stopped waiting for it; nothing was queued', {
+          retryAfter: 5,
+        });
+      }
       if (!held.queued) {
         // The refusal, worded by the same rules the function applied.
         const duplicate = duplicateIdentifier(input.identifier, held.seen_at ?? undefined, input.now, input.dedupeWindowMs);
         if (duplicate) throw duplicate;
         checkTotalBounds(held, requestBytes, bounds);
         checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, bounds);
-        throw new Error(`pdfrender_enqueue refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
+        throw new Error(`pdfrender_enqueue_v2 refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
       }
       // The row as the function wrote it (not read back: another instance could have claimed it already).
       return queuedJob(id, input);

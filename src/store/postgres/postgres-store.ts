@@ -4,6 +4,7 @@
  * waits bounded, so the store writer's retries take over) and the schema migrated before use.
  */
 import pg from 'pg';
+import type { Clock } from '../../clock.js';
 import { PdfRenderError } from '../../errors.js';
 import { isPostgresError } from '../postgres-errors.js';
 import { isStorageFault } from '../storage-errors.js';
@@ -54,11 +55,14 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
   return pool;
 }
 
-/** The Store in the database of `pool` (migrated already: see migratePostgres); `close` ends the pool. */
-export function postgresStore(pool: pg.Pool): Store {
+/**
+ * The Store in the database of `pool` (migrated already: see migratePostgres); `close` ends the
+ * pool. `clock` is the database's (databaseClock), for the enqueue's deadline.
+ */
+export function postgresStore(pool: pg.Pool, clock?: Clock): Store {
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
   return {
-    queue: postgresJobQueue(pool),
+    queue: postgresJobQueue(pool, clock),
     deliveries: postgresDeliveries(pool),
     webhooks: postgresWebhookEndpoints(pool),
     redeliveries: postgresRedeliveries(pool),
@@ -135,7 +139,7 @@ export async function openPostgresDatabase(url: string, options: PostgresPoolOpt
     await pool.end().catch(() => undefined);
     throw openingError(url, error);
   }
-  const store = postgresStore(pool);
+  const store = postgresStore(pool, clock);
   const started = clock;
   return {
     store,
