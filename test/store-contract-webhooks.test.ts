@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
+import type { Delivery } from '../src/store/deliveries.js';
 import { maxRetryAfterMs, retrySchedule } from '../src/store/delivery-retry.js';
 import { s3Blobs } from '../src/store/s3-blobs.js';
 import type { Blobs, Store } from '../src/store/store.js';
@@ -46,7 +47,7 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     fast: await store.webhooks.add('http://127.0.0.1:9/fast', 2),
   });
 
-  it('claims at most `perEndpoint` per endpoint, counting those in flight, in due order, and holds them for `holdMs`', async () => {
+  it('claims at most `perEndpoint` per endpoint, counting those in flight, in due order, and holds them for a lease of `leaseMs`', async () => {
     const { slow, fast } = await twoEndpoints();
     for (let i = 0; i < 10; i += 1) await insertDelivery(`e${i}`, slow.id, i);
     for (let i = 0; i < 10; i += 1) await insertDelivery(`f${i}`, fast.id, 100 + i);
@@ -63,6 +64,21 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     expect(await row(first[0]!.id)).toMatchObject({ next_attempt_at: 6_000, claimed_until: 6_000 });
     // Held for 5 s: not claimed again before then, by anyone.
     expect((await store.deliveries.claim(5_999, 32, 5_000)).map((d) => d.eventId)).toEqual(['e4', 'e5', 'e6', 'e7', 'e8', 'e9', 'f7', 'f8', 'f9']);
+  });
+
+  it('renews the leases of attempts in flight; one whose lease ran out (its sender died) is due again and no longer counts against its endpoint', async () => {
+    const { slow } = await twoEndpoints();
+    for (let i = 0; i < 4; i += 1) await insertDelivery(`l${i}`, slow.id, i);
+    const claimed = await store.deliveries.claim(1_000, 10, 3_000, 4, {});
+    expect(claimed.map((d) => d.eventId)).toEqual(['l0', 'l1', 'l2', 'l3']);
+    const [renewed, settled, ...abandoned] = claimed as [Delivery, Delivery, ...Delivery[]];
+    await store.deliveries.succeeded(settled.id, 200, 2_000);
+    // A settled attempt is not renewed: only those still in flight are.
+    expect(await store.deliveries.renew([renewed.id, settled.id], 7_000)).toBe(1);
+    expect(await row(renewed.id)).toMatchObject({ next_attempt_at: 7_000, claimed_until: 7_000 });
+    expect(await row(settled.id)).toMatchObject({ status: 'delivered', claimed_until: null });
+    // Past their lease, the two never renewed are claimed again, beside the renewed one still in flight.
+    expect((await store.deliveries.claim(4_500, 10, 3_000, 4, { [slow.id]: 1 })).map((d) => d.eventId)).toEqual(abandoned.map((d) => d.eventId));
   });
 
   it('schedules retries (5 s give or take 10%, or a longer Retry-After up to 10 h) and fails a delivery after its last attempt', async () => {

@@ -47,6 +47,7 @@ export async function startRuntime(options: {
     clock,
     userAgent: config.webhookUserAgent ?? defaultWebhookUserAgent(options.version),
     timeoutMs: config.webhookTimeout,
+    leaseMs: config.jobLease,
     policy: webhookPolicy(config.allowPrivateWebhooks),
     resolver: options.resolver,
     events: options.events,

@@ -102,13 +102,17 @@ export function deliveries(db: Db) {
        next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL) THEN next_attempt_at ELSE @now END
      WHERE id = @id`,
   );
+  // Only attempts still claimed (not settled since): a lease renewed after its outcome was written would hide the next attempt.
+  const extend = db.prepare<[number, number, string]>(
+    "UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND claimed_until IS NOT NULL",
+  );
   const giveUp = db.prepare(
     "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?",
   );
 
-  const claim = db.transaction((now: number, limit: number, holdMs: number, perEndpoint: number, inFlight: Record<string, number>): Delivery[] => {
+  const claim = db.transaction((now: number, limit: number, leaseMs: number, perEndpoint: number, inFlight: Record<string, number>): Delivery[] => {
     const rows = due.all({ now, limit, perEndpoint, busy: JSON.stringify(inFlight) });
-    for (const row of rows) hold.run(now + holdMs, now + holdMs, row.id);
+    for (const row of rows) hold.run(now + leaseMs, now + leaseMs, row.id);
     return rows.map((row) => ({ id: row.id, eventId: row.event_id, jobId: row.job_id, endpointId: row.endpoint_id, body: row.body, attempts: row.attempts }));
   });
 
@@ -138,11 +142,16 @@ export function deliveries(db: Db) {
     },
     /**
      * Take up to `limit` due deliveries for sending, at most `perEndpoint` per endpoint counting the
-     * caller's `inFlight` ones, kept from other senders for `holdMs` (longer than one attempt can
-     * take); if this sender dies mid-attempt, the delivery is due again then.
+     * caller's `inFlight` ones, kept from other senders for a lease of `leaseMs` that the sender
+     * renews while the attempt lasts (renew); if this sender dies mid-attempt, the delivery is due
+     * again when its lease runs out.
      */
-    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}): Delivery[] =>
-      claim.immediate(now, limit, holdMs, perEndpoint, inFlight),
+    claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}): Delivery[] =>
+      claim.immediate(now, limit, leaseMs, perEndpoint, inFlight),
+    /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
+    renew(ids: number[], until: number): number {
+      return extend.run(until, until, JSON.stringify(ids)).changes;
+    },
     /** The receiver answered 2xx. */
     succeeded(id: number, status: number, now: number): void {
       delivered.run(status, now, id);

@@ -3,7 +3,10 @@
  * Standard Webhooks way with its secret (both read afresh for every attempt, so a rotation applies
  * to the next attempt and a removed endpoint gets nothing more). A 2xx ends a delivery; 410 Gone
  * disables the endpoint and holds its deliveries, this one included, until it is enabled again;
- * anything else is retried on the persisted schedule.
+ * anything else is retried on the persisted schedule. Each attempt in flight holds its delivery
+ * on a lease the sender renews (every third of it) while it waits for the receiver, so an instance
+ * that dies mid-attempt stops counting against the endpoint's cap, and has its attempt sent again,
+ * once the lease runs out rather than a whole --webhook-timeout later.
  */
 import type { Clock } from '../clock.js';
 import type { EventLog } from '../event-log.js';
@@ -54,17 +57,36 @@ export function startSender(deps: {
   events: EventLog;
   /** Every store write goes through it: waits out a lock held elsewhere without blocking. */
   write: StoreWrite;
+  /** How long a claimed attempt stays this sender's without a renewal (--job-lease, as the workers' jobs). */
+  leaseMs: number;
 }): Sender {
   const requestTimeoutMs = deps.timeoutMs;
-  // A claimed attempt is held a little longer than it can take, so a sender killed mid-attempt
-  // (its receiver may have answered) is retried soon after a restart rather than much later.
-  const holdMs = requestTimeoutMs + 5_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
   const connections = webhookConnections();
   /** Attempts in flight per endpoint id, passed to the claim. */
   const perEndpoint: Record<string, number> = {};
+  /** The deliveries of the attempts in flight, whose leases the renewal extends. */
+  const claimed = new Set<number>();
+  let renewing = false;
+  const renewal = setInterval(
+    () => {
+      // One renewal at a time: one waiting for a lock is not joined by the next. A failed one is
+      // tried again at the next beat; a lease lost meanwhile means the attempt may be sent twice, which
+      // receivers already dedupe (webhook-id).
+      if (renewing || claimed.size === 0) return;
+      renewing = true;
+      deps
+        .write(() => deps.deliveries.renew([...claimed], deps.clock.now() + deps.leaseMs))
+        .catch((error: unknown) => {
+          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook delivery lease renewal failed; retrying at the next one', error });
+        })
+        .finally(() => (renewing = false));
+    },
+    Math.max(500, deps.leaseMs / 3),
+  );
+  renewal.unref();
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = await deps.webhooks.get(delivery.endpointId);
@@ -128,6 +150,7 @@ export function startSender(deps: {
 
   const start = (delivery: Delivery) => {
     perEndpoint[delivery.endpointId] = (perEndpoint[delivery.endpointId] ?? 0) + 1;
+    claimed.add(delivery.id);
     const running: Promise<void> = attempt(delivery)
       .catch((error) => {
         // A storage fault is the health monitor's to log; the delivery is due again when its hold runs out.
@@ -135,6 +158,7 @@ export function startSender(deps: {
       })
       .finally(() => {
         inFlight.delete(running);
+        claimed.delete(delivery.id);
         if (--perEndpoint[delivery.endpointId]! === 0) delete perEndpoint[delivery.endpointId];
         // Room for the next one: claimed now only if the last claim may have left some due for want
         // of room. Otherwise nothing was due then, and what is due since came with a wake() (a new
@@ -161,7 +185,9 @@ export function startSender(deps: {
       return;
     }
     const room = maxInFlight - inFlight.size;
-    claiming = (room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, holdMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([]))
+    claiming = (
+      room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, deps.leaseMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([])
+    )
       .then(
         (due) => {
           due.forEach(start);
@@ -189,6 +215,7 @@ export function startSender(deps: {
       // Deliveries a claim in progress takes are sent before the sender stops.
       await claiming;
       await Promise.all(inFlight);
+      clearInterval(renewal);
       connections.close();
     },
   };

@@ -40,15 +40,23 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
 
     /**
      * Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the attempts in
-     * flight (every instance's, from the table: the caller's `inFlight` are among them), kept from
-     * other senders for `holdMs`.
+     * flight (every instance's, from the table: the caller's `inFlight` are among them, and a dead
+     * instance's only until their lease runs out), kept from other senders for a lease of `leaseMs`.
      */
-    claim: (now: number, limit: number, holdMs: number, perEndpoint: number = limit) =>
+    claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit) =>
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).
       rows<Delivery>(
         pool,
         'SELECT id, event_id AS "eventId", job_id AS "jobId", endpoint_id AS "endpointId", body, attempts FROM pdfrender_claim_deliveries($1, $2, $3, $4)',
-        [now, limit, perEndpoint, now + holdMs],
+        [now, limit, perEndpoint, now + leaseMs],
+      ),
+
+    /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
+    renew: (ids: number[], until: number) =>
+      changes(
+        pool,
+        "UPDATE webhook_deliveries SET next_attempt_at = $1, claimed_until = $1 WHERE id = ANY($2::bigint[]) AND status = 'pending' AND claimed_until IS NOT NULL",
+        [until, ids],
       ),
 
     /** The receiver answered 2xx. */
