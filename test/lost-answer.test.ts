@@ -110,3 +110,41 @@ describe('an enqueue whose answer is lost', () => {
     expect(instance.child.exitCode).toBeNull();
   }, 60_000);
 });
+
+/** What /readyz answered, with its HTTP status. */
+interface Readiness {
+  httpStatus: number;
+  checks: Record<string, boolean>;
+  reasons: Record<string, string>;
+}
+
+describe('/readyz while the database does not answer', () => {
+  it('answers 503 within its own 5 s bound (the default --database-timeout is 30 s), saying the database did not answer, and 200 again once it answers', async () => {
+    // An instance with the default timeouts: before, its probe waited for a pool connection (10 s)
+    // or a statement (30 s) and blamed "a conflicting change" or "an unexpected failure".
+    const [patient] = (await startInstances(1, `postgres://postgres@127.0.0.1:${proxy.port}/lost`)) as [ServeProcess];
+    try {
+      proxy.holdAll();
+      const [fromDefault, fromShort] = (await Promise.all(
+        [patient, instance].map(async (server) => {
+          const response = await fetch(`${server.url}/readyz`);
+          return { ...((await response.json()) as { checks: Record<string, boolean>; reasons: Record<string, string> }), httpStatus: response.status };
+        }),
+      )) as [Readiness, Readiness];
+      expect(fromDefault).toMatchObject({ httpStatus: 503, checks: { database: false, storage: false } });
+      expect(fromDefault.reasons).toEqual({
+        database: 'STORAGE_UNAVAILABLE: the database did not answer within 5 s',
+        storage: 'STORAGE_UNAVAILABLE: the database does not answer: no answer within 5 s',
+      });
+      // With --database-timeout 1s the statement gives up first, and says so.
+      expect(fromShort).toMatchObject({ httpStatus: 503, checks: { database: false } });
+      expect(fromShort.reasons.database).toBe(
+        "STORAGE_UNAVAILABLE: the server's database did not answer in time (--database-timeout); try again later or another instance",
+      );
+    } finally {
+      proxy.heal();
+    }
+    for (const server of [patient, instance]) await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'the instance to be ready again');
+    await stopInstances([patient]);
+  }, 60_000);
+});

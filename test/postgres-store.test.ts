@@ -226,6 +226,15 @@ describe('faults', () => {
       message: "the server's database is full, so nothing more can be stored there; try again later",
     });
     for (const code of ['40001', '40P01']) expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
+    // Out of connections is load, not an outage, and says so.
+    expect(storageFault(sent('53300'))).toMatchObject({
+      code: 'DATABASE_BUSY',
+      message: "the server's database has no connection to spare (too many connections, 53300); try again shortly",
+    });
+    expect(postgresFault(new Error('timeout exceeded when trying to connect'))).toMatchObject({
+      code: 'DATABASE_BUSY',
+      message: 'every connection this server has to its database is in use, and none came free in time; try again shortly',
+    });
     for (const code of ['08006', '57P01', '57P03']) expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
     // A statement's own error (a unique violation) is not the storage's.
     expect(storageFault(sent('23505'))).toBeUndefined();

@@ -6,10 +6,17 @@ import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { healthAnswers } from '../api-answers.js';
 import { callerError } from '../errors.js';
+import { raceAbort } from '../race.js';
 import type { AppDeps } from './deps.js';
 
 /** How long the readiness probe waits for a write lock held elsewhere (a moment's lock is not unreadiness). */
 const lockWaitMs = 1_000;
+/**
+ * How long it waits for the database at all: a frozen or cut-off database holds a connection, or a
+ * statement, until the pool's own timeouts (10 s, 30 s), and a probe must answer before its caller
+ * gives up on it.
+ */
+const answerWithinMs = 5_000;
 
 /** Mount the routes on `app`. */
 export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
@@ -31,9 +38,14 @@ export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined
 async function databaseWritable(deps: AppDeps): Promise<string | null> {
   try {
     // Proves a write would succeed, without writing (SQLite: the write lock taken and let go).
-    await deps.write(() => deps.store.ping(), { waitMs: lockWaitMs });
+    await raceAbort(
+      deps.write(() => deps.store.ping(), { waitMs: lockWaitMs }),
+      AbortSignal.timeout(answerWithinMs),
+    );
     return null;
   } catch (error) {
+    if (error instanceof DOMException && error.name === 'TimeoutError')
+      return `STORAGE_UNAVAILABLE: the database did not answer within ${answerWithinMs / 1000} s`;
     const { code, message } = callerError(error);
     return `${code}: ${message}`;
   }

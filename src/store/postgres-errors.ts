@@ -32,10 +32,28 @@ const driverMessages = /^(Connection terminated|Client has encountered a connect
 // pg-pool's answer to a caller that waited too long for a free connection of a full pool: load, not an outage.
 const fullPool = /^timeout exceeded when trying to connect/;
 
-// Serialization failure, deadlock, lock not available (lock_timeout), a statement cancelled by statement_timeout.
-const busy = new Set(['40001', '40P01', '55P03', '57014']);
-// Admin or crash shutdown, starting up, too many connections, a read-only server (a standby), a system I/O error.
-const unavailable = new Set(['57P01', '57P02', '57P03', '53300', '25006', '3D000']);
+// Serialization failure, deadlock, lock not available (lock_timeout), a statement cancelled by
+// statement_timeout, and too many connections (the server is there and answering: load, not an outage).
+const busy = new Set(['40001', '40P01', '55P03', '57014', '53300']);
+// Admin or crash shutdown, starting up, a read-only server (a standby), no such database.
+const unavailable = new Set(['57P01', '57P02', '57P03', '25006', '3D000']);
+
+/**
+ * A fault's own words where the code's general ones would name the wrong cause: the server out of
+ * connection slots or this instance's pool all in use (load, not a conflicting change), and a
+ * database that stopped answering (not one that refused). Undefined for the rest.
+ */
+export function postgresFaultWords(error: unknown): string | undefined {
+  if (isPostgresError(error) && error.code === '53300')
+    return "the server's database has no connection to spare (too many connections, 53300); try again shortly";
+  if (!(error instanceof Error)) return undefined;
+  if (fullPool.test(error.message)) return 'every connection this server has to its database is in use, and none came free in time; try again shortly';
+  if (silent.test(error.message)) return "the server's database did not answer in time (--database-timeout); try again later or another instance";
+  return undefined;
+}
+
+// node-postgres's words for a query, or a connection's start, that got no answer within its timeout.
+const silent = /^(Query read timeout|Connection terminated due to connection timeout)/;
 
 function sqlState(code: string): 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY' | undefined {
   if (busy.has(code)) return 'DATABASE_BUSY';

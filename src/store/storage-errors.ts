@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { isPdfRenderError, PdfRenderError, type ErrorCode } from '../errors.js';
-import { isPostgresError, postgresStorageCode } from './postgres-errors.js';
+import { isPostgresError, postgresFaultWords, postgresStorageCode } from './postgres-errors.js';
 
 /** The codes of a fault in the storage, never in the document or the request. */
 export type StorageCode = Extract<ErrorCode, 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY'>;
@@ -66,9 +66,16 @@ export function databaseFault(error: unknown): PdfRenderError | undefined {
   return error instanceof Database.SqliteError || isPostgresError(error) ? storageFault(error) : undefined;
 }
 
-/** The PdfRenderError of a storage fault known by its code (the health monitor's own findings). */
-export function storageError(code: StorageCode, cause?: unknown): PdfRenderError {
-  return new PdfRenderError(code, messages[code], { cause, retryAfter: retryAfter[code] });
+// The health monitor's refusals for a storage shared by instances (a database, a bucket): not a data folder.
+const sharedMessages: Record<StorageCode, string> = {
+  ...postgresMessages,
+  STORAGE_FULL: "the server's shared storage (its database or file bucket) is full, so nothing more can be stored there; try again later",
+  STORAGE_UNAVAILABLE: "the server's shared storage (its database or file bucket) cannot be reached or cannot take writes; try again later or another instance",
+};
+
+/** The PdfRenderError of a storage fault known by its code (the health monitor's own findings), worded for a data dir or, when `shared`, a shared storage. */
+export function storageError(code: StorageCode, cause?: unknown, shared = false): PdfRenderError {
+  return new PdfRenderError(code, (shared ? sharedMessages : messages)[code], { cause, retryAfter: retryAfter[code] });
 }
 
 /** True for an error that says the storage failed (full, unavailable, busy), not the document. */
@@ -76,9 +83,9 @@ export function isStorageFault(error: unknown): error is PdfRenderError {
   return isPdfRenderError(error) && isStorageCode(error.code);
 }
 
-/** A storage fault of PostgreSQL or its connection (refused, lost), worded for a database server; undefined for anything else. */
+/** A storage fault of PostgreSQL or its connection (refused, lost, out of connections), worded for a database server; undefined for anything else. */
 export function postgresFault(error: unknown): PdfRenderError | undefined {
   if (isPdfRenderError(error)) return isStorageFault(error) ? error : undefined;
   const code = postgresStorageCode(error);
-  return code ? new PdfRenderError(code, postgresMessages[code], { cause: error, retryAfter: retryAfter[code] }) : undefined;
+  return code ? new PdfRenderError(code, postgresFaultWords(error) ?? postgresMessages[code], { cause: error, retryAfter: retryAfter[code] }) : undefined;
 }

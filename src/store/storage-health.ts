@@ -60,6 +60,8 @@ export interface StorageLooks {
   where: string;
   /** How an unavailable storage comes back, for the log. */
   recovery: string;
+  /** A storage shared by instances (a database server, a bucket), so refusals do not speak of a data folder. */
+  shared?: boolean;
   /** Look at everything: whether it is there and usable, and (if it can tell) whether `needBytes` are free. */
   look(needBytes: number): Promise<StorageFault | null>;
   /** The quick look after a write and before acknowledging it: is what was written where it will be read? */
@@ -181,7 +183,7 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
   return {
     current: () => fault,
     require() {
-      if (fault) throw storageError(fault.code);
+      if (fault) throw storageError(fault.code, undefined, looks.shared);
     },
     check,
     async confirm() {
@@ -189,7 +191,7 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
       const unavailable = await looks.confirm();
       if (!unavailable) return;
       set(unavailable);
-      throw storageError(unavailable.code);
+      throw storageError(unavailable.code, undefined, looks.shared);
     },
     report(error, bytes = 0) {
       if (error.code === 'DATABASE_BUSY') {

@@ -69,6 +69,11 @@ export async function holdingProxy(targetPort: number) {
     arm(next: HoldPlan) {
       plan = next;
     },
+    /** Hold every connection, open or new, now (a database frozen, or cut off). */
+    holdAll() {
+      holdingAll = true;
+      for (const pair of pairs) pair.holding = true;
+    },
     /** How many marked chunks were acted on. */
     get held() {
       return held;
