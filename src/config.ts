@@ -206,7 +206,9 @@ export const serveSettings = {
   shutdownGrace: {
     flag: '--shutdown-grace <duration>',
     env: 'PDFRENDER_SHUTDOWN_GRACE',
-    schema: durationField('30s').prefault('30s').describe('how long a stopping server waits for renders in flight (default 30s)'),
+    schema: durationField('30s')
+      .prefault('30s')
+      .describe('how long a stopping server waits for renders in flight, sync and async; async jobs still rendering then go back to the queue (default 30s)'),
   },
   maxPages: {
     flag: '--max-pages <n>',

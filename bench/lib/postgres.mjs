@@ -2,8 +2,11 @@
  * A throw-away PostgreSQL cluster, for the tests (test/support/postgres.ts re-exports it) and the
  * bench's scale-out section: initdb in a temp folder owned by the postgres user (initdb refuses
  * root, and the tests run as root here and in CI), pg_ctl on a free loopback port, fsync off
- * (nothing in it must survive a crash), stopped and removed after. When it cannot start, the error
- * says why: a PostgreSQL test never skips. postgres.d.mts gives TypeScript the types.
+ * (nothing in it must survive a crash of the machine), stopped and removed after. When it cannot
+ * start, the error says why: a PostgreSQL test never skips. It can be restarted (`pg_ctl restart
+ * -m fast`, as a minor-version upgrade does) or crashed and started again (`-m immediate`, as a
+ * failover looks to its clients) on the same port with the same settings. postgres.d.mts gives
+ * TypeScript the types.
  */
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -58,10 +61,13 @@ async function postgresBin() {
 
 /**
  * Start a cluster; throws (never skips) with the reason when PostgreSQL is missing or cannot start.
- * `maxConnections` bounds the server's connections (default 100). Install it with
+ * `maxConnections` bounds the server's connections (default 100). `durableCommits` turns
+ * synchronous_commit back on, so an acknowledged commit survives a crash of the server (crash,
+ * restart -m immediate); off by default, when the last commits before such a crash may be lost.
+ * Neither survives a crash of the machine (fsync stays off). Install it with
  * `apt-get install -y postgresql` (Debian puts initdb under /usr/lib/postgresql/<v>/bin).
  */
-export async function startCluster({ maxConnections = 100 } = {}) {
+export async function startCluster({ maxConnections = 100, durableCommits = false } = {}) {
   const started = performance.now();
   const root = await mkdtemp(join(tmpdir(), 'pdfrender-pg-'));
   const data = join(root, 'data');
@@ -77,10 +83,14 @@ export async function startCluster({ maxConnections = 100 } = {}) {
   }
   await chmod(root, 0o700);
   const port = await freePort();
+  // Kept for restart and start: the same port and settings every time the server comes up.
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${root} -c fsync=off -c full_page_writes=off -c synchronous_commit=${durableCommits ? 'on' : 'off'} -c max_connections=${maxConnections}`;
+  const pgCtl = (args) => asPostgres(env('pg_ctl'), ['-D', data, ...args]);
+  // -w: resolves once the server is ready to accept connections.
+  const start = () => pgCtl(['-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'start']);
   try {
     await asPostgres(env('initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-    const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${root} -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=${maxConnections}`;
-    await asPostgres(env('pg_ctl'), ['-D', data, '-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'start']);
+    await start();
   } catch (error) {
     const log = await readFile(join(root, 'log'), 'utf8').catch(() => '');
     await rm(root, { recursive: true, force: true });
@@ -108,6 +118,12 @@ export async function startCluster({ maxConnections = 100 } = {}) {
       pools.push(pool);
       return pool;
     },
+    // -l is taken by restart too (pg_ctl's help leaves it out): without it the new server would
+    // write to pg_ctl's stdout, which this process would then wait on for ever.
+    restart: ({ mode = 'fast' } = {}) => pgCtl(['-m', mode, '-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'restart']),
+    crash: () => pgCtl(['-m', 'immediate', '-w', '-t', '60', 'stop']),
+    start,
+    log: () => readFile(join(root, 'log'), 'utf8').catch(() => ''),
     async stop() {
       // The server first (immediate: nothing in it is kept), so no pool waits on a connection left checked out.
       await asPostgres(env('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);

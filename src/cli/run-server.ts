@@ -1,14 +1,14 @@
 /**
  * The running server of `pdfrender serve`: opens the data dir, starts the engine and the Hono app,
- * and on SIGINT/SIGTERM stops accepting, lets renders in flight finish (bounded by
- * --shutdown-grace, after which those still going answer 503), then closes the browser and the database.
+ * and on SIGINT/SIGTERM stops accepting requests and async jobs, lets renders in flight finish
+ * (bounded by --shutdown-grace, see stop-server.ts), then closes the browser and the database.
  */
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/find-browser.js';
 import { eventLogWriter } from '../event-log.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
-import { PdfRenderError } from '../errors.js';
+import { valueWithin } from '../race.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/access-log.js';
 import { listen } from '../server/listen.js';
@@ -17,8 +17,11 @@ import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
 import { describeBackend } from '../store/open-backend.js';
 import type { CliIO } from './io.js';
+import { stopServer } from './stop-server.js';
 
 const sweepEveryMs = 60_000;
+/** How long a stopping server waits at least for a sweep still going. */
+const sweepWithinMs = 2_000;
 
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
@@ -61,14 +64,15 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     };
     await sweep();
     // One sweep at a time (a big files folder can take longer than the interval), and shutdown
-    // waits for the one running before the database closes under it.
+    // gives the one running a moment before the database closes under it.
     let sweeping: Promise<void> | undefined;
     const sweeper = setInterval(() => {
       sweeping ??= sweep()
         .catch((error) => deps.events({ level: 'error', message: 'sweep failed; trying again in a minute', error }))
         .finally(() => (sweeping = undefined));
     }, sweepEveryMs);
-    // Aborted when the shutdown grace runs out, so renders still going answer 503 rather than vanish.
+    // Aborted when the shutdown grace runs out: renders still going answer 503 rather than vanish,
+    // and async jobs still rendering go back to the queue (stop-server.ts).
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
     const { port } = deps.listening.address!;
@@ -102,35 +106,15 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
     }
     await new Promise<void>((resolve) => (io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true })));
-    io.stderr.write('pdfrender: shutting down: no new requests, waiting for renders in flight\n');
-    deps.lifecycle.draining = true;
+    // One budget for everything on the way out, counted from the signal.
+    const graceEnds = Date.now() + config.shutdownGrace;
     clearInterval(sweeper);
-    let serverClosed = false;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => void (serverClosed = true));
-    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
-    const waitForInFlight = async (ms: number) => {
-      const until = Date.now() + ms;
-      while (deps.lifecycle.inFlight > 0 && Date.now() < until) await pause();
-    };
-    await waitForInFlight(config.shutdownGrace);
-    if (deps.lifecycle.inFlight > 0) {
-      io.stderr.write(`pdfrender: shutdown grace ran out; stopping ${deps.lifecycle.inFlight} request(s) in flight (renders answer 503 SHUTTING_DOWN)\n`);
-      stopRenders.abort(new PdfRenderError('SHUTTING_DOWN', 'the server stopped before the document finished rendering; send it again', { retryAfter: 5 }));
-      // An aborted render answers at once; this only bounds a request stuck elsewhere (a body still uploading).
-      await waitForInFlight(2_000);
-    }
-    // A handled request leaves inFlight before Node has written its answer: close sockets as they go
-    // idle, so every answer reaches its client, and cut the rest only after a bounded wait.
-    const flushUntil = Date.now() + 2_000;
-    while (!serverClosed && Date.now() < flushUntil) {
-      if ('closeIdleConnections' in server) server.closeIdleConnections();
-      await pause();
-    }
-    if ('closeAllConnections' in server) server.closeAllConnections();
-    await closed;
-    await sweeping;
+    await stopServer({ server, runtime, graceEnds, stopRenders, say: (line) => io.stderr.write(`${line}\n`) });
+    // A sweep of a big files folder may still be going: it is waited for within what is left of the
+    // grace (and a moment), not out (what it did not sweep, the next start does).
+    await valueWithin(sweeping ?? Promise.resolve(), Math.max(sweepWithinMs, graceEnds - Date.now()), undefined);
   } finally {
-    // Workers finish the jobs in hand (their renders need the engine), then the engine goes.
+    // The workers settle the jobs in hand (their renders need the engine), then the engine goes.
     await runtime.close();
     await engine.close();
   }

@@ -6,7 +6,8 @@
  * expired leases (a crashed server) are requeued. A storage fault (full disk, data dir gone,
  * database locked) is not the document's: the job goes back without spending its attempt, the
  * loops take no jobs while the storage is at fault, and the writes that settle a job in hand are
- * retried until they land, so its lease is never left to run out.
+ * retried until they land, so its lease is never left to run out. A stopping server's grace running
+ * out is not the document's either: renders still going then end, and their jobs go back the same way.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
@@ -14,6 +15,7 @@ import type { Engine } from '../engine/engine.js';
 import { publicReport } from '../engine/page-guard.js';
 import { callerError } from '../errors.js';
 import { logReportDetail, type EventLog } from '../event-log.js';
+import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
 import type { Job } from '../store/jobs.js';
 import type { FileStore, JobQueue, StoredFile } from '../store/store.js';
@@ -26,6 +28,12 @@ const pollMs = 1_000;
 const longestBackoffMs = 30_000;
 /** Delay before retrying a failed attempt, growing with each attempt. */
 const retryDelayMs = (attempts: number) => 2_000 * 2 ** (attempts - 1);
+/**
+ * How long a stop waits, once it gave up on the jobs in hand, for their writes (a release, a file
+ * discarded) to land: an aborted render ends at once, but a database that does not answer must not
+ * hold a process on its way out. A job not handed back by then returns when its lease runs out.
+ */
+const handBackWithinMs = 2_000;
 
 export interface WorkerDeps {
   engine: Engine;
@@ -49,19 +57,33 @@ export interface WorkerDeps {
 export interface Workers {
   /** A job was queued: an idle loop takes it now instead of at its next poll. */
   wake(): void;
-  /** Take no new jobs; resolves when the jobs in hand are done. */
-  stop(): Promise<void>;
+  /**
+   * Take no new jobs from now on; resolves when the jobs in hand are done (a second call answers
+   * the first one's promise). Once `giveUp` aborts (a stopping server's grace ran out), renders
+   * still going end and their jobs go back to the queue, the attempt not counted; without it, the
+   * jobs in hand finish however long they take.
+   */
+  stop(giveUp?: AbortSignal): Promise<void>;
 }
 
 /** Start `count` worker loops. */
 export function startWorkers(deps: WorkerDeps, count: number): Workers {
   const workerId = `w_${randomBytes(6).toString('hex')}`;
   let stopped = false;
+  /** Aborted when the stop gives up on the jobs in hand: the signal of every render. */
+  const cut = new AbortController();
+  /** Whether the stop waits for its signal before giving up on settling the jobs in hand (see settle). */
+  let patient = false;
+  const givingUp = () => stopped && (!patient || cut.signal.aborted);
+  /** Jobs given up on and handed back to the queue, and those whose hand-back failed. */
+  const handed = { back: 0, not: 0 };
+  let stopping: Promise<void> | undefined;
   let sleepers: Array<() => void> = [];
-  const sleep = (ms = pollMs) =>
+  /** Pause `ms`, or less when woken; `settling` (a write that settles a job in hand) pauses until the stop gives up. */
+  const sleep = (ms = pollMs, settling = false) =>
     new Promise<void>((resolve) => {
       // A loop that fails while stopping must not pause: the server waits for it.
-      if (stopped) return resolve();
+      if (stopped && (!settling || givingUp())) return resolve();
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
@@ -70,18 +92,22 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       }
       sleepers.push(done);
     });
+  const wakeAll = () => [...sleepers].forEach((wake) => wake());
   /** Jobs the loops are on: theirs to settle, so never requeued as expired by this process. */
   const inHand = new Set<string>();
 
-  /** Run a write that settles a job in hand until it lands, waiting out storage faults; gives up only when stopping (the lease then brings the job back). */
+  /**
+   * Run a write that settles a job in hand until it lands, waiting out storage faults; gives up only
+   * when the stop gives up on the jobs in hand (the lease then brings the job back).
+   */
   const settle = async <T>(work: () => T): Promise<Awaited<T>> => {
     for (let pause = pollMs / 2; ; pause = Math.min(pause * 2, 5_000)) {
       try {
         return await deps.write(work);
       } catch (error) {
-        if (!isStorageFault(error) || stopped) throw error;
+        if (!isStorageFault(error) || givingUp()) throw error;
       }
-      await sleep(pause);
+      await sleep(pause, true);
     }
   };
 
@@ -137,7 +163,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     );
     let file: StoredFile | undefined;
     try {
-      const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background' });
+      const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background', signal: cut.signal });
       file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
       logReportDetail(deps.events, result.network, { jobId: job.id });
@@ -160,6 +186,18 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         await deps.files.discard(stored);
       }
     } catch (error) {
+      if (cut.signal.aborted) {
+        // The server stopped and its grace ran out (the render was aborted, or a write after it did not
+        // land in time): not the document's fault, so the job goes back at once, for another instance
+        // or the next start, without spending its attempt. A PDF it made is named by nothing: dropped.
+        if (file) await deps.files.discard(file);
+        const back = await settle(() => deps.queue.release(job.id, holder, deps.clock.now())).catch((error: unknown) => {
+          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'could not hand an async job back to the queue', jobId: job.id, error });
+          return false;
+        });
+        handed[back ? 'back' : 'not'] += 1;
+        return;
+      }
       if (isStorageFault(error)) {
         // The PDF could not be kept: not the document's fault, so the attempt does not count. The
         // release itself may have to wait for the storage (a full disk takes no write at all).
@@ -195,10 +233,32 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     wake() {
       sleepers[0]?.();
     },
-    async stop() {
-      stopped = true;
-      for (const wake of [...sleepers]) wake();
-      await Promise.all(loops);
+    stop(giveUp) {
+      return (stopping ??= (async () => {
+        stopped = true;
+        patient = giveUp !== undefined;
+        wakeAll();
+        const done = Promise.all(loops).then(() => true);
+        if (!giveUp) return void (await done);
+        const gaveUp = new Promise<false>((resolve) => cut.signal.addEventListener('abort', () => resolve(false), { once: true }));
+        const giveUpNow = () => {
+          cut.abort(giveUp.reason);
+          // Pauses between settling writes end too: those writes give up now.
+          wakeAll();
+        };
+        if (giveUp.aborted) giveUpNow();
+        else giveUp.addEventListener('abort', giveUpNow, { once: true });
+        if (await Promise.race([done, gaveUp])) return;
+        // Given up on: the jobs in hand go back now, within a bound.
+        const ended = await valueWithin(done, handBackWithinMs, false);
+        const late = handed.not + (ended ? 0 : inHand.size);
+        deps.events({
+          level: 'warn',
+          message:
+            `shutdown grace ran out: ${handed.back} async job(s) still rendering went back to the queue (for another instance or the next start), their attempts not counted` +
+            (late > 0 ? `; ${late} could not be handed back in time and return when their leases run out` : ''),
+        });
+      })());
     },
   };
 }

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { EventLog } from '../event-log.js';
+import { valueWithin } from '../race.js';
 import { startWorkers } from '../queue/worker.js';
 import { openBackend } from '../store/open-backend.js';
 import type { Resolver } from '../network/resolve-checked.js';
@@ -13,9 +14,23 @@ import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
 
+/**
+ * A stopping server's close waits for the webhook sender, then the database, for what is left of
+ * its grace and at least this long: a process on its way out must not wait out a slow receiver
+ * (--webhook-timeout, up to 10 m), a locked database or PostgreSQL's 30 s query timeout. An attempt
+ * cut off is sent again, with the same webhook-id, once its claim runs out.
+ */
+const closeWithinMs = 2_000;
+
 export interface Runtime {
   deps: AppDeps;
-  /** Stop the workers (after the jobs in hand) and the sender, then close the database. */
+  /**
+   * A stopping server: the workers take no new job from now on; resolves when the jobs in hand are
+   * done. Once `giveUp` aborts (the grace ran out), renders still going end and their jobs go back
+   * to the queue, the attempt not counted. `graceEnds` (a Date.now() time) bounds close's waits.
+   */
+  drain(giveUp: AbortSignal, graceEnds: number): Promise<void>;
+  /** Stop the workers (after the jobs in hand, or as drain said) and the sender, then close the database; after drain, each wait is bounded. */
   close(): Promise<void>;
 }
 
@@ -82,12 +97,19 @@ export async function startRuntime(options: {
     lifecycle: { draining: false, inFlight: 0 },
     listening: {},
   };
+  /** Set by drain: a process on its way out. A library caller's close waits for everything. */
+  let graceEnds: number | undefined;
+  const bounded = (work: Promise<void>) => (graceEnds === undefined ? work : valueWithin(work, Math.max(closeWithinMs, graceEnds - Date.now()), undefined));
   return {
     deps,
+    drain(giveUp, ends) {
+      graceEnds = ends;
+      return workers.stop(giveUp);
+    },
     async close() {
       await workers.stop();
-      await sender.stop();
-      await backend.close();
+      await bounded(sender.stop());
+      await bounded(backend.close());
     },
   };
 }

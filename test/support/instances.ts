@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { startServe, type ServeProcess } from './cli.js';
 import { inProcessCli } from './cli-in-process.js';
 import { removeTempDirs, tempDir } from './files.js';
-import { startCluster, type Cluster } from './postgres.js';
+import { startCluster, type Cluster, type ClusterOptions } from './postgres.js';
 import { receiver, type Arrival, type Receiver } from './receiver.js';
 import { until } from './wait.js';
 
@@ -25,9 +25,18 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-/** A throw-away cluster, database `name` in it, a receiver and `count` instances started at the same moment with `args`. */
-export async function startDeployment(name: string, count: number, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
-  const [cluster, hook] = await Promise.all([startCluster(), receiver()]);
+/**
+ * A throw-away cluster (started with `clusterOptions`), database `name` in it, a receiver and
+ * `count` instances started at the same moment with `args`.
+ */
+export async function startDeployment(
+  name: string,
+  count: number,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  clusterOptions: ClusterOptions = {},
+): Promise<Deployment> {
+  const [cluster, hook] = await Promise.all([startCluster(clusterOptions), receiver()]);
   let instances: ServeProcess[] = [];
   const stop = async () => {
     await stopInstances(instances);

@@ -4,4 +4,4 @@
  * the test fails (never skips). The one copy lives in bench/lib/postgres.mjs, which the bench's
  * scale-out section starts its cluster with too.
  */
-export { endPool, startCluster, type Cluster } from '../../bench/lib/postgres.mjs';
+export { endPool, startCluster, type Cluster, type ClusterOptions } from '../../bench/lib/postgres.mjs';
