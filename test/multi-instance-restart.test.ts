@@ -2,9 +2,12 @@
  * PostgreSQL restarted (`pg_ctl restart -m fast`, as a minor-version upgrade does) and crashed
  * (`pg_ctl stop -m immediate`, then started again, as a failover looks to its clients) under a
  * steady stream of render-async requests to three instances on it (issue 25): no instance exits,
- * every request is answered 202 or a 503 naming the storage with Retry-After, /readyz answers 503
- * while the database is away and 200 again by itself after, and every accepted job is delivered
- * once (the same webhook-id may come again: at-least-once; a second job or event never).
+ * every request is answered 202, a 503 naming the storage with Retry-After (and then nothing was
+ * queued: an enqueue whose answer the outage took is looked up, lost-answer.ts), or 504
+ * OUTCOME_UNKNOWN when the database could not be asked (and then the same request again answers
+ * the job, or queues it); /readyz answers 503 while the database is away and 200 again by itself
+ * after, and every accepted job is delivered once (the same webhook-id may come again:
+ * at-least-once; a second job or event never).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServeProcess } from './support/cli.js';
@@ -142,15 +145,24 @@ async function expectBackByItself(prefix: string): Promise<Answer[]> {
 }
 
 /**
- * Every request was answered 202 or 503 (a 503 of the storage, with Retry-After); once all was
- * delivered, each accepted job got one PDF_RENDERED, repeated only under its own webhook-id, and no
- * identifier became two jobs or two events. Answers what it counted, for the log.
+ * Every request was answered 202, 503 (a 503 of the storage, with Retry-After) or 504
+ * OUTCOME_UNKNOWN (with Retry-After), and each 504'd request sent again is 202; once all was
+ * delivered, each accepted job got one PDF_RENDERED, repeated only under its own webhook-id, no
+ * identifier became two jobs or two events, and no 503'd one is a job. Answers what it counted, for the log.
  */
 async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<string> {
   const { hook, db } = deployment;
-  const unexpected = answers.filter((answer) => answer.status !== 202 && answer.status !== 503);
-  expect(unexpected, 'answers neither 202 nor 503').toEqual([]);
-  const accepted = answers.filter((answer) => answer.status === 202);
+  const unexpected = answers.filter((answer) => ![202, 503, 504].includes(answer.status));
+  expect(unexpected, 'answers neither 202, 503 nor 504').toEqual([]);
+  const unknown = answers.filter((answer) => answer.status === 504);
+  expect(
+    unknown.filter((answer) => answer.outcome !== 'OUTCOME_UNKNOWN' || answer.retryAfter !== '5'),
+    '504s without OUTCOME_UNKNOWN and Retry-After',
+  ).toEqual([]);
+  // Sent again as the 504 says: the job it queued, or a new one; either way accepted once.
+  const resent = await Promise.all(unknown.map((answer) => send(answer.instance, answer.identifier)));
+  expect(resent.map((answer) => [answer.identifier, answer.status])).toEqual(resent.map((answer) => [answer.identifier, 202]));
+  const accepted = [...answers.filter((answer) => answer.status === 202), ...resent];
   const refused = answers.filter((answer) => answer.status === 503);
   const storageRefusal = (answer: Answer) =>
     ['STORAGE_UNAVAILABLE', 'DATABASE_BUSY'].includes(answer.outcome ?? '') && /^[1-9]\d*$/.test(answer.retryAfter ?? '');
@@ -206,12 +218,14 @@ async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<s
   expect(rows.filter((row) => row.jobs !== '1' || row.statuses !== 'succeeded')).toEqual([]);
   expect(rows.map((row) => row.identifier).sort()).toEqual([...byIdentifier.keys()].sort());
 
-  // A 503'd request may have committed as its connection was cut (its client cannot tell): then it is
-  // one job, delivered once, like any other.
-  const refusedKept = refused.filter((answer) => byIdentifier.has(answer.identifier)).length;
+  // A 503 means nothing was queued: an enqueue whose answer the outage cut off was looked up before the answer.
+  expect(
+    refused.filter((answer) => byIdentifier.has(answer.identifier)).map((answer) => answer.identifier),
+    "503'd requests that were queued all the same",
+  ).toEqual([]);
   const outcomes = [...new Set(refused.map((answer) => `${answer.outcome} (Retry-After ${answer.retryAfter})`))].join(', ');
   return (
-    `${accepted.length} accepted, ${refused.length} refused with 503 ${outcomes || ''}, ${refusedKept} of them kept all the same; ` +
+    `${accepted.length} accepted (${unknown.length} after a 504 OUTCOME_UNKNOWN), ${refused.length} refused with 503 ${outcomes || ''}; ` +
     `${arrivals.length - byIdentifier.size} event(s) sent again under the same webhook-id; ` +
     `${rows.filter((row) => row.attempts !== '1').length} job(s) rendered again`
   );
