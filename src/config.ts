@@ -269,7 +269,11 @@ export const serveSettings = {
   dedupeWindow: {
     flag: '--dedupe-window <duration>',
     env: 'PDFRENDER_DEDUPE_WINDOW',
-    schema: durationField('60s').prefault('60s').describe('how long a caller may not reuse an async identifier (default 60s)'),
+    schema: durationField('60s')
+      .prefault('60s')
+      .describe(
+        'how long a caller may not reuse an async identifier for another request; the same request again answers the job it queued (default 60s; with --database at least --database-timeout + 20s)',
+      ),
   },
   maxAttempts: {
     flag: '--max-attempts <n>',
@@ -328,10 +332,19 @@ export const serveSettings = {
 
 type Settings = typeof serveSettings;
 
+/** What --dedupe-window must leave after --database-timeout: the 5 s a lost answer is looked for, and time for the caller to send again. */
+const dedupeMarginMs = 20_000;
+
 const serveConfigSchema = z
   .object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] })
   // Node refuses a server whose headers may take longer than the whole request.
   .refine((config) => config.headersTimeout <= config.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than --request-timeout' })
+  // A 504 OUTCOME_UNKNOWN comes up to --database-timeout and 5 s of looking after the enqueue, and
+  // promises that the same request sent again answers its job: only while the identifier's window lasts.
+  .refine((config) => !config.database || config.dedupeWindow >= config.databaseTimeout + dedupeMarginMs, {
+    path: ['dedupeWindow'],
+    message: `must be at least --database-timeout + ${dedupeMarginMs / 1000}s with --database, so that a request answered 504 OUTCOME_UNKNOWN can still be sent again safely`,
+  })
   // As the host guard judges it: a loopback server without --public-url is reached from this machine only.
   .transform((config) => ({ ...config, playground: config.playground ?? (isLoopbackHost(config.host) && !config.publicUrl) }));
 

@@ -6,7 +6,7 @@
  * storage codes; the database's clock is the one leases follow.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import pg from 'pg';
 import { isPdfRenderError } from '../src/errors.js';
 import { databaseClock } from '../src/store/postgres/database-clock.js';
@@ -17,7 +17,8 @@ import { postgresMigrations } from '../src/store/postgres/schema.js';
 import { query, transaction } from '../src/store/postgres/sql.js';
 import { postgresFault, storageFault } from '../src/store/storage-errors.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
-import { emptyDatabase, freshDatabase, poolOn, stopPostgres } from './support/store-backends.js';
+import { holdingProxy } from './support/holding-proxy.js';
+import { emptyDatabase, freshDatabase, poolOn, postgresCluster, stopPostgres } from './support/store-backends.js';
 import { until } from './support/wait.js';
 
 afterAll(stopPostgres);
@@ -89,6 +90,67 @@ describe('webhook deliveries shared by instances', () => {
     expect(await b.deliveries.claim(1_000, 10, 30_000, 4, {})).toEqual([]);
     const [first] = await a.deliveries.claim(1_000, 10, 30_000, 10);
     expect(first?.endpointId).toBe(endpoint.id);
+  });
+});
+
+describe('an enqueue whose answer is lost (store alone, through a proxy that goes silent)', () => {
+  /** A store on a fresh database through a holding proxy, its statements given up after 500 ms; no clock, so no deadline: only the session settles it. */
+  async function throughProxy(learnSessions = true) {
+    const { url, pool } = await freshDatabase();
+    const proxy = await holdingProxy((await postgresCluster()).port);
+    const target = new URL(url);
+    target.port = String(proxy.port);
+    const proxied = learnSessions ? postgresPool(target.href, { queryTimeoutMs: 500 }) : new pg.Pool({ connectionString: target.href, query_timeout: 500 });
+    proxied.on('error', () => undefined);
+    onTestFinished(async () => {
+      proxy.heal();
+      await proxied.end().catch(() => undefined);
+      proxy.close();
+    });
+    return { store: postgresStore(proxied), proxy, pool };
+  }
+  const jobsNamed = async (pool: pg.Pool, identifier: string) => (await pool.query('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows;
+
+  it('answers the job when only the answer was held', async () => {
+    const { store, proxy, pool } = await throughProxy();
+    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'after' });
+    const queued = await store.queue.enqueue(job({ identifier: 'answer-held' }));
+    expect(proxy.held).toBe(1);
+    expect((await jobsNamed(pool, 'answer-held')).map((r) => r.id)).toEqual([queued.id]);
+  });
+
+  it('answers "not queued" once it has ended the silent session the statement never reached (no deadline here: the session settles it)', async () => {
+    const { store, proxy, pool } = await throughProxy();
+    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
+    const refused = await store.queue.enqueue(job({ identifier: 'statement-held' })).catch((e) => e);
+    expect(proxy.held).toBe(1);
+    expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(await jobsNamed(pool, 'statement-held')).toEqual([]);
+    // The database ended that session: the statement still held at the proxy can never arrive.
+    await until(() => proxy.holdingOpen === 0, 'the held session to be ended');
+  });
+
+  it('answers OUTCOME_UNKNOWN when it cannot tell which session sent the statement and no deadline bounds it', async () => {
+    const { store, proxy, pool } = await throughProxy(false);
+    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
+    const unknown = await store.queue.enqueue(job({ identifier: 'no-session' })).catch((e) => e);
+    expect(unknown).toMatchObject({ code: 'OUTCOME_UNKNOWN', retryAfter: 5 });
+    expect(await jobsNamed(pool, 'no-session')).toEqual([]);
+  });
+
+  it('queues nothing past its deadline, and the first enqueue function still works for instances of the version before', async () => {
+    const { pool } = await freshDatabase();
+    const call = (fn: string, identifier: string, extra: unknown[] = []) =>
+      pool.query(
+        `SELECT * FROM ${fn}($1, 'ip:1', $2, 0, '{}', 2, 'http://x', 3, 1000, 60000, 100, 1000000, 100, 1000000${extra.map((_, i) => `, $${i + 3}`).join('')})`,
+        [`job_${identifier}`, identifier, ...extra],
+      );
+    const past = Date.now() - 1_000;
+    expect((await call('pdfrender_enqueue_v2', 'late', ['digest', past])).rows[0]).toMatchObject({ queued: false, late: true });
+    expect(await jobsNamed(pool, 'late')).toEqual([]);
+    expect((await call('pdfrender_enqueue', 'old')).rows[0]).toMatchObject({ queued: true });
+    // What the old function queued keeps no digest: the same identifier is refused again as before, never taken for a retry.
+    expect((await call('pdfrender_enqueue_v2', 'old', ['digest', null])).rows[0]).toMatchObject({ queued: false, replay_of: null, seen_at: '1000' });
   });
 });
 

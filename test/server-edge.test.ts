@@ -397,6 +397,17 @@ describe('slow clients and the connection cap (item 12)', () => {
     expect(() => loadServeConfig({ maxConnections: '0' }, {}, '/srv')).toThrow(/--max-connections \(PDFRENDER_MAX_CONNECTIONS\): must be at least 1/);
   });
 
+  it('keeps --dedupe-window long enough, with --database, for a request answered 504 OUTCOME_UNKNOWN to be sent again safely', () => {
+    const database = 'postgres://pdfrender@db:5432/pdfrender';
+    expect(loadServeConfig({ database }, {}, '/srv')).toMatchObject({ databaseTimeout: 30_000, dedupeWindow: 60_000 });
+    expect(() => loadServeConfig({ database, databaseTimeout: '45s' }, {}, '/srv')).toThrow(
+      '--dedupe-window (PDFRENDER_DEDUPE_WINDOW): must be at least --database-timeout + 20s with --database, so that a request answered 504 OUTCOME_UNKNOWN can still be sent again safely',
+    );
+    expect(loadServeConfig({ database, databaseTimeout: '45s', dedupeWindow: '65s' }, {}, '/srv')).toMatchObject({ dedupeWindow: 65_000 });
+    // SQLite never answers 504: any window.
+    expect(loadServeConfig({ dedupeWindow: '10s' }, {}, '/srv')).toMatchObject({ dedupeWindow: 10_000 });
+  });
+
   it('refuses an absurd paper size with 422 naming the field', async () => {
     const server = await startServer({}, { engine });
     try {

@@ -204,9 +204,9 @@ export function jobQueue(db: Db) {
     "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= ?",
   );
 
-  const enqueue = db.transaction((input: EnqueueInput): Job => {
+  // The digest is taken before the transaction, which holds the write lock.
+  const enqueue = db.transaction((input: EnqueueInput, digest: string): Job => {
     const before = seen.get(input.caller, input.identifier);
-    const digest = requestDigest(input);
     const duplicate = duplicateIdentifier(input.identifier, before?.seen_at, input.now, input.dedupeWindowMs);
     if (duplicate) {
       // The same request again within the window is a retry: the job it queued, not a second one.
@@ -258,7 +258,7 @@ export function jobQueue(db: Db) {
 
   return {
     /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window (the same request again answers the job it queued), QUEUE_FULL past a bound. */
-    enqueue: (input: EnqueueInput): Job => enqueue.immediate(input),
+    enqueue: (input: EnqueueInput): Job => enqueue.immediate(input, requestDigest(input)),
     /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     claim(worker: string, now: number, leaseMs: number): Job | null {
       // One statement, so no transaction of its own: it takes the write lock or meets it (DATABASE_BUSY) whole.

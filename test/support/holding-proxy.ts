@@ -74,6 +74,10 @@ export async function holdingProxy(targetPort: number) {
       holdingAll = true;
       for (const pair of pairs) pair.holding = true;
     },
+    /** Connections held whose database side is still open (a session the database has not ended). */
+    get holdingOpen() {
+      return [...pairs].filter((pair) => pair.holding && !pair.server.destroyed).length;
+    },
     /** How many marked chunks were acted on. */
     get held() {
       return held;

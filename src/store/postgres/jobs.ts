@@ -16,10 +16,11 @@ import { duplicateIdentifier, requestDigest } from '../identifier-window.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
+import { isStorageFault } from '../storage-errors.js';
 import type { JobQueue } from '../store.js';
 import { queueEvent } from './deliveries.js';
 import { afterLostAnswer } from './lost-answer.js';
-import { changes, connect, locks, query, row, rows, transaction, type Sql } from './sql.js';
+import { changes, connect, locks, query, row, rows, sessionOf, transaction, type Sql } from './sql.js';
 
 // The columns of a Job, named as its fields; request and network are JSON text.
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
@@ -50,14 +51,11 @@ interface EnqueueRow {
 /** pg's default when a pool sets no query timeout (postgresPool always sets one). */
 const defaultQueryTimeoutMs = 30_000;
 
-/** The server process of a connection's session (node-postgres learns it at connect; its types leave it out). */
-const sessionOf = (client: pg.PoolClient): number | null => (client as unknown as { processID?: number | null }).processID ?? null;
-
-/** The answer when the database cannot say whether an enqueue queued its job. */
-function outcomeUnknown(windowMs: number, cause: unknown): PdfRenderError {
+/** The answer when the database cannot say whether an enqueue queued its job; `leftMs` is what is left of the identifier's window. */
+function outcomeUnknown(leftMs: number, cause: unknown): PdfRenderError {
   return new PdfRenderError(
     'OUTCOME_UNKNOWN',
-    `the database stopped answering after the request reached it, so whether the job was queued is not known; send the same request with the same identifier again within ${windowMs / 1000} s: if the job was queued, the answer is that job (202), else it is queued then`,
+    `the database stopped answering after the request reached it, so whether the job was queued is not known; send the same request with the same identifier again within ${Math.max(0, Math.floor(leftMs / 1000))} s: if the job was queued, the answer is that job (202), else it is queued then`,
     { cause, retryAfter: 5 },
   );
 }
@@ -96,11 +94,12 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
       const request = JSON.stringify(input.request);
       const requestBytes = Buffer.byteLength(request);
       const id = `job_${randomBytes(12).toString('base64url')}`;
-      // The instance stops waiting for the answer after the pool's query timeout; past it, the database queues nothing.
-      const deadline = clock ? clock.now() + (pool.options.query_timeout ?? defaultQueryTimeoutMs) : null;
       const { bounds } = input;
       // Refused here, nothing was sent: the fault is the answer.
       const { client, release } = await connect(pool);
+      // Counted from the send: the instance stops waiting for the answer after the pool's query
+      // timeout, and past it the database queues nothing.
+      const deadline = clock ? clock.now() + (pool.options.query_timeout ?? defaultQueryTimeoutMs) : null;
       let held: EnqueueRow;
       try {
         // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
@@ -128,13 +127,21 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
         // A refusal the database sent (a lock wait past lock_timeout, a conflict) rolled the enqueue
         // back; only a connection that broke or went silent leaves the outcome open.
         if (!isPdfRenderError(error, 'STORAGE_UNAVAILABLE')) throw error;
-        const outcome = await afterLostAnswer(pool, { jobId: id, pid: sessionOf(client), deadline });
+        const outcome = await afterLostAnswer(pool, { jobId: id, session: sessionOf(client), deadline });
         if (outcome === 'queued') return queuedJob(id, input);
         if (outcome === 'not queued') throw error;
-        throw outcomeUnknown(input.dedupeWindowMs, error);
+        throw outcomeUnknown(input.now + input.dedupeWindowMs - (clock?.now() ?? input.now), error);
       }
       if (held.replay_of) {
-        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [held.replay_of]);
+        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [held.replay_of]).catch((error: unknown) => {
+          // Queued before, so this 503 must not read as "nothing was queued" alone.
+          if (!isStorageFault(error)) throw error;
+          throw new PdfRenderError(
+            'STORAGE_UNAVAILABLE',
+            'this request queued nothing new: the same request queued its job before, but the database stopped answering before that job could be read; send it again to be told that job',
+            { cause: error, retryAfter: 5 },
+          );
+        });
         if (original) return toJob(original);
       }
       if (held.late) {

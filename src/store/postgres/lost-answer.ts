@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import { raceAbort } from '../../race.js';
-import { enqueueLockKey, row, query, transaction } from './sql.js';
+import { enqueueLockKey, row, query, transaction, type Session } from './sql.js';
 
 /** How long an enqueue keeps looking for its job before it answers that the outcome is unknown. */
 const lookForMs = 5_000;
@@ -22,8 +22,8 @@ const pauseMs = 200;
 export interface LostEnqueue {
   /** The id the job would have. */
   jobId: string;
-  /** The server process of the session that sent it (null when the driver never learnt it). */
-  pid: number | null;
+  /** The server session that sent it, when its pool learnt it (postgresPool); without, only the deadline settles it. */
+  session: Session | undefined;
   /** The deadline it was sent with, ms by the database's clock (null: none). */
   deadline: number | null;
 }
@@ -34,7 +34,7 @@ export async function afterLostAnswer(pool: pg.Pool, lost: LostEnqueue): Promise
   while (performance.now() < until) {
     const seen = await raceAbort(look(pool, lost), AbortSignal.timeout(Math.max(1, Math.round(until - performance.now())))).catch(() => undefined);
     if (seen?.queued) return 'queued';
-    if (seen && (seen.late || (seen.session === null && lost.pid !== null))) return 'not queued';
+    if (seen && (seen.late || (seen.session === null && lost.session !== undefined))) return 'not queued';
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
   return 'unknown';
@@ -53,14 +53,19 @@ function look(pool: pg.Pool, lost: LostEnqueue): Promise<Seen> {
   return transaction(
     pool,
     async (tx) => {
-      // Only a session of pdfrender's own: a process id can be reused by another connection once the first ended.
+      // The very session (its process id and start: an id is reused once its process ended).
       const seen = (await row<Seen>(
         tx,
         `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1) AS queued, extract(epoch from clock_timestamp()) * 1000 > $2 AS late,
-           (SELECT state FROM pg_stat_activity WHERE pid = $3 AND application_name = current_setting('application_name')) AS session`,
-        [lost.jobId, lost.deadline, lost.pid],
+           (SELECT state FROM pg_stat_activity WHERE pid = $3 AND backend_start = $4::timestamptz) AS session`,
+        [lost.jobId, lost.deadline, lost.session?.pid ?? null, lost.session?.startedAt ?? null],
       ))!;
-      if (!seen.queued && !seen.late && seen.session === 'idle') await query(tx, 'SELECT pg_terminate_backend($1)', [lost.pid]);
+      if (!seen.queued && !seen.late && seen.session === 'idle') {
+        await query(tx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz AND state = 'idle'", [
+          lost.session!.pid,
+          lost.session!.startedAt,
+        ]);
+      }
       return seen;
     },
     { key: enqueueLockKey, shared: true },

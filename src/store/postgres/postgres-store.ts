@@ -17,7 +17,7 @@ import { postgresJobQueue } from './jobs.js';
 import { migratePostgres } from './migrate.js';
 import { postgresRateWindows } from './rate-windows.js';
 import { postgresRedeliveries } from './redeliver.js';
-import { row } from './sql.js';
+import { learnSession, query } from './sql.js';
 import { postgresWebhookEndpoints } from './webhook-endpoints.js';
 
 export interface PostgresPoolOptions {
@@ -49,11 +49,16 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
     keepAlive: true,
     application_name: 'pdfrender',
     options: `-c lock_timeout=${Math.round(options.lockTimeoutMs ?? 1000)}`,
+    // The session behind each connection, for an enqueue whose answer is lost (lost-answer.ts).
+    onConnect: learnSession,
   });
   // An idle connection the server closed (a restart): the next query opens another, or fails and says so.
   pool.on('error', () => undefined);
   return pool;
 }
+
+/** How long a ping waits for its answer: the readiness probe answers within 5 s, and one every few seconds must not pile up. */
+const pingTimeoutMs = 5_000;
 
 /**
  * The Store in the database of `pool` (migrated already: see migratePostgres); `close` ends the
@@ -71,7 +76,15 @@ export function postgresStore(pool: pg.Pool, clock?: Clock): Store {
     // Fails when the server cannot take writes (a standby, a read-only database), without writing:
     // every instance pings every second, and one row written by all of them would be a lock to wait on.
     async ping() {
-      const state = await row<{ writable: boolean }>(pool, "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
+      // Its own short timeout: a probe of a silent database must not hold a connection for --database-timeout.
+      const state = (
+        await query<{ writable: boolean }>(
+          pool,
+          "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+          [],
+          Math.min(pingTimeoutMs, pool.options.query_timeout ?? pingTimeoutMs),
+        )
+      ).rows[0];
       if (!state?.writable)
         throw new PdfRenderError(
           'STORAGE_UNAVAILABLE',

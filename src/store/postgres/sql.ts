@@ -5,7 +5,32 @@
  * caller's), and both turn connection and lock errors into storage faults (storage-errors.ts).
  */
 import pg from 'pg';
+import { isPdfRenderError } from '../../errors.js';
 import { postgresFault } from '../storage-errors.js';
+
+/** The server session behind a connection: its process and when it began (a process id alone can be reused). */
+export interface Session {
+  pid: number;
+  /** backend_start, as the server writes it. */
+  startedAt: string;
+}
+
+const sessions = new WeakMap<pg.ClientBase, Session>();
+
+/**
+ * Learn the session behind a new connection (the pool's onConnect, see postgresPool). Asked of the
+ * server, not taken from the driver's BackendKeyData: a session-pooling proxy (PgBouncer) sends a
+ * key of its own there, not the server's process id.
+ */
+export async function learnSession(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<Session>(
+    'SELECT pg_backend_pid() AS pid, backend_start::text AS "startedAt" FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+  );
+  if (rows[0]) sessions.set(client, rows[0]);
+}
+
+/** The session behind `client`, when its pool learnt it. */
+export const sessionOf = (client: pg.ClientBase): Session | undefined => sessions.get(client);
 
 /** A pool, or the one connection of a transaction. */
 export type Sql = pg.Pool | pg.PoolClient;
@@ -101,10 +126,14 @@ export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) =>
     await query(client, 'COMMIT');
     return result;
   } catch (error) {
-    // A connection that cannot even roll back is dropped, not handed to the next caller.
-    await client.query('ROLLBACK').catch(() => {
-      broken = true;
-    });
+    // A connection that broke or went silent is dropped without a ROLLBACK (the server rolls back a
+    // session that ends; a ROLLBACK would queue behind the statement that timed out, for another
+    // whole timeout), and so is one that cannot even roll back.
+    if (isPdfRenderError(error, 'STORAGE_UNAVAILABLE')) broken = true;
+    else
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
     throw error;
   } finally {
     release(broken);
