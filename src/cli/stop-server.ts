@@ -35,7 +35,10 @@ export async function stopServer(options: {
   say('pdfrender: shutting down: no new requests or async jobs, waiting for renders in flight');
   lifecycle.draining = true;
   let asyncDone = false;
-  void runtime.drain(stopRenders.signal, graceEnds).then(() => (asyncDone = true));
+  void runtime
+    .drain(stopRenders.signal, graceEnds)
+    .catch((error: unknown) => runtime.deps.events({ level: 'error', message: 'stopping the async workers failed', error }))
+    .finally(() => (asyncDone = true));
   let serverClosed = false;
   const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => void (serverClosed = true));
   await waitWhile(() => lifecycle.inFlight > 0 || !asyncDone, graceEnds);

@@ -189,12 +189,13 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       if (cut.signal.aborted) {
         // The server stopped and its grace ran out (the render was aborted, or a write after it did not
         // land in time): not the document's fault, so the job goes back at once, for another instance
-        // or the next start, without spending its attempt. A PDF it made is named by nothing: dropped.
-        if (file) await deps.files.discard(file);
+        // or the next start, without spending its attempt. A PDF it made is dropped only once the job
+        // is known to be back: a completion whose answer was lost may have landed and name it.
         const back = await settle(() => deps.queue.release(job.id, holder, deps.clock.now())).catch((error: unknown) => {
           if (!isStorageFault(error)) deps.events({ level: 'error', message: 'could not hand an async job back to the queue', jobId: job.id, error });
           return false;
         });
+        if (back && file) await deps.files.discard(file);
         handed[back ? 'back' : 'not'] += 1;
         return;
       }
@@ -248,7 +249,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         };
         if (giveUp.aborted) giveUpNow();
         else giveUp.addEventListener('abort', giveUpNow, { once: true });
-        if (await Promise.race([done, gaveUp])) return;
+        if (await Promise.race([done, gaveUp])) return giveUp.removeEventListener('abort', giveUpNow);
         // Given up on: the jobs in hand go back now, within a bound.
         const ended = await valueWithin(done, handBackWithinMs, false);
         const late = handed.not + (ended ? 0 : inHand.size);

@@ -109,6 +109,8 @@ export async function startRuntime(options: {
     async close() {
       await workers.stop();
       await bounded(sender.stop());
+      // Cut off by the bound: no lease renewal may run into the database closing below.
+      sender.halt();
       await bounded(backend.close());
     },
   };

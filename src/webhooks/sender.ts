@@ -39,6 +39,8 @@ export interface Sender {
   wake(): void;
   /** Stop after the attempts in flight. */
   stop(): Promise<void>;
+  /** Stop renewing leases and close the connections now, attempts in flight or not (a stop that was not waited out): a cut-off attempt is sent again when its lease runs out. */
+  halt(): void;
 }
 
 /** Start sending. */
@@ -190,7 +192,9 @@ export function startSender(deps: {
     )
       .then(
         (due) => {
-          due.forEach(start);
+          // One of this sender's own attempts comes back if its lease ran out while it waited (renewals
+          // that failed): it is in flight already, and renewed again from here.
+          due.filter((delivery) => !claimed.has(delivery.id)).forEach(start);
           heldBack = inFlight.size >= maxInFlight || Object.values(perEndpoint).some((count) => count >= maxInFlightPerEndpoint);
         },
         (error: unknown) => {
@@ -215,6 +219,12 @@ export function startSender(deps: {
       // Deliveries a claim in progress takes are sent before the sender stops.
       await claiming;
       await Promise.all(inFlight);
+      clearInterval(renewal);
+      connections.close();
+    },
+    halt() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
       clearInterval(renewal);
       connections.close();
     },
