@@ -7,6 +7,7 @@
  * here awaited, so a store that is asynchronous itself (PostgreSQL) fits the same call sites.
  */
 import type { PdfRenderError } from '../errors.js';
+import { isPostgresError } from './postgres-errors.js';
 import { storageFault } from './storage-errors.js';
 
 export interface WriteOptions {
@@ -21,6 +22,12 @@ export type StoreWrite = <T>(work: () => T, options?: WriteOptions) => Promise<A
 
 const firstPauseMs = 2;
 const longestPauseMs = 100;
+/**
+ * The pause after a database that has no connection to spare (53300): each try is a new connection,
+ * which the server forks a process for only to refuse it, so tries every few milliseconds from every
+ * waiting request would add to the load they wait out.
+ */
+const outOfConnectionsPauseMs = 250;
 
 /**
  * A writer whose calls wait up to `waitMs` for a lock held elsewhere. Storage faults come out as
@@ -42,6 +49,7 @@ export function storeWriter(options: { waitMs: number; onFault?: (error: PdfRend
           options.onFault?.(fault, writeOptions.bytes);
           throw fault;
         }
+        if (isPostgresError(fault.cause) && fault.cause.code === '53300') pause = Math.max(pause, outOfConnectionsPauseMs);
       }
       // Jittered, so writers that met the same lock do not all come back at once.
       await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
