@@ -59,7 +59,13 @@ describe('an instance killed with attempts in flight', () => {
           "SELECT (claimed_until - extract(epoch from clock_timestamp()) * 1000)::float8 AS left FROM webhook_deliveries WHERE status = 'pending'",
         )
       ).rows.map((r) => r.left);
-    expect((await leases()).every((left) => left > 0 && left <= leaseMs)).toBe(true);
+    const left = await leases();
+    expect(left).toHaveLength(4);
+    // Within the lease, give or take the clock estimate's error and the rounding of times to ms.
+    expect(
+      left.every((ms) => ms > 0 && ms <= leaseMs + 100),
+      JSON.stringify(left),
+    ).toBe(true);
 
     first!.child.kill('SIGKILL');
     await first!.exited;
