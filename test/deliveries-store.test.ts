@@ -4,17 +4,18 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliveries, type Deliveries } from '../src/store/deliveries.js';
+import { deliveries } from '../src/store/deliveries.js';
 import { maxRetryAfterMs } from '../src/store/delivery-retry.js';
 import { openDb, type Db } from '../src/store/open-db.js';
 import { redeliveries } from '../src/store/redeliver.js';
-import { webhookEndpoints, type WebhookEndpoint } from '../src/store/webhook-endpoints.js';
+import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
+import type { Deliveries, Sync, WebhookEndpoint } from '../src/store/contract.js';
 
 afterAll(removeTempDirs);
 
 let db: Db;
-let outbox: Deliveries;
+let outbox: Sync<Deliveries>;
 let slow: WebhookEndpoint;
 let fast: WebhookEndpoint;
 /** Redeliver a job straight from the store. */

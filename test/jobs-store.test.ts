@@ -7,17 +7,18 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { deliveries } from '../src/store/deliveries.js';
-import { jobQueue, type EnqueueInput, type JobError, type JobQueue } from '../src/store/jobs.js';
+import { jobQueue } from '../src/store/jobs.js';
 import { openDb, type Db } from '../src/store/open-db.js';
 import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
 import { enqueueInput } from './support/enqueue-input.js';
 import { removeTempDirs, tempDir } from './support/files.js';
+import type { EnqueueInput, JobError, JobQueue, Sync } from '../src/store/contract.js';
 
 afterAll(removeTempDirs);
 
 let path: string;
 let db: Db;
-let queue: JobQueue;
+let queue: Sync<JobQueue>;
 
 beforeEach(async () => {
   path = join(await tempDir(), 'pdfrender.db');
@@ -33,7 +34,7 @@ const job = (overrides: Partial<EnqueueInput> = {}) => enqueueInput({ bounds, ..
 /** A failed attempt as the worker records it. */
 const renderFailure = (message: string): JobError => ({ code: 'RENDER_PDF_FAILED', message });
 
-function refusal(input: EnqueueInput, q: JobQueue = queue): unknown {
+function refusal(input: EnqueueInput, q: Sync<JobQueue> = queue): unknown {
   try {
     q.enqueue(input);
   } catch (error) {

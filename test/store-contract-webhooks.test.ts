@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
-import type { Delivery } from '../src/store/deliveries.js';
 import { maxRetryAfterMs, retrySchedule } from '../src/store/delivery-retry.js';
 import { s3Blobs } from '../src/store/s3-blobs.js';
-import type { Blobs, Store } from '../src/store/store.js';
+import type { Blobs, Delivery, Store } from '../src/store/contract.js';
 import { removeTempDirs } from './support/files.js';
 import { s3rverCredentials, startS3 } from './support/s3.js';
 import { backends, stopPostgres, type Opened } from './support/store-backends.js';

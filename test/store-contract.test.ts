@@ -8,8 +8,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkReport } from '../src/engine/page-guard.js';
 import { isPdfRenderError } from '../src/errors.js';
-import type { JobError } from '../src/store/jobs.js';
-import type { JobQueue, Store } from '../src/store/store.js';
+import type { JobError, JobQueue, Store } from '../src/store/contract.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
 import { removeTempDirs } from './support/files.js';
 import { backends, stopPostgres, type Opened } from './support/store-backends.js';

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { deliveries } from '../src/store/deliveries.js';
 import { migrations, openDb } from '../src/store/open-db.js';
-import type { WebhookEndpoint } from '../src/store/webhook-endpoints.js';
+import type { WebhookEndpoint } from '../src/store/contract.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { receiver, type Arrival, type Receiver } from './support/receiver.js';
 import { removeTempDirs, tempDir } from './support/files.js';

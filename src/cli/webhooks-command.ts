@@ -11,9 +11,8 @@ import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
 import { openStore } from '../store/open-store.js';
-import type { Redelivery } from '../store/redeliver.js';
-import type { Store } from '../store/store.js';
-import { withoutCredentials, type Enabled, type Rotation, type WebhookEndpoint } from '../store/webhook-endpoints.js';
+import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../store/contract.js';
+import { withoutCredentials } from '../store/webhook-endpoints.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 

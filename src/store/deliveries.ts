@@ -7,16 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { retryDelay, retrySchedule } from './delivery-retry.js';
+import type { Deliveries, Delivery, DeliveryLogEntry, DeliveryStatus, Sync } from './contract.js';
 import type { Db } from './open-db.js';
-
-export interface Delivery {
-  id: number;
-  eventId: string;
-  jobId: string;
-  endpointId: string;
-  body: string;
-  attempts: number;
-}
 
 interface DeliveryRow {
   id: number;
@@ -26,9 +18,6 @@ interface DeliveryRow {
   body: string;
   attempts: number;
 }
-
-/** Held: its endpoint is disabled, and it waits for the endpoint to be enabled again. */
-export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
 
 interface DeliveryLogRow {
   id: number;
@@ -43,22 +32,6 @@ interface DeliveryLogRow {
   created_at: number;
   next_attempt_at: number;
   delivered_at: number | null;
-}
-
-export interface DeliveryLogEntry {
-  id: number;
-  eventId: string;
-  jobId: string;
-  endpointId: string;
-  /** The endpoint's URL, null once it was removed. */
-  url: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: number;
-  nextAttemptAt: number | null;
-  deliveredAt: number | null;
 }
 
 /** The deliveries table of a data dir. */
@@ -132,54 +105,28 @@ export function deliveries(db: Db) {
   });
 
   return {
-    /**
-     * Queue `event` (as JSON, under a new webhook-id) for every endpoint, due now, held for a
-     * disabled one; returns how many deliveries. Call it inside the transaction that settles the
-     * job, so both happen or neither.
-     */
     queueEvent(jobId: string, event: unknown, now: number): number {
       return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now).changes;
     },
-    /**
-     * Take up to `limit` due deliveries for sending, at most `perEndpoint` per endpoint counting the
-     * caller's `inFlight` ones, kept from other senders for a lease of `leaseMs` that the sender
-     * renews while the attempt lasts (renew); if this sender dies mid-attempt, the delivery is due
-     * again when its lease runs out.
-     */
     claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}): Delivery[] =>
       claim.immediate(now, limit, leaseMs, perEndpoint, inFlight),
-    /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
     renew(ids: number[], until: number): number {
       return extend.run(until, until, JSON.stringify(ids)).changes;
     },
-    /** The receiver answered 2xx. */
     succeeded(id: number, status: number, now: number): void {
       delivered.run(status, now, id);
     },
-    /**
-     * The attempt failed: schedule the next, or mark the delivery failed after the last. The delay is
-     * the schedule's, give or take 10% so that retries to one receiver spread out, or the receiver's
-     * own Retry-After when it asks for longer (up to 10 h).
-     */
     failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs = 0): void {
       retry.run(status, error, retrySchedule.length, now + retryDelay(delivery.attempts, retryAfterMs), delivery.id);
     },
-    /** The newest deliveries first (only failed ones with `failedOnly`), for `pdfrender webhooks deliveries`. */
     log(limit: number, failedOnly = false): DeliveryLogEntry[] {
       return (failedOnly ? failedLog : log).all(limit).map(toEntry);
     },
-    /**
-     * Keep a delivery until its endpoint is enabled again: after the receiver answered 410 Gone
-     * (`answered`, counted as an attempt), or when the endpoint was found disabled before sending.
-     */
     hold(id: number, now: number, answered?: { status: number; error: string }): void {
       keep.run({ id, attempted: answered ? 1 : 0, status: answered?.status ?? null, error: answered?.error ?? null, now });
     },
-    /** Stop for good (the endpoint is gone). */
     abandon(id: number, status: number | null, error: string): void {
       giveUp.run(status, error, id);
     },
-  };
+  } satisfies Sync<Deliveries>;
 }
-
-export type Deliveries = ReturnType<typeof deliveries>;

@@ -1,6 +1,6 @@
-/** The index rows of rendered files in SQLite (see store.ts FileIndex). */
+/** The index rows of rendered files in SQLite (contract.ts FileIndex). */
 import type { Db } from './open-db.js';
-import type { FileIndex, StoredFile } from './store.js';
+import type { FileIndex, StoredFile, Sync } from './contract.js';
 
 interface FileRow {
   id: string;
@@ -35,5 +35,5 @@ export function fileIndex(db: Db) {
       remove.run(id);
     },
     known: (ids: string[]): Set<string> => new Set(known.all(JSON.stringify(ids)).map((row) => row.id)),
-  } satisfies { [K in keyof FileIndex]: (...args: Parameters<FileIndex[K]>) => Awaited<ReturnType<FileIndex[K]>> };
+  } satisfies Sync<FileIndex>;
 }

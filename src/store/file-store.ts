@@ -6,7 +6,7 @@
  * sweep removes once it is an hour old.
  */
 import { randomBytes } from 'node:crypto';
-import type { Blobs, FileIndex, FileStore, StoredFile } from './store.js';
+import type { Blobs, FileIndex, FileStore, StoredFile } from './contract.js';
 import type { StoreWrite } from './store-writer.js';
 
 /** Bytes without a row younger than this may be a save between its two steps; older, they are left over. */

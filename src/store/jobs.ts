@@ -7,43 +7,13 @@
  * between the two cannot lose the event, and drops the job's request: nothing reads it after.
  */
 import { randomBytes } from 'node:crypto';
-import type { NetworkReport } from '../engine/page-guard.js';
 import type { ErrorCode } from '../errors.js';
+import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus, Sync } from './contract.js';
 import { deliveries } from './deliveries.js';
 import { duplicateIdentifier, requestDigest } from './identifier-window.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from './job-events.js';
 import type { Db } from './open-db.js';
-import { queueBounds, type QueueBounds } from './queue-bounds.js';
-
-export type JobStatus = 'queued' | 'rendering' | 'succeeded' | 'failed';
-
-export interface Job {
-  id: string;
-  caller: string;
-  identifier: string;
-  priority: number;
-  /** The request as the route parsed it (defaults applied, identifier and priority taken out), parsed again by the worker; null once the job succeeded or failed for good. */
-  request: unknown;
-  /** Base of the absolute URLs (file, status) reported for this job, taken from the request that queued it. */
-  baseUrl: string;
-  status: JobStatus;
-  attempts: number;
-  maxAttempts: number;
-  createdAt: number;
-  availableAt: number;
-  claimedBy: string | null;
-  claimedAt: number | null;
-  leaseUntil: number | null;
-  finishedAt: number | null;
-  fileId: string | null;
-  pages: number | null;
-  bytes: number | null;
-  /** The last attempt's error as its caller may see it (a safe message; the cause is in the operator's log). */
-  error: string | null;
-  errorCode: ErrorCode | null;
-  /** URLs the document could not load, once it rendered. */
-  network: NetworkReport | null;
-}
+import { queueBounds } from './queue-bounds.js';
 
 interface JobRow {
   id: string;
@@ -93,28 +63,6 @@ const fromRow = (row: JobRow): Job => ({
   network: row.network === null ? null : JSON.parse(row.network),
 });
 
-/** What a finished render leaves on its job. */
-export interface JobResult {
-  fileId: string;
-  pages: number;
-  bytes: number;
-  network?: NetworkReport;
-}
-
-export interface EnqueueInput {
-  caller: string;
-  identifier: string;
-  priority: number;
-  request: unknown;
-  baseUrl: string;
-  now: number;
-  /** An identifier seen from the same caller within this window is refused (402). */
-  dedupeWindowMs: number;
-  /** Jobs and request bytes, per caller and in total, beyond which new ones are refused (503). */
-  bounds: QueueBounds;
-  maxAttempts: number;
-}
-
 /** The job `enqueue` has just written under `id`: both stores answer it without reading the row back. */
 export function queuedJob(id: string, input: EnqueueInput): Job {
   return {
@@ -140,13 +88,6 @@ export function queuedJob(id: string, input: EnqueueInput): Job {
     errorCode: null,
     network: null,
   };
-}
-
-/** Why an attempt failed, as its caller may see it. */
-export interface JobError {
-  code: ErrorCode;
-  /** Safe for the caller: a PdfRenderError's message or a generic one (see callerError). */
-  message: string;
 }
 
 /** The error of an attempt whose lease ran out (its server died or stalled). */
@@ -257,41 +198,23 @@ export function jobQueue(db: Db) {
   });
 
   return {
-    /** Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window (the same request again answers the job it queued), QUEUE_FULL past a bound. */
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input, requestDigest(input)),
-    /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     claim(worker: string, now: number, leaseMs: number): Job | null {
       // One statement, so no transaction of its own: it takes the write lock or meets it (DATABASE_BUSY) whole.
       const row = take.get({ worker, now, leaseUntil: now + leaseMs });
       return row ? fromRow(row) : null;
     },
-    /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
-    /** Mark a job done and queue its PDF_RENDERED event; false when `worker` no longer holds it (its lease ran out and another took it). */
     complete: (id: string, worker: string, now: number, result: JobResult): boolean => complete.immediate(id, worker, now, result),
-    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
-    /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
     release: (id: string, worker: string, availableAt: number): boolean => giveBack.run(availableAt, id, worker).changes > 0,
-    /**
-     * Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing
-     * RENDER_PDF_FAILED), except the ids in `inHand` (jobs the caller's own workers are still on).
-     */
     requeueExpired: (now: number, inHand: string[] = []): number => requeueExpired.immediate(now, inHand),
-    /** One job by id. */
     get: (id: string): Job | null => {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
     },
-    /**
-     * Keep the tables bounded: forget identifiers seen before `identifiersBefore`, and finished jobs
-     * (with their settled deliveries, and those held since) before `jobsBefore`. Returns how many
-     * held deliveries expired unsent, for the operator's log.
-     */
     sweep(identifiersBefore: number, jobsBefore: number): { heldExpired: number } {
       return sweep.immediate(identifiersBefore, jobsBefore);
     },
-  };
+  } satisfies Sync<JobQueue>;
 }
-
-export type JobQueue = ReturnType<typeof jobQueue>;

@@ -18,7 +18,7 @@ import { s3Connection, type FilesLocation } from './s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
 import { sqliteStore } from './sqlite-store.js';
 import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './storage-health.js';
-import type { Blobs, FileStore, Store } from './store.js';
+import type { Blobs, FileStore, Store } from './contract.js';
 import { storeWriter, type StoreWrite } from './store-writer.js';
 
 export interface Backend {

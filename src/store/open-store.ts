@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { openDb } from './open-db.js';
 import { sqliteStore } from './sqlite-store.js';
-import type { Store } from './store.js';
+import type { Store } from './contract.js';
 
 /** The database file of a data dir. */
 export const databasePath = (dataDir: string) => join(dataDir, 'pdfrender.db');

@@ -2,6 +2,7 @@
  * Fixed one-minute rate-limit windows in SQLite, so every server process on one data dir shares
  * the count and a restart does not hand out a fresh allowance.
  */
+import type { RateWindows, Sync, WindowCount } from './contract.js';
 import type { Db } from './open-db.js';
 
 /** Length of one rate-limit window. */
@@ -9,13 +10,6 @@ export const windowMs = 60_000;
 
 /** The start of the window `now` falls in. */
 export const windowStart = (now: number) => Math.floor(now / windowMs) * windowMs;
-
-export interface WindowCount {
-  /** Requests counted in this window so far, this one included. */
-  count: number;
-  /** When the window ends (ms since the epoch). */
-  resetAt: number;
-}
 
 /** Counting hits per caller and window. */
 export function rateWindows(db: Db) {
@@ -27,22 +21,17 @@ export function rateWindows(db: Db) {
   const read = db.prepare<[string, number], { count: number }>('SELECT count FROM rate_windows WHERE key = ? AND window_start = ?');
   const prune = db.prepare<[number]>('DELETE FROM rate_windows WHERE window_start < ?');
   return {
-    /** Count one request by `key` at time `now`. */
     hit(key: string, now: number): WindowCount {
       const start = windowStart(now);
       const { count } = hit.get(key, start)!;
       return { count, resetAt: start + windowMs };
     },
-    /** The requests `key` has made in the window of `now`, without counting one more. */
     peek(key: string, now: number): WindowCount {
       const start = windowStart(now);
       return { count: read.get(key, start)?.count ?? 0, resetAt: start + windowMs };
     },
-    /** Forget windows that ended before `now`. */
     prune(now: number): void {
       prune.run(windowStart(now));
     },
-  };
+  } satisfies Sync<RateWindows>;
 }
-
-export type RateWindows = ReturnType<typeof rateWindows>;

@@ -6,27 +6,9 @@
  * what it did.
  */
 import { randomBytes } from 'node:crypto';
-import type { JobStatus } from './jobs.js';
+import type { JobStatus, Redeliveries, Redelivery, Sync } from './contract.js';
 import { jobEvent, type FinishedJobRow } from './job-events.js';
 import type { Db } from './open-db.js';
-
-/** What a redelivery did, or why it could not. */
-export type Redelivery =
-  | { outcome: 'no-such-job' }
-  | { outcome: 'unfinished'; status: JobStatus }
-  | {
-      outcome: 'done';
-      /** Deliveries due now, new ones included. */
-      queued: number;
-      /** Of those, new: endpoints that had none of this event. */
-      created: number;
-      /** Being sent right now, left alone (resetting them would send them twice). */
-      inFlight: number;
-      /** Endpoints that are disabled and hold this event until enabled. */
-      heldFor: string[];
-      /** Active endpoints, none of which may have been free to take it. */
-      active: number;
-    };
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 
@@ -71,9 +53,6 @@ export function redeliveries(db: Db) {
   });
 
   return {
-    /** Send a finished job's event again, now, to every active endpoint; says what it queued and what it could not. */
     redeliver: (jobId: string, now: number): Redelivery => redeliver.immediate(jobId, now),
-  };
+  } satisfies Sync<Redeliveries>;
 }
-
-export type Redeliveries = ReturnType<typeof redeliveries>;

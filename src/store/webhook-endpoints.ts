@@ -9,29 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { PdfRenderError } from '../errors.js';
 import { newWebhookSecret } from '../webhook-secret.js';
+import type { Enabled, ListedEndpoint, Rotation, Sync, WebhookEndpoint, WebhookEndpoints } from './contract.js';
 import type { Db } from './open-db.js';
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  /** Sent as `Authorization: Bearer <key>` with every delivery; never the signing secret. */
-  key: string;
-  /** Keys the Standard Webhooks signature; never sent. */
-  secret: string;
-  createdAt: number;
-  /** When a receiver answered 410 Gone, after which its deliveries are held until it is enabled; null while active. */
-  disabledAt: number | null;
-}
-
-/** An endpoint as listings show it: with how many deliveries it holds (while disabled). */
-export type ListedEndpoint = WebhookEndpoint & { held: number };
-
-/** An endpoint enabled, whether it had been disabled, and how many of its held deliveries were released (due now). */
-export interface Enabled {
-  endpoint: WebhookEndpoint;
-  wasDisabled: boolean;
-  released: number;
-}
 
 interface EndpointRow {
   id: string;
@@ -65,12 +44,6 @@ export function newEndpoint(url: string, now: number): WebhookEndpoint {
 export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret'> {
   const { key: _key, secret: _secret, ...rest } = endpoint;
   return rest;
-}
-
-/** Which of an endpoint's credentials to replace. */
-export interface Rotation {
-  key: boolean;
-  secret: boolean;
 }
 
 /** Check that `url` is an absolute http or https URL; returns it normalised. */
@@ -151,41 +124,21 @@ export function webhookEndpoints(db: Db) {
     return row ? fromRow(row) : null;
   });
   return {
-    /** Add an endpoint with a new key and a new secret. */
     add: (url: string, now: number): WebhookEndpoint => add(validateWebhookUrl(url), now),
-    /**
-     * What `webhooks add` and POST /api/webhooks do: a URL that a disabled endpoint has is that
-     * endpoint coming back, so it is enabled again (the oldest such, keeping its id, key and
-     * secret, which its receiver already checks) and its held deliveries are sent; any other URL
-     * gets a new endpoint.
-     */
     addOrEnable: (url: string, now: number) => addOrEnable.immediate(validateWebhookUrl(url), now),
-    /** Enable an endpoint and send what it holds (also when it was active: nothing changes then but stragglers); null when there is none. */
     enable: (id: string, now: number): Enabled | null => enable.immediate(id, now),
-    /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */
     rotate: (id: string, which: Rotation): WebhookEndpoint | null => rotate.immediate(id, which),
-    /** Every endpoint, oldest first, with how many deliveries each holds. */
     list(): ListedEndpoint[] {
       return listing.all().map((row) => ({ ...fromRow(row), held: row.held }));
     },
-    /** Whether any endpoint exists, disabled ones included (their events are held). */
     any: (): boolean => anyEndpoint.get()!.found === 1,
-    /** One endpoint, read afresh (a removed one is null). */
     get(id: string): WebhookEndpoint | null {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
     },
-    /** Hold everything for an endpoint until it is enabled again (its receiver answered 410 Gone). */
     disable(id: string, now: number): void {
       disable.immediate(id, now);
     },
-    /**
-     * Remove an endpoint; what it held or still had to send is marked failed ("the endpoint was
-     * removed", `unsent` of them: `webhooks redeliver <jobId>` sends a job's event to the current
-     * endpoints). Null when there was none with that id.
-     */
     remove: (id: string, now: number): { unsent: number } | null => remove.immediate(id, now),
-  };
+  } satisfies Sync<WebhookEndpoints>;
 }
-
-export type WebhookEndpoints = ReturnType<typeof webhookEndpoints>;

@@ -13,10 +13,9 @@ import type { EventLog } from '../event-log.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
-import type { Delivery } from '../store/deliveries.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StoreWrite } from '../store/store-writer.js';
-import type { Deliveries, WebhookEndpoints } from '../store/store.js';
+import type { Deliveries, Delivery, WebhookEndpoints } from '../store/contract.js';
 import { webhookConnections } from './connections.js';
 import { signWebhook } from './signing.js';
 

@@ -1,5 +1,5 @@
 /** What the store tests queue: a small job from one caller under roomy bounds, changed per case. */
-import type { EnqueueInput } from '../../src/store/jobs.js';
+import type { EnqueueInput } from '../../src/store/contract.js';
 
 /** Bounds no test reaches unless it means to. */
 export const roomyBounds = { maxQueue: 10_000, maxQueuePerCaller: 10_000, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };

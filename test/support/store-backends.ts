@@ -13,7 +13,7 @@ import { postgresBlobs } from '../../src/store/postgres/blobs.js';
 import { migratePostgres } from '../../src/store/postgres/migrate.js';
 import { postgresPool, postgresStore } from '../../src/store/postgres/postgres-store.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
-import type { Blobs, Store } from '../../src/store/store.js';
+import type { Blobs, Store } from '../../src/store/contract.js';
 import { tempDir } from './files.js';
 import { endPool, startCluster, type Cluster } from './postgres.js';
 

@@ -5,7 +5,7 @@
  * the orphan sweep's "older than" means the same on every instance.
  */
 import type pg from 'pg';
-import type { Blobs } from '../store.js';
+import type { Blobs } from '../contract.js';
 import { query, row, rows } from './sql.js';
 
 /** Ids looked up in the index at once while looking for orphans. */

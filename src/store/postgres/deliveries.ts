@@ -8,9 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Delivery, DeliveryLogEntry } from '../deliveries.js';
 import { retryDelay, retrySchedule } from '../delivery-retry.js';
-import type { Deliveries } from '../store.js';
+import type { Deliveries, Delivery, DeliveryLogEntry } from '../contract.js';
 import { changes, locks, query, rows, transaction, type Sql } from './sql.js';
 
 /**
@@ -35,14 +34,8 @@ const logColumns = `SELECT d.id, d.event_id AS "eventId", d.job_id AS "jobId", d
 /** The deliveries table in the database of `pool`. */
 export function postgresDeliveries(pool: pg.Pool): Deliveries {
   return {
-    /** Queue `event` for every endpoint, due now, held for a disabled one; returns how many deliveries. */
     queueEvent: (jobId: string, event: unknown, now: number) => transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
 
-    /**
-     * Take up to `limit` due deliveries, at most `perEndpoint` per endpoint counting the attempts in
-     * flight (every instance's, from the table: the caller's `inFlight` are among them, and a dead
-     * instance's only until their lease runs out), kept from other senders for a lease of `leaseMs`.
-     */
     claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit) =>
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).
       rows<Delivery>(
@@ -51,7 +44,6 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
         [now, limit, perEndpoint, now + leaseMs],
       ),
 
-    /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
     renew: (ids: number[], until: number) =>
       changes(
         pool,
@@ -59,7 +51,6 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
         [until, ids],
       ),
 
-    /** The receiver answered 2xx. */
     async succeeded(id: number, status: number, now: number) {
       await query(
         pool,
@@ -68,7 +59,6 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
       );
     },
 
-    /** The attempt failed: schedule the next (the schedule's delay, or the receiver's Retry-After up to 10 h), or mark it failed after the last. */
     async failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs = 0) {
       await query(
         pool,
@@ -78,11 +68,9 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
       );
     },
 
-    /** The newest deliveries first (only failed ones with `failedOnly`). */
     log: async (limit: number, failedOnly = false) =>
       rows<DeliveryLogEntry>(pool, `${logColumns} ${failedOnly ? "WHERE d.status = 'failed'" : ''} ORDER BY d.id DESC LIMIT $1`, [limit]),
 
-    /** Keep a delivery until its endpoint is enabled again (after a 410, counted as an attempt, or found disabled before sending). */
     async hold(id: number, now: number, answered?: { status: number; error: string }) {
       // Held only while its endpoint is still disabled: one enabled again meanwhile gets the delivery due now.
       // Under the shared webhook lock, so an enable in progress commits first and this sees it (its release would miss a row held after it).
@@ -102,7 +90,6 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
       );
     },
 
-    /** Stop for good (the endpoint is gone). */
     async abandon(id: number, status: number | null, error: string) {
       await query(
         pool,

@@ -3,7 +3,7 @@
  * instance, so a fileUrl one instance returned is found by any other.
  */
 import type pg from 'pg';
-import type { FileIndex, StoredFile } from '../store.js';
+import type { FileIndex, StoredFile } from '../contract.js';
 import { query, row, rows } from './sql.js';
 
 const columns = 'id, pages, bytes, created_at AS "createdAt", expires_at AS "expiresAt"';
@@ -20,14 +20,11 @@ export function postgresFileIndex(pool: pg.Pool): FileIndex {
         file.expiresAt,
       ]);
     },
-    /** A file that has not expired at `now`, or null. */
     find: async (id: string, now: number) => (await row<StoredFile>(pool, `SELECT ${columns} FROM files WHERE id = $1 AND expires_at > $2`, [id, now])) ?? null,
-    /** Files expired at `now`. */
     expired: (now: number) => rows<StoredFile>(pool, `SELECT ${columns} FROM files WHERE expires_at <= $1 ORDER BY expires_at, id`, [now]),
     async remove(id: string) {
       await query(pool, 'DELETE FROM files WHERE id = $1', [id]);
     },
-    /** Which of `ids` have a row. */
     known: async (ids: string[]) => new Set((await rows<{ id: string }>(pool, 'SELECT id FROM files WHERE id = ANY($1::text[])', [ids])).map((r) => r.id)),
   };
 }

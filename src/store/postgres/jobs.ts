@@ -14,10 +14,10 @@ import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
 import { duplicateIdentifier, requestDigest } from '../identifier-window.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
-import { leaseExpiredError, queuedJob, type EnqueueInput, type Job, type JobError, type JobResult, type JobStatus } from '../jobs.js';
+import { leaseExpiredError, queuedJob } from '../jobs.js';
 import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { JobQueue } from '../store.js';
+import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus } from '../contract.js';
 import { queueEvent } from './deliveries.js';
 import { afterLostAnswer } from './lost-answer.js';
 import { changes, connect, locks, query, row, rows, sessionOf, transaction, type Sql } from './sql.js';
@@ -84,12 +84,6 @@ async function settle(tx: Sql, id: string, worker: string | null, now: number, e
  */
 export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
   return {
-    /**
-     * Queue a job, or refuse it: DUPLICATE_IDENTIFIER within the window (the same request again
-     * answers the job it queued), QUEUE_FULL past a bound. When the answer is lost after the
-     * statement went, the database is asked what became of the job (lost-answer.ts): OUTCOME_UNKNOWN
-     * only when it cannot say.
-     */
     async enqueue(input: EnqueueInput) {
       const request = JSON.stringify(input.request);
       const requestBytes = Buffer.byteLength(request);
@@ -161,7 +155,6 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
       return queuedJob(id, input);
     },
 
-    /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
     async claim(worker: string, now: number, leaseMs: number) {
       // SKIP LOCKED: a job another instance is taking right now is passed over, not waited for.
       const claimed = await row<JobRow>(
@@ -175,11 +168,9 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
       return claimed ? toJob(claimed) : null;
     },
 
-    /** Extend a lease; false when `worker` no longer holds the job. */
     heartbeat: async (id: string, worker: string, leaseUntil: number) =>
       (await changes(pool, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'", [leaseUntil, id, worker])) > 0,
 
-    /** Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker` no longer holds it. */
     complete: (id: string, worker: string, now: number, result: JobResult) =>
       transaction(
         pool,
@@ -203,11 +194,9 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
         locks.webhookWrite,
       ),
 
-    /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
       transaction(pool, (tx) => settle(tx, id, worker, now, error, retryAt), locks.webhookWrite),
 
-    /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault); false when not held. */
     release: async (id: string, worker: string, availableAt: number) =>
       (await changes(
         pool,
@@ -215,7 +204,6 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
         [availableAt, id, worker],
       )) > 0,
 
-    /** Send jobs whose lease ran out back to the queue (or to failed after their last attempt), except those in `inHand`. */
     requeueExpired: (now: number, inHand: string[] = []) =>
       transaction(
         pool,
@@ -232,13 +220,11 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
         locks.webhookWrite,
       ),
 
-    /** One job by id. */
     async get(id: string) {
       const found = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
       return found ? toJob(found) : null;
     },
 
-    /** Forget identifiers seen before `identifiersBefore`, and finished jobs (with their settled deliveries, and those held since) before `jobsBefore`. */
     // Under the shared webhook lock, beside the other writers of deliveries, never during an endpoint change.
     sweep: (identifiersBefore: number, jobsBefore: number) =>
       transaction(

@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.js';
 import { PdfRenderError } from '../../errors.js';
 import { isPostgresError } from '../postgres-errors.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { Blobs, Store } from '../store.js';
+import type { Blobs, Store } from '../contract.js';
 import { postgresBlobs } from './blobs.js';
 import { databaseClock, type DatabaseClock } from './database-clock.js';
 import { postgresDeliveries } from './deliveries.js';

@@ -5,13 +5,12 @@
  */
 import type pg from 'pg';
 import { windowMs, windowStart } from '../rate-windows.js';
-import type { RateWindows } from '../store.js';
+import type { RateWindows } from '../contract.js';
 import { query, row } from './sql.js';
 
 /** Rate-limit windows in the database of `pool`. */
 export function postgresRateWindows(pool: pg.Pool): RateWindows {
   return {
-    /** Count one request by `key` at time `now`. */
     async hit(key: string, now: number) {
       const start = windowStart(now);
       const counted = await row<{ count: number }>(
@@ -22,13 +21,11 @@ export function postgresRateWindows(pool: pg.Pool): RateWindows {
       );
       return { count: counted!.count, resetAt: start + windowMs };
     },
-    /** The requests `key` has made in the window of `now`, without counting one more. */
     async peek(key: string, now: number) {
       const start = windowStart(now);
       const counted = await row<{ count: number }>(pool, 'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2', [key, start]);
       return { count: counted?.count ?? 0, resetAt: start + windowMs };
     },
-    /** Forget windows that ended before `now`. */
     async prune(now: number) {
       await query(pool, 'DELETE FROM rate_windows WHERE window_start < $1', [windowStart(now)]);
     },

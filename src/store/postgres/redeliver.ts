@@ -6,9 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { jobEvent, type FinishedJobRow } from '../job-events.js';
-import type { JobStatus } from '../jobs.js';
-import type { Redelivery } from '../redeliver.js';
-import type { Redeliveries } from '../store.js';
+import type { JobStatus, Redeliveries, Redelivery } from '../contract.js';
 import { changes, locks, row, rows, transaction } from './sql.js';
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
@@ -16,7 +14,6 @@ const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 /** Redeliveries in the database of `pool`. */
 export function postgresRedeliveries(pool: pg.Pool): Redeliveries {
   return {
-    /** Send a finished job's event again, now, to every active endpoint; says what it queued and what it could not. */
     redeliver: (jobId: string, now: number) =>
       transaction(
         pool,

@@ -8,9 +8,8 @@
  */
 import type pg from 'pg';
 import { newWebhookSecret } from '../../webhook-secret.js';
-import type { Enabled, Rotation, WebhookEndpoint } from '../webhook-endpoints.js';
 import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
-import type { WebhookEndpoints } from '../store.js';
+import type { Enabled, Rotation, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
 import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
 const columns = 'id, url, key, secret, created_at AS "createdAt", disabled_at AS "disabledAt"';
@@ -50,12 +49,10 @@ function change<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Prom
 /** The webhook endpoint table in the database of `pool`. */
 export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
   return {
-    /** Add an endpoint with a new key and a new secret. */
     add: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, (tx) => add(tx, valid, now));
     },
-    /** Enable the oldest disabled endpoint with this URL (sending what it holds), or add a new one. */
     addOrEnable: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
       return change(pool, async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
@@ -68,9 +65,7 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
         return { created: true, ...(await add(tx, valid, now)) };
       });
     },
-    /** Enable an endpoint and send what it holds; null when there is none. */
     enable: (id: string, now: number) => change(pool, (tx) => enable(tx, id, now)),
-    /** Replace an endpoint's key, secret or both; null when there is no such endpoint. */
     rotate: (id: string, which: Rotation) =>
       change(pool, async (tx) => {
         const rotated = await row<WebhookEndpoint>(
@@ -80,25 +75,20 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
         );
         return rotated ?? null;
       }),
-    /** Every endpoint, oldest first, with how many deliveries each holds. */
     list: () =>
       rows<WebhookEndpoint & { held: number }>(
         pool,
         `SELECT ${columns}, (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held') AS held
          FROM webhook_endpoints e ORDER BY e.created_at, e.seq`,
       ),
-    /** Whether any endpoint exists, disabled ones included (their events are held). */
     any: async () => (await row<{ found: boolean }>(pool, 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found'))!.found,
-    /** One endpoint, read afresh (a removed one is null). */
     get: async (id: string) => (await row<WebhookEndpoint>(pool, `SELECT ${columns} FROM webhook_endpoints WHERE id = $1`, [id])) ?? null,
-    /** Hold everything for an endpoint until it is enabled again (its receiver answered 410 Gone). */
     disable: (id: string, now: number) =>
       change(pool, async (tx) => {
         if ((await changes(tx, 'UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1', [id, now])) > 0) {
           await query(tx, `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = $1 AND status = 'pending' AND ${settled}`, [id, now]);
         }
       }),
-    /** Remove an endpoint; what it held or still had to send is marked failed. Null when there was none with that id. */
     remove: (id: string, now: number) =>
       change(pool, async (tx) => {
         if (!(await row(tx, 'SELECT 1 FROM webhook_endpoints WHERE id = $1', [id]))) return null;

@@ -1,0 +1,384 @@
+/**
+ * The Store's contract: everything durable the server keeps, as one set of asynchronous interfaces
+ * with their rules written here once, and two implementations declared against it. SQLite in a data
+ * dir (the default: nothing to set up) implements each part synchronously (`satisfies Sync<...>` in
+ * jobs.ts, deliveries.ts, ...; sqlite-store.ts answers them as promises, each call whole before its
+ * promise is made, so no transaction spans an await); PostgreSQL (postgres/, shared by several
+ * instances) implements them as they are. Chosen in one place at start-up (open-backend.ts). The
+ * contract test suite (test/store-contract*.test.ts) runs the same calls against both.
+ */
+import type { NetworkReport } from '../engine/page-guard.js';
+import type { ErrorCode } from '../errors.js';
+import type { QueueBounds } from './queue-bounds.js';
+
+/** The same methods, each answering a promise. */
+export type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+
+/** The same methods, each answering its value itself: what a synchronous backend (SQLite) implements. */
+export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
+
+// ---------------------------------------------------------------------------------------------
+// The async job queue
+
+export type JobStatus = 'queued' | 'rendering' | 'succeeded' | 'failed';
+
+export interface Job {
+  id: string;
+  caller: string;
+  identifier: string;
+  priority: number;
+  /** The request as the route parsed it (defaults applied, identifier and priority taken out), parsed again by the worker; null once the job succeeded or failed for good. */
+  request: unknown;
+  /** Base of the absolute URLs (file, status) reported for this job, taken from the request that queued it. */
+  baseUrl: string;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  createdAt: number;
+  availableAt: number;
+  claimedBy: string | null;
+  claimedAt: number | null;
+  leaseUntil: number | null;
+  finishedAt: number | null;
+  fileId: string | null;
+  pages: number | null;
+  bytes: number | null;
+  /** The last attempt's error as its caller may see it (a safe message; the cause is in the operator's log). */
+  error: string | null;
+  errorCode: ErrorCode | null;
+  /** URLs the document could not load, once it rendered. */
+  network: NetworkReport | null;
+}
+
+/** What a finished render leaves on its job. */
+export interface JobResult {
+  fileId: string;
+  pages: number;
+  bytes: number;
+  network?: NetworkReport;
+}
+
+export interface EnqueueInput {
+  caller: string;
+  identifier: string;
+  priority: number;
+  request: unknown;
+  baseUrl: string;
+  now: number;
+  /** An identifier seen from the same caller within this window is refused (402), unless with the same request (identifier-window.ts). */
+  dedupeWindowMs: number;
+  /** Jobs and request bytes, per caller and in total, beyond which new ones are refused (503). */
+  bounds: QueueBounds;
+  maxAttempts: number;
+}
+
+/** Why an attempt failed, as its caller may see it. */
+export interface JobError {
+  code: ErrorCode;
+  /** Safe for the caller: a PdfRenderError's message or a generic one (see callerError). */
+  message: string;
+}
+
+/**
+ * The durable queue. Two servers (or two requests at once) never both take the same job or both
+ * accept the same identifier. A claimed job carries a lease; only its holder may extend, complete
+ * or fail it (every write names its holder), and a lease that runs out sends the job back to the
+ * queue. A job's final status and its webhook deliveries are written in one transaction, which
+ * drops the job's request: nothing reads it after.
+ */
+export interface JobQueue {
+  /**
+   * Queue a job, or refuse it: DUPLICATE_IDENTIFIER for the same identifier with another request
+   * within the window (the same request again answers the job it queued, as it is now), QUEUE_FULL
+   * past a bound. On PostgreSQL, OUTCOME_UNKNOWN when the answer was lost and the database cannot
+   * say whether the job was queued (postgres/lost-answer.ts).
+   */
+  enqueue(input: EnqueueInput): Promise<Job>;
+  /** Take the next job (highest priority, then oldest) with a lease until now + leaseMs; null when none is ready. */
+  claim(worker: string, now: number, leaseMs: number): Promise<Job | null>;
+  /** Extend a lease; false when `worker` no longer holds the job. */
+  heartbeat(id: string, worker: string, leaseUntil: number): Promise<boolean>;
+  /**
+   * Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker`
+   * no longer holds it (its lease ran out and another took it).
+   */
+  complete(id: string, worker: string, now: number, result: JobResult): Promise<boolean>;
+  /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
+  fail(id: string, worker: string, now: number, error: JobError, retryAt: number): Promise<JobStatus | null>;
+  /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault, a stop); false when not held. */
+  release(id: string, worker: string, availableAt: number): Promise<boolean>;
+  /**
+   * Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing
+   * RENDER_PDF_FAILED), except the ids in `inHand` (jobs the caller's own workers are still on).
+   */
+  requeueExpired(now: number, inHand?: string[]): Promise<number>;
+  /** One job by id. */
+  get(id: string): Promise<Job | null>;
+  /**
+   * Keep the tables bounded: forget identifiers seen before `identifiersBefore`, and finished jobs
+   * (with their settled deliveries, and those held since) before `jobsBefore`. Returns how many
+   * held deliveries expired unsent, for the operator's log.
+   */
+  sweep(identifiersBefore: number, jobsBefore: number): Promise<{ heldExpired: number }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook deliveries
+
+export interface Delivery {
+  id: number;
+  eventId: string;
+  jobId: string;
+  endpointId: string;
+  body: string;
+  attempts: number;
+}
+
+/** Held: its endpoint is disabled, and it waits for the endpoint to be enabled again. */
+export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
+
+export interface DeliveryLogEntry {
+  id: number;
+  eventId: string;
+  jobId: string;
+  endpointId: string;
+  /** The endpoint's URL, null once it was removed. */
+  url: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+}
+
+/**
+ * Webhook deliveries, one row per event and endpoint, with a persisted retry schedule: a delivery
+ * survives a restart, and two senders never send the same attempt at once (an attempt is claimed
+ * by moving its next_attempt_at and claimed_until forward, on a lease the sender renews). A
+ * delivery to a disabled endpoint is 'held': kept, never sent, until the endpoint is enabled again.
+ */
+export interface Deliveries {
+  /**
+   * Queue `event` (as JSON, under a new webhook-id) for every endpoint, due now, held for a
+   * disabled one; returns how many deliveries.
+   */
+  queueEvent(jobId: string, event: unknown, now: number): Promise<number>;
+  /**
+   * Take up to `limit` due deliveries for sending, at most `perEndpoint` per endpoint counting the
+   * attempts in flight (the caller's `inFlight` on SQLite; every sender's, from the table, on
+   * PostgreSQL), kept from other senders for a lease of `leaseMs` that the sender renews while the
+   * attempt lasts; if the sender dies mid-attempt, the delivery is due again when its lease runs out.
+   */
+  claim(now: number, limit: number, leaseMs: number, perEndpoint?: number, inFlight?: Record<string, number>): Promise<Delivery[]>;
+  /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
+  renew(ids: number[], until: number): Promise<number>;
+  /** The receiver answered 2xx. */
+  succeeded(id: number, status: number, now: number): Promise<void>;
+  /**
+   * The attempt failed: schedule the next, or mark the delivery failed after the last. The delay is
+   * the schedule's, give or take 10% so that retries to one receiver spread out, or the receiver's
+   * own Retry-After when it asks for longer (up to 10 h).
+   */
+  failed(delivery: Delivery, status: number | null, error: string, now: number, retryAfterMs?: number): Promise<void>;
+  /** The newest deliveries first (only failed ones with `failedOnly`), for `pdfrender webhooks deliveries`. */
+  log(limit: number, failedOnly?: boolean): Promise<DeliveryLogEntry[]>;
+  /**
+   * Keep a delivery until its endpoint is enabled again: after the receiver answered 410 Gone
+   * (`answered`, counted as an attempt), or when the endpoint was found disabled before sending.
+   */
+  hold(id: number, now: number, answered?: { status: number; error: string }): Promise<void>;
+  /** Stop for good (the endpoint is gone). */
+  abandon(id: number, status: number | null, error: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook endpoints
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Sent as `Authorization: Bearer <key>` with every delivery; never the signing secret. */
+  key: string;
+  /** Keys the Standard Webhooks signature; never sent. */
+  secret: string;
+  createdAt: number;
+  /** When a receiver answered 410 Gone, after which its deliveries are held until it is enabled; null while active. */
+  disabledAt: number | null;
+}
+
+/** An endpoint as listings show it: with how many deliveries it holds (while disabled). */
+export type ListedEndpoint = WebhookEndpoint & { held: number };
+
+/** An endpoint enabled, whether it had been disabled, and how many of its held deliveries were released (due now). */
+export interface Enabled {
+  endpoint: WebhookEndpoint;
+  wasDisabled: boolean;
+  released: number;
+}
+
+/** Which of an endpoint's credentials to replace. */
+export interface Rotation {
+  key: boolean;
+  secret: boolean;
+}
+
+/**
+ * Webhook endpoints, read from the store at every use, so `pdfrender webhooks ...` takes effect at
+ * once in a running server. Each change of state and its deliveries' is one transaction.
+ */
+export interface WebhookEndpoints {
+  /** Add an endpoint with a new key and a new secret. */
+  add(url: string, now: number): Promise<WebhookEndpoint>;
+  /**
+   * What `webhooks add` and POST /api/webhooks do: a URL that a disabled endpoint has is that
+   * endpoint coming back, so it is enabled again (the oldest such, keeping its id, key and secret,
+   * which its receiver already checks) and its held deliveries are sent; any other URL gets a new
+   * endpoint.
+   */
+  addOrEnable(url: string, now: number): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)>;
+  /** Enable an endpoint and send what it holds (also when it was active: nothing changes then but stragglers); null when there is none. */
+  enable(id: string, now: number): Promise<Enabled | null>;
+  /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */
+  rotate(id: string, which: Rotation): Promise<WebhookEndpoint | null>;
+  /** Every endpoint, oldest first, with how many deliveries each holds. */
+  list(): Promise<ListedEndpoint[]>;
+  /** Whether any endpoint exists, disabled ones included (their events are held). */
+  any(): Promise<boolean>;
+  /** One endpoint, read afresh (a removed one is null). */
+  get(id: string): Promise<WebhookEndpoint | null>;
+  /** Hold everything for an endpoint until it is enabled again (its receiver answered 410 Gone). */
+  disable(id: string, now: number): Promise<void>;
+  /**
+   * Remove an endpoint; what it held or still had to send is marked failed ("the endpoint was
+   * removed", `unsent` of them: `webhooks redeliver <jobId>` sends a job's event to the current
+   * endpoints). Null when there was none with that id.
+   */
+  remove(id: string, now: number): Promise<{ unsent: number } | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redelivery (`pdfrender webhooks redeliver <jobId>`)
+
+/** What a redelivery did, or why it could not. */
+export type Redelivery =
+  | { outcome: 'no-such-job' }
+  | { outcome: 'unfinished'; status: JobStatus }
+  | {
+      outcome: 'done';
+      /** Deliveries due now, new ones included. */
+      queued: number;
+      /** Of those, new: endpoints that had none of this event. */
+      created: number;
+      /** Being sent right now, left alone (resetting them would send them twice). */
+      inFlight: number;
+      /** Endpoints that are disabled and hold this event until enabled. */
+      heldFor: string[];
+      /** Active endpoints, none of which may have been free to take it. */
+      active: number;
+    };
+
+export interface Redeliveries {
+  /**
+   * Send a finished job's event again, now, to every active endpoint: its deliveries there start
+   * over, and an active endpoint with none (added since) gets one under the event's own webhook-id.
+   * One transaction, so the counts it reports are what it did.
+   */
+  redeliver(jobId: string, now: number): Promise<Redelivery>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rate-limit windows
+
+export interface WindowCount {
+  /** Requests counted in this window so far, this one included. */
+  count: number;
+  /** When the window ends (ms since the epoch). */
+  resetAt: number;
+}
+
+/** Fixed one-minute windows per caller, shared by every server on the store, surviving restarts. */
+export interface RateWindows {
+  /** Count one request by `key` at time `now`. */
+  hit(key: string, now: number): Promise<WindowCount>;
+  /** The requests `key` has made in the window of `now`, without counting one more. */
+  peek(key: string, now: number): Promise<WindowCount>;
+  /** Forget windows that ended before `now`. */
+  prune(now: number): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendered files
+
+/** A rendered PDF kept for download until `expiresAt`. */
+export interface StoredFile {
+  id: string;
+  pages: number;
+  bytes: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/**
+ * Rendered PDFs: an index row each, and the bytes where the backend keeps them (the data dir's
+ * files/ folder, a PostgreSQL table, an S3 bucket). A save writes the bytes before the row and
+ * removes them again if the row cannot be written; the sweep removes expired files and bytes no
+ * row names (left by a crash between the two steps).
+ */
+export interface FileStore {
+  /** Store a PDF until `now + retentionMs`: the bytes first, then the row (or neither). Storage faults throw with a storage code. */
+  save(pdf: Uint8Array, pages: number, now: number, retentionMs: number): Promise<StoredFile>;
+  /** Remove a file saved for a job that then could not be finished (best effort: the sweep gets the rest). */
+  discard(file: StoredFile): Promise<void>;
+  /** A file that has not expired yet, or null. */
+  find(id: string, now: number): Promise<StoredFile | null>;
+  /** The bytes of a file `find` answered; null when they are gone (swept meanwhile). */
+  read(file: StoredFile): Promise<Uint8Array | null>;
+  /** Delete expired files and their rows, and left-over bytes no row names; returns how many expired files went. */
+  sweep(now: number): Promise<number>;
+}
+
+/** The index rows of rendered files, in the store's database. */
+export interface FileIndex {
+  insert(file: StoredFile): Promise<void>;
+  /** A file that has not expired at `now`, or null. */
+  find(id: string, now: number): Promise<StoredFile | null>;
+  /** Files expired at `now`. */
+  expired(now: number): Promise<StoredFile[]>;
+  remove(id: string): Promise<void>;
+  /** Which of `ids` have a row. */
+  known(ids: string[]): Promise<Set<string>>;
+}
+
+/** Where the bytes of rendered files live: the data dir's files/ folder, a PostgreSQL table or an S3 bucket. */
+export interface Blobs {
+  /** Write whole or not at all (a write that fails leaves nothing; nothing reads the bytes before their row is written). Storage faults throw with a storage code. */
+  put(id: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes, or null when there are none. */
+  get(id: string): Promise<Uint8Array | null>;
+  /** Remove (nothing there is no error). */
+  delete(id: string): Promise<void>;
+  /**
+   * Remove what no index row names, and what a write left half done, when written before `before`
+   * (younger ones may be a save between its two steps). `known` says which ids have a row.
+   */
+  removeOrphans(before: number, known: (ids: string[]) => Promise<Set<string>>): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole
+
+export interface Store {
+  queue: JobQueue;
+  deliveries: Deliveries;
+  webhooks: WebhookEndpoints;
+  redeliveries: Redeliveries;
+  rateWindows: RateWindows;
+  /** The rows of rendered files; their bytes are in a Blobs, and file-store.ts makes the two one FileStore. */
+  fileIndex: FileIndex;
+  /** Resolves once a write could be made now (a lock taken and let go, a round trip): /readyz's database check. */
+  ping(): Promise<void>;
+  /** Close connections (after the work using them stopped). */
+  close(): Promise<void>;
+}
