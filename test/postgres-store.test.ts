@@ -146,11 +146,11 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
         [`job_${identifier}`, identifier, ...extra],
       );
     const past = Date.now() - 1_000;
-    expect((await call('pdfrender_enqueue_v2', 'late', ['digest', past])).rows[0]).toMatchObject({ queued: false, late: true });
+    expect((await call('pdfrender_enqueue_v2', 'late', ['digest', past])).rows[0]).toMatchObject({ verdict: 'late' });
     expect(await jobsNamed(pool, 'late')).toEqual([]);
     expect((await call('pdfrender_enqueue', 'old')).rows[0]).toMatchObject({ queued: true });
     // What the old function queued keeps no digest: the same identifier is refused again as before, never taken for a retry.
-    expect((await call('pdfrender_enqueue_v2', 'old', ['digest', null])).rows[0]).toMatchObject({ queued: false, replay_of: null, seen_at: '1000' });
+    expect((await call('pdfrender_enqueue_v2', 'old', ['digest', null])).rows[0]).toMatchObject({ verdict: 'duplicate', replay_of: null, seen_at: '1000' });
   });
 });
 

@@ -65,7 +65,7 @@ export interface EnqueueInput {
   request: unknown;
   baseUrl: string;
   now: number;
-  /** An identifier seen from the same caller within this window is refused (402), unless with the same request (identifier-window.ts). */
+  /** An identifier seen from the same caller within this window is refused (402), unless with the same request (enqueue-rules.ts). */
   dedupeWindowMs: number;
   /** Jobs and request bytes, per caller and in total, beyond which new ones are refused (503). */
   bounds: QueueBounds;

@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from '../errors.js';
 import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus, Sync } from './contract.js';
 import { deliveries } from './deliveries.js';
-import { duplicateIdentifier, requestDigest } from './identifier-window.js';
+import { enqueueRefusal, judgeEnqueue, requestDigest } from './enqueue-rules.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from './job-events.js';
 import type { Db } from './open-db.js';
-import { queueBounds } from './queue-bounds.js';
+import { queueHeld } from './queue-bounds.js';
 
 interface JobRow {
   id: string;
@@ -103,7 +103,7 @@ export function jobQueue(db: Db) {
     `INSERT INTO identifiers (caller, identifier, seen_at, request_digest, job_id) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at, request_digest = excluded.request_digest, job_id = excluded.job_id`,
   );
-  const checkBounds = queueBounds(db);
+  const held = queueHeld(db);
   const insert = db.prepare(
     `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
@@ -147,17 +147,15 @@ export function jobQueue(db: Db) {
 
   // The digest is taken before the transaction, which holds the write lock.
   const enqueue = db.transaction((input: EnqueueInput, digest: string): Job => {
-    const before = seen.get(input.caller, input.identifier);
-    const duplicate = duplicateIdentifier(input.identifier, before?.seen_at, input.now, input.dedupeWindowMs);
-    if (duplicate) {
-      // The same request again within the window is a retry: the job it queued, not a second one.
-      const original = before?.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
-      if (original) return fromRow(original);
-      throw duplicate;
-    }
     const request = JSON.stringify(input.request);
     const requestBytes = Buffer.byteLength(request);
-    checkBounds(input.caller, requestBytes, input.bounds);
+    const before = seen.get(input.caller, input.identifier);
+    const sums = held(input.caller);
+    const figures = { seenAt: before?.seen_at ?? null, ...sums.total, callerJobs: sums.caller.jobs, callerBytes: sums.caller.bytes };
+    const original = before?.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
+    const verdict = judgeEnqueue(figures, original !== undefined, input, requestBytes);
+    if (verdict === 'retry') return fromRow(original!);
+    if (verdict !== 'queued') throw enqueueRefusal(verdict, figures, input, requestBytes);
     const id = `job_${randomBytes(12).toString('base64url')}`;
     remember.run(input.caller, input.identifier, input.now, digest, id);
     insert.run(id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.now);

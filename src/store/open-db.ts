@@ -164,7 +164,7 @@ export const migrations: string[] = [
    CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status);
    CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id);`,
   // What an identifier queued, so the same request sent again within the window (a retry after a
-  // lost answer) is answered with that job rather than 402 (identifier-window.ts). Older rows have
+  // lost answer) is answered with that job rather than 402 (enqueue-rules.ts). Older rows have
   // neither: a send of theirs again is refused as before.
   `ALTER TABLE identifiers ADD COLUMN request_digest TEXT;
    ALTER TABLE identifiers ADD COLUMN job_id TEXT;`,

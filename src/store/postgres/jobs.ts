@@ -12,10 +12,9 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
-import { duplicateIdentifier, requestDigest } from '../identifier-window.js';
+import { enqueueRefusal, requestDigest, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob } from '../jobs.js';
-import { checkCallerBounds, checkTotalBounds } from '../queue-bounds.js';
 import { isStorageFault } from '../storage-errors.js';
 import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus } from '../contract.js';
 import { queueEvent } from './deliveries.js';
@@ -34,19 +33,26 @@ const toJob = (r: JobRow): Job => ({
   network: r.network === null ? null : JSON.parse(r.network),
 });
 
-/** What pdfrender_enqueue_v2 answers (schema.ts). */
+/** What pdfrender_enqueue_v2 answers (schema.ts): the verdict of enqueue-rules.ts, or late (past its deadline: nothing queued), and the figures it read. */
 interface EnqueueRow {
+  verdict: EnqueueVerdict | 'late';
   seen_at: number | null;
   jobs: number;
   bytes: number;
-  my_jobs: number;
-  my_bytes: number;
-  queued: boolean;
-  /** The job the same request queued within the window. */
+  caller_jobs: number;
+  caller_bytes: number;
+  /** With 'retry': the job the same request queued within the window. */
   replay_of: string | null;
-  /** It arrived past its deadline and queued nothing. */
-  late: boolean;
 }
+
+/** The figures an enqueue's verdict was reached on, as enqueue-rules.ts names them. */
+const figuresOf = (held: EnqueueRow): EnqueueFigures => ({
+  seenAt: held.seen_at,
+  jobs: held.jobs,
+  bytes: held.bytes,
+  callerJobs: held.caller_jobs,
+  callerBytes: held.caller_bytes,
+});
 
 /** pg's default when a pool sets no query timeout (postgresPool always sets one). */
 const defaultQueryTimeoutMs = 30_000;
@@ -126,7 +132,12 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
         if (outcome === 'not queued') throw error;
         throw outcomeUnknown(input.now + input.dedupeWindowMs - (clock?.now() ?? input.now), error);
       }
-      if (held.replay_of) {
+      if (held.verdict === 'late') {
+        throw new PdfRenderError('STORAGE_UNAVAILABLE', 'the request reached the database after this server had stopped waiting for it; nothing was queued', {
+          retryAfter: 5,
+        });
+      }
+      if (held.verdict === 'retry') {
         const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [held.replay_of]).catch((error: unknown) => {
           // Queued before, so this 503 must not read as "nothing was queued" alone.
           if (!isStorageFault(error)) throw error;
@@ -137,20 +148,10 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
           );
         });
         if (original) return toJob(original);
+        // Swept between the two statements (a retention shorter than the window): a duplicate, as it would be now.
+        throw enqueueRefusal('duplicate', figuresOf(held), input, requestBytes);
       }
-      if (held.late) {
-        throw new PdfRenderError('STORAGE_UNAVAILABLE', 'the request reached the database after this server had stopped waiting for it; nothing was queued', {
-          retryAfter: 5,
-        });
-      }
-      if (!held.queued) {
-        // The refusal, worded by the same rules the function applied.
-        const duplicate = duplicateIdentifier(input.identifier, held.seen_at ?? undefined, input.now, input.dedupeWindowMs);
-        if (duplicate) throw duplicate;
-        checkTotalBounds(held, requestBytes, bounds);
-        checkCallerBounds({ jobs: held.my_jobs, bytes: held.my_bytes }, requestBytes, bounds);
-        throw new Error(`pdfrender_enqueue_v2 refused job ${id} for no rule this version knows (${JSON.stringify(held)})`);
-      }
+      if (held.verdict !== 'queued') throw enqueueRefusal(held.verdict, figuresOf(held), input, requestBytes);
       // The row as the function wrote it (not read back: another instance could have claimed it already).
       return queuedJob(id, input);
     },

@@ -92,7 +92,7 @@ export const postgresMigrations: string[] = [
   // Enqueue in one round trip: the enqueue lock is held only while the server runs this, never
   // across a round trip to an instance (held over 3 of them, an instance busy rendering kept every
   // other instance's enqueues waiting: 96% of the time under load). The rules are those of
-  // identifier-window.ts and queue-bounds.ts; the caller words the refusal from the values returned.
+  // enqueue-rules.ts; the caller words the refusal from the values returned.
   `CREATE FUNCTION pdfrender_enqueue(
      p_id TEXT, p_caller TEXT, p_identifier TEXT, p_priority INTEGER, p_request TEXT, p_request_bytes BIGINT, p_base_url TEXT,
      p_max_attempts INTEGER, p_now BIGINT, p_window BIGINT, p_max_queue BIGINT, p_max_queue_bytes BIGINT, p_max_per_caller BIGINT, p_max_bytes_per_caller BIGINT)
@@ -141,12 +141,13 @@ export const postgresMigrations: string[] = [
        )
        SELECT * FROM claimed ORDER BY claimed.due_at, claimed.id;
    END $$;`,
-  // Enqueue, version 2 (identifier-window.ts's rule as SQLite's open-db.ts migration 10 has it):
-  // what an identifier queued is kept, so the same request again within the window answers that job
-  // (replay_of) instead of a refusal: the retry of a caller whose answer was lost. And a deadline
-  // (p_deadline, ms by the database's clock, checked once the lock is held): an enqueue that
-  // reaches the database after its instance stopped waiting for the answer queues nothing (late), so
-  // once it has passed, a job that is not there never will be (jobs.ts looks after a lost answer).
+  // Enqueue, version 2: judged by the rules of enqueue-rules.ts (judgeEnqueue), in their order, and
+  // answering the verdict with the figures it read, which one TypeScript function words for both
+  // stores (enqueueRefusal). What an identifier queued is kept, so the same request again within the
+  // window answers that job (verdict 'retry', replay_of): the retry of a caller whose answer was
+  // lost. And a deadline (p_deadline, ms by the database's clock, checked once the lock is held): an
+  // enqueue that reaches the database after its instance stopped waiting for the answer queues
+  // nothing ('late'), so once it has passed, a job that is not there never will be (lost-answer.ts).
   // The first version stays for instances of the version before during a rolling upgrade, as a call
   // of this one that keeps no request digest (its identifiers are refused again as before).
   `ALTER TABLE identifiers ADD COLUMN request_digest TEXT, ADD COLUMN job_id TEXT;
@@ -154,41 +155,41 @@ export const postgresMigrations: string[] = [
      p_id TEXT, p_caller TEXT, p_identifier TEXT, p_priority INTEGER, p_request TEXT, p_request_bytes BIGINT, p_base_url TEXT,
      p_max_attempts INTEGER, p_now BIGINT, p_window BIGINT, p_max_queue BIGINT, p_max_queue_bytes BIGINT, p_max_per_caller BIGINT, p_max_bytes_per_caller BIGINT,
      p_request_digest TEXT, p_deadline BIGINT)
-   RETURNS TABLE (seen_at BIGINT, jobs BIGINT, bytes BIGINT, my_jobs BIGINT, my_bytes BIGINT, queued BOOLEAN, replay_of TEXT, late BOOLEAN)
+   RETURNS TABLE (verdict TEXT, seen_at BIGINT, jobs BIGINT, bytes BIGINT, caller_jobs BIGINT, caller_bytes BIGINT, replay_of TEXT)
    LANGUAGE plpgsql AS $$
-   DECLARE v_seen BIGINT; v_digest TEXT; v_job TEXT; v_jobs BIGINT; v_bytes BIGINT; v_my_jobs BIGINT; v_my_bytes BIGINT;
+   DECLARE v_seen BIGINT; v_digest TEXT; v_job TEXT; v_jobs BIGINT; v_bytes BIGINT; v_my_jobs BIGINT; v_my_bytes BIGINT; v_verdict TEXT;
    BEGIN
      PERFORM pg_advisory_xact_lock(${enqueueLockKey});
      IF p_deadline IS NOT NULL AND extract(epoch from clock_timestamp()) * 1000 > p_deadline THEN
-       RETURN QUERY SELECT NULL::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, false, NULL::TEXT, true;
+       RETURN QUERY SELECT 'late'::TEXT, NULL::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, NULL::TEXT;
        RETURN;
      END IF;
      -- After the lock, each its own statement: each sees every enqueue committed before it.
      SELECT i.seen_at, i.request_digest, i.job_id INTO v_seen, v_digest, v_job FROM identifiers i WHERE i.caller = p_caller AND i.identifier = p_identifier;
-     IF v_seen IS NOT NULL AND v_seen > p_now - p_window AND v_digest = p_request_digest AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = v_job) THEN
-       RETURN QUERY SELECT v_seen, 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, false, v_job, false;
-       RETURN;
-     END IF;
      SELECT count(*), coalesce(sum(j.request_bytes), 0), count(*) FILTER (WHERE j.caller = p_caller), coalesce(sum(j.request_bytes) FILTER (WHERE j.caller = p_caller), 0)
        INTO v_jobs, v_bytes, v_my_jobs, v_my_bytes FROM jobs j WHERE j.status IN ('queued', 'rendering');
-     IF (v_seen IS NOT NULL AND v_seen > p_now - p_window)
-        OR v_jobs >= p_max_queue OR (v_jobs > 0 AND v_bytes + p_request_bytes > p_max_queue_bytes)
-        OR v_my_jobs >= p_max_per_caller OR (v_my_jobs > 0 AND v_my_bytes + p_request_bytes > p_max_bytes_per_caller) THEN
-       RETURN QUERY SELECT v_seen, v_jobs, v_bytes, v_my_jobs, v_my_bytes, false, NULL::TEXT, false;
-       RETURN;
+     v_verdict := CASE
+       WHEN v_seen IS NOT NULL AND v_seen > p_now - p_window THEN
+         CASE WHEN v_digest = p_request_digest AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = v_job) THEN 'retry' ELSE 'duplicate' END
+       WHEN v_jobs >= p_max_queue THEN 'total-jobs'
+       WHEN v_jobs > 0 AND v_bytes + p_request_bytes > p_max_queue_bytes THEN 'total-bytes'
+       WHEN v_my_jobs >= p_max_per_caller THEN 'caller-jobs'
+       WHEN v_my_jobs > 0 AND v_my_bytes + p_request_bytes > p_max_bytes_per_caller THEN 'caller-bytes'
+       ELSE 'queued' END;
+     IF v_verdict = 'queued' THEN
+       INSERT INTO identifiers (caller, identifier, seen_at, request_digest, job_id) VALUES (p_caller, p_identifier, p_now, p_request_digest, p_id)
+         ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at, request_digest = excluded.request_digest, job_id = excluded.job_id;
+       INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
+         VALUES (p_id, p_caller, p_identifier, p_priority, p_request, p_request_bytes, p_base_url, 'queued', p_max_attempts, p_now, p_now);
      END IF;
-     INSERT INTO identifiers (caller, identifier, seen_at, request_digest, job_id) VALUES (p_caller, p_identifier, p_now, p_request_digest, p_id)
-       ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at, request_digest = excluded.request_digest, job_id = excluded.job_id;
-     INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
-       VALUES (p_id, p_caller, p_identifier, p_priority, p_request, p_request_bytes, p_base_url, 'queued', p_max_attempts, p_now, p_now);
-     RETURN QUERY SELECT v_seen, v_jobs, v_bytes, v_my_jobs, v_my_bytes, true, NULL::TEXT, false;
+     RETURN QUERY SELECT v_verdict, v_seen, v_jobs, v_bytes, v_my_jobs, v_my_bytes, CASE WHEN v_verdict = 'retry' THEN v_job END;
    END $$;
    CREATE OR REPLACE FUNCTION pdfrender_enqueue(
      p_id TEXT, p_caller TEXT, p_identifier TEXT, p_priority INTEGER, p_request TEXT, p_request_bytes BIGINT, p_base_url TEXT,
      p_max_attempts INTEGER, p_now BIGINT, p_window BIGINT, p_max_queue BIGINT, p_max_queue_bytes BIGINT, p_max_per_caller BIGINT, p_max_bytes_per_caller BIGINT)
    RETURNS TABLE (seen_at BIGINT, jobs BIGINT, bytes BIGINT, my_jobs BIGINT, my_bytes BIGINT, queued BOOLEAN)
    LANGUAGE sql AS $$
-     SELECT e.seen_at, e.jobs, e.bytes, e.my_jobs, e.my_bytes, e.queued FROM pdfrender_enqueue_v2(p_id, p_caller, p_identifier, p_priority, p_request,
-       p_request_bytes, p_base_url, p_max_attempts, p_now, p_window, p_max_queue, p_max_queue_bytes, p_max_per_caller, p_max_bytes_per_caller, NULL, NULL) e
+     SELECT e.seen_at, e.jobs, e.bytes, e.caller_jobs, e.caller_bytes, e.verdict = 'queued' FROM pdfrender_enqueue_v2(p_id, p_caller, p_identifier, p_priority,
+       p_request, p_request_bytes, p_base_url, p_max_attempts, p_now, p_window, p_max_queue, p_max_queue_bytes, p_max_per_caller, p_max_bytes_per_caller, NULL, NULL) e
    $$;`,
 ];
