@@ -12,7 +12,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browsersOf } from './support/chromium-processes.js';
 import { folderWith, removeTempDirs } from './support/files.js';
+import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
@@ -95,11 +97,20 @@ async function pdfOf(response: Response): Promise<Uint8Array> {
   return new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
 }
 
+/** Page 1's text of a render that must have succeeded; a refusal's own words in the failure. */
+async function okText(response: Response): Promise<string> {
+  const body = await response.json();
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  const pdf = new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
+  return (await readPdf(pdf)).pages[0]!.text;
+}
+
 /** Render, expect 200, and return the body and the PDF's text. */
 async function renderOk(htmlContent: string, extra: Record<string, unknown> = {}) {
   const response = await render(htmlContent, extra);
-  expect(response.status).toBe(200);
   const body = await response.json();
+  // A refusal names why (a wait never met, the deadline), not only its status.
+  expect(response.status, JSON.stringify(body)).toBe(200);
   const pdf = new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer());
   const text = (await readPdf(pdf)).pages.map((page) => page.text).join('\n');
   expect(text).not.toContain(secret);
@@ -283,18 +294,18 @@ describe('documents cannot read files or browser pages', () => {
         `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(' READ:' + t), () => document.body.append(' refused-${i}'));</script>`,
       Worker: () => '',
     };
-    // One worker tries every URL and answers once, while the page waits to settle.
+    // One worker tries every URL and answers once, in an element the page prints only once it is
+    // there (waitForSelector): a worker that never answers fails the render at its deadline.
     const inWorker = (urls: string[]) =>
       `<script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(
         `Promise.all(${JSON.stringify(urls)}.map((url, i) => fetch(url).then((r) => r.text()).then((t) => ' READ:' + t, () => ' refused-' + i))).then((all) => postMessage(all.join('')));`,
-      )}]))); w.onmessage = (e) => document.body.append(e.data);</script>`;
+      )}]))); w.onmessage = (e) => { const p = document.createElement('p'); p.id = 'worker-answer'; p.textContent = e.data; document.body.append(p); };</script>`;
     // In a worker only the file: URLs: a fetch of some browser schemes there never settles.
     const urls = vector === 'Worker' ? schemes().filter((url) => /^file:/i.test(url)) : schemes();
     const html = vector === 'Worker' ? inWorker(urls) : urls.map((url, i) => attempt[vector]!(url, i)).join('\n');
-    const { text } = await renderOk(`<p>files</p>${html}`, settle);
+    const { text } = await renderOk(`<p>files</p>${html}`, vector === 'Worker' ? { waitForSelector: '#worker-answer' } : settle);
     expect(text).not.toContain('READ:');
-    // A worker's answer may come after the print, so only what did come is checked there.
-    if (vector !== 'Worker') for (let i = 0; i < urls.length; i += 1) expect(text).toContain(`refused-${i}`);
+    for (let i = 0; i < urls.length; i += 1) expect(text).toContain(`refused-${i}`);
   });
 
   it('a popup to a file or to loopback', async () => {
@@ -319,14 +330,40 @@ describe('runaway documents', () => {
     }
   });
 
-  it('a 2 GB allocation fails that render alone, or renders without it', async () => {
-    const response = await render(
-      '<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>',
-    );
-    // Whether Chromium grants 2 GB depends on the machine; either way only this render is affected.
-    expect([200, 400]).toContain(response.status);
-    if (response.status === 400) expect((await response.json()).outcome).toBe('RENDER_PDF_FAILED');
-    else expect((await readPdf(await pdfOf(response))).pages[0]!.text).toMatch(/big\s*16/);
+  it('a 2 GB allocation held past the deadline fails that render alone', async () => {
+    const gate = await startGate();
+    try {
+      // Held past the 4 s deadline (waitDelay), so the render fails every time, whether or not this
+      // machine grants the 2 GB: at its deadline, or with its renderer out of memory.
+      const big = render(
+        '<p>big</p><script>const chunks = []; for (let i = 0; i < 16; i++) chunks.push(new Uint8Array(128 * 1024 * 1024).fill(1)); document.body.append(String(chunks.length));</script>',
+        { waitDelay: 10_000 },
+      );
+      // The server's other page meanwhile: a document held there 2 s renders, then one held at a
+      // gate (on the allowed host) until the allocation's render has failed and its page is gone,
+      // so that it is in flight throughout, its own deadline (counted from 2 s later) still ahead.
+      const beside = await render('<h1>Beside</h1>', { waitDelay: 2000 });
+      expect(await okText(beside)).toContain('Beside');
+      const browsers = [...browsersOf(process.pid).keys()];
+      const held = render(`<img src="${gate.url.replace('127.0.0.1', 'redirector.test')}"><h1>Held</h1>`);
+      await gate.reached(1);
+      const response = await big;
+      expect({ status: response.status, ...(await response.json()) }).toMatchObject({
+        status: 400,
+        outcome: 'RENDER_PDF_FAILED',
+        message: expect.stringMatching(/within the 4 s deadline|renderer crashed/),
+      });
+      // The server's two places are the failed page's, until it is gone, and the held render's: the
+      // next render starts only then.
+      const next = await render('<h1>Next</h1>');
+      expect(await okText(next)).toContain('Next');
+      gate.open();
+      expect(await okText(await held)).toContain('Held');
+      // Still the same browser: only the allocation's own page was given up.
+      expect([...browsersOf(process.pid).keys()], 'the browsers of this process').toEqual(browsers);
+    } finally {
+      gate.close();
+    }
   });
 
   it('100 window.open calls', async () => {
