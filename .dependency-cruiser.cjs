@@ -37,10 +37,51 @@ const upward = layers.map((layer, index) => ({
   to: { path: [...layers.slice(index + 1).map((above) => above.path), ...(layer.peers ? [layer.peers] : [])].join('|') || '^$' },
 }));
 
+/**
+ * The store's rooms: its root holds the contract and the rules both backends share, and the
+ * assembly that picks a backend (open-backend.ts, open-store.ts); sqlite/ and postgres/ are the two
+ * backends, files/ where rendered PDFs' bytes live, health/ the watch over all of it. A backend is
+ * reached only through the assembly: nothing outside store/ imports it, neither backend imports the
+ * other, and the shared root imports no room.
+ */
+const storeRooms = [
+  {
+    name: 'no-store-backend-from-outside',
+    comment: 'a store backend (sqlite/, postgres/) is reached through store/open-backend.ts or store/open-store.ts, never imported directly',
+    from: { path: '^src/', pathNot: '^src/store/' },
+    to: { path: '^src/store/(sqlite|postgres)/' },
+  },
+  {
+    name: 'no-sqlite-postgres-crosstalk',
+    comment: "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
+    from: { path: '^src/store/sqlite/' },
+    to: { path: '^src/store/postgres/' },
+  },
+  {
+    name: 'no-postgres-sqlite-crosstalk',
+    comment: "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
+    from: { path: '^src/store/postgres/' },
+    to: { path: '^src/store/sqlite/' },
+  },
+  {
+    name: 'no-store-room-from-files-or-health',
+    comment: 'files/ and health/ serve both backends: they import neither',
+    from: { path: '^src/store/(files|health)/' },
+    to: { path: '^src/store/(sqlite|postgres)/' },
+  },
+  {
+    name: 'no-room-from-store-root',
+    comment: "the store's root (the contract and the shared rules) imports no room; only the assembly (open-backend.ts, open-store.ts) puts them together",
+    from: { path: '^src/store/[^/]+\\.ts$', pathNot: '^src/store/open-(backend|store)\\.ts$' },
+    to: { path: '^src/store/(sqlite|postgres|files|health)/' },
+  },
+].map((rule) => ({ severity: 'error', ...rule }));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
+    ...storeRooms,
     { name: 'no-circular', comment: 'an import cycle ties modules that should stand apart', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

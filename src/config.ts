@@ -11,7 +11,7 @@ import { booleanField, byteSizeField, durationField, numberField, optionalBoolea
 import { isLoopbackHost, trustProxyField } from './server/client-address.js';
 import { listSetting, policySettings } from './network/policy-settings.js';
 import { parseNamed, parseWith } from './request.js';
-import { filesLocationField, s3EndpointField } from './store/s3-location.js';
+import { filesLocationField, s3EndpointField } from './store/files/s3-location.js';
 
 /**
  * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is

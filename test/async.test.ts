@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { openDb } from '../src/store/open-db.js';
+import { openDb } from '../src/store/sqlite/open-db.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { startGate } from './support/gate.js';

@@ -1,21 +1,16 @@
 /**
  * CLI conventions: colour by --color/--no-color, FORCE_COLOR and NO_COLOR; progress lines that say
  * where a run is; errors on stderr in every mode, --json's included; global options in each
- * command's help. Run in-process through runCli with a CliIO of the test's own where no render is
- * needed, and as a real process where one is.
+ * command's help. Run in-process through runCli with a CliIO of the test's own: none needs a
+ * render, so the unit tier runs this file; cli-conventions-process.test.ts has the one that needs a
+ * real process.
  */
 import { PassThrough } from 'node:stream';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { colorFlag, colorLevel, painter } from '../src/cli/color.js';
 import type { CliIO } from '../src/cli/io.js';
 import { runCli } from '../src/cli/program.js';
 import { createReporter, progressLine } from '../src/cli/ui.js';
-import { pdfrender } from './support/cli.js';
-import { removeTempDirs, tempDir } from './support/files.js';
-
-afterAll(removeTempDirs);
 
 // eslint-disable-next-line no-control-regex -- the escape that starts an ANSI colour sequence
 const ansi = /\x1b\[/;
@@ -167,16 +162,5 @@ describe('progress and errors', () => {
     expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe('Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)');
     expect(progressLine({ finished: 10, total: 1000, failed: 0, seconds: 10 }, painter(0))).toBe('Rendering 10/1000, 1.0 docs/s, 16 min 30 s left');
     expect(progressLine({ finished: 2, total: 241, failed: 0, seconds: 1 }, painter(0))).toBe('Rendering 2/241, 2.0 docs/s, 2 min 0 s left');
-  });
-});
-
-describe('as a process', () => {
-  it('--json leaves errors on stderr and the summary alone on stdout', async () => {
-    const dir = await tempDir();
-    await writeFile(join(dir, 'long.html'), '<style>p { break-after: page }</style><p>1</p><p>2</p><p>3</p>');
-    const run = await pdfrender(['render', join(dir, 'long.html'), '-o', join(dir, 'long.pdf'), '--json', '--max-pages', '1']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('long.html: the document has more pages than the limit of 1 (--max-pages)');
-    expect(JSON.parse(run.stdout.toString()).documents[0].errorCode).toBe('RENDER_PDF_FAILED');
   });
 });

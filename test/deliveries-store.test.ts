@@ -4,11 +4,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliveries } from '../src/store/deliveries.js';
+import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { maxRetryAfterMs } from '../src/store/delivery-retry.js';
-import { openDb, type Db } from '../src/store/open-db.js';
-import { redeliveries } from '../src/store/redeliver.js';
-import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
+import { openDb, type Db } from '../src/store/sqlite/open-db.js';
+import { redeliveries } from '../src/store/sqlite/redeliver.js';
+import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { Deliveries, Sync, WebhookEndpoint } from '../src/store/contract.js';
 

@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
-import { deliveries } from '../src/store/deliveries.js';
-import { jobQueue } from '../src/store/jobs.js';
-import { openDb, type Db } from '../src/store/open-db.js';
-import { webhookEndpoints } from '../src/store/webhook-endpoints.js';
+import { deliveries } from '../src/store/sqlite/deliveries.js';
+import { jobQueue } from '../src/store/sqlite/jobs.js';
+import { openDb, type Db } from '../src/store/sqlite/open-db.js';
+import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { enqueueInput } from './support/enqueue-input.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { EnqueueInput, JobError, JobQueue, Sync } from '../src/store/contract.js';

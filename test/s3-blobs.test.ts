@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPdfRenderError, type PdfRenderError } from '../src/errors.js';
-import { s3Blobs, type S3BlobsOptions } from '../src/store/s3-blobs.js';
-import { s3Connection } from '../src/store/s3-location.js';
+import { s3Blobs, type S3BlobsOptions } from '../src/store/files/s3-blobs.js';
+import { s3Connection } from '../src/store/files/s3-location.js';
 import { readPdf } from './support/pdf.js';
 import { startS3, s3rverCredentials, type LocalS3 } from './support/s3.js';
 

@@ -1,6 +1,6 @@
 /** `--files s3://bucket/prefix` and the AWS_* variables, parsed into what s3Blobs takes. */
 import { describe, expect, it } from 'vitest';
-import { filesLocationField, parseFilesLocation, s3Connection } from '../src/store/s3-location.js';
+import { filesLocationField, parseFilesLocation, s3Connection } from '../src/store/files/s3-location.js';
 
 describe('parseFilesLocation', () => {
   it('gives the bucket and the prefix', () => {

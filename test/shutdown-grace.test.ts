@@ -9,7 +9,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { databasePath } from '../src/store/open-store.js';
-import { openDb } from '../src/store/open-db.js';
+import { openDb } from '../src/store/sqlite/open-db.js';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { maxRetryAfterMs, retrySchedule } from '../src/store/delivery-retry.js';
-import { s3Blobs } from '../src/store/s3-blobs.js';
+import { s3Blobs } from '../src/store/files/s3-blobs.js';
 import type { Blobs, Delivery, Store } from '../src/store/contract.js';
 import { removeTempDirs } from './support/files.js';
 import { s3rverCredentials, startS3 } from './support/s3.js';

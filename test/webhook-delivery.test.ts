@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadServeConfig } from '../src/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { deliveries } from '../src/store/deliveries.js';
+import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { executablePath } from './support/browser.js';
 import { pdfrender } from './support/cli.js';
 import { removeTempDirs } from './support/files.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { inProcessCli } from './support/cli-in-process.js';
-import { migrations } from '../src/store/open-db.js';
+import { migrations } from '../src/store/sqlite/open-db.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { receiver, type Arrival } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';

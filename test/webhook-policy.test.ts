@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deliveries } from '../src/store/deliveries.js';
+import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { checkWebhookUrl } from '../src/webhooks/webhook-policy.js';
 import { removeTempDirs } from './support/files.js';
 import { startServer } from './support/server.js';

@@ -18,7 +18,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 const { root, backend, url, dataDir, enqueue: share, producers, loops } = workerData;
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { storeWriter } = await dist('store/store-writer.js');
-const { fileStore } = await dist('store/file-store.js');
+const { fileStore } = await dist('store/files/file-store.js');
 
 /** The store and blobs of this instance, opened the way open-backend.ts opens them for serve. */
 async function openInstance() {
@@ -28,9 +28,9 @@ async function openInstance() {
     const pool = postgresPool(url);
     return { store: postgresStore(pool), blobs: postgresBlobs(pool) };
   }
-  const { openDb } = await dist('store/open-db.js');
-  const { sqliteStore } = await dist('store/sqlite-store.js');
-  const { diskBlobs } = await dist('store/disk-blobs.js');
+  const { openDb } = await dist('store/sqlite/open-db.js');
+  const { sqliteStore } = await dist('store/sqlite/sqlite-store.js');
+  const { diskBlobs } = await dist('store/files/disk-blobs.js');
   const db = openDb(join(dataDir, 'pdfrender.db'));
   // As serve does: a lock held by another instance is waited out by the writer, not the thread.
   db.pragma('busy_timeout = 0');

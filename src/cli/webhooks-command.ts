@@ -12,7 +12,7 @@ import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
 import { openStore } from '../store/open-store.js';
 import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../store/contract.js';
-import { withoutCredentials } from '../store/webhook-endpoints.js';
+import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
 

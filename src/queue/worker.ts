@@ -19,7 +19,7 @@ import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
 import type { FileStore, Job, JobQueue, StoredFile } from '../store/contract.js';
 import { isStorageFault } from '../store/storage-errors.js';
-import type { StorageHealth } from '../store/storage-health.js';
+import type { StorageHealth } from '../store/health/storage-health.js';
 import type { StoreWrite } from '../store/store-writer.js';
 
 const pollMs = 1_000;

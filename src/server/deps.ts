@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { ServeConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { EventLog } from '../event-log.js';
-import type { StorageHealth } from '../store/storage-health.js';
+import type { StorageHealth } from '../store/health/storage-health.js';
 import type { FileStore, JobQueue, RateWindows, Store, WebhookEndpoints } from '../store/contract.js';
 import type { StoreWrite } from '../store/store-writer.js';
 import type { Listening } from './public-url.js';

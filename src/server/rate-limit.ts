@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { PdfRenderError } from '../errors.js';
-import { windowMs } from '../store/rate-windows.js';
+import { windowMs } from '../store/rate-window.js';
 import { callerKey } from './caller.js';
 import type { AppDeps } from './deps.js';
 

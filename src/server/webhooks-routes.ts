@@ -8,7 +8,7 @@ import type { webhookAnswers } from '../api-answers.js';
 import { PdfRenderError } from '../errors.js';
 import { booleanField } from '../fields.js';
 import { parseWith } from '../request.js';
-import { withoutCredentials } from '../store/webhook-endpoints.js';
+import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import type { AppDeps } from './deps.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';

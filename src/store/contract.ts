@@ -2,7 +2,7 @@
  * The Store's contract: everything durable the server keeps, as one set of asynchronous interfaces
  * with their rules written here once, and two implementations declared against it. SQLite in a data
  * dir (the default: nothing to set up) implements each part synchronously (`satisfies Sync<...>` in
- * jobs.ts, deliveries.ts, ...; sqlite-store.ts answers them as promises, each call whole before its
+ * sqlite/jobs.ts, sqlite/deliveries.ts, ...; sqlite/sqlite-store.ts answers them as promises, each call whole before its
  * promise is made, so no transaction spans an await); PostgreSQL (postgres/, shared by several
  * instances) implements them as they are. Chosen in one place at start-up (open-backend.ts). The
  * contract test suite (test/store-contract*.test.ts) runs the same calls against both.

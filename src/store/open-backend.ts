@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { EventLog } from '../event-log.js';
 import { ensureFolder } from './data-dir.js';
-import { diskBlobs } from './disk-blobs.js';
-import { fileStore } from './file-store.js';
-import { openDb } from './open-db.js';
+import { diskBlobs } from './files/disk-blobs.js';
+import { fileStore } from './files/file-store.js';
+import { openDb } from './sqlite/open-db.js';
 import { databasePath } from './open-store.js';
-import type { S3Blobs } from './s3-blobs.js';
-import { s3Connection, type FilesLocation } from './s3-location.js';
-import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './shared-storage-looks.js';
-import { sqliteStore } from './sqlite-store.js';
-import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './storage-health.js';
+import type { S3Blobs } from './files/s3-blobs.js';
+import { s3Connection, type FilesLocation } from './files/s3-location.js';
+import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './health/shared-storage-looks.js';
+import { sqliteStore } from './sqlite/sqlite-store.js';
+import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './health/storage-health.js';
 import type { Blobs, FileStore, Store } from './contract.js';
 import { storeWriter, type StoreWrite } from './store-writer.js';
 
@@ -69,7 +69,7 @@ export function describeBackend(config: Pick<BackendSettings, 'dataDir' | 'datab
 async function s3For({ config, env }: BackendOptions): Promise<S3Blobs | undefined> {
   if (!config.files) return undefined;
   // The S3 client and the PostgreSQL driver are loaded only when asked for.
-  const { s3Blobs } = await import('./s3-blobs.js');
+  const { s3Blobs } = await import('./files/s3-blobs.js');
   return s3Blobs({ ...config.files, ...s3Connection(env), ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
 }
 

@@ -3,8 +3,8 @@
  * PostgreSQL when a database URL is given, else SQLite in the data dir.
  */
 import { join } from 'node:path';
-import { openDb } from './open-db.js';
-import { sqliteStore } from './sqlite-store.js';
+import { openDb } from './sqlite/open-db.js';
+import { sqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './contract.js';
 
 /** The database file of a data dir. */

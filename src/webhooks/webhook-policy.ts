@@ -8,7 +8,7 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { checkUrl, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import { PdfRenderError } from '../errors.js';
-import { validateWebhookUrl } from '../store/webhook-endpoints.js';
+import { validateWebhookUrl } from '../store/webhook-endpoint-rules.js';
 
 /** The network policy for webhook deliveries. */
 export function webhookPolicy(allowPrivate: boolean): NetworkPolicy {

@@ -8,7 +8,7 @@ import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
 import type { LogEvent } from '../../src/event-log.js';
 import { listen } from '../../src/server/listen.js';
 import { startRuntime } from '../../src/server/runtime.js';
-import { openDb, type Db } from '../../src/store/open-db.js';
+import { openDb, type Db } from '../../src/store/sqlite/open-db.js';
 import { databasePath } from '../../src/store/open-store.js';
 import { executablePath } from './browser.js';
 import { tempDir } from './files.js';

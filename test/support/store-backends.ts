@@ -7,12 +7,12 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { diskBlobs } from '../../src/store/disk-blobs.js';
-import { openDb } from '../../src/store/open-db.js';
+import { diskBlobs } from '../../src/store/files/disk-blobs.js';
+import { openDb } from '../../src/store/sqlite/open-db.js';
 import { postgresBlobs } from '../../src/store/postgres/blobs.js';
 import { migratePostgres } from '../../src/store/postgres/migrate.js';
 import { postgresPool, postgresStore } from '../../src/store/postgres/postgres-store.js';
-import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Blobs, Store } from '../../src/store/contract.js';
 import { tempDir } from './files.js';
 import { endPool, startCluster, type Cluster } from './postgres.js';

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries in PostgreSQL, with the SQLite outbox's semantics (deliveries.ts). A claim
+ * Webhook deliveries in PostgreSQL, with the SQLite outbox's semantics (sqlite/deliveries.ts). A claim
  * moves each delivery's next attempt and claimed_until forward; claims take one advisory lock
  * (inside one database function, never across a round trip), so each sees what the last left: the attempts in flight per endpoint are counted from the table
  * (claimed_until ahead), every instance's, so the per-endpoint cap holds across instances; and

@@ -1,5 +1,5 @@
 /**
- * The async job queue in PostgreSQL, with the SQLite queue's semantics (jobs.ts) when several
+ * The async job queue in PostgreSQL, with the SQLite queue's semantics (sqlite/jobs.ts) when several
  * instances share it. A claim is one UPDATE of the next ready job picked FOR UPDATE SKIP LOCKED:
  * two instances never take the same job and never wait on each other's. Enqueues take one
  * transaction-level advisory lock (inside one database function, so it is never held across a round
@@ -14,7 +14,7 @@ import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
 import { enqueueRefusal, requestDigest, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
 import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
-import { leaseExpiredError, queuedJob } from '../jobs.js';
+import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { isStorageFault } from '../storage-errors.js';
 import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus } from '../contract.js';
 import { queueEvent } from './deliveries.js';

@@ -1,7 +1,7 @@
 /**
  * Bring a PostgreSQL database's schema up to date. Several instances starting at once each call
  * this: a session advisory lock makes them take turns, so the first migrates and the others find
- * the work done. A database written by a newer pdfrender is refused, as open-db.ts refuses a newer
+ * the work done. A database written by a newer pdfrender is refused, as sqlite/open-db.ts refuses a newer
  * SQLite file, rather than being used with a schema this version does not know.
  */
 import type pg from 'pg';

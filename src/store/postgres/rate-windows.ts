@@ -1,10 +1,10 @@
 /**
- * Fixed one-minute rate-limit windows in PostgreSQL, with the SQLite semantics (rate-windows.ts):
+ * Fixed one-minute rate-limit windows in PostgreSQL, with the SQLite semantics (sqlite/rate-windows.ts):
  * every instance counts into the same row, one atomic upsert per request, so N are allowed in a
  * window in total, not N per instance.
  */
 import type pg from 'pg';
-import { windowMs, windowStart } from '../rate-windows.js';
+import { windowMs, windowStart } from '../rate-window.js';
 import type { RateWindows } from '../contract.js';
 import { query, row } from './sql.js';
 

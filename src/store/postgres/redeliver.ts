@@ -1,5 +1,5 @@
 /**
- * `pdfrender webhooks redeliver <jobId>` on PostgreSQL, with the SQLite semantics (redeliver.ts):
+ * `pdfrender webhooks redeliver <jobId>` on PostgreSQL, with the SQLite semantics (sqlite/redeliver.ts):
  * one transaction holding the webhooks lock exclusively, so the counts it reports are what it did
  * and two redeliveries of one job at once do not both create deliveries for a new endpoint.
  */

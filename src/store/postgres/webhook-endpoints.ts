@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints in PostgreSQL, with the SQLite table's semantics (webhook-endpoints.ts), so
+ * Webhook endpoints in PostgreSQL, with the SQLite table's semantics (sqlite/webhook-endpoints.ts), so
  * `pdfrender webhooks ...` and /api/webhooks on any instance change what every instance sends.
  * Each change of an endpoint and its deliveries is one transaction holding the webhooks advisory
  * lock exclusively: changes take turns (two instances adding back one URL enable it once), and a
@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import { newWebhookSecret } from '../../webhook-secret.js';
-import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoints.js';
+import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoint-rules.js';
 import type { Enabled, Rotation, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
 import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 

@@ -11,10 +11,10 @@
  */
 import { statSync } from 'node:fs';
 import { access, constants, stat, statfs } from 'node:fs/promises';
-import type { PdfRenderError } from '../errors.js';
-import type { EventLog } from '../event-log.js';
-import { describeErrno } from './data-dir.js';
-import { storageError } from './storage-errors.js';
+import type { PdfRenderError } from '../../errors.js';
+import type { EventLog } from '../../event-log.js';
+import { describeErrno } from '../data-dir.js';
+import { storageError } from '../storage-errors.js';
 
 export interface StorageFault {
   code: 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE';

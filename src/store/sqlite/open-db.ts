@@ -6,8 +6,8 @@
  */
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { PdfRenderError } from '../errors.js';
-import { ensureFolder, requireWritableFileIfPresent } from './data-dir.js';
+import { PdfRenderError } from '../../errors.js';
+import { ensureFolder, requireWritableFileIfPresent } from '../data-dir.js';
 
 export type Db = Database.Database;
 

@@ -4,8 +4,8 @@
  * committed write is where every instance reads it, so confirm has nothing more to look at. Such
  * a storage comes back by itself.
  */
-import { callerError } from '../errors.js';
-import { raceAbort } from '../race.js';
+import { callerError } from '../../errors.js';
+import { raceAbort } from '../../race.js';
 import type { StorageFault, StorageLooks } from './storage-health.js';
 
 /** A check of one storage: null while it answers, else why not. */

@@ -2,14 +2,9 @@
  * Fixed one-minute rate-limit windows in SQLite, so every server process on one data dir shares
  * the count and a restart does not hand out a fresh allowance.
  */
-import type { RateWindows, Sync, WindowCount } from './contract.js';
+import type { RateWindows, Sync, WindowCount } from '../contract.js';
 import type { Db } from './open-db.js';
-
-/** Length of one rate-limit window. */
-export const windowMs = 60_000;
-
-/** The start of the window `now` falls in. */
-export const windowStart = (now: number) => Math.floor(now / windowMs) * windowMs;
+import { windowMs, windowStart } from '../rate-window.js';
 
 /** Counting hits per caller and window. */
 export function rateWindows(db: Db) {

@@ -4,7 +4,7 @@
  * S3-compatible servers, and the usual AWS_* variables read here, at the edge, from the env given.
  */
 import { z } from 'zod';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 /** A bucket and the key prefix (no leading or trailing slash; '' for the bucket's root) the PDFs go under. */
 export interface FilesLocation {

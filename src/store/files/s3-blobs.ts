@@ -14,8 +14,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { StorageFault } from './storage-health.js';
-import type { Blobs } from './contract.js';
+import type { StorageFault } from '../health/storage-health.js';
+import type { Blobs } from '../contract.js';
 import { s3Call, s3Problem, s3Unavailable } from './s3-errors.js';
 import type { FilesLocation, S3Connection } from './s3-location.js';
 

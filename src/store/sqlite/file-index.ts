@@ -1,6 +1,6 @@
 /** The index rows of rendered files in SQLite (contract.ts FileIndex). */
 import type { Db } from './open-db.js';
-import type { FileIndex, StoredFile, Sync } from './contract.js';
+import type { FileIndex, StoredFile, Sync } from '../contract.js';
 
 interface FileRow {
   id: string;

@@ -9,7 +9,7 @@ import { jobQueue } from './jobs.js';
 import type { Db } from './open-db.js';
 import { rateWindows } from './rate-windows.js';
 import { redeliveries } from './redeliver.js';
-import type { Async, Store } from './contract.js';
+import type { Async, Store } from '../contract.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 
 /** The same object with every method answering a promise (a throw becomes a rejection). */

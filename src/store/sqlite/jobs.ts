@@ -7,13 +7,14 @@
  * between the two cannot lose the event, and drops the job's request: nothing reads it after.
  */
 import { randomBytes } from 'node:crypto';
-import type { ErrorCode } from '../errors.js';
-import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus, Sync } from './contract.js';
+import type { ErrorCode } from '../../errors.js';
+import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus, Sync } from '../contract.js';
 import { deliveries } from './deliveries.js';
-import { enqueueRefusal, judgeEnqueue, requestDigest } from './enqueue-rules.js';
-import { eventColumns, jobEvent, type FinishedJobRow } from './job-events.js';
+import { leaseExpiredError, queuedJob } from '../job-records.js';
+import { enqueueRefusal, judgeEnqueue, requestDigest } from '../enqueue-rules.js';
+import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
 import type { Db } from './open-db.js';
-import { queueHeld } from './queue-bounds.js';
+import { queueHeld } from './queue-held.js';
 
 interface JobRow {
   id: string;
@@ -62,36 +63,6 @@ const fromRow = (row: JobRow): Job => ({
   errorCode: row.error_code,
   network: row.network === null ? null : JSON.parse(row.network),
 });
-
-/** The job `enqueue` has just written under `id`: both stores answer it without reading the row back. */
-export function queuedJob(id: string, input: EnqueueInput): Job {
-  return {
-    id,
-    caller: input.caller,
-    identifier: input.identifier,
-    priority: input.priority,
-    request: input.request,
-    baseUrl: input.baseUrl,
-    status: 'queued',
-    attempts: 0,
-    maxAttempts: input.maxAttempts,
-    createdAt: input.now,
-    availableAt: input.now,
-    claimedBy: null,
-    claimedAt: null,
-    leaseUntil: null,
-    finishedAt: null,
-    fileId: null,
-    pages: null,
-    bytes: null,
-    error: null,
-    errorCode: null,
-    network: null,
-  };
-}
-
-/** The error of an attempt whose lease ran out (its server died or stalled). */
-export const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
 
 /** The job queue of a data dir. */
 export function jobQueue(db: Db) {

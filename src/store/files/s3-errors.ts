@@ -4,8 +4,8 @@
  * STORAGE_UNAVAILABLE PdfRenderError (503 with Retry-After, seen by the health monitor) with the
  * SDK's error as its cause; any other error (a 400 for a request we built wrong) stays raw, a bug.
  */
-import { PdfRenderError } from '../errors.js';
-import { storageError } from './storage-errors.js';
+import { PdfRenderError } from '../../errors.js';
+import { storageError } from '../storage-errors.js';
 
 interface SdkError {
   name?: string;

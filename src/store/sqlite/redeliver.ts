@@ -6,8 +6,8 @@
  * what it did.
  */
 import { randomBytes } from 'node:crypto';
-import type { JobStatus, Redeliveries, Redelivery, Sync } from './contract.js';
-import { jobEvent, type FinishedJobRow } from './job-events.js';
+import type { JobStatus, Redeliveries, Redelivery, Sync } from '../contract.js';
+import { jobEvent, type FinishedJobRow } from '../job-events.js';
 import type { Db } from './open-db.js';
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';

@@ -6,8 +6,8 @@
  * sweep removes once it is an hour old.
  */
 import { randomBytes } from 'node:crypto';
-import type { Blobs, FileIndex, FileStore, StoredFile } from './contract.js';
-import type { StoreWrite } from './store-writer.js';
+import type { Blobs, FileIndex, FileStore, StoredFile } from '../contract.js';
+import type { StoreWrite } from '../store-writer.js';
 
 /** Bytes without a row younger than this may be a save between its two steps; older, they are left over. */
 const orphanAgeMs = 60 * 60_000;

@@ -6,8 +6,8 @@
  * is enabled again (see webhook-endpoints.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { retryDelay, retrySchedule } from './delivery-retry.js';
-import type { Deliveries, Delivery, DeliveryLogEntry, DeliveryStatus, Sync } from './contract.js';
+import { retryDelay, retrySchedule } from '../delivery-retry.js';
+import type { Deliveries, Delivery, DeliveryLogEntry, DeliveryStatus, Sync } from '../contract.js';
 import type { Db } from './open-db.js';
 
 interface DeliveryRow {

@@ -6,11 +6,10 @@
  * held, never dropped, and enabling it (or adding its URL again) sends them, in the order the
  * events happened. Each change of state and its deliveries' is one transaction.
  */
-import { randomBytes } from 'node:crypto';
-import { PdfRenderError } from '../errors.js';
-import { newWebhookSecret } from '../webhook-secret.js';
-import type { Enabled, ListedEndpoint, Rotation, Sync, WebhookEndpoint, WebhookEndpoints } from './contract.js';
+import { newWebhookSecret } from '../../webhook-secret.js';
+import type { Enabled, ListedEndpoint, Rotation, Sync, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
 import type { Db } from './open-db.js';
+import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoint-rules.js';
 
 interface EndpointRow {
   id: string;
@@ -29,38 +28,6 @@ const fromRow = (row: EndpointRow): WebhookEndpoint => ({
   createdAt: row.created_at,
   disabledAt: row.disabled_at,
 });
-
-/** A new endpoint key: `whk_` + 32 random bytes in hex (the format migration 7 gave existing endpoints). */
-export function newWebhookKey(): string {
-  return `whk_${randomBytes(32).toString('hex')}`;
-}
-
-/** A new active endpoint for `url`, with a fresh id, key and secret: what both stores insert. */
-export function newEndpoint(url: string, now: number): WebhookEndpoint {
-  return { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
-}
-
-/** An endpoint without its key and secret, as listings show it. */
-export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret'> {
-  const { key: _key, secret: _secret, ...rest } = endpoint;
-  return rest;
-}
-
-/** Check that `url` is an absolute http or https URL; returns it normalised. */
-export function validateWebhookUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new PdfRenderError('VALIDATION_FAILED', `"${url}" is not a URL`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new PdfRenderError('VALIDATION_FAILED', `webhook URLs must be http or https, not ${parsed.protocol}`, {
-      fieldErrors: { url: ['must be an absolute http or https URL'] },
-    });
-  }
-  return parsed.href;
-}
 
 /** The webhook endpoint table of a data dir. */
 export function webhookEndpoints(db: Db) {

@@ -6,7 +6,7 @@
  */
 import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Blobs } from './contract.js';
+import type { Blobs } from '../contract.js';
 
 const pdfName = /^([A-Za-z0-9_-]{22})\.pdf$/;
 const temporaryName = /^\..*\.tmp$/;
