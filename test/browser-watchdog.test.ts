@@ -32,7 +32,23 @@ function ping(): Promise<void> {
   });
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolve once `count` periods of `periodMs` have gone by on this event loop, counted as firings of
+ * an interval of that period set now. Node fires due timers of one period in the order they were set,
+ * so a watchdog's interval of the same period, set earlier, has come round at least as often: however
+ * slow the machine, the watchdog had that many ticks in which to act.
+ */
+function periods(periodMs: number, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = count;
+    const timer = setInterval(() => {
+      left -= 1;
+      if (left > 0) return;
+      clearInterval(timer);
+      resolve();
+    }, periodMs);
+  });
+}
 
 describe('the browser watchdog', () => {
   it('calls a browser hung once a ping stays unanswered, and says so without waiting', async () => {
@@ -46,7 +62,9 @@ describe('the browser watchdog', () => {
       expect(watchdog.answering()).toBe(true);
       await until(() => hung > 0, 'the hang to be called');
       expect(watchdog.answering()).toBe(false);
-      await wait(400);
+      // Still watching, it would call the hang again at its next tick (every 200 / 5 ms): ten of its
+      // ticks, two hang timeouts, go by without another call.
+      await periods(200 / 5, 10);
       expect(hung).toBe(1);
     } finally {
       watchdog.stop();
@@ -88,7 +106,9 @@ describe('the browser watchdog', () => {
       () => (hung += 1),
     );
     await until(() => pings > 0, 'the first ping');
-    await wait(400);
+    // Still watching, it would call the failed ping a hang five ticks (every 100 / 5 ms) later: ten of
+    // its ticks, two hang timeouts, go by without another ping or a hang.
+    await periods(100 / 5, 10);
     expect(pings).toBe(1);
     expect(hung).toBe(0);
     expect(watchdog.answering()).toBe(false);

@@ -24,8 +24,6 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const post = (serve: ServeProcess, route: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   fetch(`${serve.url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
@@ -98,6 +96,7 @@ describe('a full disk', () => {
       const dataDir = await tempDir();
       mountTmpfs(dataDir, '16m');
       let serve: ServeProcess | undefined;
+      let free: (() => void) | undefined;
       try {
         await addWebhook(dataDir, hook);
         serve = await serveOn(dataDir);
@@ -109,7 +108,7 @@ describe('a full disk', () => {
           expect(response.status).toBe(202);
           jobIds.push((await response.json()).jobId);
         }
-        const free = fillUp(dataDir);
+        free = fillUp(dataDir);
 
         const sync = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>sync</p>' });
         expect([sync.status, sync.headers.get('retry-after'), (await sync.json()).outcome]).toEqual([507, '30', 'STORAGE_FULL']);
@@ -118,13 +117,31 @@ describe('a full disk', () => {
         const ready = await fetch(`${server.url}/readyz`);
         expect(ready.status).toBe(503);
         expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_FULL: /);
-        // The job in flight met the full disk when storing its PDF, and went back to the queue.
-        await until(() => server.stderr().includes('its PDF could not be stored (STORAGE_FULL); the attempt does not count'), 'a job to meet the full disk');
-        // Full for a while longer (over two storage checks and worker polls, a second each): the workers wait, quietly.
-        for (let i = 0; i < 7; i += 1) {
+        // Every job in flight (one rendering, one waiting for the page behind it) met the full disk when
+        // storing its PDF, said so, and holds its job until the write that gives it back can land.
+        const metFullDisk = (jobId: string) =>
+          server.stderr().includes(`its PDF could not be stored (STORAGE_FULL); the attempt does not count (job ${jobId} `);
+        await until(async () => {
+          const jobs = await Promise.all(
+            jobIds.map(async (jobId) => (await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string }),
+          );
+          const inFlight = jobIds.filter((_, i) => jobs[i]!.status === 'rendering');
+          return jobIds.some(metFullDisk) && inFlight.every(metFullDisk);
+        }, 'every job in flight to meet the full disk');
+        // Full for a while longer: the workers wait, quietly. What they do then (the write giving a job
+        // back tried again after 0.5 s and 1 s more, an idle loop looking at the storage each second)
+        // leaves no trace by design, so the window is the server's: it lasts until the server has
+        // answered a /readyz (a look at the storage of its own) asked two seconds after every job in
+        // flight met the disk. A server too slow to have run those timers by then cannot have answered
+        // it either: a /readyz takes its event loop several turns, and each turn first runs the timers due.
+        const quietFrom = server.stderr().length;
+        const windowStart = Date.now();
+        await until(async () => {
+          const askedAt = Date.now();
           expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
-          await sleep(300);
-        }
+          return askedAt - windowStart >= 2_000;
+        }, 'a /readyz asked two seconds into the full disk');
+        expect(server.stderr().slice(quietFrom)).not.toMatch(/ (ERROR|WARN) /);
         expect(server.stderr().match(/ ERROR /g)).toHaveLength(1);
         expect(server.stderr()).toMatch(/ERROR storage full: .* \(data dir /);
 
@@ -153,6 +170,8 @@ describe('a full disk', () => {
         expect(readdirSync(join(dataDir, 'files')).sort()).toEqual(rows);
         expect(rows).toHaveLength(5);
       } finally {
+        // Freed first: a server stopping on a full disk holds its jobs for the whole shutdown grace.
+        free?.();
         if (serve) await stop(serve);
         hook.close();
         unmount(dataDir);
