@@ -21,6 +21,8 @@ export interface TestServer {
   logs: AccessLogEntry[];
   /** The operator's log (errors and their causes), as the server wrote it. */
   events: LogEvent[];
+  /** The app's routes, as Hono registered them (method, path): what the server actually serves. */
+  routes: Array<{ method: string; path: string }>;
   /** A connection of the test's own to the server's SQLite database, to look at rows (or plant a fault) directly. */
   readonly db: Db;
   close(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startServer(
   let db: Db | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     deps,
     clock,
     logs,
