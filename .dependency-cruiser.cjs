@@ -7,19 +7,18 @@
  *             secret format, files written atomically; markup/: the HTML and CSS scanners
  *   network   the network policy, pinned requests, the egress proxy
  *   engine    Chromium: discovery, launch, the page pool, renderPdf()
- *   answers   the API's answers and paths (api-answers.ts names the engine's failure codes)
- *   store     the one Store interface, SQLite and PostgreSQL behind it, files on disk or S3
+ *   store     the one Store contract, SQLite and PostgreSQL behind it, files on disk or S3; a finished
+ *             job's webhook event is made by a builder the server passes in
  *   queue, webhooks
  *             the async worker loop; webhook signing, delivery and policy (peers: neither imports the other)
- *   server    the Hono app, its routes and the runtime; config.ts, the serve settings
+ *   server    the Hono app, its routes, the API's answers and paths, and the runtime; config.ts, the serve settings
  *   cli       the commands; main.ts
  *   index.ts  the public API
  */
 const layers = [
-  { name: 'basics', path: '^src/(markup/|[^/]+\\.ts$)', pathNot: '^src/(api-answers|api-paths|config|index)\\.ts$' },
+  { name: 'basics', path: '^src/(markup/|[^/]+\\.ts$)', pathNot: '^src/(config|index)\\.ts$' },
   { name: 'network', path: '^src/network/' },
   { name: 'engine', path: '^src/engine/' },
-  { name: 'answers', path: '^src/(api-answers|api-paths)\\.ts$' },
   { name: 'store', path: '^src/store/' },
   { name: 'queue', path: '^src/queue/', peers: '^src/webhooks/' },
   { name: 'webhooks', path: '^src/webhooks/', peers: '^src/queue/' },

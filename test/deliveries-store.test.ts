@@ -11,6 +11,7 @@ import { redeliveries } from '../src/store/sqlite/redeliver.js';
 import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { Deliveries, Sync, WebhookEndpoint } from '../src/store/contract.js';
+import { webhookEvent } from '../src/server/job-event.js';
 
 afterAll(removeTempDirs);
 
@@ -27,7 +28,7 @@ beforeEach(async () => {
   const endpoints = webhookEndpoints(db);
   slow = endpoints.add('http://127.0.0.1:9/slow', 1);
   fast = endpoints.add('http://127.0.0.1:9/fast', 2);
-  redeliver = redeliveries(db).redeliver;
+  redeliver = redeliveries(db, webhookEvent).redeliver;
   return () => db.close();
 });
 

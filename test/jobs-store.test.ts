@@ -13,6 +13,7 @@ import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { enqueueInput } from './support/enqueue-input.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { EnqueueInput, JobError, JobQueue, Sync } from '../src/store/contract.js';
+import { webhookEvent } from '../src/server/job-event.js';
 
 afterAll(removeTempDirs);
 
@@ -23,7 +24,7 @@ let queue: Sync<JobQueue>;
 beforeEach(async () => {
   path = join(await tempDir(), 'pdfrender.db');
   db = openDb(path);
-  queue = jobQueue(db);
+  queue = jobQueue(db, webhookEvent);
   return () => db.close();
 });
 
@@ -62,7 +63,7 @@ describe('enqueue', () => {
   });
 
   it('accepts exactly one of two connections sending the same identifier at once', () => {
-    const second = jobQueue(openDb(path));
+    const second = jobQueue(openDb(path), webhookEvent);
     const results = [queue, second].map((q, i) => {
       try {
         return q.enqueue(job({ identifier: 'same', request: { htmlContent: `<p>${i}</p>` } })).status;

@@ -15,7 +15,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { Webhook } from 'standardwebhooks';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncAccepted, jobAnswer, renderSyncAnswer, webhookAnswers, webhookEvents } from '../src/api-answers.js';
+import { asyncAccepted, jobAnswer, renderSyncAnswer, webhookAnswers, webhookEvents } from '../src/server/api-answers.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs, tempDir } from './support/files.js';

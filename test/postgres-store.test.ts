@@ -20,6 +20,7 @@ import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-in
 import { holdingProxy } from './support/holding-proxy.js';
 import { emptyDatabase, freshDatabase, poolOn, postgresCluster, stopPostgres } from './support/store-backends.js';
 import { until } from './support/wait.js';
+import { webhookEvent } from '../src/server/job-event.js';
 
 afterAll(stopPostgres);
 
@@ -32,7 +33,7 @@ const outcome = (call: Promise<{ status: string }>) =>
 /** Two instances' stores on one fresh database. */
 async function twoInstances() {
   const { url, pool } = await freshDatabase();
-  return [postgresStore(pool), postgresStore(poolOn(url))] as const;
+  return [postgresStore(pool, webhookEvent), postgresStore(poolOn(url), webhookEvent)] as const;
 }
 
 describe('several instances on one database', () => {
@@ -107,7 +108,7 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
       await proxied.end().catch(() => undefined);
       proxy.close();
     });
-    return { store: postgresStore(proxied), proxy, pool };
+    return { store: postgresStore(proxied, webhookEvent), proxy, pool };
   }
   const jobsNamed = async (pool: pg.Pool, identifier: string) => (await pool.query('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows;
 
@@ -171,12 +172,14 @@ describe('migrations', () => {
 
 describe('openStore with a database URL (what the webhooks commands use)', () => {
   it("migrates an empty database and answers, counting time by the database's clock; a database it cannot reach is STORAGE_UNAVAILABLE", async () => {
-    const opened = await openStore({ dataDir: '/nonexistent', database: await emptyDatabase() });
+    const opened = await openStore({ dataDir: '/nonexistent', database: await emptyDatabase(), eventOf: webhookEvent });
     await expect(opened.store.ping()).resolves.toBeUndefined();
     expect(await opened.store.webhooks.any()).toBe(false);
     expect(Math.abs(opened.now() - Date.now())).toBeLessThan(60_000);
     await opened.close();
-    const refused = await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres:hunter2@127.0.0.1:1/none' }).catch((e) => e);
+    const refused = await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres:hunter2@127.0.0.1:1/none', eventOf: webhookEvent }).catch(
+      (e) => e,
+    );
     // One line for the command to print: where (never the password) and what failed.
     expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1\/none: .*\(ECONNREFUSED\)$/) });
     expect(refused.message).not.toContain('hunter2');
@@ -193,7 +196,7 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     await writeFile(hba, `host all locked 127.0.0.1/32 scram-sha-256\n${await readFile(hba, 'utf8')}`);
     await admin.query('SELECT pg_reload_conf()');
     const open = (password: string) =>
-      openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}` }).then(
+      openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}`, eventOf: webhookEvent }).then(
         (opened) => opened.close(),
         (error) => error,
       );
@@ -218,7 +221,7 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
 describe('faults', () => {
   it('answer a refused connection with STORAGE_UNAVAILABLE', async () => {
     // Nothing listens on port 1 of the loopback.
-    const store = postgresStore(postgresPool('postgres://postgres@127.0.0.1:1/none'));
+    const store = postgresStore(postgresPool('postgres://postgres@127.0.0.1:1/none'), webhookEvent);
     const error = await store.queue.get('job_x').catch((e) => e);
     expect(error).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
     expect(error.cause.code).toBe('ECONNREFUSED');
@@ -227,8 +230,8 @@ describe('faults', () => {
 
   it('answer a lock held past lock_timeout with DATABASE_BUSY, and a connection ended by the server with STORAGE_UNAVAILABLE', async () => {
     const { url, pool } = await freshDatabase();
-    const impatient = postgresStore(postgresPool(url, { lockTimeoutMs: 50 }));
-    const patient = postgresStore(postgresPool(url, { lockTimeoutMs: 60_000 }));
+    const impatient = postgresStore(postgresPool(url, { lockTimeoutMs: 50 }), webhookEvent);
+    const patient = postgresStore(postgresPool(url, { lockTimeoutMs: 60_000 }), webhookEvent);
     const queued = await impatient.queue.enqueue(job());
     await impatient.queue.claim('w', 2_000_000, 1_000);
     const holder = await pool.connect();
@@ -307,10 +310,10 @@ describe('faults', () => {
 
   it('fails ping on a database that cannot take writes', async () => {
     const { url, pool } = await freshDatabase();
-    const store = postgresStore(postgresPool(url));
+    const store = postgresStore(postgresPool(url), webhookEvent);
     await expect(store.ping()).resolves.toBeUndefined();
     await pool.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_read_only = on`);
-    const readOnly = postgresStore(postgresPool(url));
+    const readOnly = postgresStore(postgresPool(url), webhookEvent);
     expect(await readOnly.ping().catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/read-only/) });
     await Promise.all([store.close(), readOnly.close()]);
   });

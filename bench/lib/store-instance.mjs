@@ -19,6 +19,7 @@ const { root, backend, url, dataDir, enqueue: share, producers, loops } = worker
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { storeWriter } = await dist('store/store-writer.js');
 const { fileStore } = await dist('store/files/file-store.js');
+const { webhookEvent } = await dist('server/job-event.js');
 
 /** The store and blobs of this instance, opened the way open-backend.ts opens them for serve. */
 async function openInstance() {
@@ -26,7 +27,7 @@ async function openInstance() {
     const { postgresPool, postgresStore } = await dist('store/postgres/postgres-store.js');
     const { postgresBlobs } = await dist('store/postgres/blobs.js');
     const pool = postgresPool(url);
-    return { store: postgresStore(pool), blobs: postgresBlobs(pool) };
+    return { store: postgresStore(pool, webhookEvent), blobs: postgresBlobs(pool) };
   }
   const { openDb } = await dist('store/sqlite/open-db.js');
   const { sqliteStore } = await dist('store/sqlite/sqlite-store.js');
@@ -34,7 +35,7 @@ async function openInstance() {
   const db = openDb(join(dataDir, 'pdfrender.db'));
   // As serve does: a lock held by another instance is waited out by the writer, not the thread.
   db.pragma('busy_timeout = 0');
-  return { store: sqliteStore(db), blobs: diskBlobs(join(dataDir, 'files')) };
+  return { store: sqliteStore(db, webhookEvent), blobs: diskBlobs(join(dataDir, 'files')) };
 }
 
 const { store, blobs } = await openInstance();

@@ -15,6 +15,7 @@ import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../s
 import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
+import { webhookEvent } from '../server/job-event.js';
 
 /** Where the endpoints live: a data dir's SQLite database, or a PostgreSQL database. */
 interface Where {
@@ -29,7 +30,7 @@ export function webhooksCommand(io: CliIO): Command {
   const withStore = async <T>(options: Where, work: (store: Store, now: number) => Promise<T>): Promise<T> => {
     const dataDir = resolveSetting(serveSettings.dataDir, options.dataDir, io.env);
     const database = resolveSetting(serveSettings.database, options.database, io.env);
-    const opened = await openStore({ dataDir: resolve(io.cwd, dataDir), database });
+    const opened = await openStore({ dataDir: resolve(io.cwd, dataDir), database, eventOf: webhookEvent });
     try {
       // Times compared with what the servers wrote are counted by the servers' clock (the database's, on PostgreSQL).
       return await work(opened.store, opened.now());

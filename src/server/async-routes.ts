@@ -5,8 +5,8 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { asyncAccepted, jobAnswer } from '../api-answers.js';
-import { fileUrlPath, jobStatusPath } from '../api-paths.js';
+import type { asyncAccepted, jobAnswer } from './api-answers.js';
+import { fileUrlPath, jobStatusPath } from './api-paths.js';
 import { PdfRenderError } from '../errors.js';
 import { asyncRenderRequestSchema, parseWith } from '../request.js';
 import { callerKey } from './caller.js';

@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { healthAnswers } from '../api-answers.js';
+import type { healthAnswers } from './api-answers.js';
 import { callerError } from '../errors.js';
 import { raceAbort } from '../race.js';
 import type { AppDeps } from './deps.js';

@@ -3,7 +3,7 @@
  * the answer of its status (errors.ts maps codes to statuses), with the error body's schema from
  * api-answers.ts and the headers that status carries.
  */
-import { errorAnswer } from '../api-answers.js';
+import { errorAnswer } from './api-answers.js';
 import { httpStatusFor, type ErrorCode } from '../errors.js';
 import { embedded } from './openapi-schema.js';
 

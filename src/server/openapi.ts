@@ -4,7 +4,7 @@
  * apart; every operation's errors come from the codes it can raise (openapi-errors.ts).
  */
 import { z } from 'zod';
-import { asyncAccepted, healthAnswers, jobAnswer, renderSyncAnswer, resourceIssue, webhookAnswers, webhookEvents } from '../api-answers.js';
+import { asyncAccepted, healthAnswers, jobAnswer, renderSyncAnswer, resourceIssue, webhookAnswers, webhookEvents } from './api-answers.js';
 import type { ErrorCode } from '../errors.js';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 import { errorResponses, header, headers } from './openapi-errors.js';

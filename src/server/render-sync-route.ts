@@ -6,8 +6,8 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { renderSyncAnswer } from '../api-answers.js';
-import { fileUrlPath } from '../api-paths.js';
+import type { renderSyncAnswer } from './api-answers.js';
+import { fileUrlPath } from './api-paths.js';
 import { publicReport } from '../engine/page-guard.js';
 import { logReportDetail } from '../event-log.js';
 import { parseRenderRequest } from '../request.js';

@@ -13,6 +13,7 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
+import { webhookEvent } from './job-event.js';
 
 /**
  * A stopping server's close waits for the webhook sender, then the database, for what is left of
@@ -50,7 +51,7 @@ export async function startRuntime(options: {
   resolver?: Resolver | undefined;
 }): Promise<Runtime> {
   const { config, engine } = options;
-  const backend = await openBackend({ config, events: options.events, env: options.env ?? {} });
+  const backend = await openBackend({ config, events: options.events, env: options.env ?? {}, eventOf: webhookEvent });
   const { store, files, storage, write } = backend;
   const { queue, webhooks } = store;
   // The database's clock when instances share one (leases, dedupe and rate windows compare times

@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { webhookAnswers } from '../api-answers.js';
+import type { webhookAnswers } from './api-answers.js';
 import { PdfRenderError } from '../errors.js';
 import { booleanField } from '../fields.js';
 import { parseWith } from '../request.js';

@@ -72,6 +72,28 @@ export interface EnqueueInput {
   maxAttempts: number;
 }
 
+/** A job finished for good, as its webhook event tells of it. */
+export interface FinishedJob {
+  id: string;
+  identifier: string;
+  /** Base of the absolute URLs reported for it. */
+  baseUrl: string;
+  /** 'succeeded' with its file, pages and bytes; 'failed' with its error: the store writes them together. */
+  status: 'succeeded' | 'failed';
+  fileId: string | null;
+  pages: number | null;
+  bytes: number | null;
+  error: string | null;
+  errorCode: ErrorCode | null;
+}
+
+/**
+ * What a finished job's webhook event says: the API's answer shape, so the server's to decide and
+ * pass in. The store calls it in the transaction that finishes the job, so the event is written with
+ * the job's final status (a crash loses neither), and again for a redelivery of a job with none.
+ */
+export type JobEventBuilder = (job: FinishedJob) => unknown;
+
 /** Why an attempt failed, as its caller may see it. */
 export interface JobError {
   code: ErrorCode;

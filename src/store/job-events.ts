@@ -1,12 +1,10 @@
 /**
- * The webhook event a finished job sends: PDF_RENDERED or RENDER_PDF_FAILED, built from its row,
- * so the job store (when the job finishes) and a redelivery (of a job that has no delivery yet)
- * send the same body. The store builds it because it writes it in the transaction that finishes
- * the job (a crash loses neither); its shape and paths come from the API's own modules below it.
+ * A finished job as its webhook event is made of: the columns both stores read it from (in the
+ * statement that finishes the job, or for a redelivery), and the FinishedJob they make of them for
+ * the event builder the server passes in (contract.ts JobEventBuilder).
  */
-import type { WebhookEvent } from '../api-answers.js';
-import { fileUrlPath } from '../api-paths.js';
 import type { ErrorCode } from '../errors.js';
+import type { FinishedJob } from './contract.js';
 
 /** The columns of a finished job that its event is made of. */
 export interface FinishedJobRow {
@@ -24,13 +22,15 @@ export interface FinishedJobRow {
 /** The columns of FinishedJobRow, for a statement that returns them. */
 export const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, error, error_code';
 
-/** The event of a job that has succeeded or failed for good. */
-export function jobEvent(row: FinishedJobRow): WebhookEvent {
-  // A succeeded row has its file, pages and bytes, and a failed one its error: the store writes them together.
-  return row.status === 'succeeded'
-    ? {
-        type: 'PDF_RENDERED',
-        payload: { id: row.identifier, url: `${row.base_url}${fileUrlPath(row.file_id!)}`, jobId: row.id, pages: row.pages!, bytes: row.bytes! },
-      }
-    : { type: 'RENDER_PDF_FAILED', payload: { id: row.identifier, jobId: row.id, error: row.error!, errorCode: row.error_code! } };
-}
+/** The job a FinishedJobRow is (its status succeeded or failed). */
+export const finishedJob = (row: FinishedJobRow): FinishedJob => ({
+  id: row.id,
+  identifier: row.identifier,
+  baseUrl: row.base_url,
+  status: row.status === 'succeeded' ? 'succeeded' : 'failed',
+  fileId: row.file_id,
+  pages: row.pages,
+  bytes: row.bytes,
+  error: row.error,
+  errorCode: row.error_code,
+});

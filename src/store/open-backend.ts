@@ -18,7 +18,7 @@ import { s3Connection, type FilesLocation } from './files/s3-location.js';
 import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } from './health/shared-storage-looks.js';
 import { sqliteStore } from './sqlite/sqlite-store.js';
 import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './health/storage-health.js';
-import type { Blobs, FileStore, Store } from './contract.js';
+import type { Blobs, FileStore, JobEventBuilder, Store } from './contract.js';
 import { storeWriter, type StoreWrite } from './store-writer.js';
 
 export interface Backend {
@@ -51,6 +51,8 @@ export interface BackendOptions {
   config: BackendSettings;
   events: EventLog;
   env: NodeJS.ProcessEnv;
+  /** Makes a finished job's webhook event (the server's answer shape). */
+  eventOf: JobEventBuilder;
 }
 
 /** Open the backend `config` names, creating and migrating what it needs. */
@@ -116,7 +118,7 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
     const local = looks;
     looks = { ...local, look: async (needBytes) => (await local.look(needBytes)) ?? firstFault(s3Check(s3)) };
   }
-  const store = sqliteStore(db);
+  const store = sqliteStore(db, options.eventOf);
   return assemble(options, store, s3 ?? diskBlobs(filesDir), looks, {
     async close() {
       s3?.close();
@@ -128,7 +130,7 @@ async function openSqlite(options: BackendOptions): Promise<Backend> {
 async function openPostgres(options: BackendOptions, url: string): Promise<Backend> {
   const { openPostgresDatabase } = await import('./postgres/postgres-store.js');
   // Two worker loops per page, the webhook sender and the HTTP routes each hold a connection at times.
-  const database = await openPostgresDatabase(url, {
+  const database = await openPostgresDatabase(url, options.eventOf, {
     max: Math.max(10, 2 * options.config.concurrency + 6),
     ...(options.config.databaseTimeout === undefined ? {} : { queryTimeoutMs: options.config.databaseTimeout }),
   });

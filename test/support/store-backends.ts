@@ -16,6 +16,7 @@ import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Blobs, Store } from '../../src/store/contract.js';
 import { tempDir } from './files.js';
 import { endPool, startCluster, type Cluster } from './postgres.js';
+import { webhookEvent } from '../../src/server/job-event.js';
 
 export interface Opened {
   store: Store;
@@ -39,7 +40,7 @@ const sqlite: Backend = {
     const db = openDb(join(dataDir, 'pdfrender.db'));
     await mkdir(join(dataDir, 'files'));
     return {
-      store: sqliteStore(db),
+      store: sqliteStore(db, webhookEvent),
       sql: async <Row>(text: string, ...params: unknown[]) => {
         const statement = db.prepare(text);
         return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
@@ -96,7 +97,7 @@ const postgres: Backend = {
       `DROP TRIGGER IF EXISTS no_deliveries ON webhook_deliveries; DROP FUNCTION IF EXISTS no_deliveries(); TRUNCATE ${tables} RESTART IDENTITY`,
     );
     return {
-      store: postgresStore(pool),
+      store: postgresStore(pool, webhookEvent),
       async sql<Row>(text: string, ...params: unknown[]) {
         let n = 0;
         const { rows } = await pool.query({ text: text.replace(/\?/g, () => `$${(n += 1)}`), values: params, types: { getTypeParser: bigintAsNumber } });

@@ -13,10 +13,10 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
 import { enqueueRefusal, requestDigest, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
-import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
+import { eventColumns, finishedJob, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus } from '../contract.js';
+import type { EnqueueInput, Job, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus } from '../contract.js';
 import { queueEvent } from './deliveries.js';
 import { afterLostAnswer } from './lost-answer.js';
 import { changes, connect, locks, query, row, rows, sessionOf, transaction, type Sql } from './sql.js';
@@ -66,8 +66,16 @@ function outcomeUnknown(leftMs: number, cause: unknown): PdfRenderError {
   );
 }
 
-/** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event. Null when `worker` does not hold the job. */
-async function settle(tx: Sql, id: string, worker: string | null, now: number, error: JobError, retryAt: number): Promise<JobStatus | null> {
+/** Record a failed attempt by `worker` in `tx`; after the last, queue the failure event (made by `eventOf`). Null when `worker` does not hold the job. */
+async function settle(
+  tx: Sql,
+  eventOf: JobEventBuilder,
+  id: string,
+  worker: string | null,
+  now: number,
+  error: JobError,
+  retryAt: number,
+): Promise<JobStatus | null> {
   const settled = await row<FinishedJobRow>(
     tx,
     `UPDATE jobs SET
@@ -79,16 +87,16 @@ async function settle(tx: Sql, id: string, worker: string | null, now: number, e
     [now, retryAt, error.message, error.code, id, worker],
   );
   if (!settled) return null;
-  if (settled.status === 'failed') await queueEvent(tx, id, jobEvent(settled), now);
+  if (settled.status === 'failed') await queueEvent(tx, id, eventOf(finishedJob(settled)), now);
   return settled.status as JobStatus;
 }
 
 /**
- * The job queue in the database of `pool`. With `clock` (the database's, as the server has it),
+ * The job queue in the database of `pool`; `eventOf` makes a finished job's webhook event. With `clock` (the database's, as the server has it),
  * each enqueue carries a deadline past which the database queues nothing; without (tests that
  * give their own times), a lost answer is settled by the sending session's end alone.
  */
-export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
+export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?: Clock): JobQueue {
   return {
     async enqueue(input: EnqueueInput) {
       const request = JSON.stringify(input.request);
@@ -184,7 +192,7 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
             [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
           );
           if (done) {
-            await queueEvent(tx, id, jobEvent(done), now);
+            await queueEvent(tx, id, eventOf(finishedJob(done)), now);
             return true;
           }
           // A completion tried again after its commit's answer was lost (the connection dropped) finds
@@ -196,7 +204,7 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
       ),
 
     fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
-      transaction(pool, (tx) => settle(tx, id, worker, now, error, retryAt), locks.webhookWrite),
+      transaction(pool, (tx) => settle(tx, eventOf, id, worker, now, error, retryAt), locks.webhookWrite),
 
     release: async (id: string, worker: string, availableAt: number) =>
       (await changes(
@@ -215,7 +223,7 @@ export function postgresJobQueue(pool: pg.Pool, clock?: Clock): JobQueue {
             "SELECT id, claimed_by FROM jobs WHERE status = 'rendering' AND lease_until < $1 AND NOT (id = ANY($2::text[])) ORDER BY seq FOR UPDATE SKIP LOCKED",
             [now, inHand],
           );
-          for (const job of expired) await settle(tx, job.id, job.claimed_by, now, leaseExpiredError, now);
+          for (const job of expired) await settle(tx, eventOf, job.id, job.claimed_by, now, leaseExpiredError, now);
           return expired.length;
         },
         locks.webhookWrite,

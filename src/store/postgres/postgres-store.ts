@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.js';
 import { PdfRenderError } from '../../errors.js';
 import { isPostgresError } from '../postgres-errors.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { Blobs, Store } from '../contract.js';
+import type { Blobs, JobEventBuilder, Store } from '../contract.js';
 import { postgresBlobs } from './blobs.js';
 import { databaseClock, type DatabaseClock } from './database-clock.js';
 import { postgresDeliveries } from './deliveries.js';
@@ -62,15 +62,16 @@ const pingTimeoutMs = 5_000;
 
 /**
  * The Store in the database of `pool` (migrated already: see migratePostgres); `close` ends the
- * pool. `clock` is the database's (databaseClock), for the enqueue's deadline.
+ * pool. `eventOf` makes a finished job's webhook event; `clock` is the database's (databaseClock), for the
+ * enqueue's deadline.
  */
-export function postgresStore(pool: pg.Pool, clock?: Clock): Store {
+export function postgresStore(pool: pg.Pool, eventOf: JobEventBuilder, clock?: Clock): Store {
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
   return {
-    queue: postgresJobQueue(pool, clock),
+    queue: postgresJobQueue(pool, eventOf, clock),
     deliveries: postgresDeliveries(pool),
     webhooks: postgresWebhookEndpoints(pool),
-    redeliveries: postgresRedeliveries(pool),
+    redeliveries: postgresRedeliveries(pool, eventOf),
     rateWindows: postgresRateWindows(pool),
     fileIndex: postgresFileIndex(pool),
     // Fails when the server cannot take writes (a standby, a read-only database), without writing:
@@ -141,7 +142,7 @@ export interface OpenedDatabase {
  * Open the database at `url`: a pool, the schema migrated (once, however many instances start at
  * once), the database's clock measured, the Store. A storage fault on the way says where it met it.
  */
-export async function openPostgresDatabase(url: string, options: PostgresPoolOptions = {}): Promise<OpenedDatabase> {
+export async function openPostgresDatabase(url: string, eventOf: JobEventBuilder, options: PostgresPoolOptions = {}): Promise<OpenedDatabase> {
   const pool = postgresPool(url, options);
   let clock: DatabaseClock | undefined;
   try {
@@ -152,7 +153,7 @@ export async function openPostgresDatabase(url: string, options: PostgresPoolOpt
     await pool.end().catch(() => undefined);
     throw openingError(url, error);
   }
-  const store = postgresStore(pool, clock);
+  const store = postgresStore(pool, eventOf, clock);
   const started = clock;
   return {
     store,

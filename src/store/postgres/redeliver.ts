@@ -5,14 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { jobEvent, type FinishedJobRow } from '../job-events.js';
-import type { JobStatus, Redeliveries, Redelivery } from '../contract.js';
+import { finishedJob, type FinishedJobRow } from '../job-events.js';
+import type { JobEventBuilder, JobStatus, Redeliveries, Redelivery } from '../contract.js';
 import { changes, locks, row, rows, transaction } from './sql.js';
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 
 /** Redeliveries in the database of `pool`. */
-export function postgresRedeliveries(pool: pg.Pool): Redeliveries {
+export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): Redeliveries {
   return {
     redeliver: (jobId: string, now: number) =>
       transaction(
@@ -38,7 +38,7 @@ export function postgresRedeliveries(pool: pg.Pool): Redeliveries {
            WHERE job_id = $1 AND status != 'held' AND (claimed_until IS NULL OR claimed_until <= $2) AND endpoint_id IN (${active})`,
             [jobId, now],
           );
-          const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(jobEvent(job!)) };
+          const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(eventOf(finishedJob(job!))) };
           const created = await changes(
             tx,
             `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)

@@ -8,11 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from '../../errors.js';
-import type { EnqueueInput, Job, JobError, JobQueue, JobResult, JobStatus, Sync } from '../contract.js';
+import type { EnqueueInput, Job, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus, Sync } from '../contract.js';
 import { deliveries } from './deliveries.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { enqueueRefusal, judgeEnqueue, requestDigest } from '../enqueue-rules.js';
-import { eventColumns, jobEvent, type FinishedJobRow } from '../job-events.js';
+import { eventColumns, finishedJob, type FinishedJobRow } from '../job-events.js';
 import type { Db } from './open-db.js';
 import { queueHeld } from './queue-held.js';
 
@@ -64,8 +64,8 @@ const fromRow = (row: JobRow): Job => ({
   network: row.network === null ? null : JSON.parse(row.network),
 });
 
-/** The job queue of a data dir. */
-export function jobQueue(db: Db) {
+/** The job queue of a data dir; `eventOf` makes a finished job's webhook event. */
+export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const outbox = deliveries(db);
   const seen = db.prepare<[string, string], { seen_at: number; request_digest: string | null; job_id: string | null }>(
     'SELECT seen_at, request_digest, job_id FROM identifiers WHERE caller = ? AND identifier = ?',
@@ -136,7 +136,7 @@ export function jobQueue(db: Db) {
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
     const done = succeed.get(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker);
     if (!done) return false;
-    outbox.queueEvent(id, jobEvent(done), now);
+    outbox.queueEvent(id, eventOf(finishedJob(done)), now);
     return true;
   });
 
@@ -144,7 +144,7 @@ export function jobQueue(db: Db) {
   const settle = (id: string, worker: string | null, now: number, error: JobError, retryAt: number): JobStatus | null => {
     if (settleFailure.run(now, retryAt, error.message, error.code, id, worker).changes === 0) return null;
     const row = byId.get(id)!;
-    if (row.status === 'failed') outbox.queueEvent(id, jobEvent(row), now);
+    if (row.status === 'failed') outbox.queueEvent(id, eventOf(finishedJob(row)), now);
     return row.status;
   };
 

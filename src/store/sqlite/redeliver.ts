@@ -6,14 +6,14 @@
  * what it did.
  */
 import { randomBytes } from 'node:crypto';
-import type { JobStatus, Redeliveries, Redelivery, Sync } from '../contract.js';
-import { jobEvent, type FinishedJobRow } from '../job-events.js';
+import type { JobEventBuilder, JobStatus, Redeliveries, Redelivery, Sync } from '../contract.js';
+import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import type { Db } from './open-db.js';
 
 const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 
 /** Redeliveries on a data dir. */
-export function redeliveries(db: Db) {
+export function redeliveries(db: Db, eventOf: JobEventBuilder) {
   const job = db.prepare<[string], FinishedJobRow>('SELECT id, identifier, base_url, status, file_id, pages, bytes, error, error_code FROM jobs WHERE id = ?');
   const firstDelivery = db.prepare<[string], { event_id: string; body: string }>(
     'SELECT event_id, body FROM webhook_deliveries WHERE job_id = ? ORDER BY id LIMIT 1',
@@ -40,7 +40,7 @@ export function redeliveries(db: Db) {
     if (!row && !first) return { outcome: 'no-such-job' };
     if (row && row.status !== 'succeeded' && row.status !== 'failed') return { outcome: 'unfinished', status: row.status as JobStatus };
     const reset = again.run({ job: jobId, now }).changes;
-    const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(jobEvent(row!)) };
+    const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(eventOf(finishedJob(row!))) };
     const created = create.run({ event: event.event_id, job: jobId, body: event.body, now }).changes;
     return {
       outcome: 'done',

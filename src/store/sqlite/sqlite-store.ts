@@ -9,7 +9,7 @@ import { jobQueue } from './jobs.js';
 import type { Db } from './open-db.js';
 import { rateWindows } from './rate-windows.js';
 import { redeliveries } from './redeliver.js';
-import type { Async, Store } from '../contract.js';
+import type { Async, JobEventBuilder, Store } from '../contract.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 
 /** The same object with every method answering a promise (a throw becomes a rejection). */
@@ -22,12 +22,12 @@ function asAsync<T extends object>(methods: T): Async<T> {
 }
 
 /** The Store of an open SQLite database (openDb); closing it closes the database. */
-export function sqliteStore(db: Db): Store {
+export function sqliteStore(db: Db, eventOf: JobEventBuilder): Store {
   return {
-    queue: asAsync(jobQueue(db)),
+    queue: asAsync(jobQueue(db, eventOf)),
     deliveries: asAsync(deliveries(db)),
     webhooks: asAsync(webhookEndpoints(db)),
-    redeliveries: asAsync(redeliveries(db)),
+    redeliveries: asAsync(redeliveries(db, eventOf)),
     rateWindows: asAsync(rateWindows(db)),
     fileIndex: asAsync(fileIndex(db)),
     // Takes the write lock and lets it go: fails at once while another process holds it.
