@@ -27,8 +27,7 @@ const large = 32 * small;
  * when quadratic): the fastest of three runs at each size, taken in turn, so that a pause of the
  * machine or a garbage collection in one run does not count. A scan too quick to time counts as 0.1 ms.
  */
-function growth(input: Input, scan: (text: string) => unknown): number {
-  const texts = [sized(input, small), sized(input, large)];
+function growthOnce(texts: string[], scan: (text: string) => unknown): number {
   const best = [Infinity, Infinity];
   for (let round = 0; round < 3; round += 1) {
     texts.forEach((text, i) => {
@@ -41,6 +40,18 @@ function growth(input: Input, scan: (text: string) => unknown): number {
 }
 
 const linear = 256;
+
+/**
+ * The growth, measured again (up to three times, the lowest kept) while it is over the bound: a
+ * busy machine (three test files on two cores) once made a linear scan measure 283, while a
+ * quadratic one measures over the bound every time (390 to 640 at the weakest that was tried).
+ */
+function growth(input: Input, scan: (text: string) => unknown): number {
+  const texts = [sized(input, small), sized(input, large)];
+  let lowest = Infinity;
+  for (let attempt = 0; attempt < 3 && lowest >= linear; attempt += 1) lowest = Math.min(lowest, growthOnce(texts, scan));
+  return lowest;
+}
 
 // Runs of every opening that a scanner might start from and never close.
 const hostileTemplates: Record<string, Input> = {
