@@ -33,7 +33,10 @@ const upward = layers.map((layer, index) => ({
   comment: `${layer.name} imports only from itself and the layers below it (see the list at the top of .dependency-cruiser.cjs)`,
   severity: 'error',
   from: { path: layer.path, ...(layer.pathNot ? { pathNot: layer.pathNot } : {}) },
-  to: { path: [...layers.slice(index + 1).map((above) => above.path), ...(layer.peers ? [layer.peers] : [])].join('|') || '^$' },
+  to: {
+    path:
+      [...layers.slice(index + 1).map((above) => above.path), ...(layer.peers ? [layer.peers] : [])].join('|') || '^$',
+  },
 }));
 
 /**
@@ -46,19 +49,22 @@ const upward = layers.map((layer, index) => ({
 const storeRooms = [
   {
     name: 'no-store-backend-from-outside',
-    comment: 'a store backend (sqlite/, postgres/) is reached through store/open-backend.ts or store/open-store.ts, never imported directly',
+    comment:
+      'a store backend (sqlite/, postgres/) is reached through store/open-backend.ts or store/open-store.ts, never imported directly',
     from: { path: '^src/', pathNot: '^src/store/' },
     to: { path: '^src/store/(sqlite|postgres)/' },
   },
   {
     name: 'no-sqlite-postgres-crosstalk',
-    comment: "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
+    comment:
+      "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
     from: { path: '^src/store/sqlite/' },
     to: { path: '^src/store/postgres/' },
   },
   {
     name: 'no-postgres-sqlite-crosstalk',
-    comment: "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
+    comment:
+      "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
     from: { path: '^src/store/postgres/' },
     to: { path: '^src/store/sqlite/' },
   },
@@ -70,7 +76,8 @@ const storeRooms = [
   },
   {
     name: 'no-room-from-store-root',
-    comment: "the store's root (the contract and the shared rules) imports no room; only the assembly (open-backend.ts, open-store.ts) puts them together",
+    comment:
+      "the store's root (the contract and the shared rules) imports no room; only the assembly (open-backend.ts, open-store.ts) puts them together",
     from: { path: '^src/store/[^/]+\\.ts$', pathNot: '^src/store/open-(backend|store)\\.ts$' },
     to: { path: '^src/store/(sqlite|postgres|files|health)/' },
   },
@@ -81,7 +88,13 @@ module.exports = {
   forbidden: [
     ...upward,
     ...storeRooms,
-    { name: 'no-circular', comment: 'an import cycle ties modules that should stand apart', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      comment: 'an import cycle ties modules that should stand apart',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

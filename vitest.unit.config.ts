@@ -40,7 +40,10 @@ export default defineConfig({
     {
       name: 'unit-tier-no-dist',
       load(id) {
-        if (id.startsWith(`${dist}/`)) throw new Error(`${id}: the unit tier (npm run test:unit) does not build; a test of dist/ belongs to npm test only`);
+        if (id.startsWith(`${dist}/`))
+          throw new Error(
+            `${id}: the unit tier (npm run test:unit) does not build; a test of dist/ belongs to npm test only`,
+          );
       },
     },
   ],

@@ -69,7 +69,8 @@ function chartPng(bars, hue) {
   const grain = Array.from({ length: 64 }, () => Math.floor(random() * 6));
   return png(w, h, (x, y) => {
     const bar = Math.floor((x - 20) / ((w - 40) / bars));
-    const inBar = x > 20 && x < w - 20 && (x - 20) % ((w - 40) / bars) > 6 && y > h - 10 - heights[bar] * (h - 30) && y < h - 10;
+    const inBar =
+      x > 20 && x < w - 20 && (x - 20) % ((w - 40) / bars) > 6 && y > h - 10 - heights[bar] * (h - 30) && y < h - 10;
     const g = grain[(x * 7 + y * 13) % 64];
     if (inBar) return [hue[0] - g, hue[1] - g, hue[2] - g];
     const shade = 245 - Math.floor((y / h) * 20) - g;
@@ -79,7 +80,9 @@ function chartPng(bars, hue) {
 
 function lineSvg(points, colour) {
   const values = Array.from({ length: points }, () => 20 + random() * 140);
-  const path = values.map((v, i) => `${i === 0 ? 'M' : 'L'}${(20 + (i * 440) / (points - 1)).toFixed(1)} ${(180 - v).toFixed(1)}`).join(' ');
+  const path = values
+    .map((v, i) => `${i === 0 ? 'M' : 'L'}${(20 + (i * 440) / (points - 1)).toFixed(1)} ${(180 - v).toFixed(1)}`)
+    .join(' ');
   const grid = [40, 80, 120, 160].map((y) => `<line x1="20" x2="460" y1="${y}" y2="${y}" stroke="#d9e2ec"/>`).join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="200" viewBox="0 0 480 200"><rect width="480" height="200" fill="#f8fafc"/>${grid}<path d="${path}" fill="none" stroke="${colour}" stroke-width="2.5"/></svg>\n`;
 }
@@ -105,12 +108,16 @@ const hues = [
 const colours = ['#1d4ed8', '#059669', '#d97706', '#be185d'];
 await mkdir(join(out, 'images'), { recursive: true });
 for (const [i, hue] of hues.entries()) await writeFile(join(out, 'images', `chart-${i + 1}.png`), chartPng(6 + i, hue));
-for (const [i, colour] of colours.entries()) await writeFile(join(out, 'images', `trend-${i + 1}.svg`), lineSvg(12 + i * 4, colour));
+for (const [i, colour] of colours.entries())
+  await writeFile(join(out, 'images', `trend-${i + 1}.svg`), lineSvg(12 + i * 4, colour));
 
 const sections = [];
 for (let page = 1; page <= pages; page += 1) {
   // PNG and SVG figures alternate; every file is used several times, as a real report reuses its assets.
-  const figure = page % 2 ? `images/chart-${(((page - 1) / 2) % hues.length) + 1}.png` : `images/trend-${((page / 2 - 1) % colours.length) + 1}.svg`;
+  const figure =
+    page % 2
+      ? `images/chart-${(((page - 1) / 2) % hues.length) + 1}.png`
+      : `images/trend-${((page / 2 - 1) % colours.length) + 1}.svg`;
   const rows = Array.from(
     { length: 4 },
     () =>

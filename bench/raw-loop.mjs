@@ -42,7 +42,9 @@ const { values, positionals: inputs } = parseArgs({
 });
 const { mode, stock } = values;
 if (!['reused', 'page-per-doc', 'launch-per-doc'].includes(mode) || !values['out-dir'] || inputs.length === 0) {
-  console.error('usage: raw-loop.mjs --out-dir <dir> [--mode reused|page-per-doc|launch-per-doc] [options] <inputs...>');
+  console.error(
+    'usage: raw-loop.mjs --out-dir <dir> [--mode reused|page-per-doc|launch-per-doc] [options] <inputs...>',
+  );
   process.exit(2);
 }
 // Reused pages keep the first document's folder as their base URL, so relative links need one folder.
@@ -58,7 +60,9 @@ async function template(file) {
   if (!file) return undefined;
   const html = await readFile(file, 'utf8');
   const logo = join(dirname(file), 'logo.svg');
-  const inlined = html.includes('logo.svg') ? html.replace('logo.svg', `data:image/svg+xml;base64,${(await readFile(logo)).toString('base64')}`) : html;
+  const inlined = html.includes('logo.svg')
+    ? html.replace('logo.svg', `data:image/svg+xml;base64,${(await readFile(logo)).toString('base64')}`)
+    : html;
   return style + inlined;
 }
 const headerTemplate = await template(values.header);
@@ -68,7 +72,11 @@ const pdfOptions = {
   height: '11in',
   margin: { top: values['margin-top'], bottom: values['margin-bottom'], left: '0.39in', right: '0.39in' },
   ...(headerTemplate || footerTemplate
-    ? { displayHeaderFooter: true, headerTemplate: headerTemplate ?? '<span></span>', footerTemplate: footerTemplate ?? '<span></span>' }
+    ? {
+        displayHeaderFooter: true,
+        headerTemplate: headerTemplate ?? '<span></span>',
+        footerTemplate: footerTemplate ?? '<span></span>',
+      }
     : {}),
   ...(stock ? {} : { tagged: false, outline: false }),
 };

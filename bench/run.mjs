@@ -78,7 +78,8 @@ const options = {
 };
 
 const started = performance.now();
-const log = (message) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const log = (message) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
 const work = await mkdtemp(join(tmpdir(), 'pdfrender-bench-'));
 const results = { format: 1, startedAt: new Date().toISOString(), quick, options };
 try {
@@ -132,10 +133,24 @@ try {
     });
   }
   if (only.includes('memory')) {
-    results.memory = await memoryGrowth({ root, work, early: options.memoryEarly, late: options.memoryLate, connections: options.memoryConnections, log });
+    results.memory = await memoryGrowth({
+      root,
+      work,
+      early: options.memoryEarly,
+      late: options.memoryLate,
+      connections: options.memoryConnections,
+      log,
+    });
   }
   if (only.includes('scale')) {
-    results.scaleOut = await scaleOut({ root, work, jobs: options.scaleJobs, rounds: options.scaleRounds, renderJobs: options.scaleRenderJobs, log });
+    results.scaleOut = await scaleOut({
+      root,
+      work,
+      jobs: options.scaleJobs,
+      rounds: options.scaleRounds,
+      renderJobs: options.scaleRenderJobs,
+      log,
+    });
   }
 } finally {
   await rm(work, { recursive: true, force: true });

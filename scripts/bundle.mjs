@@ -67,17 +67,24 @@ const cli = await esbuild.build({
     'ws',
   ],
 });
-await esbuild.build({ ...options, entryPoints: [join(dist, 'cli/launcher.js')], outfile: join(dirname(bundlePath), 'launcher.cjs') });
+await esbuild.build({
+  ...options,
+  entryPoints: [join(dist, 'cli/launcher.js')],
+  outfile: join(dirname(bundlePath), 'launcher.cjs'),
+});
 
 // Node 20 runs no import() in a script compiled from a code cache: the bundle's import() calls (of
 // packages left out of it) go through __bundleImport, which bundle-loader.ts passes in.
-const [, output] = Object.entries(cli.metafile.outputs).find(([path]) => bundlePath.endsWith(path.replace(/^(\.\.\/)+/, '')));
+const [, output] = Object.entries(cli.metafile.outputs).find(([path]) =>
+  bundlePath.endsWith(path.replace(/^(\.\.\/)+/, '')),
+);
 let code = readFileSync(bundlePath, 'utf8');
 for (const { path } of output.imports.filter((entry) => entry.kind === 'dynamic-import' && entry.external)) {
   code = code.replaceAll(`import(${JSON.stringify(path)})`, `__bundleImport(${JSON.stringify(path)})`);
 }
 // Any other import() (of a name in a variable, say) would fail only when it ran: refused here.
-if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''))) throw new Error(`bundle: an import() is left in ${bundlePath}`);
+if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')))
+  throw new Error(`bundle: an import() is left in ${bundlePath}`);
 // esbuild's ascii charset leaves comments and regular expressions as they are: any character left
 // beyond ASCII becomes a \u escape, which means the same in a regular expression (and a comment).
 // eslint-disable-next-line no-control-regex -- every character outside ASCII, control characters being inside it
@@ -98,7 +105,8 @@ const io = {
   cwd: process.cwd(),
   signal: new AbortController().signal,
 };
-if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0) throw new Error('bundle: the bundled CLI failed `render --help`');
+if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0)
+  throw new Error('bundle: the bundled CLI failed `render --help`');
 loaded.saveCache();
 
 // The cache is only worth its file if a fresh process takes it.

@@ -31,7 +31,14 @@ const apiKeyList = z
 const originList = listSetting.transform((origins, ctx) =>
   origins.map((origin) => {
     const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
-    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.pathname !== '/' || parsed.search || parsed.hash) {
+    if (
+      !parsed ||
+      !/^https?:$/.test(parsed.protocol) ||
+      parsed.username ||
+      parsed.pathname !== '/' ||
+      parsed.search ||
+      parsed.hash
+    ) {
       ctx.addIssue({
         code: 'custom',
         message: `"${origin}" is not a web origin such as "https://app.example.com" (scheme, host and port only)`,
@@ -74,17 +81,27 @@ export const serveSettings = {
   port: {
     flag: '--port <n>',
     env: 'PDFRENDER_PORT',
-    schema: numberField({ min: 0, max: 65535, integer: true }).prefault(3000).describe('port to listen on; 0 picks a free one (default 3000)'),
+    schema: numberField({ min: 0, max: 65535, integer: true })
+      .prefault(3000)
+      .describe('port to listen on; 0 picks a free one (default 3000)'),
   },
   host: {
     flag: '--host <address>',
     env: 'PDFRENDER_HOST',
-    schema: z.string().min(1).prefault('127.0.0.1').describe('address to listen on (default 127.0.0.1, this machine only)'),
+    schema: z
+      .string()
+      .min(1)
+      .prefault('127.0.0.1')
+      .describe('address to listen on (default 127.0.0.1, this machine only)'),
   },
   dataDir: {
     flag: '--data-dir <dir>',
     env: 'PDFRENDER_DATA_DIR',
-    schema: z.string().min(1).prefault('./.pdfrender').describe('folder for the database and rendered files (default ./.pdfrender)'),
+    schema: z
+      .string()
+      .min(1)
+      .prefault('./.pdfrender')
+      .describe('folder for the database and rendered files (default ./.pdfrender)'),
   },
   database: {
     flag: '--database <url>',
@@ -117,12 +134,18 @@ export const serveSettings = {
   s3Endpoint: {
     flag: '--s3-endpoint <url>',
     env: 'PDFRENDER_S3_ENDPOINT',
-    schema: s3EndpointField.optional().describe('the URL of an S3-compatible store (MinIO, Ceph) for --files s3://...; addressed path-style (default: AWS S3)'),
+    schema: s3EndpointField
+      .optional()
+      .describe(
+        'the URL of an S3-compatible store (MinIO, Ceph) for --files s3://...; addressed path-style (default: AWS S3)',
+      ),
   },
   rateLimit: {
     flag: '--rate-limit <n>',
     env: 'PDFRENDER_RATE_LIMIT',
-    schema: numberField({ min: 1, integer: true }).prefault(60).describe('render-sync requests per caller per minute (default 60)'),
+    schema: numberField({ min: 1, integer: true })
+      .prefault(60)
+      .describe('render-sync requests per caller per minute (default 60)'),
   },
   concurrency: {
     flag: '--concurrency <n>',
@@ -134,7 +157,9 @@ export const serveSettings = {
   apiKeys: {
     flag: '--api-key <key>',
     env: 'PDFRENDER_API_KEYS',
-    schema: apiKeyList.describe('an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth'),
+    schema: apiKeyList.describe(
+      'an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth',
+    ),
   },
   privateFiles: {
     flag: '--private-files',
@@ -178,21 +203,31 @@ export const serveSettings = {
   headersTimeout: {
     flag: '--headers-timeout <duration>',
     env: 'PDFRENDER_HEADERS_TIMEOUT',
-    schema: durationField('20s').prefault('20s').describe('a client must send its request headers within this (default 20s)'),
+    schema: durationField('20s')
+      .prefault('20s')
+      .describe('a client must send its request headers within this (default 20s)'),
   },
   requestTimeout: {
     flag: '--request-timeout <duration>',
     env: 'PDFRENDER_REQUEST_TIMEOUT',
     schema: durationField('60s')
       .prefault('60s')
-      .describe('a client must send its whole request, body included, within this; the render and the answer are not counted (default 60s)'),
+      .describe(
+        'a client must send its whole request, body included, within this; the render and the answer are not counted (default 60s)',
+      ),
   },
   maxConnections: {
     flag: '--max-connections <n>',
     env: 'PDFRENDER_MAX_CONNECTIONS',
-    schema: numberField({ min: 1, integer: true }).prefault(1000).describe('open connections beyond which new ones are closed at once (default 1000)'),
+    schema: numberField({ min: 1, integer: true })
+      .prefault(1000)
+      .describe('open connections beyond which new ones are closed at once (default 1000)'),
   },
-  maxBody: { flag: '--max-body <size>', env: 'PDFRENDER_MAX_BODY', schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)') },
+  maxBody: {
+    flag: '--max-body <size>',
+    env: 'PDFRENDER_MAX_BODY',
+    schema: byteSizeField().prefault('10mb').describe('largest request body (default 10mb)'),
+  },
   retention: {
     flag: '--retention <duration>',
     env: 'PDFRENDER_RETENTION',
@@ -201,24 +236,32 @@ export const serveSettings = {
   timeout: {
     flag: '--timeout <duration>',
     env: 'PDFRENDER_TIMEOUT',
-    schema: durationField('30s').prefault('30s').describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
+    schema: durationField('30s')
+      .prefault('30s')
+      .describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
   },
   shutdownGrace: {
     flag: '--shutdown-grace <duration>',
     env: 'PDFRENDER_SHUTDOWN_GRACE',
     schema: durationField('30s')
       .prefault('30s')
-      .describe('how long a stopping server waits for renders in flight, sync and async; async jobs still rendering then go back to the queue (default 30s)'),
+      .describe(
+        'how long a stopping server waits for renders in flight, sync and async; async jobs still rendering then go back to the queue (default 30s)',
+      ),
   },
   maxPages: {
     flag: '--max-pages <n>',
     env: 'PDFRENDER_MAX_PAGES',
-    schema: numberField({ min: 1, integer: true }).prefault(2000).describe('a document with more pages fails to render (default 2000)'),
+    schema: numberField({ min: 1, integer: true })
+      .prefault(2000)
+      .describe('a document with more pages fails to render (default 2000)'),
   },
   browserRecycleAfter: {
     flag: '--browser-recycle-after <n>',
     env: 'PDFRENDER_BROWSER_RECYCLE_AFTER',
-    schema: numberField({ min: 1, integer: true }).prefault(2000).describe('documents one browser renders before a fresh one takes over (default 2000)'),
+    schema: numberField({ min: 1, integer: true })
+      .prefault(2000)
+      .describe('documents one browser renders before a fresh one takes over (default 2000)'),
   },
   browserHangTimeout: {
     flag: '--browser-hang-timeout <duration>',
@@ -241,21 +284,27 @@ export const serveSettings = {
     env: 'PDFRENDER_MAX_QUEUE_PER_CALLER',
     schema: numberField({ min: 1, integer: true })
       .prefault(1000)
-      .describe('async jobs one caller (API key, else address) may have queued or rendering; beyond, render-async answers 503 (default 1000)'),
+      .describe(
+        'async jobs one caller (API key, else address) may have queued or rendering; beyond, render-async answers 503 (default 1000)',
+      ),
   },
   maxQueueBytes: {
     flag: '--max-queue-bytes <size>',
     env: 'PDFRENDER_MAX_QUEUE_BYTES',
     schema: byteSizeField()
       .prefault('1gb')
-      .describe('request bytes the async jobs queued or rendering may hold on disk; beyond, render-async answers 503 (default 1gb)'),
+      .describe(
+        'request bytes the async jobs queued or rendering may hold on disk; beyond, render-async answers 503 (default 1gb)',
+      ),
   },
   maxQueueBytesPerCaller: {
     flag: '--max-queue-bytes-per-caller <size>',
     env: 'PDFRENDER_MAX_QUEUE_BYTES_PER_CALLER',
     schema: byteSizeField()
       .prefault('200mb')
-      .describe("request bytes one caller's async jobs queued or rendering may hold; beyond, render-async answers 503 (default 200mb)"),
+      .describe(
+        "request bytes one caller's async jobs queued or rendering may hold; beyond, render-async answers 503 (default 200mb)",
+      ),
   },
   busyTimeout: {
     flag: '--busy-timeout <duration>',
@@ -278,7 +327,9 @@ export const serveSettings = {
   maxAttempts: {
     flag: '--max-attempts <n>',
     env: 'PDFRENDER_MAX_ATTEMPTS',
-    schema: numberField({ min: 1, max: 20, integer: true }).prefault(3).describe('render attempts before an async job fails (default 3)'),
+    schema: numberField({ min: 1, max: 20, integer: true })
+      .prefault(3)
+      .describe('render attempts before an async job fails (default 3)'),
   },
   jobLease: {
     flag: '--job-lease <duration>',
@@ -293,7 +344,12 @@ export const serveSettings = {
   chrome: {
     flag: '--chrome <path>',
     env: 'PDFRENDER_CHROME',
-    schema: z.string().optional().describe('path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)'),
+    schema: z
+      .string()
+      .optional()
+      .describe(
+        'path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)',
+      ),
   },
   ...policySettings,
   webhookTimeout: {
@@ -326,7 +382,9 @@ export const serveSettings = {
   allowPrivateWebhooks: {
     flag: '--allow-private-webhooks',
     env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS',
-    schema: booleanField('let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default'),
+    schema: booleanField(
+      'let webhook URLs point at loopback and private addresses (a receiver on this machine); refused by default',
+    ),
   },
 } satisfies Record<string, Setting>;
 
@@ -336,9 +394,16 @@ type Settings = typeof serveSettings;
 const dedupeMarginMs = 20_000;
 
 const serveConfigSchema = z
-  .object(Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as { [K in keyof Settings]: Settings[K]['schema'] })
+  .object(
+    Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as {
+      [K in keyof Settings]: Settings[K]['schema'];
+    },
+  )
   // Node refuses a server whose headers may take longer than the whole request.
-  .refine((config) => config.headersTimeout <= config.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than --request-timeout' })
+  .refine((config) => config.headersTimeout <= config.requestTimeout, {
+    path: ['headersTimeout'],
+    message: 'must not be longer than --request-timeout',
+  })
   // A 504 OUTCOME_UNKNOWN comes up to --database-timeout and 5 s of looking after the enqueue, and
   // promises that the same request sent again answers its job: only while the identifier's window lasts.
   .refine((config) => !config.database || config.dedupeWindow >= config.databaseTimeout + dedupeMarginMs, {
@@ -346,7 +411,10 @@ const serveConfigSchema = z
     message: `must be at least --database-timeout + ${dedupeMarginMs / 1000}s with --database, so that a request answered 504 OUTCOME_UNKNOWN can still be sent again safely`,
   })
   // As the host guard judges it: a loopback server without --public-url is reached from this machine only.
-  .transform((config) => ({ ...config, playground: config.playground ?? (isLoopbackHost(config.host) && !config.publicUrl) }));
+  .transform((config) => ({
+    ...config,
+    playground: config.playground ?? (isLoopbackHost(config.host) && !config.publicUrl),
+  }));
 
 /** The server's validated settings. */
 export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;
@@ -368,18 +436,26 @@ function settingInput(setting: Setting, fromFlag: unknown, env: NodeJS.ProcessEn
 }
 
 /** One setting's value from its flag, else its environment variable, else its default, as serve reads it. */
-export function resolveSetting<S extends Setting>(setting: S, fromFlag: unknown, env: NodeJS.ProcessEnv): z.output<S['schema']> {
+export function resolveSetting<S extends Setting>(
+  setting: S,
+  fromFlag: unknown,
+  env: NodeJS.ProcessEnv,
+): z.output<S['schema']> {
   return parseNamed(setting.schema as S['schema'], settingInput(setting, fromFlag, env), settingLabel(setting));
 }
 
 /** Build the config from parsed flags (commander's option object) and the environment. */
 export function loadServeConfig(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): ServeConfig {
-  const input = Object.fromEntries(Object.entries(serveSettings).map(([key, setting]) => [key, settingInput(setting, flags[key], env)]));
+  const input = Object.fromEntries(
+    Object.entries(serveSettings).map(([key, setting]) => [key, settingInput(setting, flags[key], env)]),
+  );
   try {
     const config = parseWith(serveConfigSchema, input);
     return Object.freeze({ ...config, dataDir: resolve(cwd, config.dataDir) });
   } catch (error) {
     if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
-    throw labelFieldErrors(error.fieldErrors, (field) => (field in serveSettings ? settingLabel(serveSettings[field as keyof Settings]) : undefined));
+    throw labelFieldErrors(error.fieldErrors, (field) =>
+      field in serveSettings ? settingLabel(serveSettings[field as keyof Settings]) : undefined,
+    );
   }
 }

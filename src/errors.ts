@@ -57,7 +57,11 @@ export class PdfRenderError extends Error {
   /** Seconds after which the caller may try again (rate limit, shutdown). */
   readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'PdfRenderError';
     this.code = code;
@@ -98,7 +102,10 @@ const exitCodes: Record<ErrorCode, number> = {
   INTERNAL_ERROR: 1,
 };
 
-const httpStatuses: Record<ErrorCode, 400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503 | 504 | 507> = {
+const httpStatuses: Record<
+  ErrorCode,
+  400 | 401 | 402 | 403 | 404 | 405 | 412 | 413 | 415 | 421 | 422 | 429 | 500 | 503 | 504 | 507
+> = {
   RENDER_PDF_FAILED: 400,
   VALIDATION_FAILED: 422,
   USAGE: 422,
@@ -148,8 +155,13 @@ export function exitCodeFor(error: unknown): number {
  * A validation error that names what set each bad field (`--max-pages`, `--port (PDFRENDER_PORT)`,
  * `scale in req.json`) as `label` says, else the field: one line per problem, repeats once.
  */
-export function labelFieldErrors(fieldErrors: FieldErrors, label: (field: string) => string | undefined): PdfRenderError {
-  const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => messages.map((message) => `${label(field) ?? field}: ${message}`));
+export function labelFieldErrors(
+  fieldErrors: FieldErrors,
+  label: (field: string) => string | undefined,
+): PdfRenderError {
+  const lines = Object.entries(fieldErrors).flatMap(([field, messages]) =>
+    messages.map((message) => `${label(field) ?? field}: ${message}`),
+  );
   return new PdfRenderError('VALIDATION_FAILED', [...new Set(lines)].join('\n'), { fieldErrors });
 }
 
@@ -157,13 +169,20 @@ export function labelFieldErrors(fieldErrors: FieldErrors, label: (field: string
 export function causeLines(error: unknown): string[] {
   return causeChain(error).flatMap((current, depth) => [
     ...(depth > 0 ? ['caused by:'] : []),
-    ...(current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current)).split('\n'),
+    ...(current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current)).split(
+      '\n',
+    ),
   ]);
 }
 
 /** `error` and its causes, outermost first: at most five, ending at the first that is not an Error (or none, for undefined). */
 export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current !== undefined && chain.length < 5; current = current instanceof Error ? current.cause : undefined) chain.push(current);
+  for (
+    let current = error;
+    current !== undefined && chain.length < 5;
+    current = current instanceof Error ? current.cause : undefined
+  )
+    chain.push(current);
   return chain;
 }

@@ -35,10 +35,12 @@ export type EventLog = (event: LogEvent) => void;
 export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) => void): EventLog {
   return ({ error, ...event }) => {
     const time = new Date().toISOString();
-    if (format === 'json') return write(JSON.stringify({ time, ...event, ...(error === undefined ? {} : { error: errorFields(error) }) }));
+    if (format === 'json')
+      return write(JSON.stringify({ time, ...event, ...(error === undefined ? {} : { error: errorFields(error) }) }));
     const where = [event.request, event.jobId && `job ${event.jobId}`, event.code].filter(Boolean).join(' ');
     const lines = [`${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`];
-    for (const issue of event.issues ?? []) lines.push(`  ${issue.url}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}`);
+    for (const issue of event.issues ?? [])
+      lines.push(`  ${issue.url}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}`);
     if (error !== undefined) lines.push(...causeLines(error).map((line) => `  ${line}`));
     write(lines.join('\n'));
   };
@@ -51,7 +53,8 @@ export function logReportDetail(
   where: { request?: string; jobId?: string },
 ): void {
   const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
-  if (issues.length > 0) events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
+  if (issues.length > 0)
+    events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
 }
 
 // An error as JSON: name, message, code, stack, and its cause the same way.

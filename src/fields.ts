@@ -23,7 +23,16 @@ export function lengthField(description: string, fallback: string) {
     .describe(`${description} (default ${fallback}; units pt, px, in, mm, cm, pc; no unit means inches)`);
 }
 
-const booleanWords: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, on: true, off: false, yes: true, no: false };
+const booleanWords: Record<string, boolean> = {
+  true: true,
+  false: false,
+  '1': true,
+  '0': false,
+  on: true,
+  off: false,
+  yes: true,
+  no: false,
+};
 
 /**
  * A boolean as form encoders and environment variables spell it: true/false, 1/0 (PHP), on/off
@@ -42,7 +51,11 @@ function booleanValue<F extends boolean | undefined>(fallback: F) {
     if (typeof value === 'string' && value.trim() === '') return fallback;
     const word = booleanWord(String(value));
     if (word !== undefined) return word;
-    ctx.addIssue({ code: 'custom', message: `${accepted}; got ${typeof value === 'string' ? `"${value}"` : value}`, input: value });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${accepted}; got ${typeof value === 'string' ? `"${value}"` : value}`,
+      input: value,
+    });
     return z.NEVER;
   });
 }
@@ -86,7 +99,8 @@ export function numberField(bounds: NumberBounds) {
 }
 
 function outOfBounds(number: number, { min, max, above }: NumberBounds): string | null {
-  if (min !== undefined && max !== undefined && (number < min || number > max)) return `must be between ${min} and ${max} (got ${number})`;
+  if (min !== undefined && max !== undefined && (number < min || number > max))
+    return `must be between ${min} and ${max} (got ${number})`;
   if (min !== undefined && number < min) return `must be at least ${min} (got ${number})`;
   if (max !== undefined && number > max) return `must be at most ${max} (got ${number})`;
   if (above !== undefined && number <= above) return `must be greater than ${above} (got ${number})`;
@@ -109,13 +123,20 @@ export const maxTemplateStylesheets = 10;
 function templateHtml() {
   return z
     .string({ error: 'must be a string of HTML' })
-    .max(maxTemplateChars, { error: (issue) => `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}` })
+    .max(maxTemplateChars, {
+      error: (issue) =>
+        `must be at most ${maxTemplateChars} characters (512 KiB); got ${(issue.input as string).length}`,
+    })
     .superRefine((html, ctx) => {
       // One scan for both counts, and none of a template already refused for its size.
       if (html.length > maxTemplateChars) return;
       const { images, stylesheets } = templateFetches(html);
       if (images.size > maxTemplateImages)
-        ctx.addIssue({ code: 'custom', message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`, input: html });
+        ctx.addIssue({
+          code: 'custom',
+          message: `references ${images.size} distinct images; at most ${maxTemplateImages} may be inlined`,
+          input: html,
+        });
       if (stylesheets.size > maxTemplateStylesheets)
         ctx.addIssue({
           code: 'custom',
@@ -140,25 +161,44 @@ export function overrideHtmlField(description: string) {
     .describe(description);
 }
 
-const byteUnits: Record<string, number> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
-const durationUnits: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+const byteUnits: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1024,
+  kib: 1024,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
+const durationUnits: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  '': 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /** A quantity with a unit from `units` ("10mb", "24h"), as a number of base units; a bare number uses the '' unit. */
 function unitField(units: Record<string, number>, example: string) {
-  return z.union([z.number(), z.string()], { error: `must be a number or a string such as "${example}"` }).transform((value, ctx) => {
-    // Trimmed first: \s* around an optional unit backtracks quadratically over a run of spaces.
-    const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(String(value).trim());
-    const unit = match?.[2]?.toLowerCase() ?? '';
-    if (!match || !(unit in units) || Number(match[1]) <= 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`,
-        input: value,
-      });
-      return z.NEVER;
-    }
-    return Math.round(Number(match[1]) * units[unit]!);
-  });
+  return z
+    .union([z.number(), z.string()], { error: `must be a number or a string such as "${example}"` })
+    .transform((value, ctx) => {
+      // Trimmed first: \s* around an optional unit backtracks quadratically over a run of spaces.
+      const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(String(value).trim());
+      const unit = match?.[2]?.toLowerCase() ?? '';
+      if (!match || !(unit in units) || Number(match[1]) <= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a positive amount such as "${example}" (units: ${Object.keys(units).filter(Boolean).join(', ')}); got "${value}"`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return Math.round(Number(match[1]) * units[unit]!);
+    });
 }
 
 /** A size in bytes: a number, or "512kb", "10mb", "1gib" (binary multiples). */
@@ -184,13 +224,19 @@ export function optionalTextField(max: number, description: string) {
  */
 export function jsonObjectField<S extends z.ZodType>(schema: S) {
   const field = z
-    .union([z.record(z.string(), z.unknown()), z.string()], { error: 'must be an object, or a string of JSON holding one' })
+    .union([z.record(z.string(), z.unknown()), z.string()], {
+      error: 'must be an object, or a string of JSON holding one',
+    })
     .transform((value, ctx): unknown => {
       if (typeof value !== 'string') return value;
       try {
         return JSON.parse(value);
       } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `must be an object, or a string of JSON holding one (${(error as Error).message})`, input: value });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be an object, or a string of JSON holding one (${(error as Error).message})`,
+          input: value,
+        });
         return z.NEVER;
       }
     })

@@ -28,12 +28,16 @@ export function parseLength(value: unknown): { inches: number } | { problem: str
     if (value < 0) return { problem: 'must not be negative' };
     return { inches: value };
   }
-  if (typeof value !== 'string') return { problem: `must be a number or a string such as "210mm", not ${describeType(value)}` };
+  if (typeof value !== 'string')
+    return { problem: `must be a number or a string such as "210mm", not ${describeType(value)}` };
   const trimmed = value.trim();
   if (trimmed === '') return { problem: 'must not be empty' };
   if (trimmed.startsWith('-')) return { problem: `must not be negative (got "${value}")` };
   const match = lengthPattern.exec(trimmed);
-  if (!match) return { problem: `"${value}" is not a length; use a number with an optional unit (${unitList()}), e.g. "8.5in" or "210mm"` };
+  if (!match)
+    return {
+      problem: `"${value}" is not a length; use a number with an optional unit (${unitList()}), e.g. "8.5in" or "210mm"`,
+    };
   const [, amount, rawUnit] = match as unknown as [string, string, string];
   const unit = rawUnit.toLowerCase();
   if (unit !== '' && !(unit in unitsPerInch)) {

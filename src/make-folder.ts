@@ -23,6 +23,7 @@ function makeOne(path: string): void {
     mkdirSync(path);
   } catch (error) {
     // Already a folder (or made meanwhile by another process): as good.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(path, { throwIfNoEntry: false })?.isDirectory())
+      throw error;
   }
 }

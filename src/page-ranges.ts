@@ -16,7 +16,8 @@ export const maxPageRanges = 100;
 /** Parse "1-3,5"; returns the ranges, or a problem naming the part that is wrong. */
 export function parsePageRanges(text: string): PageRange[] | { problem: string } {
   const parts = text.split(',');
-  if (parts.length > maxPageRanges) return { problem: `must list at most ${maxPageRanges} ranges (got ${parts.length})` };
+  if (parts.length > maxPageRanges)
+    return { problem: `must list at most ${maxPageRanges} ranges (got ${parts.length})` };
   const ranges: PageRange[] = [];
   for (const raw of parts) {
     const part = raw.trim();
@@ -25,7 +26,10 @@ export function parsePageRanges(text: string): PageRange[] | { problem: string }
     if (!match || (first === undefined && last === undefined)) {
       return { problem: `must be page numbers and ranges such as "1-3,5", "2-" or "-4" (got "${part}" in "${text}")` };
     }
-    const range = { first: first === undefined ? 1 : Number(first), last: dash ? (last === undefined ? null : Number(last)) : Number(first) };
+    const range = {
+      first: first === undefined ? 1 : Number(first),
+      last: dash ? (last === undefined ? null : Number(last)) : Number(first),
+    };
     if (range.first < 1) return { problem: `pages are numbered from 1 (got "${part}")` };
     if (range.last !== null && range.last < range.first) return { problem: `"${part}" ends before it starts` };
     ranges.push(range);
@@ -58,7 +62,9 @@ export function chromiumPageRanges(ranges: readonly PageRange[] | null, maxPages
  */
 export function pagesAskedUpTo(ranges: readonly PageRange[]): number {
   const end = Math.max(...ranges.map((range) => range.first));
-  const spans = ranges.map(({ first, last }) => [first, Math.min(last ?? end, end)] as const).sort((a, b) => a[0] - b[0]);
+  const spans = ranges
+    .map(({ first, last }) => [first, Math.min(last ?? end, end)] as const)
+    .sort((a, b) => a[0] - b[0]);
   let count = 0;
   let covered = 0;
   for (const [first, last] of spans) {

@@ -10,5 +10,9 @@
 export function parseProcStat(stat: string): { state: string; parent: number; cpuTicks: number } {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Counted from the state (field 3): utime and stime are fields 14 and 15.
-  return { state: fields[0] ?? '', parent: Number(fields[1] ?? ''), cpuTicks: Number(fields[11] ?? 0) + Number(fields[12] ?? 0) };
+  return {
+    state: fields[0] ?? '',
+    parent: Number(fields[1] ?? ''),
+    cpuTicks: Number(fields[11] ?? 0) + Number(fields[12] ?? 0),
+  };
 }

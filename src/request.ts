@@ -6,7 +6,16 @@
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError, type FieldErrors } from './errors.js';
 import vm from 'node:vm';
-import { booleanField, delayField, jsonObjectField, lengthField, numberField, optionalHtmlField, optionalTextField, overrideHtmlField } from './fields.js';
+import {
+  booleanField,
+  delayField,
+  jsonObjectField,
+  lengthField,
+  numberField,
+  optionalHtmlField,
+  optionalTextField,
+  overrideHtmlField,
+} from './fields.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
 
@@ -26,7 +35,11 @@ const maxUrlChars = 8192;
 function checkPageUrl(url: string, ctx: z.RefinementCtx): void {
   const parsed = URL.parse(url);
   if (!parsed || !/^https?:$/.test(parsed.protocol))
-    ctx.addIssue({ code: 'custom', message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`, input: url });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be an http or https URL (got ${JSON.stringify(url.slice(0, 200))})`,
+      input: url,
+    });
 }
 
 /** The longest waitDelay: longer than any sensible deadline, and far inside what a Node timer can wait. */
@@ -48,7 +61,11 @@ function checkExpression(expression: string | null, ctx: z.RefinementCtx): void 
   try {
     new vm.Script(waitExpressionScript(expression));
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `must be a JavaScript expression (${(error as Error).message})`, input: expression });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a JavaScript expression (${(error as Error).message})`,
+      input: expression,
+    });
   }
 }
 
@@ -59,12 +76,16 @@ const metadataFields = {
   author: metadataText('the author'),
   subject: metadataText('the subject'),
   keywords: z
-    .union([z.string().max(1000), z.array(z.string().max(200)).max(100)], { error: 'must be a string, or a list of at most 100 strings' })
+    .union([z.string().max(1000), z.array(z.string().max(200)).max(100)], {
+      error: 'must be a string, or a list of at most 100 strings',
+    })
     .optional()
     .transform((value) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value)),
   creator: metadataText('the application that made the original document'),
   creationDate: z
-    .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"' })
+    .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], {
+      error: 'must be an ISO 8601 date such as "2026-11-23" or "2026-11-23T10:00:00Z"',
+    })
     .optional()
     // A date and time without an offset is read as UTC, as a bare date is, not in the server's zone.
     .transform((value) => (value === undefined ? undefined : new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))),
@@ -97,8 +118,12 @@ export const renderRequestFields = {
     .superRefine(checkPageUrl)
     .nullish()
     .transform((value) => value ?? null)
-    .describe('render the page at this http(s) URL instead of htmlContent (fetched under the same network rules as everything the document loads)'),
-  headerHtmlContent: optionalHtmlField('HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in'),
+    .describe(
+      'render the page at this http(s) URL instead of htmlContent (fetched under the same network rules as everything the document loads)',
+    ),
+  headerHtmlContent: optionalHtmlField(
+    'HTML printed at the top of every page; classes pageNumber, totalPages, date, title, url are filled in',
+  ),
   footerHtmlContent: optionalHtmlField('HTML printed at the bottom of every page; same classes as the header'),
   firstPageHeaderHtmlContent: overrideHtmlField(
     'HTML printed at the top of page 1 instead of the header; an empty string leaves page 1 without one; same classes',
@@ -114,16 +139,28 @@ export const renderRequestFields = {
   marginRight: lengthField('right margin', '0.39in'),
   marginBottom: lengthField('bottom margin', '0.39in'),
   printBackground: booleanField('print background colours and images'),
-  scale: numberField(scaleRange).prefault(1).describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`),
+  scale: numberField(scaleRange)
+    .prefault(1)
+    .describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`),
   tagged: booleanField('write a tagged (accessible) PDF; costs time and size'),
   outline: booleanField('add a bookmark outline built from the headings'),
-  waitForSelector: optionalTextField(maxWaitChars, 'print once an element matching this CSS selector exists and is visible'),
+  waitForSelector: optionalTextField(
+    maxWaitChars,
+    'print once an element matching this CSS selector exists and is visible',
+  ),
   waitForExpression: optionalTextField(
     maxWaitChars,
     "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on",
   ).superRefine(checkExpression),
   waitDelay: delayField()
-    .pipe(z.number().max(maxWaitDelayMs, `must be at most ${maxWaitDelayMs / 60_000} minutes (a render's deadline is shorter still)`))
+    .pipe(
+      z
+        .number()
+        .max(
+          maxWaitDelayMs,
+          `must be at most ${maxWaitDelayMs / 60_000} minutes (a render's deadline is shorter still)`,
+        ),
+    )
     .nullish()
     .transform((value) => value ?? null)
     .describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),
@@ -134,7 +171,10 @@ export const renderRequestFields = {
     .prefault('print')
     .describe('the CSS media type the document is laid out for: print or screen (default print)'),
   // Kept as the caller wrote it: a stored async request is parsed again when its job runs.
-  pageRanges: optionalTextField(2000, 'print only these pages, such as "1-3,5", "2-" or "-4" (default every page)').superRefine((text, ctx) => {
+  pageRanges: optionalTextField(
+    2000,
+    'print only these pages, such as "1-3,5", "2-" or "-4" (default every page)',
+  ).superRefine((text, ctx) => {
     const parsed = text === null ? [] : parsePageRanges(text);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem, input: text });
   }),
@@ -146,7 +186,15 @@ export const renderRequestFields = {
     ),
 };
 
-const pageFieldNames = ['landscape', 'paperWidth', 'paperHeight', 'marginTop', 'marginLeft', 'marginRight', 'marginBottom'] as const;
+const pageFieldNames = [
+  'landscape',
+  'paperWidth',
+  'paperHeight',
+  'marginTop',
+  'marginLeft',
+  'marginRight',
+  'marginBottom',
+] as const;
 type PageFields = { [K in (typeof pageFieldNames)[number]]: K extends 'landscape' ? boolean : number };
 
 /**
@@ -156,7 +204,9 @@ type PageFields = { [K in (typeof pageFieldNames)[number]]: K extends 'landscape
  */
 const whenPageFieldsParsed = {
   when: (payload: z.core.ParsePayload) =>
-    !payload.issues.some((issue) => !issue.path?.length || (pageFieldNames as readonly PropertyKey[]).includes(issue.path[0]!)),
+    !payload.issues.some(
+      (issue) => !issue.path?.length || (pageFieldNames as readonly PropertyKey[]).includes(issue.path[0]!),
+    ),
 };
 
 // The printable area must be positive after margins, on the page as it will be printed.
@@ -191,14 +241,30 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
 function checkOneDocument(sent: { htmlContent?: unknown; url?: unknown }, ctx: z.RefinementCtx): void {
   const given = (value: unknown) => value !== undefined && value !== null;
   if (!given(sent.htmlContent) && !given(sent.url))
-    ctx.addIssue({ code: 'custom', path: ['htmlContent'], message: 'is required (or give url instead)', input: sent.htmlContent });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['htmlContent'],
+      message: 'is required (or give url instead)',
+      input: sent.htmlContent,
+    });
   if (given(sent.htmlContent) && given(sent.url))
-    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or htmlContent, not both', input: sent.url });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['url'],
+      message: 'give either url or htmlContent, not both',
+      input: sent.url,
+    });
 }
-const whenAnObject = { when: (payload: z.core.ParsePayload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
+const whenAnObject = {
+  when: (payload: z.core.ParsePayload) =>
+    typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+};
 
 /** The render request schema: fields, then the checks that involve more than one field. */
-export const renderRequestSchema = z.object(renderRequestFields).superRefine(checkOneDocument, whenAnObject).superRefine(checkPageFits, whenPageFieldsParsed);
+export const renderRequestSchema = z
+  .object(renderRequestFields)
+  .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** Async priorities: higher first. */
 export const priorityRange = { min: -10, max: 10 } as const;
@@ -212,7 +278,9 @@ export const asyncRenderRequestSchema = z
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
       .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'must be printable characters (no control characters or line breaks)')
-      .describe("the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window"),
+      .describe(
+        "the caller's id for the file, echoed in the webhook; the same caller may not reuse it within the dedupe window",
+      ),
     priority: numberField({ ...priorityRange, integer: true })
       .prefault(0)
       .describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
@@ -245,9 +313,13 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   if (result.success) return result.data;
   const fieldErrors = fieldErrorsOf(result.error);
   const count = Object.keys(fieldErrors).length;
-  throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, {
-    fieldErrors,
-  });
+  throw new PdfRenderError(
+    'VALIDATION_FAILED',
+    `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`,
+    {
+      fieldErrors,
+    },
+  );
 }
 
 /** Parse one value that `label` names (a flag): a bad one is VALIDATION_FAILED, a line per problem naming it. */

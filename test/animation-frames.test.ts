@@ -58,7 +58,8 @@ describe('animation frames', () => {
     );
     void stuckOutcome.then(() => (stuckSettled = true));
     // Every frame after the stuck one, on other pages, while it is still stuck.
-    for (let i = 0; i < 3; i += 1) expect(await textOf(drawnInFrame(`after the stuck one ${i}`))).toContain(`after the stuck one ${i}`);
+    for (let i = 0; i < 3; i += 1)
+      expect(await textOf(drawnInFrame(`after the stuck one ${i}`))).toContain(`after the stuck one ${i}`);
     expect(stuckSettled).toBe(false);
     expect(await stuckOutcome).toMatch(/did not finish rendering within the 3 s deadline/);
     expect(await textOf(drawnInFrame('after the stuck page was closed'))).toContain('after the stuck page was closed');

@@ -19,7 +19,12 @@ let engine: Engine;
 
 beforeAll(() => {
   // The documents' images reach the gate on loopback, which holds their renders until it opens.
-  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000, network: { network: 'public', allowHosts: ['127.0.0.1'] } });
+  engine = createEngine({
+    executablePath,
+    concurrency: 2,
+    timeoutMs: 20_000,
+    network: { network: 'public', allowHosts: ['127.0.0.1'] },
+  });
 });
 
 afterAll(async () => {
@@ -29,7 +34,11 @@ afterAll(async () => {
 
 /** A server whose documents may reach the gate, with API keys a, b and c (one caller each). */
 async function boundedServer(flags: Record<string, unknown>, hook: { url: string }): Promise<TestServer> {
-  const server = await startServer({ apiKeys: ['key-a', 'key-b', 'key-c'], allowHosts: ['127.0.0.1'], ...flags }, { engine }, { realClock: true });
+  const server = await startServer(
+    { apiKeys: ['key-a', 'key-b', 'key-c'], allowHosts: ['127.0.0.1'], ...flags },
+    { engine },
+    { realClock: true },
+  );
   await server.deps.webhooks.add(hook.url, Date.now());
   return server;
 }
@@ -56,7 +65,9 @@ describe('render-async bounds', () => {
     try {
       // Ten at once from one caller: exactly its three fit.
       const burst = await Promise.all(Array.from({ length: 10 }, () => post(server, 'key-a', gate.document())));
-      expect(burst.map((response) => response.status).sort()).toEqual([202, 202, 202, 503, 503, 503, 503, 503, 503, 503]);
+      expect(burst.map((response) => response.status).sort()).toEqual([
+        202, 202, 202, 503, 503, 503, 503, 503, 503, 503,
+      ]);
       await expectQueueFull(
         (await post(server, 'key-a', gate.document()))!,
         /^you have 3 jobs queued or rendering already, the most one caller may have; try again when some have finished$/,
@@ -116,9 +127,20 @@ describe('a finished job', () => {
       await until(() => hook.received.length >= 2, 'both jobs to finish');
       const db = server.db;
       for (const jobId of jobs) {
-        expect(db.prepare('SELECT status, request FROM jobs WHERE id = ?').get(jobId)).toEqual({ status: 'succeeded', request: null });
-        const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`, { headers: { Authorization: 'Bearer key-a' } })).json();
-        expect(status).toMatchObject({ outcome: 'SUCCESS', jobId, status: 'succeeded', pages: 1, fileUrl: expect.stringContaining('/api/pdfs/files/') });
+        expect(db.prepare('SELECT status, request FROM jobs WHERE id = ?').get(jobId)).toEqual({
+          status: 'succeeded',
+          request: null,
+        });
+        const status = await (
+          await fetch(`${server.url}/api/pdfs/jobs/${jobId}`, { headers: { Authorization: 'Bearer key-a' } })
+        ).json();
+        expect(status).toMatchObject({
+          outcome: 'SUCCESS',
+          jobId,
+          status: 'succeeded',
+          pages: 1,
+          fileUrl: expect.stringContaining('/api/pdfs/files/'),
+        });
       }
       // Everything written so far moved into the database file, and the WAL emptied.
       expect(db.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);

@@ -72,7 +72,14 @@ describe('crash safety', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const dataDir = await tempDir();
-    await cli(['webhooks', 'add', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, '--data-dir', dataDir, '--allow-private-webhooks']);
+    await cli([
+      'webhooks',
+      'add',
+      `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      '--data-dir',
+      dataDir,
+      '--allow-private-webhooks',
+    ]);
 
     const first = await serve(dataDir);
     const port = (receiver.address() as AddressInfo).port;
@@ -107,7 +114,10 @@ describe('crash safety', () => {
       // the killed server had in flight (its receiver may have answered) is sent again once its
       // hold runs out (request timeout + 5 s), so the log may need that long to settle.
       const readLog = async () =>
-        JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{ jobId: string; status: string }>;
+        JSON.parse(await cli(['webhooks', 'deliveries', '--json', '--limit', '100', '--data-dir', dataDir])) as Array<{
+          jobId: string;
+          status: string;
+        }>;
       const log = await until(
         async () => {
           const read = await readLog();
@@ -118,10 +128,14 @@ describe('crash safety', () => {
       );
       expect(log.length).toBeGreaterThanOrEqual(30);
       expect(log.filter((entry) => entry.status !== 'delivered')).toEqual([]);
-      expect((await cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir])).trim()).toBe('no failed deliveries');
+      expect((await cli(['webhooks', 'deliveries', '--failed', '--data-dir', dataDir])).trim()).toBe(
+        'no failed deliveries',
+      );
       const status = await (await fetch(`${second.url}/api/pdfs/jobs/${log[0]!.jobId}`)).json();
       const before = events.get(status.identifier)!.length;
-      expect((await cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir])).trim()).toBe(`queued 1 delivery of ${log[0]!.jobId} again`);
+      expect((await cli(['webhooks', 'redeliver', log[0]!.jobId, '--data-dir', dataDir])).trim()).toBe(
+        `queued 1 delivery of ${log[0]!.jobId} again`,
+      );
       await until(() => events.get(status.identifier)!.length > before, 'the redelivery', 10_000);
       const again = events.get(status.identifier)!;
       expect(again).toHaveLength(before + 1);
@@ -139,7 +153,11 @@ describe('the job lease', () => {
     expect(loadServeConfig({}, {}, '/srv').jobLease).toBe(10_000);
     expect(loadServeConfig({}, { PDFRENDER_JOB_LEASE: '30s' }, '/srv').jobLease).toBe(30_000);
     expect(loadServeConfig({ jobLease: '3s' }, { PDFRENDER_JOB_LEASE: '30s' }, '/srv').jobLease).toBe(3_000);
-    expect(() => loadServeConfig({ jobLease: '2s' }, {}, '/srv')).toThrow(/--job-lease \(PDFRENDER_JOB_LEASE\): must be at least 3s/);
-    expect(() => loadServeConfig({}, { PDFRENDER_JOB_LEASE: '11m' }, '/srv')).toThrow(/--job-lease \(PDFRENDER_JOB_LEASE\): must be at most 10m/);
+    expect(() => loadServeConfig({ jobLease: '2s' }, {}, '/srv')).toThrow(
+      /--job-lease \(PDFRENDER_JOB_LEASE\): must be at least 3s/,
+    );
+    expect(() => loadServeConfig({}, { PDFRENDER_JOB_LEASE: '11m' }, '/srv')).toThrow(
+      /--job-lease \(PDFRENDER_JOB_LEASE\): must be at most 10m/,
+    );
   });
 });

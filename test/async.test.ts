@@ -78,7 +78,9 @@ function skipTo(server: TestServer, due: number): void {
 /** The webhook deliveries of `jobId` as the store keeps them. */
 const deliveriesOf = (server: TestServer, jobId: string) =>
   server.db
-    .prepare('SELECT endpoint_id, status, attempts, next_attempt_at, last_error FROM webhook_deliveries WHERE job_id = ? ORDER BY id')
+    .prepare(
+      'SELECT endpoint_id, status, attempts, next_attempt_at, last_error FROM webhook_deliveries WHERE job_id = ? ORDER BY id',
+    )
     .all(jobId) as Array<{
     endpoint_id: string;
     status: string;
@@ -88,15 +90,27 @@ const deliveriesOf = (server: TestServer, jobId: string) =>
   }>;
 
 const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/pdfs/render-async`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}/api/pdfs/render-async`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('render-async', () => {
   it('queues, renders in the background, and POSTs a signed PDF_RENDERED event to every webhook', async () => {
     const [first, second] = [await receiver(), await receiver()];
     const server = await startServer({ rateLimit: 1 }, { engine }, { realClock: true });
     try {
-      const endpoints = [await server.deps.webhooks.add(first.url, Date.now()), await server.deps.webhooks.add(second.url, Date.now())];
-      const response = await post(server, { htmlContent: '<h1>Async hello</h1>', identifier: 'invoice-42', paperWidth: '210mm', paperHeight: '297mm' });
+      const endpoints = [
+        await server.deps.webhooks.add(first.url, Date.now()),
+        await server.deps.webhooks.add(second.url, Date.now()),
+      ];
+      const response = await post(server, {
+        htmlContent: '<h1>Async hello</h1>',
+        identifier: 'invoice-42',
+        paperWidth: '210mm',
+        paperHeight: '297mm',
+      });
       expect(response.status).toBe(202);
       const queued = await response.json();
       expect(queued).toEqual({
@@ -109,10 +123,19 @@ describe('render-async', () => {
 
       const [delivery] = await first.waitFor(1);
       const [copy] = await second.waitFor(1);
-      const event = new Webhook(endpoints[0]!.secret).verify(delivery!.body, delivery!.headers) as { type: string; payload: Record<string, unknown> };
+      const event = new Webhook(endpoints[0]!.secret).verify(delivery!.body, delivery!.headers) as {
+        type: string;
+        payload: Record<string, unknown>;
+      };
       expect(event).toEqual({
         type: 'PDF_RENDERED',
-        payload: { id: 'invoice-42', url: expect.stringMatching(`^${server.url}/api/pdfs/files/`), jobId: queued.jobId, pages: 1, bytes: expect.any(Number) },
+        payload: {
+          id: 'invoice-42',
+          url: expect.stringMatching(`^${server.url}/api/pdfs/files/`),
+          jobId: queued.jobId,
+          pages: 1,
+          bytes: expect.any(Number),
+        },
       });
       expect(delivery!.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);
       expect(delivery!.headers['user-agent']).toBe('RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)');
@@ -134,7 +157,8 @@ describe('render-async', () => {
       });
 
       // Async requests are never rate limited (this server allows one sync request a minute).
-      for (let i = 0; i < 3; i += 1) expect((await post(server, { htmlContent: '<p>x</p>', identifier: `more-${i}` })).status).toBe(202);
+      for (let i = 0; i < 3; i += 1)
+        expect((await post(server, { htmlContent: '<p>x</p>', identifier: `more-${i}` })).status).toBe(202);
     } finally {
       await server.close();
       first.close();
@@ -153,7 +177,10 @@ describe('render-async', () => {
 
       const invalid = await post(server, { htmlContent: '<p>x</p>', priority: 20 });
       expect(invalid.status).toBe(422);
-      expect((await invalid.json()).errors).toEqual({ identifier: ['is required'], priority: ['must be between -10 and 10 (got 20)'] });
+      expect((await invalid.json()).errors).toEqual({
+        identifier: ['is required'],
+        priority: ['must be between -10 and 10 (got 20)'],
+      });
 
       // A slow document (a second's wait before it prints) keeps the first job rendering while the queue fills.
       const slow = { htmlContent: '<p>slow</p>', waitDelay: 1000 };
@@ -178,12 +205,19 @@ describe('render-async', () => {
     const server = await startServer({}, { engine });
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
-      const statuses = await Promise.all([0, 1].map(async (i) => (await post(server, { htmlContent: `<p>twin ${i}</p>`, identifier: 'twin' })).status));
+      const statuses = await Promise.all(
+        [0, 1].map(async (i) => (await post(server, { htmlContent: `<p>twin ${i}</p>`, identifier: 'twin' })).status),
+      );
       expect(statuses.sort()).toEqual([202, 402]);
       // The same request twice at once (a client retrying a request whose answer it lost): one job, named by both answers.
-      const retried = await Promise.all([0, 1].map(async () => post(server, { htmlContent: '<p>retried</p>', identifier: 'retried', priority: 3 })));
+      const retried = await Promise.all(
+        [0, 1].map(async () => post(server, { htmlContent: '<p>retried</p>', identifier: 'retried', priority: 3 })),
+      );
       expect(retried.map((answer) => answer.status)).toEqual([202, 202]);
-      const [first, second] = (await Promise.all(retried.map((answer) => answer.json()))) as Array<{ jobId: string; identifier: string }>;
+      const [first, second] = (await Promise.all(retried.map((answer) => answer.json()))) as Array<{
+        jobId: string;
+        identifier: string;
+      }>;
       expect(second!.jobId).toBe(first!.jobId);
       // The same identifier with another priority is another request.
       expect((await post(server, { htmlContent: '<p>retried</p>', identifier: 'retried' })).status).toBe(402);
@@ -203,8 +237,10 @@ describe('render-async', () => {
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
       const slow = { htmlContent: '<p>async</p>', waitDelay: 300 };
-      for (let i = 0; i < 6; i += 1) expect((await post(server, { ...slow, identifier: `backlog-${i}` })).status).toBe(202);
-      const finished = () => (server.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
+      for (let i = 0; i < 6; i += 1)
+        expect((await post(server, { ...slow, identifier: `backlog-${i}` })).status).toBe(202);
+      const finished = () =>
+        (server.db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'succeeded'").get() as { n: number }).n;
       const before = finished();
       const sync = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
@@ -227,7 +263,9 @@ describe('render-async', () => {
     const server = await startServer({ maxAttempts: 2, timeout: '500ms' }, undefined, { realClock: true });
     try {
       const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
-      const { jobId } = await (await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })).json();
+      const { jobId } = await (
+        await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })
+      ).json();
       // The first attempt fails at its deadline and goes back to the queue until its retry time (2 s on): move the clock there.
       const retry = await until(() => {
         const row = server.db.prepare('SELECT status, attempts, available_at FROM jobs WHERE id = ?').get(jobId) as {
@@ -241,7 +279,12 @@ describe('render-async', () => {
       const [delivery] = await hook.waitFor(1);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'never', jobId, error: 'the document did not finish rendering within the 0.5 s deadline', errorCode: 'RENDER_PDF_FAILED' },
+        payload: {
+          id: 'never',
+          jobId,
+          error: 'the document did not finish rendering within the 0.5 s deadline',
+          errorCode: 'RENDER_PDF_FAILED',
+        },
       });
       const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
       expect(status).toMatchObject({
@@ -251,7 +294,9 @@ describe('render-async', () => {
         errorCode: 'RENDER_PDF_FAILED',
       });
       // Each failed attempt's cause is in the operator's log, with the job it belongs to.
-      expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(2);
+      expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(
+        2,
+      );
       expect(status).not.toHaveProperty('fileUrl');
     } finally {
       await server.close();
@@ -282,7 +327,10 @@ describe('render-async', () => {
       skipTo(server, timedOut!.next_attempt_at);
       await hook.waitFor(1, 20_000);
       // The receiver answers before the sender writes the outcome: wait for the row to settle.
-      const [entry] = await until(() => deliveriesOf(server, jobId)[0]!.status !== 'pending' && deliveriesOf(server, jobId), 'the delivery to settle');
+      const [entry] = await until(
+        () => deliveriesOf(server, jobId)[0]!.status !== 'pending' && deliveriesOf(server, jobId),
+        'the delivery to settle',
+      );
       expect(entry).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
     } finally {
       await server.close();
@@ -337,8 +385,11 @@ describe('render-async', () => {
     const polls = vi.spyOn(server.deps.store.deliveries, 'claim');
     try {
       await server.deps.webhooks.add(hook.url, Date.now());
-      const { jobId } = await (await post(server, { htmlContent: gate.document(), identifier: 'through-a-lock' })).json();
-      const status = () => (server.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
+      const { jobId } = await (
+        await post(server, { htmlContent: gate.document(), identifier: 'through-a-lock' })
+      ).json();
+      const status = () =>
+        (server.db.prepare('SELECT status FROM jobs WHERE id = ?').get(jobId) as { status: string }).status;
       await gate.reached(1);
       expect(status()).toBe('rendering');
       // Another connection holds the write lock until a heartbeat (every 1 s) and a sender poll have each tried again under it.
@@ -351,7 +402,10 @@ describe('render-async', () => {
       locker.exec('COMMIT');
       gate.open();
       const [delivery] = await hook.waitFor(1, 20_000);
-      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'through-a-lock', jobId } });
+      expect(JSON.parse(delivery!.body)).toMatchObject({
+        type: 'PDF_RENDERED',
+        payload: { id: 'through-a-lock', jobId },
+      });
       expect(status()).toBe('succeeded');
       // The heartbeat and the sender waited for the lock (without blocking): no error, nothing to log.
       expect(server.events.filter((event) => event.level === 'error')).toEqual([]);

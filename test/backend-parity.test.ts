@@ -57,18 +57,31 @@ async function conversation(flags: Record<string, unknown>): Promise<unknown[]> 
     const answer = type.includes('json')
       ? await response.json()
       : { text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text) };
-    const headers = Object.fromEntries(['ratelimit', 'ratelimit-policy', 'retry-after', 'content-type'].map((name) => [name, response.headers.get(name)]));
+    const headers = Object.fromEntries(
+      ['ratelimit', 'ratelimit-policy', 'retry-after', 'content-type'].map((name) => [
+        name,
+        response.headers.get(name),
+      ]),
+    );
     transcript.push(normalize({ method, path, status: response.status, headers, answer }, server, names));
     return answer as Record<string, unknown>;
   };
   try {
     await call('POST', '/api/webhooks', { url: hook.url });
     await call('GET', '/api/webhooks');
-    const queued = await call('POST', '/api/pdfs/render-async', { htmlContent: '<h1>Parity</h1><p>async</p>', identifier: 'parity', priority: 3 });
+    const queued = await call('POST', '/api/pdfs/render-async', {
+      htmlContent: '<h1>Parity</h1><p>async</p>',
+      identifier: 'parity',
+      priority: 3,
+    });
     await call('POST', '/api/pdfs/render-async', { htmlContent: '<p>again</p>', identifier: 'parity' });
     await call('POST', '/api/pdfs/render-async', { htmlContent: '<p>bad</p>', identifier: 'bad', priority: 99 });
     const jobPath = `/api/pdfs/jobs/${queued.jobId as string}`;
-    await until(async () => ((await (await fetch(`${server.url}${jobPath}`)).json()) as { status: string }).status === 'succeeded', 'the job to succeed');
+    await until(
+      async () =>
+        ((await (await fetch(`${server.url}${jobPath}`)).json()) as { status: string }).status === 'succeeded',
+      'the job to succeed',
+    );
     const status = await call('GET', jobPath);
     const arrival = await until(() => hook.received[0], 'the webhook');
     transcript.push(
@@ -84,7 +97,12 @@ async function conversation(flags: Record<string, unknown>): Promise<unknown[]> 
       ),
     );
     await call('GET', new URL(status.fileUrl as string).pathname);
-    for (let i = 0; i < 3; i += 1) await call('POST', '/api/pdfs/render-sync', { htmlContent: `<p>sync ${i}</p>`, paperWidth: '100mm', paperHeight: '100mm' });
+    for (let i = 0; i < 3; i += 1)
+      await call('POST', '/api/pdfs/render-sync', {
+        htmlContent: `<p>sync ${i}</p>`,
+        paperWidth: '100mm',
+        paperHeight: '100mm',
+      });
     await call('GET', '/api/pdfs/jobs/job_missing');
     await call('GET', '/api/pdfs/files/AAAAAAAAAAAAAAAAAAAAAA');
     return transcript;

@@ -13,7 +13,15 @@ import { loadServeConfig } from '../src/config.js';
 import { createEngine } from '../src/engine/engine.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
-import { browsersOf, killLater, killQuietly, killLeftovers, onlyBrowserOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
+import {
+  browsersOf,
+  killLater,
+  killQuietly,
+  killLeftovers,
+  onlyBrowserOf,
+  processesUsing,
+  remainingAfter,
+} from './support/chromium-processes.js';
 import { bin, startServe } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
@@ -37,13 +45,19 @@ async function serve(dataDir: string) {
   // As root the browser runs as its own user, which must reach its profile in there.
   await Promise.all([chmod(dataDir, 0o755), chmod(tmp, 0o755)]);
   // --allow-host: documents may reach the test's loopback gate.
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-host', '127.0.0.1'], { TMPDIR: tmp });
+  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--allow-host', '127.0.0.1'], {
+    TMPDIR: tmp,
+  });
   killLater(server.child.pid);
   return server;
 }
 
 async function renderSync(url: string, htmlContent: string): Promise<Response> {
-  return fetch(`${url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ htmlContent }) });
+  return fetch(`${url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ htmlContent }),
+  });
 }
 
 /** The one browser `pid` runs, once it has started. */
@@ -63,7 +77,9 @@ describe('browser recycling', () => {
     try {
       const render = async (i: number, slow = false) => {
         // A slow one holds its page for 400 ms after loading, printing nothing till then.
-        const result = await engine.render(parseRenderRequest({ htmlContent: `<p>Document ${i}</p>`, ...(slow ? { waitDelay: 400 } : {}) }));
+        const result = await engine.render(
+          parseRenderRequest({ htmlContent: `<p>Document ${i}</p>`, ...(slow ? { waitDelay: 400 } : {}) }),
+        );
         return (await readPdf(result.pdf)).pages[0]!.text;
       };
       const texts = [await render(0), await render(1)];
@@ -105,7 +121,9 @@ describe('browser recycling', () => {
   it('is a serve setting with an environment twin, and a render option', () => {
     expect(loadServeConfig({}, {}, '/srv').browserRecycleAfter).toBe(2000);
     expect(loadServeConfig({}, { PDFRENDER_BROWSER_RECYCLE_AFTER: '50' }, '/srv').browserRecycleAfter).toBe(50);
-    expect(() => loadServeConfig({ browserRecycleAfter: '0' }, {}, '/srv')).toThrow(/--browser-recycle-after \(PDFRENDER_BROWSER_RECYCLE_AFTER\)/);
+    expect(() => loadServeConfig({ browserRecycleAfter: '0' }, {}, '/srv')).toThrow(
+      /--browser-recycle-after \(PDFRENDER_BROWSER_RECYCLE_AFTER\)/,
+    );
     expect(parseRunOptions({}).browserRecycleAfter).toBe(2000);
     expect(parseRunOptions({ browserRecycleAfter: '7' }).browserRecycleAfter).toBe(7);
     expect(() => parseRunOptions({ browserRecycleAfter: 'x' })).toThrow(/--browser-recycle-after/);
@@ -124,7 +142,9 @@ describe('no browser left behind', () => {
     // Two renders in flight, their renderers busy in a script, when the kill lands: each pings a
     // loopback gate (never opened) as it starts, then keeps its renderer busy.
     const gate = await startGate();
-    const inFlight = [0, 1].map(() => renderSync(first.url, `<img src="${gate.url}">${busyScript(5_000)}`).catch(() => undefined));
+    const inFlight = [0, 1].map(() =>
+      renderSync(first.url, `<img src="${gate.url}">${busyScript(5_000)}`).catch(() => undefined),
+    );
     await gate.reached(2);
     // The browser and at least one renderer (the headless shell runs fewer helper processes than chromium).
     expect(processesUsing(profile).length).toBeGreaterThan(1);
@@ -185,14 +205,21 @@ describe('no browser left behind', () => {
     );
     const outDir = join(dir, 'out');
     // Each document holds its page for 300 ms (--wait-delay), so the kill lands mid-batch.
-    const child = spawn(process.execPath, [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '--wait-delay', '300', '-q'], {
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, 'render', ...inputs, '--out-dir', outDir, '--concurrency', '2', '--wait-delay', '300', '-q'],
+      {
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
     killLater(child.pid);
     const exited = new Promise((r) => child.on('close', r));
     const { profile } = await browserOf(child.pid!);
     // Mid-batch: some documents written, most still to come.
-    await until(() => existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf')), 'a first PDF written');
+    await until(
+      () => existsSync(outDir) && readdirSync(outDir).some((name) => name.endsWith('.pdf')),
+      'a first PDF written',
+    );
     expect(readdirSync(outDir).filter((name) => name.endsWith('.pdf')).length).toBeLessThan(20);
     child.kill('SIGKILL');
     await exited;

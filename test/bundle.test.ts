@@ -22,9 +22,13 @@ describe('the bundled CLI', () => {
 
   it('has a code cache that a fresh Node takes', () => {
     const launcher = join(root, 'dist/bundle/launcher.cjs');
-    const used = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(launcher)}).loadBundle().cacheUsed))`], {
-      encoding: 'utf8',
-    });
+    const used = execFileSync(
+      process.execPath,
+      ['-e', `process.stdout.write(String(require(${JSON.stringify(launcher)}).loadBundle().cacheUsed))`],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(used).toBe('true');
   });
 

@@ -22,15 +22,27 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const post = (serve: ServeProcess, route: 'render-sync' | 'render-async', body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  fetch(`${serve.url}/api/pdfs/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const post = (
+  serve: ServeProcess,
+  route: 'render-sync' | 'render-async',
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) =>
+  fetch(`${serve.url}/api/pdfs/${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** A data dir with a webhook endpoint pointing at `url`, and a server on it. */
 async function serveWithWebhook(url: string, extra: string[] = []): Promise<{ dataDir: string; serve: ServeProcess }> {
   const dataDir = await tempDir();
   const added = await pdfrender.run(['webhooks', 'add', url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
-  return { dataDir, serve: await startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1', ...extra]) };
+  return {
+    dataDir,
+    serve: await startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1', ...extra]),
+  };
 }
 
 async function stop(serve: ServeProcess): Promise<void> {
@@ -47,14 +59,23 @@ describe('another process holds the write lock', () => {
     try {
       // An async job rendering when the lock is taken, and a sync render sent just before it (waiting
       // for the one page, which the async job holds until the gate opens).
-      const before = await (await post(serve, 'render-async', { htmlContent: `${gate.document()}<p>async in flight</p>`, identifier: 'before-lock' })).json();
-      const jobStatus = async (jobId: string) => (await (await fetch(`${serve.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string; attempts: number };
+      const before = await (
+        await post(serve, 'render-async', {
+          htmlContent: `${gate.document()}<p>async in flight</p>`,
+          identifier: 'before-lock',
+        })
+      ).json();
+      const jobStatus = async (jobId: string) =>
+        (await (await fetch(`${serve.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string; attempts: number };
       await gate.reached(1);
       expect((await jobStatus(before.jobId)).status).toBe('rendering');
       const sync = post(serve, 'render-sync', { htmlContent: '<p>sync in flight</p>' }, { Accept: 'application/pdf' });
 
       const lock = await holdWriteLock(join(dataDir, 'pdfrender.db'));
-      const during = post(serve, 'render-async', { htmlContent: '<p>queued during the lock</p>', identifier: 'during-lock' });
+      const during = post(serve, 'render-async', {
+        htmlContent: '<p>queued during the lock</p>',
+        identifier: 'during-lock',
+      });
       // All of these answer while the holder still holds the lock: it lets go only when told, below.
       for (let i = 0; i < 20; i += 1) expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
       expect((await jobStatus(before.jobId)).status).toBe('rendering');
@@ -75,7 +96,8 @@ describe('another process holds the write lock', () => {
       const events = deliveries.map((delivery) => JSON.parse(delivery.body));
       expect(events.map((event) => event.payload.id).sort()).toEqual(['before-lock', 'during-lock']);
       expect(events.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
-      for (const id of [before.jobId, jobId]) expect(await jobStatus(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      for (const id of [before.jobId, jobId])
+        expect(await jobStatus(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
       // Waiting for the lock (shorter than --busy-timeout) was no error: no ERROR line in the log.
       expect(serve.stderr()).not.toMatch(/ ERROR /);
     } finally {
@@ -97,11 +119,18 @@ describe('another process holds the write lock', () => {
         fetch(`${serve.url}/healthz`),
       ]);
       await lock.release();
-      expect([refused.status, refused.headers.get('retry-after'), (await refused.json()).outcome]).toEqual([503, '5', 'DATABASE_BUSY']);
+      expect([refused.status, refused.headers.get('retry-after'), (await refused.json()).outcome]).toEqual([
+        503,
+        '5',
+        'DATABASE_BUSY',
+      ]);
       expect([sync.status, (await sync.json()).outcome]).toEqual([503, 'DATABASE_BUSY']);
       expect(healthy.status).toBe(200);
       // The refused job was not kept: its identifier is free, and only the second send is rendered.
-      const again = await post(serve, 'render-async', { htmlContent: '<p>accepted after the lock</p>', identifier: 'busy' });
+      const again = await post(serve, 'render-async', {
+        htmlContent: '<p>accepted after the lock</p>',
+        identifier: 'busy',
+      });
       expect(again.status).toBe(202);
       const [delivery] = await waitForArrivals(hook, 1, 30_000);
       expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'PDF_RENDERED', payload: { id: 'busy' } });

@@ -14,7 +14,15 @@ describe('as a process', () => {
   it('--json leaves errors on stderr and the summary alone on stdout', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'long.html'), '<style>p { break-after: page }</style><p>1</p><p>2</p><p>3</p>');
-    const run = await pdfrender(['render', join(dir, 'long.html'), '-o', join(dir, 'long.pdf'), '--json', '--max-pages', '1']);
+    const run = await pdfrender([
+      'render',
+      join(dir, 'long.html'),
+      '-o',
+      join(dir, 'long.pdf'),
+      '--json',
+      '--max-pages',
+      '1',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('long.html: the document has more pages than the limit of 1 (--max-pages)');
     expect(JSON.parse(run.stdout.toString()).documents[0].errorCode).toBe('RENDER_PDF_FAILED');

@@ -138,7 +138,13 @@ describe('progress and errors', () => {
 
   it('prints what a document could not load as ! lines, and nothing of it with --quiet', async () => {
     const issues = {
-      blocked: [{ url: 'http://10.0.0.1/a.png', code: 'NETWORK_POLICY' as const, reason: 'blocked by the network policy (public addresses only)' }],
+      blocked: [
+        {
+          url: 'http://10.0.0.1/a.png',
+          code: 'NETWORK_POLICY' as const,
+          reason: 'blocked by the network policy (public addresses only)',
+        },
+      ],
       failed: [{ url: 'https://cdn.test/s.css', code: 'HTTP_ERROR' as const, reason: 'HTTP 404' }],
     };
     const loud = io({}, false);
@@ -159,8 +165,14 @@ describe('progress and errors', () => {
 
   it('shows count, rate and time left on a terminal', () => {
     expect(progressLine({ finished: 0, total: 200, failed: 0, seconds: 0.5 }, painter(0))).toBe('Rendering 0/200');
-    expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe('Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)');
-    expect(progressLine({ finished: 10, total: 1000, failed: 0, seconds: 10 }, painter(0))).toBe('Rendering 10/1000, 1.0 docs/s, 16 min 30 s left');
-    expect(progressLine({ finished: 2, total: 241, failed: 0, seconds: 1 }, painter(0))).toBe('Rendering 2/241, 2.0 docs/s, 2 min 0 s left');
+    expect(progressLine({ finished: 50, total: 200, failed: 2, seconds: 10 }, painter(0))).toBe(
+      'Rendering 50/200, 5.0 docs/s, 30 s left (2 failed)',
+    );
+    expect(progressLine({ finished: 10, total: 1000, failed: 0, seconds: 10 }, painter(0))).toBe(
+      'Rendering 10/1000, 1.0 docs/s, 16 min 30 s left',
+    );
+    expect(progressLine({ finished: 2, total: 241, failed: 0, seconds: 1 }, painter(0))).toBe(
+      'Rendering 2/241, 2.0 docs/s, 2 min 0 s left',
+    );
   });
 });

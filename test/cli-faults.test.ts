@@ -16,7 +16,13 @@ import { launchIdentity } from '../src/engine/browser-user.js';
 import { launchBrowser } from '../src/engine/launch.js';
 import { parseProcStat } from '../src/proc-stat.js';
 import { executablePath } from './support/browser.js';
-import { killLater, killLeftovers, onlyBrowserOf, processesUsing, remainingAfter } from './support/chromium-processes.js';
+import {
+  killLater,
+  killLeftovers,
+  onlyBrowserOf,
+  processesUsing,
+  remainingAfter,
+} from './support/chromium-processes.js';
 import { bin, pdfrender, startServe } from './support/cli.js';
 import { busyScript, folderWith, removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
@@ -30,7 +36,10 @@ afterAll(async () => {
 
 /** `pdfrender render ...args` started in the background; killed after the tests if a failure left it running. */
 function startRender(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, 'render', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [bin, 'render', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: 'ignore',
+  });
   killLater(child.pid);
   return { child, exited: new Promise((resolve) => child.on('close', resolve)) };
 }
@@ -38,7 +47,9 @@ function startRender(args: string[], env: NodeJS.ProcessEnv): { child: ChildProc
 /** The state letter (R, S, T for stopped...) of each thread of `pid`, from /proc; none once it is gone. */
 function threadStates(pid: number): string[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).map((task) => parseProcStat(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')).state);
+    return readdirSync(`/proc/${pid}/task`).map(
+      (task) => parseProcStat(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')).state,
+    );
   } catch {
     return [];
   }
@@ -128,7 +139,15 @@ describe('a batch whose document hits its deadline', () => {
   // that reset on purpose, every time, and this run keeps what the user sees end to end.
   it('ends with the summary and exit 1, never with an unhandled error', async () => {
     const docs = await folderWith({ 'loop.html': '<script>while(true){}</script>', 'fine.html': '<p>fine</p>' });
-    const result = await pdfrender(['render', join(docs, 'loop.html'), join(docs, 'fine.html'), '--out-dir', join(docs, 'out'), '--timeout', '1s']);
+    const result = await pdfrender([
+      'render',
+      join(docs, 'loop.html'),
+      join(docs, 'fine.html'),
+      '--out-dir',
+      join(docs, 'out'),
+      '--timeout',
+      '1s',
+    ]);
     expect(result.stderr).not.toMatch(/ECONNRESET|Unhandled|node:events/);
     expect(result.stderr).toMatch(/loop\.html: the document did not finish rendering within the 1 s deadline/);
     expect(result.stderr).toMatch(/1 of 2 PDFs rendered/);
@@ -157,7 +176,10 @@ describe('a batch whose document hits its deadline', () => {
       // The whole group: the executable may be a wrapper script whose child is Chromium.
       process.kill(-started.pid!, 'SIGSTOP');
       // A signal lands a moment after kill() returns: wait until every thread of every process has stopped.
-      await until(() => processesUsing(started.profileDir).every((pid) => threadStates(pid).every((state) => state === 'T')), 'the browser to stop');
+      await until(
+        () => processesUsing(started.profileDir).every((pid) => threadStates(pid).every((state) => state === 'T')),
+        'the browser to stop',
+      );
       pipeIn.write('{"id":2,"method":"Browser.getVersion"}\0');
       started.discard();
       await started.exited;
@@ -186,7 +208,14 @@ describe('the deadline the user asked for', () => {
 
   it('holds however long: --timeout 30d renders (a timer that long would fire at once)', async () => {
     const docs = await folderWith({ 'page.html': '<p>patient</p>' });
-    const result = await pdfrender(['render', join(docs, 'page.html'), '-o', join(docs, 'page.pdf'), '--timeout', '30d']);
+    const result = await pdfrender([
+      'render',
+      join(docs, 'page.html'),
+      '-o',
+      join(docs, 'page.pdf'),
+      '--timeout',
+      '30d',
+    ]);
     expect(result.stderr).not.toMatch(/deadline|TimeoutOverflowWarning/);
     expect(result.code).toBe(0);
     expect((await readPdf(await readFile(join(docs, 'page.pdf')))).pages[0]!.text).toContain('patient');

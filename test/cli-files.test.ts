@@ -39,7 +39,13 @@ describe('header and footer images from a --request body', () => {
     const footer = `<span style="display:inline-block;width:8px;height:8px;background:url('${pathToFileURL(join(outside, 'secret.txt')).href}')"></span>Footer`;
     const { pdf, blockedUrls } = await renderRequest(
       dir,
-      { htmlContent: '<p>Body</p>', headerHtmlContent: header, footerHtmlContent: footer, marginTop: '1in', marginBottom: '1in' },
+      {
+        htmlContent: '<p>Body</p>',
+        headerHtmlContent: header,
+        footerHtmlContent: footer,
+        marginTop: '1in',
+        marginBottom: '1in',
+      },
       ['--block-network', '--disable-javascript'],
     );
     expect((await readPaint(pdf)).images).toBe(0);
@@ -75,7 +81,9 @@ describe('a document reaching through a symbolic link', () => {
     expect(text).toContain('OWN-TEXT-77'); // a file inside the folder still loads
     expect((await readPaint(pdf)).images).toBe(0);
     expect(blockedUrls).toEqual(
-      expect.arrayContaining(['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href)),
+      expect.arrayContaining(
+        ['link.png', 'link.txt', 'linked-folder/secret.txt'].map((name) => pathToFileURL(join(dir, name)).href),
+      ),
     );
   });
 });
@@ -84,7 +92,9 @@ describe('header and footer style sheets from a --request body', () => {
   it('inlines a style sheet in the folder and refuses one outside it, without failing the render', async () => {
     const secretSheet = await folderWith({ 'secret.css': `.h::after { content: "${secretText}"; }` });
     const outsideUrl = pathToFileURL(join(secretSheet, 'secret.css')).href;
-    const dir = await folderWith({ 'header.css': `@import url("${outsideUrl}"); .h::before { content: "FOLDER-SHEET "; }` });
+    const dir = await folderWith({
+      'header.css': `@import url("${outsideUrl}"); .h::before { content: "FOLDER-SHEET "; }`,
+    });
     const { pdf, entry, blockedUrls } = await renderRequest(dir, {
       htmlContent: '<p>Body</p>',
       headerHtmlContent: '<link rel="stylesheet" href="header.css"><span class="h">Header</span>',

@@ -93,8 +93,18 @@ describe('margins, scale and backgrounds', () => {
   it('keeps the --margin bottom and sides when only --margin-top is given', async () => {
     // 40 lines of 18 pt (720 pt): with a 0.5in top and 1in bottom margin (684 pt of room) they need
     // two pages; a bottom margin lost to the override (756 pt of room) would let them fit on one.
-    const lines = Array.from({ length: 40 }, (_, i) => `<p style="margin:0;font-size:24px;line-height:24px">Line ${i + 1}</p>`).join('');
-    const { pdf } = await renderWith(`<body style="margin:0">${lines}</body>`, ['--format', 'Letter', '--margin', '1in', '--margin-top', '0.5in']);
+    const lines = Array.from(
+      { length: 40 },
+      (_, i) => `<p style="margin:0;font-size:24px;line-height:24px">Line ${i + 1}</p>`,
+    ).join('');
+    const { pdf } = await renderWith(`<body style="margin:0">${lines}</body>`, [
+      '--format',
+      'Letter',
+      '--margin',
+      '1in',
+      '--margin-top',
+      '0.5in',
+    ]);
     expect(pdf.pages).toHaveLength(2);
     const lastOnFirst = pdf.pages[0]!.items.at(-1)!;
     // Nothing is printed in the 1in bottom margin.
@@ -167,7 +177,9 @@ describe('output modes', () => {
     const dir = await folderWith({ 'a.html': '<p>a</p>' });
     const bad = await cli.run(['render', 'a.html', '--margin', '1furlong'], { cwd: dir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('pdfrender: --margin: unknown unit "furlong" in "1furlong"; use one of in, pt, px, mm, cm, pc\n');
+    expect(bad.stderr).toBe(
+      'pdfrender: --margin: unknown unit "furlong" in "1furlong"; use one of in, pt, px, mm, cm, pc\n',
+    );
     const overridden = await cli.run(['render', 'a.html', '--margin', '1furlong', '--margin-top', '1in'], { cwd: dir });
     expect(overridden.code).toBe(2);
     expect(overridden.stderr.trim().split('\n')).toHaveLength(1);
@@ -182,7 +194,9 @@ describe('pdfrender setup', () => {
     expect(run.stderr).toMatch(/^browser: \/usr\/bin\/chromium \(found by --chrome\)\n/);
     // As root, setup makes the user Chromium runs as, so that its sandbox can be on.
     if (process.getuid?.() === 0)
-      expect(run.stderr).toMatch(/\nbrowser user: pdfrender \(a root pdfrender runs Chromium as this user, with its sandbox on\)\n$/);
+      expect(run.stderr).toMatch(
+        /\nbrowser user: pdfrender \(a root pdfrender runs Chromium as this user, with its sandbox on\)\n$/,
+      );
   });
 
   it('exits 2 with the fix when --chrome names no browser', async () => {

@@ -31,7 +31,18 @@ describe('pdfrender render', () => {
     const dir = await tempDir();
     await cp(join(fixtures, 'invoice'), dir, { recursive: true });
     const run = await pdfrender(
-      ['render', 'invoice.html', '--header', 'header.html', '--footer', 'footer.html', '--margin-top', '0.8in', '--margin-bottom', '0.8in'],
+      [
+        'render',
+        'invoice.html',
+        '--header',
+        'header.html',
+        '--footer',
+        'footer.html',
+        '--margin-top',
+        '0.8in',
+        '--margin-bottom',
+        '0.8in',
+      ],
       { cwd: dir },
     );
     expect(run.stderr).toMatch(/✔ invoice\.html → .*invoice\.pdf \(2 pages/);
@@ -49,7 +60,10 @@ describe('pdfrender render', () => {
   it('renders many inputs into --out-dir concurrently and prints a JSON summary', async () => {
     const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`doc${i}.html`, `<h1>Document ${i}</h1>`]));
     const dir = await folderWith(files);
-    const run = await cli.run(['render', ...Object.keys(files), '--out-dir', 'out', '--concurrency', '2', '--format', 'A5', '--json'], { cwd: dir });
+    const run = await cli.run(
+      ['render', ...Object.keys(files), '--out-dir', 'out', '--concurrency', '2', '--format', 'A5', '--json'],
+      { cwd: dir },
+    );
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString());
     expect(summary).toMatchObject({ rendered: 6, failed: 0 });
@@ -65,7 +79,10 @@ describe('pdfrender render', () => {
   });
 
   it('reads standard input and writes the PDF to standard output', async () => {
-    const run = await pdfrender(['render', '-', '-o', '-', '--paper-width', '50mm', '--paper-height', '100mm', '--landscape'], { input: '<p>From stdin</p>' });
+    const run = await pdfrender(
+      ['render', '-', '-o', '-', '--paper-width', '50mm', '--paper-height', '100mm', '--landscape'],
+      { input: '<p>From stdin</p>' },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout.subarray(0, 5).toString()).toBe('%PDF-');
     const pdf = await readPdf(run.stdout);
@@ -90,13 +107,18 @@ describe('pdfrender render', () => {
     expect(pdf.pages[0]!.text).toContain('Request footer');
     expect(pdf.pages[0]!.width).toBeCloseTo(210 * pt.mm, -1);
 
-    const overridden = await cli.run(['render', '--request', 'body.json', '--paper-width', '4in', '-o', 'narrow.pdf'], { cwd: dir });
+    const overridden = await cli.run(['render', '--request', 'body.json', '--paper-width', '4in', '-o', 'narrow.pdf'], {
+      cwd: dir,
+    });
     expect(overridden.code).toBe(0);
     expect((await pdfAt(join(dir, 'narrow.pdf'))).pages[0]!.width).toBe(4 * pt.in);
   });
 
   it('applies --request fields to input files, whose content replaces htmlContent', async () => {
-    const dir = await folderWith({ 'opts.json': JSON.stringify({ htmlContent: '<p>ignored</p>', landscape: 'true' }), 'page.html': '<p>The input file</p>' });
+    const dir = await folderWith({
+      'opts.json': JSON.stringify({ htmlContent: '<p>ignored</p>', landscape: 'true' }),
+      'page.html': '<p>The input file</p>',
+    });
     const run = await cli.run(['render', 'page.html', '--request', 'opts.json'], { cwd: dir });
     expect(run.code).toBe(0);
     const pdf = await pdfAt(join(dir, 'page.pdf'));
@@ -107,7 +129,10 @@ describe('pdfrender render', () => {
 describe('errors and exit codes', () => {
   it('exits 2 naming every bad flag, and writes nothing', async () => {
     const dir = await folderWith({ 'a.html': '<p>a</p>' });
-    const run = await pdfrender(['render', 'a.html', '--scale', '5', '--paper-width', '12 furlongs', '--margin', '-1cm'], { cwd: dir });
+    const run = await pdfrender(
+      ['render', 'a.html', '--scale', '5', '--paper-width', '12 furlongs', '--margin', '-1cm'],
+      { cwd: dir },
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--scale: must be between 0.1 and 2 (got 5)');
     expect(run.stderr).toContain('--paper-width: unknown unit "furlongs" in "12 furlongs"');
@@ -167,7 +192,11 @@ describe('errors and exit codes', () => {
   });
 
   it('exits 1 when a document fails, still writes the others, and leaves no partial file', async () => {
-    const dir = await folderWith({ 'good.html': '<p>good</p>', 'hang.html': '<script>while (true) {}</script>', 'empty.html': '' });
+    const dir = await folderWith({
+      'good.html': '<p>good</p>',
+      'hang.html': '<script>while (true) {}</script>',
+      'empty.html': '',
+    });
     const run = await cli.run(['render', 'good.html', 'hang.html', '--timeout', '1'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/✖ hang\.html: the document did not finish rendering within the 1 s deadline/);
@@ -241,7 +270,9 @@ describe('what a rendered file may load', () => {
     let hits = 0;
     const server = createServer((_req, res) => {
       hits += 1;
-      res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
+      res
+        .writeHead(200, { 'Content-Type': 'image/svg+xml' })
+        .end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as import('node:net').AddressInfo;
@@ -257,7 +288,11 @@ describe('what a rendered file may load', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString());
     expect(summary.documents[0].blocked).toEqual([
-      { url: `file://${join(outside, 'secret.txt')}`, code: 'FILE_NOT_ALLOWED', reason: "file: URLs outside the document's folder are not allowed" },
+      {
+        url: `file://${join(outside, 'secret.txt')}`,
+        code: 'FILE_NOT_ALLOWED',
+        reason: "file: URLs outside the document's folder are not allowed",
+      },
     ]);
     const text = (await pdfAt(join(dir, 'page.pdf'))).pages[0]!.text;
     expect(text).toContain('INSIDE-TEXT');
@@ -291,7 +326,9 @@ describe('what a rendered file may load', () => {
       expect(JSON.parse(blocked.stdout.toString()).documents[0].blocked).toEqual([
         { url: server.url, code: 'NETWORK_BLOCKED', reason: 'network access is blocked (--block-network)' },
       ]);
-      const allowed = await cli.run(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
+      const allowed = await cli.run(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], {
+        cwd: dir,
+      });
       expect(allowed.code).toBe(0);
       expect(server.hits()).toBe(2);
       const strict = await cli.run(['render', 'page.html', '--block-network', '--fail-on-blocked'], { cwd: dir });
@@ -322,7 +359,10 @@ describe('what a rendered file may load', () => {
       `<span class="url"></span> <img src="${pathToFileURL(join(dir, 'assets', 'logo.png')).href}" style="height:10px">`,
     );
     // In-process, a relative --header would resolve against the test's folder: the invoice test runs one through the bin.
-    const run = await cli.run(['render', 'letter.html', '--header', join(dir, 'header.html'), '--margin-top', '1in', '--json'], { cwd: dir });
+    const run = await cli.run(
+      ['render', 'letter.html', '--header', join(dir, 'header.html'), '--margin-top', '1in', '--json'],
+      { cwd: dir },
+    );
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.toString()).documents[0];
     expect(summary.blocked).toEqual([]);

@@ -32,13 +32,19 @@ describe('a wall-clock step on one instance', () => {
       const count = 6;
       const jobIds: string[] = [];
       for (let i = 0; i < count; i += 1) {
-        const answer = await renderAsync(other.url, { htmlContent: `${gate.document()}<p>step ${i}</p>`, identifier: `step-${i}` });
+        const answer = await renderAsync(other.url, {
+          htmlContent: `${gate.document()}<p>step ${i}</p>`,
+          identifier: `step-${i}`,
+        });
         expect(answer.status).toBe(202);
         jobIds.push(answer.body.jobId!);
       }
       // Each instance (concurrency 1, two loops) holds two jobs: one at the gate, one waiting for the page.
       await until(
-        async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM jobs WHERE status = 'rendering'")).rows[0]!.n) === 4,
+        async () =>
+          Number(
+            (await db.query<{ n: string }>("SELECT count(*) AS n FROM jobs WHERE status = 'rendering'")).rows[0]!.n,
+          ) === 4,
         'four jobs rendering',
       );
 
@@ -47,7 +53,9 @@ describe('a wall-clock step on one instance', () => {
       // Nothing must happen for a while: the stepped instance looks for expired leases every second,
       // and a +30 s step puts every 3 s lease ten times past its end.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const { rows: taken } = await db.query<{ identifier: string; attempts: number }>('SELECT identifier, attempts FROM jobs WHERE attempts > 1');
+      const { rows: taken } = await db.query<{ identifier: string; attempts: number }>(
+        'SELECT identifier, attempts FROM jobs WHERE attempts > 1',
+      );
       expect(taken).toEqual([]);
 
       gate.open();
@@ -57,8 +65,12 @@ describe('a wall-clock step on one instance', () => {
       expect(events).toHaveLength(count);
       expect(events.every((event) => event.type === 'PDF_RENDERED')).toBe(true);
       expect(new Set(events.map((event) => event.payload.jobId))).toEqual(new Set(jobIds));
-      const { rows } = await db.query<{ attempts: number; status: string }>("SELECT attempts::int, status FROM jobs WHERE identifier LIKE 'step-%'");
-      expect(rows.map((row) => [row.status, row.attempts])).toEqual(Array.from({ length: count }, () => ['succeeded', 1]));
+      const { rows } = await db.query<{ attempts: number; status: string }>(
+        "SELECT attempts::int, status FROM jobs WHERE identifier LIKE 'step-%'",
+      );
+      expect(rows.map((row) => [row.status, row.attempts])).toEqual(
+        Array.from({ length: count }, () => ['succeeded', 1]),
+      );
       // Both instances are still up and answer.
       for (const instance of instances) expect((await fetch(`${instance.url}/healthz`)).status).toBe(200);
     } finally {

@@ -17,7 +17,10 @@ afterAll(removeTempDirs);
 /** Run the CLI, killing it after `ms` (code null then): a start that hangs must fail the test, not stall it. */
 function runWithin(args: string[], ms: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), ms);
@@ -42,11 +45,17 @@ describe('an unusable data dir at start', () => {
   it('under a file: one line naming the path, exit 2', async () => {
     const parent = await tempDir();
     writeFileSync(join(parent, 'file.txt'), 'not a folder');
-    await refuses(join(parent, 'file.txt', 'data'), new RegExp(`^pdfrender: data dir ${parent}/file\\.txt/data: ${parent}/file\\.txt is not a folder$`));
+    await refuses(
+      join(parent, 'file.txt', 'data'),
+      new RegExp(`^pdfrender: data dir ${parent}/file\\.txt/data: ${parent}/file\\.txt is not a folder$`),
+    );
   }, 60_000);
 
   it('/proc/nope: one line, exit 2, instead of spinning for ever deaf to SIGTERM', async () => {
-    await refuses('/proc/nope', /^pdfrender: data dir \/proc\/nope: cannot create \/proc\/nope: the file system does not allow it \(ENOENT\)$/);
+    await refuses(
+      '/proc/nope',
+      /^pdfrender: data dir \/proc\/nope: cannot create \/proc\/nope: the file system does not allow it \(ENOENT\)$/,
+    );
   }, 60_000);
 
   it('a database file that is not one: one line naming it, exit 2, the file untouched', async () => {
@@ -55,7 +64,9 @@ describe('an unusable data dir at start', () => {
     writeFileSync(join(dataDir, 'pdfrender.db'), garbage);
     await refuses(
       dataDir,
-      new RegExp(`^pdfrender: ${dataDir}/pdfrender\\.db is not a pdfrender database \\(file is not a database\\); move it away or choose another --data-dir$`),
+      new RegExp(
+        `^pdfrender: ${dataDir}/pdfrender\\.db is not a pdfrender database \\(file is not a database\\); move it away or choose another --data-dir$`,
+      ),
     );
     expect(readdirSync(dataDir)).toEqual(['pdfrender.db']);
     expect(readFileSync(join(dataDir, 'pdfrender.db')).equals(garbage)).toBe(true);
@@ -69,7 +80,10 @@ describe('an unusable data dir at start', () => {
       mountTmpfs(dataDir, '1m');
       try {
         remountReadOnly(dataDir);
-        await refuses(dataDir, new RegExp(`^pdfrender: data dir ${dataDir} is not writable: read-only file system \\(EROFS\\)$`));
+        await refuses(
+          dataDir,
+          new RegExp(`^pdfrender: data dir ${dataDir} is not writable: read-only file system \\(EROFS\\)$`),
+        );
         expect(readdirSync(dataDir)).toEqual([]);
       } finally {
         unmount(dataDir);

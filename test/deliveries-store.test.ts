@@ -33,7 +33,9 @@ beforeEach(async () => {
 });
 
 const row = (id: number) =>
-  db.prepare('SELECT status, attempts, next_attempt_at, claimed_until FROM webhook_deliveries WHERE id = ?').get(id) as Record<string, unknown>;
+  db
+    .prepare('SELECT status, attempts, next_attempt_at, claimed_until FROM webhook_deliveries WHERE id = ?')
+    .get(id) as Record<string, unknown>;
 
 describe('hold', () => {
   it('holds a delivery while its endpoint is disabled, and makes it due now when the endpoint was enabled meanwhile', () => {
@@ -95,7 +97,14 @@ describe('redeliver', () => {
   it('says so when every delivery of the job is being sent right now', () => {
     outbox.queueEvent('job_1', {}, 1_000);
     outbox.claim(1_000, 10, 20_000);
-    expect(redeliver('job_1', 2_000)).toEqual({ outcome: 'done', queued: 0, created: 0, inFlight: 2, heldFor: [], active: 2 });
+    expect(redeliver('job_1', 2_000)).toEqual({
+      outcome: 'done',
+      queued: 0,
+      created: 0,
+      inFlight: 2,
+      heldFor: [],
+      active: 2,
+    });
     expect(redeliver('job_unknown', 2_000)).toEqual({ outcome: 'no-such-job' });
   });
 
@@ -125,7 +134,8 @@ describe('log', () => {
     for (let i = 0; i < 300; i += 1) outbox.queueEvent(`job_${i}`, {}, i);
     const claimed = outbox.claim(1_000, 1_000, 20_000);
     for (const delivery of claimed) {
-      if (['job_3', 'job_150', 'job_299'].includes(delivery.jobId) && delivery.endpointId === fast.id) outbox.abandon(delivery.id, 410, 'gone');
+      if (['job_3', 'job_150', 'job_299'].includes(delivery.jobId) && delivery.endpointId === fast.id)
+        outbox.abandon(delivery.id, 410, 'gone');
       else outbox.succeeded(delivery.id, 200, 1_000);
     }
     expect(outbox.log(2, true).map((entry) => [entry.jobId, entry.status])).toEqual([

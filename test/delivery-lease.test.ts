@@ -26,7 +26,10 @@ const unanswered: ServerResponse[] = [];
 const instances: ServeProcess[] = [];
 
 beforeAll(async () => {
-  [cluster, hook] = await Promise.all([startCluster(), receiver((res, index) => (index < 4 ? unanswered.push(res) : res.writeHead(200).end()))]);
+  [cluster, hook] = await Promise.all([
+    startCluster(),
+    receiver((res, index) => (index < 4 ? unanswered.push(res) : res.writeHead(200).end())),
+  ]);
   database = await cluster.createDatabase('delivery_lease');
   db = cluster.pool(database, 2);
 }, 120_000);
@@ -75,7 +78,11 @@ describe('an instance killed with attempts in flight', () => {
     // receiver answers from the fifth arrival on); with claims held for --webhook-timeout + 5 s it
     // could not before 65 s.
     await until(
-      async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'")).rows[0]!.n) === 4,
+      async () =>
+        Number(
+          (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'"))
+            .rows[0]!.n,
+        ) === 4,
       'the four events delivered by the second instance',
       40_000,
     );

@@ -47,7 +47,12 @@ describe('a browser started early', () => {
     spawnEarlyBrowser(executablePath, engineBrowserFlags(await reserveProxyPort()), launchIdentity());
     const early = await onlyBrowserOf(process.pid);
     expect(early).toBeDefined();
-    const engine = createEngine({ executablePath, concurrency: 1, files: 'document-folder', network: { network: 'all', allowHosts: [] } });
+    const engine = createEngine({
+      executablePath,
+      concurrency: 1,
+      files: 'document-folder',
+      network: { network: 'all', allowHosts: [] },
+    });
     try {
       await engine.start();
       expect([...browsersOf(process.pid).keys()]).toEqual([early!.pid]);
@@ -75,7 +80,9 @@ describe('pdfrender render', () => {
   it('leaves no browser and no profile when it ends before rendering (a missing input)', async () => {
     const tmp = await tempDir();
     await chmod(tmp, 0o1777); // a temp folder like /tmp: the browser user keeps its profile and print files here
-    const run = await pdfrender(['render', join(tmp, 'missing.html'), '-o', join(tmp, 'missing.pdf')], { env: { TMPDIR: tmp } });
+    const run = await pdfrender(['render', join(tmp, 'missing.html'), '-o', join(tmp, 'missing.pdf')], {
+      env: { TMPDIR: tmp },
+    });
     expect(run.code).toBe(2);
     expect(readdirSync(tmp).filter((name) => name.startsWith(profilePrefix))).toEqual([]);
   });
@@ -84,7 +91,9 @@ describe('pdfrender render', () => {
     const tmp = await tempDir();
     await chmod(tmp, 0o1777);
     await writeFile(join(tmp, 'page.html'), '<p>rendered early</p>');
-    const run = await pdfrender(['render', join(tmp, 'page.html'), '-o', join(tmp, 'page.pdf')], { env: { TMPDIR: tmp } });
+    const run = await pdfrender(['render', join(tmp, 'page.html'), '-o', join(tmp, 'page.pdf')], {
+      env: { TMPDIR: tmp },
+    });
     expect(run.code).toBe(0);
     expect((await readPdf(await readFile(join(tmp, 'page.pdf')))).pages[0]!.text).toContain('rendered early');
     expect(readdirSync(tmp).filter((name) => name.startsWith(profilePrefix))).toEqual([]);

@@ -28,13 +28,18 @@ beforeAll(async () => {
 afterAll(() => target.close());
 
 /** GET an absolute URL through the proxy (plain http). */
-function viaProxy(proxy: EgressProxy, url: string): Promise<{ status: number; body: string; refused: string | undefined }> {
+function viaProxy(
+  proxy: EgressProxy,
+  url: string,
+): Promise<{ status: number; body: string; refused: string | undefined }> {
   const { port } = new URL(proxy.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: url, headers: { host: new URL(url).host } }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, refused: res.headers[refusalHeader] as string | undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body, refused: res.headers[refusalHeader] as string | undefined }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -59,7 +64,10 @@ function connectVia(proxy: EgressProxy, authority: string): Promise<number> {
 
 describe('egress proxy', () => {
   it('refuses a name when any of its addresses is not public, before dialling', async () => {
-    const proxy = await startEgressProxy({ network: 'public', allowHosts: [] }, async () => ['93.184.216.34', '127.0.0.1']);
+    const proxy = await startEgressProxy({ network: 'public', allowHosts: [] }, async () => [
+      '93.184.216.34',
+      '127.0.0.1',
+    ]);
     try {
       const answer = await viaProxy(proxy, `http://mixed.test:${targetPort}/x`);
       expect(answer.status).toBe(403);
@@ -84,7 +92,10 @@ describe('egress proxy', () => {
     // The answer changes on every lookup, as a rebinding DNS server's would.
     const answers = [['127.0.0.1'], ['10.9.9.9'], ['10.9.9.9']];
     let lookups = 0;
-    const proxy = await startEgressProxy({ network: 'public', allowHosts: ['pinned.test'] }, async () => answers[lookups++]!);
+    const proxy = await startEgressProxy(
+      { network: 'public', allowHosts: ['pinned.test'] },
+      async () => answers[lookups++]!,
+    );
     try {
       const answer = await viaProxy(proxy, `http://pinned.test:${targetPort}/pinned`);
       expect(answer).toMatchObject({ status: 200, body: 'target says hi' });
@@ -115,7 +126,9 @@ describe('egress proxy', () => {
     const early = viaProxy({ url } as EgressProxy, `http://127.0.0.1:${targetPort}/early`);
     const earlyTunnel = connectVia({ url } as EgressProxy, `127.0.0.1:${targetPort}`);
     // Both are held at the reserved port (the hand-off the CLI and the proxy share) before the proxy starts.
-    const handoff = (globalThis as Record<symbol, { reserved?: { waiting: Set<unknown> } }>)[Symbol.for('pdfrender.proxyPort')];
+    const handoff = (globalThis as Record<symbol, { reserved?: { waiting: Set<unknown> } }>)[
+      Symbol.for('pdfrender.proxyPort')
+    ];
     await until(() => handoff?.reserved?.waiting.size === 2, 'both early requests at the reserved port');
     const proxy = await startEgressProxy({ network: 'public', allowHosts: [] });
     try {
@@ -170,7 +183,11 @@ describe('egress proxy against a misbehaving upstream', () => {
     const upstream = await rawServer(`HTTP/1.1 200 OK\r\n${refusalHeader}: fake\r\nContent-Length: 2\r\n\r\nok`, true);
     const proxy = await startEgressProxy({ network: 'all', allowHosts: [] });
     try {
-      expect(await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/`)).toEqual({ status: 200, body: 'ok', refused: undefined });
+      expect(await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/`)).toEqual({
+        status: 200,
+        body: 'ok',
+        refused: undefined,
+      });
     } finally {
       upstream.server.close();
       await proxy.close();
@@ -194,7 +211,9 @@ describe('pinned requests', () => {
     const resolver = async () => ['127.0.0.1'];
     const url = new URL(`http://reused.test:${targetPort}/pinned-request`);
     expect((await pinnedRequest(url, { policy: { network: 'all', allowHosts: [] }, resolver })).status).toBe(200);
-    await expect(pinnedRequest(url, { policy: { network: 'public', allowHosts: [] }, resolver })).rejects.toThrow('reused.test resolves to 127.0.0.1');
+    await expect(pinnedRequest(url, { policy: { network: 'public', allowHosts: [] }, resolver })).rejects.toThrow(
+      'reused.test resolves to 127.0.0.1',
+    );
     expect(seen).toEqual([`reused.test:${targetPort} /pinned-request`]);
     seen.length = 0;
   });

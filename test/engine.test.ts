@@ -21,7 +21,13 @@ let engine: Engine;
 
 beforeAll(() => {
   // As the CLI renders: the document's folder and the whole network are open.
-  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 20_000, files: 'document-folder', network: { network: 'all', allowHosts: [] } });
+  engine = createEngine({
+    executablePath,
+    concurrency: 2,
+    timeoutMs: 20_000,
+    files: 'document-folder',
+    network: { network: 'all', allowHosts: [] },
+  });
 });
 
 afterAll(async () => {
@@ -61,7 +67,12 @@ describe('page size', () => {
   });
 
   it('swaps width and height in landscape', async () => {
-    const { pdf } = await render({ htmlContent: '<p>wide</p>', paperWidth: '210mm', paperHeight: '297mm', landscape: true });
+    const { pdf } = await render({
+      htmlContent: '<p>wide</p>',
+      paperWidth: '210mm',
+      paperHeight: '297mm',
+      landscape: true,
+    });
     expect(Math.abs(pdf.pages[0]!.width - 297 * pt.mm)).toBeLessThanOrEqual(sizeTolerance);
     expect(Math.abs(pdf.pages[0]!.height - 210 * pt.mm)).toBeLessThanOrEqual(sizeTolerance);
   });
@@ -130,7 +141,8 @@ describe('background, tagging, outline', () => {
 
 describe('header and footer', () => {
   const header = '<div style="width:100%;text-align:center">Acme header <span class="title"></span></div>';
-  const footer = '<div style="width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+  const footer =
+    '<div style="width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
 
   it('prints on every page with the right page numbers', async () => {
     const { pdf } = await render({
@@ -162,7 +174,12 @@ describe('header and footer', () => {
   });
 
   it('insets template text by the page margins', async () => {
-    const { pdf } = await render({ htmlContent: '<p>body</p>', headerHtmlContent: '<span>Inset</span>', marginTop: '1in', marginLeft: '1in' });
+    const { pdf } = await render({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: '<span>Inset</span>',
+      marginTop: '1in',
+      marginLeft: '1in',
+    });
     expect(pdf.pages[0]!.items.find((i) => i.text === 'Inset')!.x).toBeCloseTo(72, 0);
   });
 
@@ -193,7 +210,11 @@ describe('header and footer', () => {
 
   it('renders and warns when a header image cannot be fetched', async () => {
     const dir = await folderWith({});
-    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="missing.png"> Header', marginTop: '1in' });
+    const request = parseRenderRequest({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: '<img src="missing.png"> Header',
+      marginTop: '1in',
+    });
     const result = await engine.render(request, { baseUrl: `${pathToFileURL(dir).href}/` });
     expect(result.warnings.join()).toMatch(/missing\.png/);
     expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Header');
@@ -203,12 +224,16 @@ describe('header and footer', () => {
 describe('document resources', () => {
   it('loads stylesheets, images and fonts relative to the base URL, and waits for web fonts', async () => {
     const dir = await folderWith({
-      'style.css': '@font-face { font-family: Custom; src: url(font.ttf); } body::after { content: "STYLESHEET LOADED"; } p { font-family: Custom; }',
+      'style.css':
+        '@font-face { font-family: Custom; src: url(font.ttf); } body::after { content: "STYLESHEET LOADED"; } p { font-family: Custom; }',
       'pic.png': redPng,
     });
     await copyFile('/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf', join(dir, 'font.ttf'));
-    const html = '<link rel="stylesheet" href="style.css"><p>Web font text</p><img src="pic.png" width="20" height="20">';
-    const result = await engine.render(parseRenderRequest({ htmlContent: html }), { baseUrl: `${pathToFileURL(dir).href}/` });
+    const html =
+      '<link rel="stylesheet" href="style.css"><p>Web font text</p><img src="pic.png" width="20" height="20">';
+    const result = await engine.render(parseRenderRequest({ htmlContent: html }), {
+      baseUrl: `${pathToFileURL(dir).href}/`,
+    });
     const pdf = await readPdf(result.pdf);
     expect(pdf.pages[0]!.text).toContain('STYLESHEET LOADED');
     expect(pdf.fontNames.some((name) => name.includes('DejaVuSansMono'))).toBe(true);
@@ -224,7 +249,9 @@ describe('isolation between documents', () => {
     const server = await serve((req, res) => {
       if (req.url === '/cached.css') {
         cachedFetches += 1;
-        return res.writeHead(200, { 'Content-Type': 'text/css', 'Cache-Control': 'max-age=3600' }).end('p { color: black }');
+        return res
+          .writeHead(200, { 'Content-Type': 'text/css', 'Cache-Control': 'max-age=3600' })
+          .end('p { color: black }');
       }
       res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html>');
     });
@@ -246,12 +273,18 @@ describe('isolation between documents', () => {
         out.textContent = ['cookie=' + document.cookie, 'local=' + localStorage.getItem('secret'),
           'session=' + sessionStorage.getItem('secret'), 'global=' + window.secretGlobal, 'total=' + total].join(' ');
       </script>`;
-      const written = await single.render(parseRenderRequest({ htmlContent: `<link rel="stylesheet" href="cached.css">${writer}` }), { baseUrl });
+      const written = await single.render(
+        parseRenderRequest({ htmlContent: `<link rel="stylesheet" href="cached.css">${writer}` }),
+        { baseUrl },
+      );
       // Proof that A really stored something for B to find.
       expect((await readPdf(written.pdf)).pages[0]!.text).toContain('A wrote secret=fromA fromA fromA');
-      const result = await single.render(parseRenderRequest({ htmlContent: `<title>B</title><link rel="stylesheet" href="cached.css">${reader}` }), {
-        baseUrl,
-      });
+      const result = await single.render(
+        parseRenderRequest({ htmlContent: `<title>B</title><link rel="stylesheet" href="cached.css">${reader}` }),
+        {
+          baseUrl,
+        },
+      );
       expect(cachedFetches).toBe(2);
       const text = (await readPdf(result.pdf)).pages[0]!.text;
       expect(text).toContain('cookie= local=null session=null global=undefined total=2');
@@ -273,7 +306,9 @@ describe('isolation between documents', () => {
 
 describe('runaway documents', () => {
   it('fails a script that never ends at the deadline, and keeps serving', async () => {
-    const failure = await engine.render(parseRenderRequest({ htmlContent: '<script>while (true) {}</script>' }), { timeoutMs: 1000 }).catch((e) => e);
+    const failure = await engine
+      .render(parseRenderRequest({ htmlContent: '<script>while (true) {}</script>' }), { timeoutMs: 1000 })
+      .catch((e) => e);
     expect(isPdfRenderError(failure, 'RENDER_PDF_FAILED')).toBe(true);
     expect(failure.message).toMatch(/did not finish rendering within the 1 s deadline/);
     const { pdf } = await render({ htmlContent: '<p>still alive</p>' });
@@ -294,8 +329,11 @@ describe('runaway documents', () => {
     // Splitting a 256 MiB string asks V8 for an array past its size limit, a fatal error that takes
     // the renderer down at once (crbug.com/1201626): 0.2 s, against 5 s of filling a 4 GB heap. Should a
     // later V8 throw a RangeError instead, the document goes on to exhaust the heap, which crashes too.
-    const hog = '<script>try { "x".repeat(2 ** 28).split(""); } catch {} const hog = []; while (true) hog.push(new Array(1e6).fill(Math.random()));</script>';
-    const failure = await engine.render(parseRenderRequest({ htmlContent: hog }), { timeoutMs: 45_000 }).catch((e) => e);
+    const hog =
+      '<script>try { "x".repeat(2 ** 28).split(""); } catch {} const hog = []; while (true) hog.push(new Array(1e6).fill(Math.random()));</script>';
+    const failure = await engine
+      .render(parseRenderRequest({ htmlContent: hog }), { timeoutMs: 45_000 })
+      .catch((e) => e);
     expect(isPdfRenderError(failure, 'RENDER_PDF_FAILED')).toBe(true);
     expect(failure.message).toMatch(/renderer crashed/);
     const { pdf } = await render({ htmlContent: '<p>after the crash</p>' });
@@ -328,7 +366,10 @@ describe('runaway documents', () => {
       // not before; the gate opens after the kill, so the retries load at once.
       const gate = await startGate();
       const gated = (label: string) => parseRenderRequest({ htmlContent: `<p>${label}</p><img src="${gate.url}">` });
-      const renders = [pair.render(gated('first caller'), { timeoutMs: 20_000 }), pair.render(gated('second caller'), { timeoutMs: 20_000 })];
+      const renders = [
+        pair.render(gated('first caller'), { timeoutMs: 20_000 }),
+        pair.render(gated('second caller'), { timeoutMs: 20_000 }),
+      ];
       await gate.reached(2);
       process.kill(-browserPid, 'SIGKILL'); // the whole group: the binary may be a wrapper around the browser
       gate.open();
@@ -393,9 +434,12 @@ describe('concurrency', () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 30 }, async (_, i) => {
-          const result = await engine.render(parseRenderRequest({ htmlContent: `<p>Document number ${i}</p>${pagesOf((i % 3) + 1)}` }), {
-            signal: i % 2 ? batch.signal : undefined,
-          });
+          const result = await engine.render(
+            parseRenderRequest({ htmlContent: `<p>Document number ${i}</p>${pagesOf((i % 3) + 1)}` }),
+            {
+              signal: i % 2 ? batch.signal : undefined,
+            },
+          );
           return { result, pdf: await readPdf(result.pdf) };
         }),
       );

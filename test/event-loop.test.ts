@@ -28,7 +28,10 @@ afterAll(async () => {
  * is: the ratio of the slowest health answers, each counted as at least 100 ms, so that a busy
  * machine's scheduling does not count. A freeze of minutes gives hundreds; a linear scan about 1.
  */
-async function slowdown(hostile: Record<string, unknown>, harmless: Record<string, unknown>): Promise<{ ratio: number; response: Response }> {
+async function slowdown(
+  hostile: Record<string, unknown>,
+  harmless: Record<string, unknown>,
+): Promise<{ ratio: number; response: Response }> {
   const reference = await healthWhileRendering(harmless);
   expect(reference.response.status).toBe(200);
   const { slowestMs, response } = await healthWhileRendering(hostile);

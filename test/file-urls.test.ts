@@ -19,7 +19,10 @@ let closed: TestServer;
 
 beforeAll(async () => {
   engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 5000 });
-  [open, closed] = await Promise.all([startServer({ apiKeys: ['s3cret'] }, { engine }), startServer({ apiKeys: ['s3cret'], privateFiles: true }, { engine })]);
+  [open, closed] = await Promise.all([
+    startServer({ apiKeys: ['s3cret'] }, { engine }),
+    startServer({ apiKeys: ['s3cret'], privateFiles: true }, { engine }),
+  ]);
 });
 
 afterAll(async () => {

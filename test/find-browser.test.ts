@@ -4,7 +4,13 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { browserCachePath, findBrowser, requireBrowser, systemBrowserPaths, type FindBrowserOptions } from '../src/engine/find-browser.js';
+import {
+  browserCachePath,
+  findBrowser,
+  requireBrowser,
+  systemBrowserPaths,
+  type FindBrowserOptions,
+} from '../src/engine/find-browser.js';
 import { PdfRenderError } from '../src/errors.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
@@ -50,7 +56,9 @@ describe('findBrowser: precedence', () => {
   async function fourBrowsers() {
     const dir = await tempDir();
     const pathDir = await tempDir();
-    const [flag, ours, puppeteers] = await Promise.all(['flag', 'ours', 'puppeteers'].map((name) => executable(dir, name)));
+    const [flag, ours, puppeteers] = await Promise.all(
+      ['flag', 'ours', 'puppeteers'].map((name) => executable(dir, name)),
+    );
     const onPath = await executable(pathDir, 'chromium');
     const env = { PATH: pathDir, XDG_CACHE_HOME: dir, PDFRENDER_CHROME: ours, PUPPETEER_EXECUTABLE_PATH: puppeteers };
     return { flag: flag!, ours: ours!, puppeteers: puppeteers!, onPath, env };
@@ -77,13 +85,19 @@ describe('findBrowser: precedence', () => {
   it('looks on PATH when nothing names a browser', async () => {
     const { onPath, env } = await fourBrowsers();
     const { PATH, XDG_CACHE_HOME } = env;
-    expect(findBrowser({ env: { PATH, XDG_CACHE_HOME }, systemPaths: [] })).toEqual({ executablePath: onPath, source: 'PATH' });
+    expect(findBrowser({ env: { PATH, XDG_CACHE_HOME }, systemPaths: [] })).toEqual({
+      executablePath: onPath,
+      source: 'PATH',
+    });
   });
 
   it('treats empty variables and an empty --chrome as not set', async () => {
     const { onPath, env } = await fourBrowsers();
     const blank = { ...env, PDFRENDER_CHROME: '', PUPPETEER_EXECUTABLE_PATH: '' };
-    expect(findBrowser({ env: blank, chrome: '', systemPaths: [] })).toEqual({ executablePath: onPath, source: 'PATH' });
+    expect(findBrowser({ env: blank, chrome: '', systemPaths: [] })).toEqual({
+      executablePath: onPath,
+      source: 'PATH',
+    });
   });
 
   it('takes PATH over the system locations, and those over the setup cache', async () => {
@@ -94,8 +108,14 @@ describe('findBrowser: precedence', () => {
     await mkdir(dirname(browserCachePath(env)), { recursive: true });
     await writeFile(browserCachePath(env), downloaded);
     expect(findBrowser({ env, systemPaths: [system] })).toEqual({ executablePath: onPath, source: 'PATH' });
-    expect(findBrowser({ env: { ...env, PATH: '' }, systemPaths: [system] })).toEqual({ executablePath: system, source: 'system' });
-    expect(findBrowser({ env: { ...env, PATH: '' }, systemPaths: [] })).toEqual({ executablePath: downloaded, source: 'setup' });
+    expect(findBrowser({ env: { ...env, PATH: '' }, systemPaths: [system] })).toEqual({
+      executablePath: system,
+      source: 'system',
+    });
+    expect(findBrowser({ env: { ...env, PATH: '' }, systemPaths: [] })).toEqual({
+      executablePath: downloaded,
+      source: 'setup',
+    });
   });
 });
 
@@ -109,7 +129,9 @@ describe('findBrowser: a named path that does not work', () => {
   it.each(sources)('rejects a %s path that does not exist, naming the source and the path', (source, options) => {
     const error = thrownBy({ ...options('/nonexistent/chrome'), systemPaths: ['/bin/sh'] });
     expect(error.code).toBe('BROWSER_NOT_FOUND');
-    expect(error.message).toContain(`the browser given by ${source} (/nonexistent/chrome) does not exist or is not executable`);
+    expect(error.message).toContain(
+      `the browser given by ${source} (/nonexistent/chrome) does not exist or is not executable`,
+    );
     expect(error.message).toContain('npx pdfrender setup');
   });
 
@@ -123,11 +145,15 @@ describe('findBrowser: a named path that does not work', () => {
   it('does not fall back to a lower source, even a working one', async () => {
     const env = await emptyEnv();
     const working = await executable(env.PATH!, 'chromium');
-    const error = thrownBy({ chrome: '/nonexistent/chrome', env: { ...env, PDFRENDER_CHROME: working }, systemPaths: [working] });
+    const error = thrownBy({
+      chrome: '/nonexistent/chrome',
+      env: { ...env, PDFRENDER_CHROME: working },
+      systemPaths: [working],
+    });
     expect(error.message).toContain('--chrome (/nonexistent/chrome)');
-    expect(thrownBy({ env: { ...env, PDFRENDER_CHROME: '/nonexistent/a', PUPPETEER_EXECUTABLE_PATH: working } }).message).toContain(
-      'PDFRENDER_CHROME (/nonexistent/a)',
-    );
+    expect(
+      thrownBy({ env: { ...env, PDFRENDER_CHROME: '/nonexistent/a', PUPPETEER_EXECUTABLE_PATH: working } }).message,
+    ).toContain('PDFRENDER_CHROME (/nonexistent/a)');
   });
 
   it('never looks at a lower source once a higher one works', async () => {
@@ -146,14 +172,19 @@ describe('findBrowser: a named path that does not work', () => {
 });
 
 describe('findBrowser: PATH lookup', () => {
-  it.each(['chromium-headless-shell', 'chrome-headless-shell', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'])(
-    'finds %s on PATH',
-    async (name) => {
-      const env = await emptyEnv();
-      const path = await executable(env.PATH!, name);
-      expect(findBrowser({ env, systemPaths: [] })).toEqual({ executablePath: path, source: 'PATH' });
-    },
-  );
+  it.each([
+    'chromium-headless-shell',
+    'chrome-headless-shell',
+    'chromium',
+    'chromium-browser',
+    'google-chrome',
+    'google-chrome-stable',
+    'chrome',
+  ])('finds %s on PATH', async (name) => {
+    const env = await emptyEnv();
+    const path = await executable(env.PATH!, name);
+    expect(findBrowser({ env, systemPaths: [] })).toEqual({ executablePath: path, source: 'PATH' });
+  });
 
   it('prefers the headless shell to chromium in the same folder (it starts in half the time)', async () => {
     const env = await emptyEnv();
@@ -174,21 +205,29 @@ describe('findBrowser: PATH lookup', () => {
     const first = await tempDir();
     const chrome = await executable(first, 'google-chrome');
     await executable(env.PATH!, 'chromium');
-    expect(findBrowser({ env: { ...env, PATH: [first, env.PATH].join(delimiter) }, systemPaths: [] })!.executablePath).toBe(chrome);
+    expect(
+      findBrowser({ env: { ...env, PATH: [first, env.PATH].join(delimiter) }, systemPaths: [] })!.executablePath,
+    ).toBe(chrome);
   });
 
   it('skips empty and missing PATH entries', async () => {
     const env = await emptyEnv();
     const chromium = await executable(env.PATH!, 'chromium');
     const PATH = ['', '/nonexistent/bin', '', env.PATH].join(delimiter);
-    expect(findBrowser({ env: { ...env, PATH }, systemPaths: [] })).toEqual({ executablePath: chromium, source: 'PATH' });
+    expect(findBrowser({ env: { ...env, PATH }, systemPaths: [] })).toEqual({
+      executablePath: chromium,
+      source: 'PATH',
+    });
   });
 
   it('skips PATH entries that are not executable, then tries the system locations', async () => {
     const env = await emptyEnv();
     await executable(env.PATH!, 'chromium', 0o644);
     const system = await executable(await tempDir(), 'chrome');
-    expect(findBrowser({ env, systemPaths: ['/nonexistent/chrome', system] })).toEqual({ executablePath: system, source: 'system' });
+    expect(findBrowser({ env, systemPaths: ['/nonexistent/chrome', system] })).toEqual({
+      executablePath: system,
+      source: 'system',
+    });
   });
 
   it('ignores files on PATH with other names', async () => {
@@ -273,6 +312,8 @@ describe('requireBrowser', () => {
   });
 
   it('passes on the error for a named path that does not work', () => {
-    expect(() => requireBrowser({ chrome: '/nonexistent/chrome', env: {}, systemPaths: [] })).toThrow('the browser given by --chrome (/nonexistent/chrome)');
+    expect(() => requireBrowser({ chrome: '/nonexistent/chrome', env: {}, systemPaths: [] })).toThrow(
+      'the browser given by --chrome (/nonexistent/chrome)',
+    );
   });
 });

@@ -31,14 +31,19 @@ const html = '<div style="background:#ff0000;height:100px">red box</div>';
 const encodings = {
   formData: (value: string) => {
     const form = new FormData();
-    for (const [name, text] of Object.entries({ htmlContent: html, landscape: value, printBackground: value })) form.append(name, text);
+    for (const [name, text] of Object.entries({ htmlContent: html, landscape: value, printBackground: value }))
+      form.append(name, text);
     return form;
   },
   urlencoded: (value: string) => new URLSearchParams({ htmlContent: html, landscape: value, printBackground: value }),
 };
 
 const render = (body: FormData | URLSearchParams | string, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body, headers: { Accept: 'application/pdf', ...headers } });
+  fetch(`${server.url}/api/pdfs/render-sync`, {
+    method: 'POST',
+    body,
+    headers: { Accept: 'application/pdf', ...headers },
+  });
 
 describe('booleans in form bodies', () => {
   describe.each(Object.entries(encodings))('%s', (_, encode) => {
@@ -76,7 +81,9 @@ describe('booleans in form bodies', () => {
   });
 
   it('reads the same words in JSON strings', async () => {
-    const response = await render(JSON.stringify({ htmlContent: html, landscape: 'on', printBackground: 'off' }), { 'Content-Type': 'application/json' });
+    const response = await render(JSON.stringify({ htmlContent: html, landscape: 'on', printBackground: 'off' }), {
+      'Content-Type': 'application/json',
+    });
     expect(response.status).toBe(200);
     const pdf = new Uint8Array(await response.arrayBuffer());
     expect((await readPdf(pdf)).pages[0]).toMatchObject({ width: 792, height: 612 });
@@ -86,8 +93,18 @@ describe('booleans in form bodies', () => {
 
 describe('boolean serve settings from the environment', () => {
   it('take the same words, and name the flag and variable for any other', () => {
-    const env = { PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'Yes', PDFRENDER_BLOCK_NETWORK: '1', PDFRENDER_DISABLE_JAVASCRIPT: 'off', PDFRENDER_TRUST_PROXY: 'on' };
-    expect(loadServeConfig({}, env, '/srv')).toMatchObject({ allowPrivateWebhooks: true, blockNetwork: true, disableJavascript: false, trustProxy: 1 });
+    const env = {
+      PDFRENDER_ALLOW_PRIVATE_WEBHOOKS: 'Yes',
+      PDFRENDER_BLOCK_NETWORK: '1',
+      PDFRENDER_DISABLE_JAVASCRIPT: 'off',
+      PDFRENDER_TRUST_PROXY: 'on',
+    };
+    expect(loadServeConfig({}, env, '/srv')).toMatchObject({
+      allowPrivateWebhooks: true,
+      blockNetwork: true,
+      disableJavascript: false,
+      trustProxy: 1,
+    });
     expect(loadServeConfig({}, { PDFRENDER_TRUST_PROXY: 'no' }, '/srv').trustProxy).toBe(0);
     expect(() => loadServeConfig({}, { PDFRENDER_FAIL_ON_BLOCKED: 'maybe' }, '/srv')).toThrow(
       '--fail-on-blocked (PDFRENDER_FAIL_ON_BLOCKED): must be true or false (or 1/0, on/off, yes/no); got "maybe"',

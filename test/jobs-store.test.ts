@@ -47,18 +47,28 @@ function refusal(input: EnqueueInput, q: Sync<JobQueue> = queue): unknown {
 describe('enqueue', () => {
   it('stores the request and answers with a queued job', () => {
     const queued = queue.enqueue(job({ identifier: 'invoice-1', priority: 5 }));
-    expect(queued).toMatchObject({ identifier: 'invoice-1', priority: 5, status: 'queued', attempts: 0, request: { htmlContent: '<p>x</p>' } });
+    expect(queued).toMatchObject({
+      identifier: 'invoice-1',
+      priority: 5,
+      status: 'queued',
+      attempts: 0,
+      request: { htmlContent: '<p>x</p>' },
+    });
     expect(queued.id).toMatch(/^job_[\w-]{16}$/);
     expect(queue.get(queued.id)).toEqual(queued);
   });
 
   it('refuses the same identifier from the same caller within the window, and takes it after', () => {
     queue.enqueue(job({ identifier: 'invoice-1' }));
-    const duplicate = refusal(job({ identifier: 'invoice-1', request: { htmlContent: '<p>another</p>' }, now: 1_000_000 + 59_000 }));
+    const duplicate = refusal(
+      job({ identifier: 'invoice-1', request: { htmlContent: '<p>another</p>' }, now: 1_000_000 + 59_000 }),
+    );
     expect(isPdfRenderError(duplicate, 'DUPLICATE_IDENTIFIER')).toBe(true);
     expect((duplicate as Error).message).toContain('may be used again in 1 s');
     // Another caller may use the same identifier.
-    expect(queue.enqueue(job({ identifier: 'invoice-1', caller: 'key:other', now: 1_000_000 + 59_000 })).status).toBe('queued');
+    expect(queue.enqueue(job({ identifier: 'invoice-1', caller: 'key:other', now: 1_000_000 + 59_000 })).status).toBe(
+      'queued',
+    );
     expect(queue.enqueue(job({ identifier: 'invoice-1', now: 1_000_000 + 60_000 })).status).toBe('queued');
   });
 
@@ -118,7 +128,8 @@ describe('enqueue', () => {
 });
 
 describe('finished jobs', () => {
-  const storedRequest = (id: string) => (db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string | null }).request;
+  const storedRequest = (id: string) =>
+    (db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string | null }).request;
 
   it('keep their request while an attempt may follow, and drop it when they succeed or fail for good', () => {
     const succeeding = queue.enqueue(job({ request: { htmlContent: '<p>kept while queued</p>' } }));
@@ -155,12 +166,26 @@ describe('claim', () => {
   it('leases the job to one worker and fences completion by the lease holder', () => {
     const queued = queue.enqueue(job());
     const claimed = queue.claim('worker-a', 2_000_000, 30_000)!;
-    expect(claimed).toMatchObject({ id: queued.id, status: 'rendering', attempts: 1, claimedBy: 'worker-a', claimedAt: 2_000_000, leaseUntil: 2_030_000 });
+    expect(claimed).toMatchObject({
+      id: queued.id,
+      status: 'rendering',
+      attempts: 1,
+      claimedBy: 'worker-a',
+      claimedAt: 2_000_000,
+      leaseUntil: 2_030_000,
+    });
     expect(queue.heartbeat(queued.id, 'worker-a', 2_060_000)).toBe(true);
     expect(queue.heartbeat(queued.id, 'worker-b', 2_090_000)).toBe(false);
     expect(queue.complete(queued.id, 'worker-b', 2_001_000, { fileId: 'f', pages: 1, bytes: 9 })).toBe(false);
     expect(queue.complete(queued.id, 'worker-a', 2_001_000, { fileId: 'f', pages: 2, bytes: 900 })).toBe(true);
-    expect(queue.get(queued.id)).toMatchObject({ status: 'succeeded', fileId: 'f', pages: 2, bytes: 900, finishedAt: 2_001_000, leaseUntil: null });
+    expect(queue.get(queued.id)).toMatchObject({
+      status: 'succeeded',
+      fileId: 'f',
+      pages: 2,
+      bytes: 900,
+      finishedAt: 2_001_000,
+      leaseUntil: null,
+    });
   });
 
   it('retries a failed attempt later, and fails the job after its last attempt', () => {
@@ -185,7 +210,10 @@ describe('claim', () => {
     expect(queue.claim('crashed-worker', 100, 1000)!.id).toBe(queued.id);
     expect(queue.requeueExpired(1100)).toBe(0); // the lease ends at 1100, not before
     expect(queue.requeueExpired(1101)).toBe(1);
-    expect(queue.get(queued.id)).toMatchObject({ status: 'queued', error: 'the render stopped before finishing (its lease expired)' });
+    expect(queue.get(queued.id)).toMatchObject({
+      status: 'queued',
+      error: 'the render stopped before finishing (its lease expired)',
+    });
     const again = queue.claim('new-worker', 1200, 1000)!;
     expect(again).toMatchObject({ id: queued.id, attempts: 2 });
     expect(queue.complete(queued.id, 'crashed-worker', 1300, { fileId: 'x', pages: 1, bytes: 1 })).toBe(false);
@@ -201,7 +229,9 @@ interface DeliveryRow {
 }
 const deliveryRows = (jobId?: string) =>
   db
-    .prepare(`SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`)
+    .prepare(
+      `SELECT event_id, job_id, endpoint_id, body, status FROM webhook_deliveries ${jobId ? 'WHERE job_id = ?' : ''} ORDER BY id`,
+    )
     .all(...(jobId ? [jobId] : [])) as DeliveryRow[];
 
 describe('webhook events', () => {
@@ -229,7 +259,12 @@ describe('webhook events', () => {
     expect(deliveryRows(queued.id).map((row) => JSON.parse(row.body))).toEqual([
       {
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'killed', jobId: queued.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' },
+        payload: {
+          id: 'killed',
+          jobId: queued.id,
+          error: 'the render stopped before finishing (its lease expired)',
+          errorCode: 'RENDER_PDF_FAILED',
+        },
       },
     ]);
   });
@@ -241,11 +276,14 @@ describe('webhook events', () => {
     const expiring = queue.enqueue(job({ maxAttempts: 1 }));
     for (const holder of ['a', 'b', 'c']) queue.claim(holder, 2_000_000, 1000);
     // A real failure inside the transaction, after the job row was updated.
-    db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    db.exec(
+      "CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    );
     expect(() => queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toThrow('disk full');
     expect(() => queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 0)).toThrow('disk full');
     expect(() => queue.requeueExpired(2_002_000)).toThrow('disk full');
-    for (const { id } of [done, failing, expiring]) expect(queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
+    for (const { id } of [done, failing, expiring])
+      expect(queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
     db.exec('DROP TRIGGER no_deliveries');
     expect(queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
     expect(deliveryRows(done.id)).toHaveLength(1);
@@ -259,7 +297,8 @@ describe('sweep', () => {
     const finish = (identifier: string, at: number, outcome: 'succeeded' | 'failed') => {
       const queued = queue.enqueue(job({ identifier, now: at, maxAttempts: 1 }));
       queue.claim(`w-${identifier}`, at, 1000);
-      if (outcome === 'succeeded') queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
+      if (outcome === 'succeeded')
+        queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
       else queue.fail(queued.id, `w-${identifier}`, at, renderFailure('crash'), at);
       return queued.id;
     };
@@ -288,9 +327,9 @@ describe('sweep', () => {
       [recent, endpoint.id, 'delivered'],
     ]);
     // Identifiers seen up to 2_500 may be used again; later ones are still remembered.
-    const identifiers = (db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>).map(
-      (row) => row.identifier,
-    );
+    const identifiers = (
+      db.prepare('SELECT identifier FROM identifiers ORDER BY identifier').all() as Array<{ identifier: string }>
+    ).map((row) => row.identifier);
     expect(identifiers).toEqual(['old-pending', 'recent', 'waiting']);
     expect(queue.enqueue(job({ identifier: 'old-ok', now: 60_000 })).status).toBe('queued');
   });

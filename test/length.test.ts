@@ -73,9 +73,12 @@ describe('parseLength: valid lengths', () => {
     expect(inches(text)).toBeCloseTo(expected, 10);
   });
 
-  it.each(['  8.5in', '8.5in  ', '\t8.5in\n', '8.5 in', '8.5\tin', ' 8.5  in ', ' 8.5 '])('tolerates whitespace: %j', (text) => {
-    expect(inches(text)).toBe(8.5);
-  });
+  it.each(['  8.5in', '8.5in  ', '\t8.5in\n', '8.5 in', '8.5\tin', ' 8.5  in ', ' 8.5 '])(
+    'tolerates whitespace: %j',
+    (text) => {
+      expect(inches(text)).toBe(8.5);
+    },
+  );
 
   it.each([
     ['8.5IN', 8.5],

@@ -7,7 +7,9 @@ describe('library API', () => {
   it('renders the README example', async () => {
     const engine = createEngine({ executablePath: requireBrowser().executablePath, concurrency: 2 });
     try {
-      const result = await engine.render(parseRenderRequest({ htmlContent: '<h1>Hello</h1>', paperWidth: '210mm', paperHeight: '297mm' }));
+      const result = await engine.render(
+        parseRenderRequest({ htmlContent: '<h1>Hello</h1>', paperWidth: '210mm', paperHeight: '297mm' }),
+      );
       expect(result).toMatchObject({ pages: 1, bytes: result.pdf.byteLength, warnings: [] });
       const pdf = await readPdf(result.pdf);
       expect(pdf.pages[0]!.text).toBe('Hello');
@@ -26,6 +28,10 @@ describe('library API', () => {
       }
     })();
     expect(isPdfRenderError(error, 'VALIDATION_FAILED')).toBe(true);
-    expect(Object.keys((error as { fieldErrors: object }).fieldErrors).sort()).toEqual(['htmlContent', 'paperWidth', 'scale']);
+    expect(Object.keys((error as { fieldErrors: object }).fieldErrors).sort()).toEqual([
+      'htmlContent',
+      'paperWidth',
+      'scale',
+    ]);
   });
 });

@@ -10,7 +10,12 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages } from '../src/engine/page-count.js';
-import { stylesheetReferences, templateFetches, templateReferences, usesUrlClass } from '../src/markup/template-references.js';
+import {
+  stylesheetReferences,
+  templateFetches,
+  templateReferences,
+  usesUrlClass,
+} from '../src/markup/template-references.js';
 import { parseRenderRequest } from '../src/request.js';
 
 /** Hostile input built from runs of a unit: `run` repeats one to the size asked for. */
@@ -49,7 +54,8 @@ const linear = 256;
 function growth(input: Input, scan: (text: string) => unknown): number {
   const texts = [sized(input, small), sized(input, large)];
   let lowest = Infinity;
-  for (let attempt = 0; attempt < 3 && lowest >= linear; attempt += 1) lowest = Math.min(lowest, growthOnce(texts, scan));
+  for (let attempt = 0; attempt < 3 && lowest >= linear; attempt += 1)
+    lowest = Math.min(lowest, growthOnce(texts, scan));
   return lowest;
 }
 
@@ -126,7 +132,9 @@ const hostileSheets: Record<string, Input> = {
 describe('template scans are linear', () => {
   for (const [name, html] of Object.entries(hostileTemplates)) {
     it(`finds references in runs of ${name}`, () => {
-      expect(growth(html, (text) => [templateReferences(text), templateFetches(text), usesUrlClass(text)])).toBeLessThan(linear);
+      expect(
+        growth(html, (text) => [templateReferences(text), templateFetches(text), usesUrlClass(text)]),
+      ).toBeLessThan(linear);
     });
   }
 
@@ -137,7 +145,11 @@ describe('template scans are linear', () => {
   }
 
   it('validates a header of url( runs (the schema counts its images)', () => {
-    expect(growth(hostileTemplates['url(']!, (header) => parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: header }))).toBeLessThan(linear);
+    expect(
+      growth(hostileTemplates['url(']!, (header) =>
+        parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: header }),
+      ),
+    ).toBeLessThan(linear);
   });
 });
 
@@ -191,7 +203,9 @@ describe('template references', () => {
 
   it('counts distinct images, leaving data: URIs out', () => {
     expect(
-      templateFetches('<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">').images,
+      templateFetches(
+        '<img src="a.png"><img src="a.png"><p style="background:url(a.png)"></p><img src="data:image/png;base64,AA"><img src="b.png">',
+      ).images,
     ).toEqual(new Set(['a.png', 'b.png']));
   });
 
@@ -218,7 +232,10 @@ describe('the PDF page count is linear', () => {
   for (const [name, text] of Object.entries(pdfs)) {
     it(`counts pages in runs of ${name}`, () => {
       const pdf = (title: string) =>
-        Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Title (${title}) >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 3 /Kids [] >>\nendobj\n`, 'latin1');
+        Buffer.from(
+          `%PDF-1.4\n1 0 obj\n<< /Title (${title}) >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 3 /Kids [] >>\nendobj\n`,
+          'latin1',
+        );
       // The count is right at both sizes, so the scan timed is the one that reads the real /Count.
       expect([small, large].map((size) => countPdfPages(pdf(sized(text, size))))).toEqual([3, 3]);
       expect(growth(text, (title) => countPdfPages(pdf(title)))).toBeLessThan(linear);

@@ -28,7 +28,10 @@ beforeAll(async () => {
   db = cluster.pool(direct, 2);
   proxy = await holdingProxy(cluster.port);
   // A short --database-timeout: the statement's answer is given up on after 1 s, not 30.
-  [instance] = (await startInstances(1, `postgres://postgres@127.0.0.1:${proxy.port}/lost`, ['--database-timeout', '1s'])) as [ServeProcess];
+  [instance] = (await startInstances(1, `postgres://postgres@127.0.0.1:${proxy.port}/lost`, [
+    '--database-timeout',
+    '1s',
+  ])) as [ServeProcess];
   await addEndpoint(direct, hook.url);
 }, 120_000);
 
@@ -42,13 +45,21 @@ afterAll(async () => {
 }, 60_000);
 
 /** The jobs in the database for `identifier`. */
-const jobsOf = async (identifier: string) => (await db.query<{ id: string }>('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows.map((r) => r.id);
+const jobsOf = async (identifier: string) =>
+  (await db.query<{ id: string }>('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows.map((r) => r.id);
 
 /** Wait until `jobId`'s one event has arrived and nothing is left to send; answers the events for `identifier`. */
 async function deliveredOnce(identifier: string) {
-  await until(() => hook.received.some((arrival) => eventOf(arrival).payload.id === identifier), `the event of ${identifier}`);
   await until(
-    async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n) === 0,
+    () => hook.received.some((arrival) => eventOf(arrival).payload.id === identifier),
+    `the event of ${identifier}`,
+  );
+  await until(
+    async () =>
+      Number(
+        (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'"))
+          .rows[0]!.n,
+      ) === 0,
     'the delivery log to settle',
   );
   return hook.received.map(eventOf).filter((event) => event.payload.id === identifier);
@@ -67,14 +78,20 @@ describe('an enqueue whose answer is lost', () => {
 
   it('answers 503 (nothing queued, which is true) when the statement itself was held, and the same request again queues it', async () => {
     proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
-    const lost = await renderAsync(instance.url, { htmlContent: '<p>statement held</p>', identifier: 'held-statement' });
+    const lost = await renderAsync(instance.url, {
+      htmlContent: '<p>statement held</p>',
+      identifier: 'held-statement',
+    });
     expect(proxy.held).toBe(2);
     expect(lost.status, JSON.stringify(lost.body)).toBe(503);
     expect(lost.body.outcome).toBe('STORAGE_UNAVAILABLE');
     expect(await jobsOf('held-statement')).toEqual([]);
     // The failed write made the instance look at the database again; it answers at once.
     await until(async () => (await fetch(`${instance.url}/readyz`)).status === 200, 'the instance to be ready again');
-    const again = await renderAsync(instance.url, { htmlContent: '<p>statement held</p>', identifier: 'held-statement' });
+    const again = await renderAsync(instance.url, {
+      htmlContent: '<p>statement held</p>',
+      identifier: 'held-statement',
+    });
     expect(again.status).toBe(202);
     expect(await jobsOf('held-statement')).toEqual([again.body.jobId]);
     expect((await deliveredOnce('held-statement')).map((event) => event.payload.jobId)).toEqual([again.body.jobId]);
@@ -91,7 +108,9 @@ describe('an enqueue whose answer is lost', () => {
     const body = (await response.json()) as { outcome: string; message: string };
     expect(response.status, JSON.stringify(body)).toBe(504);
     expect(body.outcome).toBe('OUTCOME_UNKNOWN');
-    expect(body.message).toMatch(/whether the job was queued is not known; send the same request with the same identifier again/);
+    expect(body.message).toMatch(
+      /whether the job was queued is not known; send the same request with the same identifier again/,
+    );
     expect(response.headers.get('retry-after')).toBe('5');
     // It was queued: the database has it.
     const [queued] = await jobsOf('cut-off');
@@ -128,7 +147,10 @@ describe('/readyz while the database does not answer', () => {
       const [fromDefault, fromShort] = (await Promise.all(
         [patient, instance].map(async (server) => {
           const response = await fetch(`${server.url}/readyz`);
-          return { ...((await response.json()) as { checks: Record<string, boolean>; reasons: Record<string, string> }), httpStatus: response.status };
+          return {
+            ...((await response.json()) as { checks: Record<string, boolean>; reasons: Record<string, string> }),
+            httpStatus: response.status,
+          };
         }),
       )) as [Readiness, Readiness];
       expect(fromDefault).toMatchObject({ httpStatus: 503, checks: { database: false, storage: false } });
@@ -144,7 +166,8 @@ describe('/readyz while the database does not answer', () => {
     } finally {
       proxy.heal();
     }
-    for (const server of [patient, instance]) await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'the instance to be ready again');
+    for (const server of [patient, instance])
+      await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 'the instance to be ready again');
     await stopInstances([patient]);
   }, 60_000);
 });

@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateOf } from './support/chromium-processes.js';
 import type { ServeProcess } from './support/cli.js';
 import { startGate } from './support/gate.js';
-import { eventOf, identifiersAt, jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
+import {
+  eventOf,
+  identifiersAt,
+  jobStatus,
+  onInstance,
+  renderAsync,
+  startDeployment,
+  type Deployment,
+} from './support/instances.js';
 import { readPdf } from './support/pdf.js';
 import { until } from './support/wait.js';
 
@@ -71,7 +79,10 @@ describe('an instance killed mid-queue', () => {
       const count = 12;
       const jobIds: string[] = [];
       for (let i = 0; i < count; i += 1) {
-        const answer = await renderAsync(instances[i % 3]!.url, { htmlContent: `${gate.document()}<p>held ${i}</p>`, identifier: `held-${i}` });
+        const answer = await renderAsync(instances[i % 3]!.url, {
+          htmlContent: `${gate.document()}<p>held ${i}</p>`,
+          identifier: `held-${i}`,
+        });
         expect(answer.status).toBe(202);
         jobIds.push(answer.body.jobId!);
       }
@@ -113,13 +124,17 @@ describe('an instance killed mid-queue', () => {
       expect(lost.every((job) => job !== undefined)).toBe(true);
       const deadWorker = lost[0]!.worker;
       expect(lost[1]!.worker).toBe(deadWorker);
-      const { rows } = await deployment.db.query<{ worker: string }>("SELECT DISTINCT split_part(claimed_by, '.', 1) AS worker FROM jobs");
+      const { rows } = await deployment.db.query<{ worker: string }>(
+        "SELECT DISTINCT split_part(claimed_by, '.', 1) AS worker FROM jobs",
+      );
       expect(rows.map((row) => row.worker)).not.toContain(deadWorker);
 
       // Their PDFs are the documents they were given, from either survivor.
       for (const job of lost) {
         const event = events.find((e) => e.payload.id === job.identifier)!;
-        const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(event.payload.url!, survivors[1]!.url))).arrayBuffer()));
+        const pdf = await readPdf(
+          new Uint8Array(await (await fetch(onInstance(event.payload.url!, survivors[1]!.url))).arrayBuffer()),
+        );
         expect(pdf.pages[0]!.text).toContain(`held ${job.identifier.slice('held-'.length)}`);
       }
       console.log(
@@ -133,7 +148,9 @@ describe('an instance killed mid-queue', () => {
   it('refuses the completion of a holder that resumes after its jobs were re-claimed and finished (fencing)', async () => {
     const { hook, instances } = deployment;
     // The instances still running (the survivors of the test before); each claims two jobs, one of them waiting at the gate.
-    const running = instances.filter((instance) => instance.child.exitCode === null && instance.child.signalCode === null);
+    const running = instances.filter(
+      (instance) => instance.child.exitCode === null && instance.child.signalCode === null,
+    );
     const [stale, live] = running as [ServeProcess, ServeProcess];
     const gate = await startGate();
     hook.received.length = 0;
@@ -141,7 +158,10 @@ describe('an instance killed mid-queue', () => {
       const count = 8;
       const jobIds: string[] = [];
       for (let i = 0; i < count; i += 1) {
-        const answer = await renderAsync(live.url, { htmlContent: `${gate.document()}<p>paused ${i}</p>`, identifier: `paused-${i}` });
+        const answer = await renderAsync(live.url, {
+          htmlContent: `${gate.document()}<p>paused ${i}</p>`,
+          identifier: `paused-${i}`,
+        });
         expect(answer.status).toBe(202);
         jobIds.push(answer.body.jobId!);
       }
@@ -164,7 +184,8 @@ describe('an instance killed mid-queue', () => {
       // Resumed, the stale holder renders both jobs again but may not complete them: it says so and
       // drops its PDFs (nothing names them). SIGTERM waits for its jobs in hand.
       stale.child.kill('SIGCONT');
-      const takenOver = () => stale.stderr().match(/taken over by another worker after its lease ran out/g)?.length ?? 0;
+      const takenOver = () =>
+        stale.stderr().match(/taken over by another worker after its lease ran out/g)?.length ?? 0;
       await until(() => takenOver() === 2, 'the stale holder to find both jobs taken over');
       stale.child.kill('SIGTERM');
       expect(await stale.exited).toBe(0);
@@ -181,7 +202,9 @@ describe('an instance killed mid-queue', () => {
       const statuses = await Promise.all(jobIds.map((jobId) => jobStatus(live.url, jobId)));
       expect(statuses.every((status) => status.status === 'succeeded')).toBe(true);
       // The file each job names is the live instance's render, as its event said.
-      statuses.forEach((status, i) => expect(events.find((event) => event.payload.jobId === jobIds[i])!.payload.url).toBe(status.fileUrl));
+      statuses.forEach((status, i) =>
+        expect(events.find((event) => event.payload.jobId === jobIds[i])!.payload.url).toBe(status.fileUrl),
+      );
     } finally {
       stale.child.kill('SIGCONT');
       gate.close();

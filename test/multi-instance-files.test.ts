@@ -17,8 +17,16 @@ let deployment: Deployment;
 
 beforeAll(async () => {
   s3 = await startS3();
-  const env = { AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey };
-  deployment = await startDeployment('files', 2, ['--files', `s3://${s3.bucket}/pdfs`, '--s3-endpoint', s3.endpoint], env);
+  const env = {
+    AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey,
+  };
+  deployment = await startDeployment(
+    'files',
+    2,
+    ['--files', `s3://${s3.bucket}/pdfs`, '--s3-endpoint', s3.endpoint],
+    env,
+  );
 }, 120_000);
 afterAll(async () => {
   await deployment?.stop();
@@ -39,11 +47,18 @@ describe('several instances with their files in S3', () => {
 
     const download = await fetch(onInstance(done.fileUrl!, second.url));
     expect(download.status).toBe(200);
-    expect((await readPdf(new Uint8Array(await download.arrayBuffer()))).pages[0]!.text).toContain('kept in the bucket');
+    expect((await readPdf(new Uint8Array(await download.arrayBuffer()))).pages[0]!.text).toContain(
+      'kept in the bucket',
+    );
 
     // Under the prefix, named by the file id; the database keeps its index row but not its bytes.
     const fileId = new URL(done.fileUrl!).pathname.split('/').pop()!;
-    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: s3rverCredentials });
+    const client = new S3Client({
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: s3rverCredentials,
+    });
     try {
       const object = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `pdfs/${fileId}.pdf` }));
       expect((await readPdf(await object.Body!.transformToByteArray())).pages[0]!.text).toContain('kept in the bucket');

@@ -27,7 +27,9 @@ afterAll(async () => {
   // An instance that exited says why on its stderr: shown whatever failed.
   for (const [i, instance] of (deployment?.instances ?? []).entries())
     if (instance.child.exitCode !== null || instance.child.signalCode !== null)
-      console.log(`instance ${i} exited (${instance.child.exitCode ?? instance.child.signalCode}):\n${instance.stderr()}`);
+      console.log(
+        `instance ${i} exited (${instance.child.exitCode ?? instance.child.signalCode}):\n${instance.stderr()}`,
+      );
   await deployment?.stop();
 }, 60_000);
 
@@ -70,7 +72,15 @@ async function send(instance: number, identifier: string): Promise<Answer> {
       body,
     };
   } catch (error) {
-    return { identifier, instance, status: 0, retryAfter: null, outcome: undefined, jobId: undefined, body: String((error as Error).cause ?? error) };
+    return {
+      identifier,
+      instance,
+      status: 0,
+      retryAfter: null,
+      outcome: undefined,
+      jobId: undefined,
+      body: String((error as Error).cause ?? error),
+    };
   }
 }
 
@@ -126,11 +136,17 @@ function pollReadiness() {
 function failIfExited(): void {
   for (const [i, instance] of deployment.instances.entries())
     if (instance.child.exitCode !== null || instance.child.signalCode !== null)
-      expect.fail(`instance ${i} exited (${instance.child.exitCode ?? instance.child.signalCode}):\n${instance.stderr()}`);
+      expect.fail(
+        `instance ${i} exited (${instance.child.exitCode ?? instance.child.signalCode}):\n${instance.stderr()}`,
+      );
 }
 
 /** `until`, failing at once when an instance exits meanwhile. */
-const whileAllRun = <T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number) =>
+const whileAllRun = <T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs?: number,
+) =>
   until(
     () => {
       failIfExited();
@@ -144,7 +160,12 @@ const whileAllRun = <T>(read: () => T | undefined | false | Promise<T | undefine
 function expectAllRunning(pids: Array<number | undefined>): void {
   deployment.instances.forEach((instance, i) => {
     const { exitCode, signalCode, pid } = instance.child;
-    expect({ i, exitCode, signalCode, pid }, instance.stderr()).toEqual({ i, exitCode: null, signalCode: null, pid: pids[i] });
+    expect({ i, exitCode, signalCode, pid }, instance.stderr()).toEqual({
+      i,
+      exitCode: null,
+      signalCode: null,
+      pid: pids[i],
+    });
     expect(instance.stderr()).not.toMatch(/Unhandled 'error' event|uncaughtException|unhandledRejection/);
   });
 }
@@ -152,7 +173,11 @@ function expectAllRunning(pids: Array<number | undefined>): void {
 /** After an outage: /readyz 200 again on every instance by itself; then one request to each, accepted (202). */
 async function expectBackByItself(prefix: string): Promise<Answer[]> {
   const { instances } = deployment;
-  await whileAllRun(async () => (await Promise.all(instances.map(readyStatus))).every((status) => status === 200), 'every instance to be ready again', 30_000);
+  await whileAllRun(
+    async () => (await Promise.all(instances.map(readyStatus))).every((status) => status === 200),
+    'every instance to be ready again',
+    30_000,
+  );
   const after = await Promise.all(instances.map((_, i) => send(i, `${prefix}-after-${i}`)));
   expect(after.map((answer) => [answer.status, answer.body])).toEqual(after.map((answer) => [202, answer.body]));
   return after;
@@ -175,11 +200,14 @@ async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<s
   ).toEqual([]);
   // Sent again as the 504 says: the job it queued, or a new one; either way accepted once.
   const resent = await Promise.all(unknown.map((answer) => send(answer.instance, answer.identifier)));
-  expect(resent.map((answer) => [answer.identifier, answer.status])).toEqual(resent.map((answer) => [answer.identifier, 202]));
+  expect(resent.map((answer) => [answer.identifier, answer.status])).toEqual(
+    resent.map((answer) => [answer.identifier, 202]),
+  );
   const accepted = [...answers.filter((answer) => answer.status === 202), ...resent];
   const refused = answers.filter((answer) => answer.status === 503);
   const storageRefusal = (answer: Answer) =>
-    ['STORAGE_UNAVAILABLE', 'DATABASE_BUSY'].includes(answer.outcome ?? '') && /^[1-9]\d*$/.test(answer.retryAfter ?? '');
+    ['STORAGE_UNAVAILABLE', 'DATABASE_BUSY'].includes(answer.outcome ?? '') &&
+    /^[1-9]\d*$/.test(answer.retryAfter ?? '');
   expect(
     refused.filter((answer) => !storageRefusal(answer)),
     '503s without a storage outcome or Retry-After',
@@ -187,13 +215,17 @@ async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<s
   expect(accepted.every((answer) => answer.jobId !== undefined)).toBe(true);
 
   const delivered = () => new Set(hook.received.map((arrival) => eventOf(arrival).payload.id));
-  await whileAllRun(() => accepted.every((answer) => delivered().has(answer.identifier)), `${accepted.length} accepted ${prefix} jobs delivered`).catch(
-    async (error: Error) => {
-      const missing = accepted.map((answer) => answer.identifier).filter((id) => !delivered().has(id));
-      const { rows } = await db.query('SELECT id, identifier, status, attempts, claimed_by FROM jobs WHERE identifier = ANY($1)', [missing]);
-      throw new Error(`${error.message}; not delivered: ${missing.join(', ')}; in the database: ${JSON.stringify(rows)}`);
-    },
-  );
+  await whileAllRun(
+    () => accepted.every((answer) => delivered().has(answer.identifier)),
+    `${accepted.length} accepted ${prefix} jobs delivered`,
+  ).catch(async (error: Error) => {
+    const missing = accepted.map((answer) => answer.identifier).filter((id) => !delivered().has(id));
+    const { rows } = await db.query(
+      'SELECT id, identifier, status, attempts, claimed_by FROM jobs WHERE identifier = ANY($1)',
+      [missing],
+    );
+    throw new Error(`${error.message}; not delivered: ${missing.join(', ')}; in the database: ${JSON.stringify(rows)}`);
+  });
   // Nothing left to send (a 503'd request whose commit landed all the same is sent too), so no event can still come.
   await deployment.settled();
 
@@ -207,20 +239,36 @@ async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<s
     entry.types.add(event.type);
     byIdentifier.set(event.payload.id, entry);
   }
-  const doubled = [...byIdentifier].filter(([, entry]) => entry.jobIds.size !== 1 || entry.webhookIds.size !== 1 || entry.types.size !== 1);
+  const doubled = [...byIdentifier].filter(
+    ([, entry]) => entry.jobIds.size !== 1 || entry.webhookIds.size !== 1 || entry.types.size !== 1,
+  );
   if (doubled.length > 0) {
     const ids = doubled.map(([id]) => id);
-    const { rows: jobs } = await db.query('SELECT id, identifier, status, attempts, claimed_by FROM jobs WHERE identifier = ANY($1)', [ids]);
+    const { rows: jobs } = await db.query(
+      'SELECT id, identifier, status, attempts, claimed_by FROM jobs WHERE identifier = ANY($1)',
+      [ids],
+    );
     const { rows: sent } = await db.query(
       'SELECT d.event_id, d.job_id, d.status, d.attempts FROM webhook_deliveries d JOIN jobs j ON j.id = d.job_id WHERE j.identifier = ANY($1)',
       [ids],
     );
-    const found = doubled.map(([id, entry]) => ({ id, jobIds: [...entry.jobIds], webhookIds: [...entry.webhookIds], types: [...entry.types] }));
-    expect.fail(`identifiers delivered as two jobs or two events: ${JSON.stringify(found)}; jobs ${JSON.stringify(jobs)}; deliveries ${JSON.stringify(sent)}`);
+    const found = doubled.map(([id, entry]) => ({
+      id,
+      jobIds: [...entry.jobIds],
+      webhookIds: [...entry.webhookIds],
+      types: [...entry.types],
+    }));
+    expect.fail(
+      `identifiers delivered as two jobs or two events: ${JSON.stringify(found)}; jobs ${JSON.stringify(jobs)}; deliveries ${JSON.stringify(sent)}`,
+    );
   }
   for (const answer of accepted) {
     const entry = byIdentifier.get(answer.identifier)!;
-    expect([answer.identifier, [...entry.jobIds], [...entry.types]]).toEqual([answer.identifier, [answer.jobId], ['PDF_RENDERED']]);
+    expect([answer.identifier, [...entry.jobIds], [...entry.types]]).toEqual([
+      answer.identifier,
+      [answer.jobId],
+      ['PDF_RENDERED'],
+    ]);
   }
 
   // The database agrees: one job per identifier, each finished, and exactly those the receiver heard of.
@@ -237,7 +285,9 @@ async function expectDeliveredOnce(prefix: string, answers: Answer[]): Promise<s
     refused.filter((answer) => byIdentifier.has(answer.identifier)).map((answer) => answer.identifier),
     "503'd requests that were queued all the same",
   ).toEqual([]);
-  const outcomes = [...new Set(refused.map((answer) => `${answer.outcome} (Retry-After ${answer.retryAfter})`))].join(', ');
+  const outcomes = [...new Set(refused.map((answer) => `${answer.outcome} (Retry-After ${answer.retryAfter})`))].join(
+    ', ',
+  );
   return (
     `${accepted.length} accepted (${unknown.length} after a 504 OUTCOME_UNKNOWN), ${refused.length} refused with 503 ${outcomes || ''}; ` +
     `${arrivals.length - byIdentifier.size} event(s) sent again under the same webhook-id; ` +
@@ -282,7 +332,11 @@ describe('PostgreSQL restarted or crashed under load, three instances', () => {
     const crashedAt = answers.length;
     const downAt = performance.now();
     // While the database is away: every instance says it is not ready, and requests are refused.
-    await whileAllRun(() => readiness.seen.every((seen) => seen.includes(503)), 'every instance to answer /readyz 503 while the database is down', 10_000);
+    await whileAllRun(
+      () => readiness.seen.every((seen) => seen.includes(503)),
+      'every instance to answer /readyz 503 while the database is down',
+      10_000,
+    );
     await whileAllRun(
       () => answers.slice(crashedAt).filter((answer) => answer.status === 503).length >= 3,
       'requests refused while the database is down',

@@ -6,7 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMigrations } from '../src/store/postgres/schema.js';
-import { eventOf, identifiersAt, inParallel, jobStatus, onInstance, renderAsync, startDeployment, type Deployment } from './support/instances.js';
+import {
+  eventOf,
+  identifiersAt,
+  inParallel,
+  jobStatus,
+  onInstance,
+  renderAsync,
+  startDeployment,
+  type Deployment,
+} from './support/instances.js';
 import { readPdf } from './support/pdf.js';
 import { receiver, type Receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
@@ -23,7 +32,8 @@ beforeAll(async () => {
 afterAll(() => deployment?.stop(), 60_000);
 
 /** The arrivals at `at` whose identifier starts with `prefix`. */
-const arrivalsFor = (at: Receiver, prefix: string) => at.received.filter((arrival) => eventOf(arrival).payload.id.startsWith(prefix));
+const arrivalsFor = (at: Receiver, prefix: string) =>
+  at.received.filter((arrival) => eventOf(arrival).payload.id.startsWith(prefix));
 
 describe('several instances on one PostgreSQL', () => {
   it('start at the same moment on a fresh database: one migration, every instance ready', async () => {
@@ -45,7 +55,10 @@ describe('several instances on one PostgreSQL', () => {
       Array.from({ length: count }, (_, i) => i),
       12,
       async (i) => {
-        const answer = await renderAsync(instances[i % 3]!.url, { htmlContent: `<p>bulk ${i}</p>`, identifier: `bulk-${i}` });
+        const answer = await renderAsync(instances[i % 3]!.url, {
+          htmlContent: `<p>bulk ${i}</p>`,
+          identifier: `bulk-${i}`,
+        });
         expect(answer.status).toBe(202);
         return answer.body.jobId!;
       },
@@ -84,12 +97,18 @@ describe('several instances on one PostgreSQL', () => {
     for (let round = 0; round < 20; round += 1) {
       const pair = [instances[round % 3]!, instances[(round + 1) % 3]!];
       const answers = await Promise.all(
-        pair.map((instance, i) => renderAsync(instance.url, { htmlContent: `<p>twice ${i}</p>`, identifier: `twin-${round}` })),
+        pair.map((instance, i) =>
+          renderAsync(instance.url, { htmlContent: `<p>twice ${i}</p>`, identifier: `twin-${round}` }),
+        ),
       );
       expect(answers.map((answer) => answer.status).sort()).toEqual([202, 402]);
       expect(answers.find((answer) => answer.status === 402)!.body.outcome).toBe('DUPLICATE_IDENTIFIER');
       // The same request at two instances at once (a client retrying elsewhere): both answers name one job.
-      const retried = await Promise.all(pair.map((instance) => renderAsync(instance.url, { htmlContent: '<p>retried</p>', identifier: `retried-${round}` })));
+      const retried = await Promise.all(
+        pair.map((instance) =>
+          renderAsync(instance.url, { htmlContent: '<p>retried</p>', identifier: `retried-${round}` }),
+        ),
+      );
       expect(retried.map((answer) => answer.status)).toEqual([202, 202]);
       expect(retried[1]!.body.jobId).toBe(retried[0]!.body.jobId);
     }
@@ -104,7 +123,9 @@ describe('several instances on one PostgreSQL', () => {
     // A window is a minute of the database's clock: start with 5 s of it left at least (the requests
     // are counted as they arrive, within milliseconds), waiting for the next window if need be.
     const left = async () => {
-      const { rows } = await db.query<{ ms: string }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms');
+      const { rows } = await db.query<{ ms: string }>(
+        'SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms',
+      );
       return 60_000 - (Number(rows[0]!.ms) % 60_000);
     };
     await until(async () => (await left()) >= 5_000, 'a rate window with 5 s left', 10_000);
@@ -116,14 +137,19 @@ describe('several instances on one PostgreSQL', () => {
           headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
           body: JSON.stringify({ htmlContent: `<p>sync ${i}</p>` }),
         });
-        return { status: response.status, limit: response.headers.get('RateLimit'), body: new Uint8Array(await response.arrayBuffer()) };
+        return {
+          status: response.status,
+          limit: response.headers.get('RateLimit'),
+          body: new Uint8Array(await response.arrayBuffer()),
+        };
       }),
     );
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(rateLimit);
     expect(statuses.filter((status) => status === 429)).toHaveLength(requests.length - rateLimit);
     for (const answer of answers.filter((a) => a.status === 429)) expect(answer.limit).toMatch(/^"sync";r=0;t=\d+$/);
-    for (const answer of answers.filter((a) => a.status === 200)) expect((await readPdf(answer.body)).pages[0]!.text).toMatch(/sync \d/);
+    for (const answer of answers.filter((a) => a.status === 200))
+      expect((await readPdf(answer.body)).pages[0]!.text).toMatch(/sync \d/);
   });
 
   it('uses an endpoint added through one instance for jobs of every instance, and serves a file from any instance', async () => {
@@ -137,10 +163,15 @@ describe('several instances on one PostgreSQL', () => {
       });
       expect(added.status).toBe(201);
       const jobs = await Promise.all(
-        [1, 2].map((n) => renderAsync(instances[n]!.url, { htmlContent: `<h1>shared endpoint ${n}</h1>`, identifier: `added-${n}` })),
+        [1, 2].map((n) =>
+          renderAsync(instances[n]!.url, { htmlContent: `<h1>shared endpoint ${n}</h1>`, identifier: `added-${n}` }),
+        ),
       );
       expect(jobs.map((job) => job.status)).toEqual([202, 202]);
-      await until(() => arrivalsFor(second, 'added-').length === 2, 'both events at the endpoint added through instance 0');
+      await until(
+        () => arrivalsFor(second, 'added-').length === 2,
+        'both events at the endpoint added through instance 0',
+      );
       const events = arrivalsFor(second, 'added-').map(eventOf);
       expect(events.map((event) => event.payload.jobId).sort()).toEqual(jobs.map((job) => job.body.jobId).sort());
 

@@ -15,7 +15,13 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { Webhook } from 'standardwebhooks';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncAccepted, jobAnswer, renderSyncAnswer, webhookAnswers, webhookEvents } from '../src/server/api-answers.js';
+import {
+  asyncAccepted,
+  jobAnswer,
+  renderSyncAnswer,
+  webhookAnswers,
+  webhookEvents,
+} from '../src/server/api-answers.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -127,15 +133,26 @@ afterAll(async () => {
 describe('the OpenAPI document', () => {
   it("passes Redocly's recommended rules with no error or warning, and names this server", async () => {
     const config = await createConfig({ extends: ['recommended'] });
-    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: `${server.url}/openapi.json`, config });
-    expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: `${server.url}/openapi.json`,
+      config,
+    });
+    expect(
+      problems.map(
+        (problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`,
+      ),
+    ).toEqual([]);
     expect(document.servers).toEqual([{ url: server.url }]);
   });
 
   it('names every route the server has: each documented path answers another method with 405 and the documented methods in Allow', async () => {
     const paths = document.paths as Record<string, Record<string, unknown>>;
     for (const [path, operations] of Object.entries(paths)) {
-      const response = await fetch(`${server.url}${path.replace(/\{[^}]+\}/g, 'some-id')}`, { method: 'PUT', headers: { Authorization: `Bearer ${apiKey}` } });
+      const response = await fetch(`${server.url}${path.replace(/\{[^}]+\}/g, 'some-id')}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
       expect({ path, status: response.status, allow: response.headers.get('allow') }).toEqual({
         path,
         status: 405,
@@ -145,13 +162,23 @@ describe('the OpenAPI document', () => {
       });
     }
     expect(Object.keys(paths)).toEqual(
-      expect.arrayContaining(['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf', '/api/pdfs/jobs/{jobId}', '/healthz', '/openapi.json']),
+      expect.arrayContaining([
+        '/api/pdfs/render-sync',
+        '/api/pdfs/render-sync.pdf',
+        '/api/pdfs/jobs/{jobId}',
+        '/healthz',
+        '/openapi.json',
+      ]),
     );
   });
 
   it("documents every route the server serves: app.routes and the document's paths agree both ways (the playground's page and assets aside)", () => {
     // Hono's ':id' is OpenAPI's '{id}'; middleware is mounted for ALL methods and serves nothing itself.
-    const served = new Set(server.routes.filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`));
+    const served = new Set(
+      server.routes
+        .filter((route) => route.method !== 'ALL')
+        .map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`),
+    );
     const playground = ['GET /', 'GET /playground.js', 'GET /playground.css'];
     const documented = new Set(
       Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, operations]) =>
@@ -172,15 +199,25 @@ describe('the OpenAPI document', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
-    expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]?.text).toContain('Whatever Accept says');
-    const documented = Object.keys(
-      (document as { paths: Record<string, { post: { responses: Record<string, { headers: object }> } }> }).paths['/api/pdfs/render-sync.pdf']!.post.responses[
-        '200'
-      ]!.headers,
+    expect((await readPdf(new Uint8Array(await response.arrayBuffer()))).pages[0]?.text).toContain(
+      'Whatever Accept says',
     );
-    const sent = ['RateLimit', 'RateLimit-Policy', 'Content-Location', 'Content-Disposition', 'X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count'];
+    const documented = Object.keys(
+      (document as { paths: Record<string, { post: { responses: Record<string, { headers: object }> } }> }).paths[
+        '/api/pdfs/render-sync.pdf'
+      ]!.post.responses['200']!.headers,
+    );
+    const sent = [
+      'RateLimit',
+      'RateLimit-Policy',
+      'Content-Location',
+      'Content-Disposition',
+      'X-Pdfrender-Blocked',
+      'X-Pdfrender-Blocked-Count',
+    ];
     expect(documented).toEqual(expect.arrayContaining(sent));
-    for (const name of sent) expect({ name, value: response.headers.get(name) }).toEqual({ name, value: expect.any(String) });
+    for (const name of sent)
+      expect({ name, value: response.headers.get(name) }).toEqual({ name, value: expect.any(String) });
   });
 
   it('makes an openapi-typescript client that type-checks strictly and calls the running server', async () => {
@@ -201,7 +238,9 @@ describe('the OpenAPI document', () => {
       types: [],
       skipLibCheck: true,
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
 
     const { code } = await transform(clientSource, { loader: 'ts', format: 'esm' });
@@ -220,7 +259,10 @@ describe('the OpenAPI document', () => {
     expect(result.pages).toBe(1);
     const synced = await readPdf(new Uint8Array(await (await fetch(result.fileUrl)).arrayBuffer()));
     expect(synced.pages[0]?.text).toContain('Typed sync');
-    expect(await readPdfInfo(new Uint8Array(await (await fetch(result.fileUrl)).arrayBuffer()))).toMatchObject({ Title: 'Typed title', Keywords: 'a, b' });
+    expect(await readPdfInfo(new Uint8Array(await (await fetch(result.fileUrl)).arrayBuffer()))).toMatchObject({
+      Title: 'Typed title',
+      Keywords: 'a, b',
+    });
     expect(synced.pages[0]).toMatchObject({ width: expect.closeTo(420, 0), height: expect.closeTo(596, 0) });
     const bytes = await readPdf(new Uint8Array(result.pdf));
     expect(bytes.pages[0]?.text).toContain('Typed bytes');
@@ -237,7 +279,11 @@ describe('the OpenAPI document', () => {
     const [arrival] = hook.received;
     const event = new Webhook(result.secret).verify(arrival!.body, arrival!.headers as Record<string, string>);
     webhookEvents.PDF_RENDERED.parse(event);
-    expect(client.readEvent(arrival!.body)).toEqual({ type: 'PDF_RENDERED', fileUrl: result.job.fileUrl, jobId: result.jobId });
+    expect(client.readEvent(arrival!.body)).toEqual({
+      type: 'PDF_RENDERED',
+      fileUrl: result.job.fileUrl,
+      jobId: result.jobId,
+    });
 
     webhookAnswers.removed.parse(await result.remove());
   });

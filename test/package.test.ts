@@ -11,7 +11,8 @@ import { removeTempDirs, tempDir } from './support/files.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules/.bin/tsc');
-const run = (command: string, args: string[], cwd: string) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
  * Give `project` the runtime dependencies this project's own install already has: every top-level
@@ -23,7 +24,9 @@ const run = (command: string, args: string[], cwd: string) => execFileSync(comma
  * import of one fails here as it would for a user.
  */
 function seedRuntimeDependencies(project: string): void {
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   const runtime = Object.entries(lock.packages)
     .filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && !entry.dev)
     .map(([path]) => path);
@@ -41,12 +44,24 @@ describe('the packed package', () => {
   it('installs from its tarball and works from TypeScript, as a module and through require()', async () => {
     const work = await tempDir();
     // dist/ is built by `npm test` before the suite; packing runs no scripts of its own.
-    const tarball = join(work, run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], root).trim().split('\n').pop()!);
+    const tarball = join(
+      work,
+      run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], root).trim().split('\n').pop()!,
+    );
     const listed = run('tar', ['tzf', tarball], work)
       .split('\n')
       .filter(Boolean)
       .map((path) => path.replace(/^package\//, ''));
-    expect(listed).toEqual(expect.arrayContaining(['LICENSE', 'package.json', 'bin/pdfrender.js', 'dist/index.js', 'dist/index.d.ts', 'src/index.ts']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'package.json',
+        'bin/pdfrender.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'src/index.ts',
+      ]),
+    );
     expect(listed.some((path) => path.startsWith('test/') || path.startsWith('bench/'))).toBe(false);
 
     const project = join(work, 'scratch');
@@ -54,7 +69,11 @@ describe('the packed package', () => {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
     seedRuntimeDependencies(project);
     // From npm's cache where it can (the suite's own install filled it); no install scripts, as none is needed by the library.
-    run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--silent', tarball], project);
+    run(
+      'npm',
+      ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--silent', tarball],
+      project,
+    );
 
     // Every source map in the package points at a file the package has.
     const installed = join(project, 'node_modules/pdfrender');
@@ -62,7 +81,9 @@ describe('the packed package', () => {
     expect(maps.length).toBeGreaterThan(50);
     for (const map of maps) {
       for (const source of JSON.parse(readFileSync(join(installed, map), 'utf8')).sources as string[]) {
-        expect(readdirSync(dirname(resolve(installed, dirname(map), source))), `${map} -> ${source}`).toContain(source.split('/').pop());
+        expect(readdirSync(dirname(resolve(installed, dirname(map), source))), `${map} -> ${source}`).toContain(
+          source.split('/').pop(),
+        );
       }
     }
 
@@ -107,7 +128,10 @@ try {
     // Type-checked against the shipped declarations and every dependency's (no skipLibCheck); only
     // TypeScript's own lib files (lib.dom.d.ts alone is 2 s) are taken as checked.
     run(tsc, ['-p', 'tsconfig.json'], project);
-    expect(run(process.execPath, ['out/esm.mjs'], project).trim().split('\n')).toEqual(['1 %PDF-', 'VALIDATION_FAILED']);
+    expect(run(process.execPath, ['out/esm.mjs'], project).trim().split('\n')).toEqual([
+      '1 %PDF-',
+      'VALIDATION_FAILED',
+    ]);
     expect(run(process.execPath, ['--no-warnings', 'out/cjs.cjs'], project).trim()).toBe('2-');
   }, 180_000);
 });

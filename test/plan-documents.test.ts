@@ -81,7 +81,12 @@ describe('planDocuments: destinations', () => {
 
   it('names each PDF after its input in --out-dir', async () => {
     const cwd = await folderWith({ 'a.html': 'a', 'b.htm': 'b', c: 'c', 'd.tar.html': 'd' });
-    const documents = await planDocuments({ ...base, cwd, inputs: ['a.html', 'b.htm', 'c', 'd.tar.html'], outDir: 'pdfs' });
+    const documents = await planDocuments({
+      ...base,
+      cwd,
+      inputs: ['a.html', 'b.htm', 'c', 'd.tar.html'],
+      outDir: 'pdfs',
+    });
     expect(documents.map((d) => d.destination)).toEqual(
       ['a.pdf', 'b.pdf', 'c.pdf', 'd.tar.pdf'].map((name) => ({ kind: 'file', path: join(cwd, 'pdfs', name) })),
     );
@@ -90,11 +95,19 @@ describe('planDocuments: destinations', () => {
 
   it('names a URL input after its last path segment, or its whole host for a site root', async () => {
     const cwd = await folderWith({});
-    const inputs = ['http://127.0.0.1:8000/', 'https://example.com', 'https://example.com/reports/q3.v2.html', 'https://example.com/reports/report.html?x=1'];
+    const inputs = [
+      'http://127.0.0.1:8000/',
+      'https://example.com',
+      'https://example.com/reports/q3.v2.html',
+      'https://example.com/reports/report.html?x=1',
+    ];
     const documents = await planDocuments({ ...base, cwd, inputs, outDir: 'pdfs' });
     // The extension is dropped once: the host 127.0.0.1 came out as 127.0.0.pdf, q3.v2.html as q3.pdf.
     expect(documents.map((d) => d.destination)).toEqual(
-      ['127.0.0.1.pdf', 'example.com.pdf', 'q3.v2.pdf', 'report.pdf'].map((name) => ({ kind: 'file', path: join(cwd, 'pdfs', name) })),
+      ['127.0.0.1.pdf', 'example.com.pdf', 'q3.v2.pdf', 'report.pdf'].map((name) => ({
+        kind: 'file',
+        path: join(cwd, 'pdfs', name),
+      })),
     );
   });
 
@@ -112,7 +125,9 @@ describe('planDocuments: standard input', () => {
   it('reads standard input and writes it to standard output by default, with links against the working directory', async () => {
     const cwd = await folderWith({});
     const documents = await planDocuments({ ...base, cwd, inputs: ['-'] });
-    expect(documents).toEqual([{ label: '<stdin>', source: { kind: 'stdin' }, destination: { kind: 'stdout' }, baseUrl: folderUrl(cwd) }]);
+    expect(documents).toEqual([
+      { label: '<stdin>', source: { kind: 'stdin' }, destination: { kind: 'stdout' }, baseUrl: folderUrl(cwd) },
+    ]);
   });
 
   it('writes standard input to stdin.pdf in --out-dir, and to -o', async () => {
@@ -121,19 +136,27 @@ describe('planDocuments: standard input', () => {
       kind: 'file',
       path: join(cwd, 'out', 'stdin.pdf'),
     });
-    expect((await planDocuments({ ...base, cwd, inputs: ['-'], output: 'x.pdf' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'x.pdf') });
+    expect((await planDocuments({ ...base, cwd, inputs: ['-'], output: 'x.pdf' }))[0]!.destination).toEqual({
+      kind: 'file',
+      path: join(cwd, 'x.pdf'),
+    });
   });
 
   it('mixes standard input with files: stdin to stdout, files beside themselves', async () => {
     const cwd = await folderWith({ 'a.html': 'a' });
     const documents = await planDocuments({ ...base, cwd, inputs: ['a.html', '-'] });
-    expect(documents.map((d) => d.destination)).toEqual([{ kind: 'file', path: join(cwd, 'a.pdf') }, { kind: 'stdout' }]);
+    expect(documents.map((d) => d.destination)).toEqual([
+      { kind: 'file', path: join(cwd, 'a.pdf') },
+      { kind: 'stdout' },
+    ]);
   });
 
   it('may read standard input only once', async () => {
     const cwd = await folderWith({ 'a.html': 'a' });
     expect(await usageError({ ...base, cwd, inputs: ['-', '-'] })).toBe('standard input (-) can be read only once');
-    expect(await usageError({ ...base, cwd, inputs: ['-', 'a.html', '-'], outDir: 'out' })).toBe('standard input (-) can be read only once');
+    expect(await usageError({ ...base, cwd, inputs: ['-', 'a.html', '-'], outDir: 'out' })).toBe(
+      'standard input (-) can be read only once',
+    );
   });
 });
 
@@ -164,7 +187,13 @@ describe('planDocuments: the --request file as the document', () => {
     const cwd = await folderWith({});
     await mkdir(join(cwd, 'requests'));
     await writeFile(join(cwd, 'requests', 'body.json'), '{}');
-    const documents = await planDocuments({ ...base, cwd, inputs: [], requestFile: 'requests/body.json', requestHasDocument: true });
+    const documents = await planDocuments({
+      ...base,
+      cwd,
+      inputs: [],
+      requestFile: 'requests/body.json',
+      requestHasDocument: true,
+    });
     expect(documents).toEqual([
       {
         label: 'requests/body.json',
@@ -178,14 +207,26 @@ describe('planDocuments: the --request file as the document', () => {
   it("sends the request document to -o or into --out-dir under the request file's name", async () => {
     const cwd = await folderWith({ 'body.json': '{}' });
     const plan = { ...base, cwd, inputs: [], requestFile: 'body.json', requestHasDocument: true };
-    expect((await planDocuments({ ...plan, output: 'x.pdf' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'x.pdf') });
-    expect((await planDocuments({ ...plan, outDir: 'out' }))[0]!.destination).toEqual({ kind: 'file', path: join(cwd, 'out', 'body.pdf') });
+    expect((await planDocuments({ ...plan, output: 'x.pdf' }))[0]!.destination).toEqual({
+      kind: 'file',
+      path: join(cwd, 'x.pdf'),
+    });
+    expect((await planDocuments({ ...plan, outDir: 'out' }))[0]!.destination).toEqual({
+      kind: 'file',
+      path: join(cwd, 'out', 'body.pdf'),
+    });
     expect((await planDocuments({ ...plan, output: '-' }))[0]!.destination).toEqual({ kind: 'stdout' });
   });
 
   it('renders the inputs, not the request file, when inputs are given', async () => {
     const cwd = await folderWith({ 'body.json': '{}', 'a.html': 'a' });
-    const documents = await planDocuments({ ...base, cwd, inputs: ['a.html'], requestFile: 'body.json', requestHasDocument: true });
+    const documents = await planDocuments({
+      ...base,
+      cwd,
+      inputs: ['a.html'],
+      requestFile: 'body.json',
+      requestHasDocument: true,
+    });
     expect(documents.map((d) => d.source)).toEqual([{ kind: 'file', path: join(cwd, 'a.html') }]);
   });
 
@@ -199,14 +240,23 @@ describe('planDocuments: the --request file as the document', () => {
 
 describe('planDocuments: usage errors', () => {
   it.each([
-    [{ inputs: [] }, 'no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field'],
+    [
+      { inputs: [] },
+      'no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field',
+    ],
     [{ inputs: [], requestHasDocument: true }, /^no input/],
     [{ inputs: ['missing.html'] }, 'input not found: missing.html'],
     [{ inputs: ['a.html', 'missing.html', 'b.html'], outDir: 'out' }, 'input not found: missing.html'],
     [{ inputs: ['sub'] }, 'input is not a file: sub'],
     [{ inputs: ['sub/'], outDir: 'out' }, 'input is not a file: sub/'],
-    [{ inputs: ['a.html', 'b.html'], output: 'x.pdf' }, '-o/--output names one file, but 2 inputs were given; use --out-dir for several'],
-    [{ inputs: ['a.html', '-'], output: '-' }, '-o/--output names one file, but 2 inputs were given; use --out-dir for several'],
+    [
+      { inputs: ['a.html', 'b.html'], output: 'x.pdf' },
+      '-o/--output names one file, but 2 inputs were given; use --out-dir for several',
+    ],
+    [
+      { inputs: ['a.html', '-'], output: '-' },
+      '-o/--output names one file, but 2 inputs were given; use --out-dir for several',
+    ],
     [{ inputs: ['a.html'], output: 'x.pdf', outDir: 'out' }, 'give either -o/--output or --out-dir, not both'],
     [{ inputs: ['a.html'], output: '-', outDir: 'out' }, 'give either -o/--output or --out-dir, not both'],
   ])('rejects %j', async (plan, message) => {
@@ -228,12 +278,16 @@ describe('planDocuments: usage errors', () => {
 
   it('rejects two inputs that would land on the same PDF beside them', async () => {
     const cwd = await folderWith({ 'a.html': 'a', 'a.htm': 'a' });
-    expect(await usageError({ ...base, cwd, inputs: ['a.html', 'a.htm'] })).toBe(`a.html and a.htm would both be written to ${join(cwd, 'a.pdf')}`);
+    expect(await usageError({ ...base, cwd, inputs: ['a.html', 'a.htm'] })).toBe(
+      `a.html and a.htm would both be written to ${join(cwd, 'a.pdf')}`,
+    );
   });
 
   it('rejects the same input given twice', async () => {
     const cwd = await folderWith({ 'a.html': 'a' });
-    expect(await usageError({ ...base, cwd, inputs: ['a.html', './a.html'], outDir: 'out' })).toContain('a.html and ./a.html would both be written to');
+    expect(await usageError({ ...base, cwd, inputs: ['a.html', './a.html'], outDir: 'out' })).toContain(
+      'a.html and ./a.html would both be written to',
+    );
   });
 });
 
@@ -241,9 +295,9 @@ describe('planDocuments: what is found out before anything renders', () => {
   it('reports every bad input at once', async () => {
     const cwd = await folderWith({ 'a.html': '<p>a</p>' });
     await mkdir(join(cwd, 'folder'));
-    expect(await usageError({ ...base, cwd, inputs: ['a.html', 'missing.html', 'folder', 'gone.html'], outDir: 'out' })).toBe(
-      'input not found: missing.html\ninput is not a file: folder\ninput not found: gone.html',
-    );
+    expect(
+      await usageError({ ...base, cwd, inputs: ['a.html', 'missing.html', 'folder', 'gone.html'], outDir: 'out' }),
+    ).toBe('input not found: missing.html\ninput is not a file: folder\ninput not found: gone.html');
   });
 
   it('refuses -o naming a folder, and a destination under a file, naming the path', async () => {
@@ -275,6 +329,8 @@ describe('planDocuments: what is found out before anything renders', () => {
       { kind: 'file', path: join(cwd, 'out', 'q3', 'summary.pdf') },
       { kind: 'file', path: join(cwd, 'out', 'q4', 'summary.pdf') },
     ]);
-    expect(await usageError({ ...base, cwd, inputs, keepFolders: true })).toBe('--keep-folders needs --out-dir, under which the folders are kept');
+    expect(await usageError({ ...base, cwd, inputs, keepFolders: true })).toBe(
+      '--keep-folders needs --out-dir, under which the folders are kept',
+    );
   });
 });

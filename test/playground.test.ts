@@ -64,14 +64,19 @@ async function visit(server: TestServer): Promise<Visit> {
   return { page, context, requests, errors, reader };
 }
 
-const status = (page: Page) => page.$eval('#status', (element) => ({ state: (element as HTMLElement).dataset.state, text: element.textContent ?? '' }));
+const status = (page: Page) =>
+  page.$eval('#status', (element) => ({
+    state: (element as HTMLElement).dataset.state,
+    text: element.textContent ?? '',
+  }));
 
 /** Wait until the frame shows the PDF of the request the JSON box shows now, and answer its bytes. */
 async function shownPdf({ page, reader }: Visit): Promise<Buffer> {
   await page.waitForFunction(
     () =>
       document.getElementById('status')!.dataset.state === 'ok' &&
-      document.getElementById('pdf')!.dataset.request === (document.getElementById('json-body') as HTMLTextAreaElement).value,
+      document.getElementById('pdf')!.dataset.request ===
+        (document.getElementById('json-body') as HTMLTextAreaElement).value,
     { timeout: 30_000 },
   );
   // The bytes behind the frame's blob: URL, which any page of the origin may read while the playground lives.
@@ -80,7 +85,8 @@ async function shownPdf({ page, reader }: Visit): Promise<Buffer> {
   const base64 = await reader.evaluate(async (url) => {
     const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
     let binary = '';
-    for (let start = 0; start < bytes.length; start += 0x8000) binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+    for (let start = 0; start < bytes.length; start += 0x8000)
+      binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
     return btoa(binary);
   }, source);
   return Buffer.from(base64, 'base64');
@@ -125,7 +131,13 @@ describe('the playground page', () => {
       paperHeight: '210mm',
     });
     // Only what differs from the defaults is sent.
-    expect(Object.keys(JSON.parse(body)).sort()).toEqual(['footerHtmlContent', 'htmlContent', 'landscape', 'paperHeight', 'paperWidth']);
+    expect(Object.keys(JSON.parse(body)).sort()).toEqual([
+      'footerHtmlContent',
+      'htmlContent',
+      'landscape',
+      'paperHeight',
+      'paperWidth',
+    ]);
     const fromBody = await fetch(`${server.url}/api/pdfs/render-sync`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
@@ -148,7 +160,9 @@ describe('the playground page', () => {
     }
 
     // Everything came from the server itself: no CDN, no font service.
-    const foreign = requests.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith(`blob:${server.url}/`) && !url.startsWith('data:'));
+    const foreign = requests.filter(
+      (url) => !url.startsWith(`${server.url}/`) && !url.startsWith(`blob:${server.url}/`) && !url.startsWith('data:'),
+    );
     expect(foreign).toEqual([]);
     expect(requests).toContain(`${server.url}/playground.js`);
     expect(errors).toEqual([]);
@@ -193,7 +207,9 @@ describe('the playground against the rate limit and API keys', () => {
       const { page, context } = visited;
       await shownPdf(visited);
       await page.click('button[type=submit]');
-      await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'error', { timeout: 30_000 });
+      await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'error', {
+        timeout: 30_000,
+      });
       expect((await status(page)).text).toMatch(/^RATE_LIMITED: rate limit reached; trying again in \d+ s$/);
       await context.close();
     } finally {
@@ -206,14 +222,21 @@ describe('the playground against the rate limit and API keys', () => {
     try {
       const visited = await visit(server);
       const { page, context } = visited;
-      await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'error', { timeout: 30_000 });
+      await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'error', {
+        timeout: 30_000,
+      });
       expect((await status(page)).text).toMatch(/^MISSING_API_KEY: /);
       expect(await page.$eval('#key-field', (element) => (element as HTMLElement).hidden)).toBe(false);
       await page.type('#api-key', 'play-key-1');
       await page.keyboard.press('Tab'); // a change event
       expect((await readPdf(await shownPdf(visited))).pages[0]!.text).toContain('Hello from pdfrender');
-      expect(await page.$eval('#curl', (element) => (element as HTMLTextAreaElement).value)).toContain("-H 'Authorization: Bearer play-key-1'");
-      const storage = await page.evaluate(() => ({ session: JSON.stringify(sessionStorage), local: JSON.stringify(localStorage) }));
+      expect(await page.$eval('#curl', (element) => (element as HTMLTextAreaElement).value)).toContain(
+        "-H 'Authorization: Bearer play-key-1'",
+      );
+      const storage = await page.evaluate(() => ({
+        session: JSON.stringify(sessionStorage),
+        local: JSON.stringify(localStorage),
+      }));
       expect(storage.session).toContain('play-key-1');
       expect(storage.local).not.toContain('play-key-1');
       await context.close();
@@ -224,10 +247,16 @@ describe('the playground against the rate limit and API keys', () => {
 });
 
 describe('the playground setting', () => {
-  const config = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => loadServeConfig(flags, env, '/srv').playground;
+  const config = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+    loadServeConfig(flags, env, '/srv').playground;
 
   it('is on by default on loopback, off elsewhere or behind --public-url', () => {
-    expect(['127.0.0.1', '::1', 'localhost', '127.0.0.2'].map((host) => config({ host }))).toEqual([true, true, true, true]);
+    expect(['127.0.0.1', '::1', 'localhost', '127.0.0.2'].map((host) => config({ host }))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(['0.0.0.0', '::', '192.168.1.20'].map((host) => config({ host }))).toEqual([false, false, false]);
     expect(config({ publicUrl: 'https://pdf.example.com' })).toBe(false);
   });
@@ -253,10 +282,19 @@ describe('the playground setting', () => {
       }));
     const on = await startServe(['--data-dir', await tempDir()]);
     const off = await startServe(['--no-playground', '--data-dir', await tempDir()]);
-    const proxied = await startServe(['--playground', '--public-url', 'https://pdf.example.com', '--data-dir', await tempDir()]);
+    const proxied = await startServe([
+      '--playground',
+      '--public-url',
+      'https://pdf.example.com',
+      '--data-dir',
+      await tempDir(),
+    ]);
     try {
       expect(await get(on.url)).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
-      await until(() => on.stderr().includes(`pdfrender: playground at ${on.url}/ (--no-playground turns it off)`), 'the playground line');
+      await until(
+        () => on.stderr().includes(`pdfrender: playground at ${on.url}/ (--no-playground turns it off)`),
+        'the playground line',
+      );
       expect(await get(off.url)).toEqual({
         status: 404,
         type: 'application/json',
@@ -267,7 +305,10 @@ describe('the playground setting', () => {
       expect((await fetch(`${off.url}/playground.js`)).status).toBe(404);
       expect(off.stderr()).not.toMatch(/^pdfrender: .*playground/m);
       expect((await get(proxied.url)).status).toBe(200);
-      await until(() => proxied.stderr().includes('pdfrender: the playground at / is public'), 'the public playground line');
+      await until(
+        () => proxied.stderr().includes('pdfrender: the playground at / is public'),
+        'the public playground line',
+      );
     } finally {
       for (const server of [on, off, proxied]) server.child.kill('SIGTERM');
       await Promise.all([on.exited, off.exited, proxied.exited]);

@@ -41,10 +41,14 @@ describe('several instances on one database', () => {
     const [a, b] = await twoInstances();
     for (let round = 0; round < 20; round += 1) {
       const results = await Promise.all(
-        [a, b].map((store, i) => outcome(store.queue.enqueue(job({ identifier: `same-${round}`, request: { htmlContent: `<p>${i}</p>` } })))),
+        [a, b].map((store, i) =>
+          outcome(store.queue.enqueue(job({ identifier: `same-${round}`, request: { htmlContent: `<p>${i}</p>` } }))),
+        ),
       );
       expect(results.sort()).toEqual(['DUPLICATE_IDENTIFIER', 'queued']);
-      const retried = await Promise.all([a, b].map((store) => store.queue.enqueue(job({ identifier: `retried-${round}` }))));
+      const retried = await Promise.all(
+        [a, b].map((store) => store.queue.enqueue(job({ identifier: `retried-${round}` }))),
+      );
       expect(retried[1]!.id).toBe(retried[0]!.id);
     }
   });
@@ -52,7 +56,9 @@ describe('several instances on one database', () => {
   it('never pass a queue bound with simultaneous enqueues', async () => {
     const [a, b] = await twoInstances();
     const tight = { ...bounds, maxQueue: 5 };
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => outcome((i % 2 ? a : b).queue.enqueue(job({ bounds: tight })))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => outcome((i % 2 ? a : b).queue.enqueue(job({ bounds: tight })))),
+    );
     expect(results.filter((r) => r === 'queued')).toHaveLength(5);
     expect(results.filter((r) => r === 'QUEUE_FULL')).toHaveLength(15);
   });
@@ -62,7 +68,12 @@ describe('several instances on one database', () => {
     for (let i = 0; i < 200; i += 1) await a.queue.enqueue(job({ priority: i % 3 }));
     const claimed: string[] = [];
     const claimer = async (store: typeof a, name: string) => {
-      for (let next = await store.queue.claim(name, 2_000_000, 60_000); next; next = await store.queue.claim(name, 2_000_000, 60_000)) claimed.push(next.id);
+      for (
+        let next = await store.queue.claim(name, 2_000_000, 60_000);
+        next;
+        next = await store.queue.claim(name, 2_000_000, 60_000)
+      )
+        claimed.push(next.id);
     };
     await Promise.all([a, b].flatMap((store, i) => [1, 2, 3, 4].map((n) => claimer(store, `instance-${i}-${n}`))));
     expect(claimed).toHaveLength(200);
@@ -74,7 +85,11 @@ describe('several instances on one database', () => {
     const queued = await a.queue.enqueue(job({ now: 0 }));
     await a.queue.claim('a-worker', 100, 1_000);
     expect(await b.queue.requeueExpired(1_101)).toBe(1);
-    expect(await b.queue.claim('b-worker', 1_200, 1_000)).toMatchObject({ id: queued.id, claimedBy: 'b-worker', attempts: 2 });
+    expect(await b.queue.claim('b-worker', 1_200, 1_000)).toMatchObject({
+      id: queued.id,
+      claimedBy: 'b-worker',
+      attempts: 2,
+    });
     expect(await a.queue.heartbeat(queued.id, 'a-worker', 5_000)).toBe(false);
     expect(await a.queue.complete(queued.id, 'a-worker', 1_300, { fileId: 'f', pages: 1, bytes: 1 })).toBe(false);
     expect(await b.queue.complete(queued.id, 'b-worker', 1_300, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
@@ -101,7 +116,9 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
     const proxy = await holdingProxy((await postgresCluster()).port);
     const target = new URL(url);
     target.port = String(proxy.port);
-    const proxied = learnSessions ? postgresPool(target.href, { queryTimeoutMs: 500 }) : new pg.Pool({ connectionString: target.href, query_timeout: 500 });
+    const proxied = learnSessions
+      ? postgresPool(target.href, { queryTimeoutMs: 500 })
+      : new pg.Pool({ connectionString: target.href, query_timeout: 500 });
     proxied.on('error', () => undefined);
     onTestFinished(async () => {
       proxy.heal();
@@ -110,7 +127,8 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
     });
     return { store: postgresStore(proxied, webhookEvent), proxy, pool };
   }
-  const jobsNamed = async (pool: pg.Pool, identifier: string) => (await pool.query('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows;
+  const jobsNamed = async (pool: pg.Pool, identifier: string) =>
+    (await pool.query('SELECT id FROM jobs WHERE identifier = $1', [identifier])).rows;
 
   it('answers the job when only the answer was held', async () => {
     const { store, proxy, pool } = await throughProxy();
@@ -151,7 +169,11 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
     expect(await jobsNamed(pool, 'late')).toEqual([]);
     expect((await call('pdfrender_enqueue', 'old')).rows[0]).toMatchObject({ queued: true });
     // What the old function queued keeps no digest: the same identifier is refused again as before, never taken for a retry.
-    expect((await call('pdfrender_enqueue_v2', 'old', ['digest', null])).rows[0]).toMatchObject({ verdict: 'duplicate', replay_of: null, seen_at: '1000' });
+    expect((await call('pdfrender_enqueue_v2', 'old', ['digest', null])).rows[0]).toMatchObject({
+      verdict: 'duplicate',
+      replay_of: null,
+      seen_at: '1000',
+    });
   });
 });
 
@@ -166,7 +188,9 @@ describe('migrations', () => {
     await pools[0]!.query('UPDATE pdfrender_schema SET version = 99');
     const refused = await migratePostgres(pools[1]!).catch((error) => error);
     expect(isPdfRenderError(refused, 'STORAGE_UNAVAILABLE')).toBe(true);
-    expect(refused.message).toMatch(/^the PostgreSQL database "store_\d+" was written by a newer pdfrender \(schema 99\); upgrade pdfrender to use it$/);
+    expect(refused.message).toMatch(
+      /^the PostgreSQL database "store_\d+" was written by a newer pdfrender \(schema 99\); upgrade pdfrender to use it$/,
+    );
   });
 });
 
@@ -177,11 +201,16 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     expect(await opened.store.webhooks.any()).toBe(false);
     expect(Math.abs(opened.now() - Date.now())).toBeLessThan(60_000);
     await opened.close();
-    const refused = await openStore({ dataDir: '/nonexistent', database: 'postgres://postgres:hunter2@127.0.0.1:1/none', eventOf: webhookEvent }).catch(
-      (e) => e,
-    );
+    const refused = await openStore({
+      dataDir: '/nonexistent',
+      database: 'postgres://postgres:hunter2@127.0.0.1:1/none',
+      eventOf: webhookEvent,
+    }).catch((e) => e);
     // One line for the command to print: where (never the password) and what failed.
-    expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1\/none: .*\(ECONNREFUSED\)$/) });
+    expect(refused).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1\/none: .*\(ECONNREFUSED\)$/),
+    });
     expect(refused.message).not.toContain('hunter2');
   });
 
@@ -196,7 +225,11 @@ describe('openStore with a database URL (what the webhooks commands use)', () =>
     await writeFile(hba, `host all locked 127.0.0.1/32 scram-sha-256\n${await readFile(hba, 'utf8')}`);
     await admin.query('SELECT pg_reload_conf()');
     const open = (password: string) =>
-      openStore({ dataDir: '/nonexistent', database: `postgres://locked${password}@${url.host}${url.pathname}`, eventOf: webhookEvent }).then(
+      openStore({
+        dataDir: '/nonexistent',
+        database: `postgres://locked${password}@${url.host}${url.pathname}`,
+        eventOf: webhookEvent,
+      }).then(
         (opened) => opened.close(),
         (error) => error,
       );
@@ -245,7 +278,11 @@ describe('faults', () => {
     // The patient one waits on the lock until the server ends its connection (an administrator, a restart).
     const waiting = patient.queue.heartbeat(queued.id, 'w', 2_010_000).catch((e) => e);
     const waiter = async () =>
-      (await pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'")).rows[0]?.pid;
+      (
+        await pool.query(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = 'pdfrender' AND wait_event_type = 'Lock'",
+        )
+      ).rows[0]?.pid;
     const pid = await until(waiter, 'the patient heartbeat to wait on the lock');
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
     expect(await waiting).toMatchObject({ code: 'STORAGE_UNAVAILABLE', cause: { code: '57P01' } });
@@ -269,7 +306,10 @@ describe('faults', () => {
         const { pid } = (await query<{ pid: number }>(tx, 'SELECT pg_backend_pid() AS pid')).rows[0]!;
         // Another connection ends this session while it sits idle in its transaction (a restart, a failover).
         await pool.query('SELECT pg_terminate_backend($1)', [pid]);
-        await until(async () => (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, 'the session to end');
+        await until(
+          async () => (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0,
+          'the session to end',
+        );
         // The end reaches the client as an 'error' event before the next statement goes.
         await new Promise((resolve) => setTimeout(resolve, 100));
         await query(tx, 'SELECT 1');
@@ -277,7 +317,9 @@ describe('faults', () => {
       expect(outcome).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
       expect(uncaught).toEqual([]);
       // The dead connection was dropped, not handed out again: the next transaction works.
-      expect(await transaction(store, async (tx) => (await query<{ one: number }>(tx, 'SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+      expect(
+        await transaction(store, async (tx) => (await query<{ one: number }>(tx, 'SELECT 1 AS one')).rows[0]!.one),
+      ).toBe(1);
     } finally {
       process.off('uncaughtException', onUncaught);
       await store.end();
@@ -285,12 +327,14 @@ describe('faults', () => {
   });
 
   it('map the faults that cannot be made here (a full disk, a serialization failure, a deadlock, a broken pipe) by their codes', () => {
-    const sent = (code: string) => Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'ERROR' });
+    const sent = (code: string) =>
+      Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'ERROR' });
     expect(storageFault(sent('53100'))).toMatchObject({
       code: 'STORAGE_FULL',
       message: "the server's database is full, so nothing more can be stored there; try again later",
     });
-    for (const code of ['40001', '40P01']) expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
+    for (const code of ['40001', '40P01'])
+      expect(storageFault(sent(code))).toMatchObject({ code: 'DATABASE_BUSY', retryAfter: 5 });
     // Out of connections is load, not an outage, and says so.
     expect(storageFault(sent('53300'))).toMatchObject({
       code: 'DATABASE_BUSY',
@@ -298,13 +342,19 @@ describe('faults', () => {
     });
     expect(postgresFault(new Error('timeout exceeded when trying to connect'))).toMatchObject({
       code: 'DATABASE_BUSY',
-      message: 'every connection this server has to its database is in use, and none came free in time; try again shortly',
+      message:
+        'every connection this server has to its database is in use, and none came free in time; try again shortly',
     });
-    for (const code of ['08006', '57P01', '57P03']) expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
+    for (const code of ['08006', '57P01', '57P03'])
+      expect(storageFault(sent(code))).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfter: 30 });
     // A statement's own error (a unique violation) is not the storage's.
     expect(storageFault(sent('23505'))).toBeUndefined();
-    expect(postgresFault(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
-    expect(postgresFault(new Error('Connection terminated unexpectedly'))).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(postgresFault(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+    });
+    expect(postgresFault(new Error('Connection terminated unexpectedly'))).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+    });
     expect(postgresFault(new TypeError('a bug'))).toBeUndefined();
   });
 
@@ -314,7 +364,10 @@ describe('faults', () => {
     await expect(store.ping()).resolves.toBeUndefined();
     await pool.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_read_only = on`);
     const readOnly = postgresStore(postgresPool(url), webhookEvent);
-    expect(await readOnly.ping().catch((e) => e)).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/read-only/) });
+    expect(await readOnly.ping().catch((e) => e)).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: expect.stringMatching(/read-only/),
+    });
     await Promise.all([store.close(), readOnly.close()]);
   });
 });
@@ -328,7 +381,10 @@ describe('databaseClock', () => {
     );
     // onConnect, not a 'connect' listener: the pool waits for the SET before handing the connection
     // out, where a listener's query would still be queued under the caller's (pg 9 refuses that).
-    const skewed = new pg.Pool({ connectionString: url, onConnect: (client) => client.query('SET search_path = skewed, pg_catalog, public') });
+    const skewed = new pg.Pool({
+      connectionString: url,
+      onConnect: (client) => client.query('SET search_path = skewed, pg_catalog, public'),
+    });
     const clock = await databaseClock(skewed);
     try {
       expect(Math.abs(clock.offsetMs() - 3_600_000)).toBeLessThan(1_000);

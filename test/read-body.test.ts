@@ -16,7 +16,8 @@ app.post('/', async (c) => {
   return c.json({ ok: true });
 });
 
-const post = (body: BodyInit, contentType?: string) => app.request('/', { method: 'POST', body, headers: contentType ? { 'Content-Type': contentType } : {} });
+const post = (body: BodyInit, contentType?: string) =>
+  app.request('/', { method: 'POST', body, headers: contentType ? { 'Content-Type': contentType } : {} });
 
 async function expect422(response: Response, field = 'body'): Promise<string> {
   expect(response.status).toBe(422);
@@ -31,11 +32,18 @@ describe('malformed bodies answer 422', () => {
     expect(await expect422(await post('htmlContent=<p>x</p>', 'multipart/form-data'))).toMatch(
       /^is not valid multipart\/form-data: check that the Content-Type has the boundary/,
     );
-    expect(await expect422(await post('just some text', 'multipart/form-data; boundary=xyz'))).toMatch(/^is not valid multipart\/form-data/);
-    // A part that never ends.
-    expect(await expect422(await post('--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>x', 'multipart/form-data; boundary=xyz'))).toMatch(
-      /multipart/,
+    expect(await expect422(await post('just some text', 'multipart/form-data; boundary=xyz'))).toMatch(
+      /^is not valid multipart\/form-data/,
     );
+    // A part that never ends.
+    expect(
+      await expect422(
+        await post(
+          '--xyz\r\nContent-Disposition: form-data; name="htmlContent"\r\n\r\n<p>x',
+          'multipart/form-data; boundary=xyz',
+        ),
+      ),
+    ).toMatch(/multipart/);
   });
 
   it('urlencoded bodies with broken escapes or bytes that are not UTF-8', async () => {
@@ -45,26 +53,44 @@ describe('malformed bodies answer 422', () => {
     expect(await expect422(await post('htmlContent=100%', 'application/x-www-form-urlencoded'))).toMatch(/"100%"/);
     // %E0%A4 starts a three-byte character and stops.
     expect(await expect422(await post('htmlContent=%E0%A4', 'application/x-www-form-urlencoded'))).toMatch(/not UTF-8/);
-    expect(await expect422(await post(new Uint8Array([0x61, 0x3d, 0xff, 0xfe, 0x00]), 'application/x-www-form-urlencoded'))).toMatch(/^is not valid UTF-8/);
+    expect(
+      await expect422(await post(new Uint8Array([0x61, 0x3d, 0xff, 0xfe, 0x00]), 'application/x-www-form-urlencoded')),
+    ).toMatch(/^is not valid UTF-8/);
   });
 
   it('JSON whose bytes are not UTF-8', async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"htmlContent":"<p>'), 0xc3, 0x28, ...new TextEncoder().encode('</p>"}')]);
-    expect(await expect422(await post(bytes, 'application/json'))).toBe('is not valid UTF-8: send the body encoded as UTF-8');
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"htmlContent":"<p>'),
+      0xc3,
+      0x28,
+      ...new TextEncoder().encode('</p>"}'),
+    ]);
+    expect(await expect422(await post(bytes, 'application/json'))).toBe(
+      'is not valid UTF-8: send the body encoded as UTF-8',
+    );
   });
 
   it('an uploaded file that is not UTF-8, named by its field', async () => {
     const form = new FormData();
-    form.append('htmlContent', new Blob([new Uint8Array([0x3c, 0x70, 0x3e, 0xff])], { type: 'text/html' }), 'page.html');
+    form.append(
+      'htmlContent',
+      new Blob([new Uint8Array([0x3c, 0x70, 0x3e, 0xff])], { type: 'text/html' }),
+      'page.html',
+    );
     expect(await expect422(await post(form), 'htmlContent')).toBe('is an uploaded file that is not valid UTF-8 text');
   });
 });
 
 describe('well-formed bodies', () => {
   it('decodes urlencoded "+" and escapes, keeps repeated fields as lists, and takes a UTF-8 BOM in JSON', async () => {
-    expect((await post('htmlContent=%3Cp%3Ea+b%C3%A9%3C%2Fp%3E&x=1&x=2&flag', 'application/x-www-form-urlencoded')).status).toBe(200);
+    expect(
+      (await post('htmlContent=%3Cp%3Ea+b%C3%A9%3C%2Fp%3E&x=1&x=2&flag', 'application/x-www-form-urlencoded')).status,
+    ).toBe(200);
     expect(lastBody).toEqual({ htmlContent: '<p>a bé</p>', x: ['1', '2'], flag: '' });
-    expect((await post(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"a":"é"}')]), 'application/json')).status).toBe(200);
+    expect(
+      (await post(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"a":"é"}')]), 'application/json'))
+        .status,
+    ).toBe(200);
     expect(lastBody).toEqual({ a: 'é' });
   });
 

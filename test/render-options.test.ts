@@ -23,8 +23,10 @@ import { until } from './support/wait.js';
 const late =
   '<p>Always here</p><script>setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Arrived late"; document.body.append(p); window.ready = true; }, 500);</script>';
 const a5 = '<style>@page { size: A5 }</style><p>Paper</p>';
-const media = '<style>.screen { display: none } @media screen { .screen { display: block } }</style><p>Paper</p><p class="screen">Screen only</p>';
-const threePages = '<style>div { break-after: page }</style><div>First page</div><div>Second page</div><div>Third page</div>';
+const media =
+  '<style>.screen { display: none } @media screen { .screen { display: block } }</style><p>Paper</p><p class="screen">Screen only</p>';
+const threePages =
+  '<style>div { break-after: page }</style><div>First page</div><div>Second page</div><div>Third page</div>';
 /** Two pages, then the late text on the third. */
 const lateOnThird = `<style>.break { break-after: page }</style><div class="break">First page</div><div class="break">Second page</div>${late}`;
 
@@ -38,9 +40,16 @@ let site: Server;
 let siteUrl: string;
 
 beforeAll(async () => {
-  engine = createEngine({ executablePath, concurrency: 2, timeoutMs: 10_000, network: { network: 'all', allowHosts: [] } });
+  engine = createEngine({
+    executablePath,
+    concurrency: 2,
+    timeoutMs: 10_000,
+    network: { network: 'all', allowHosts: [] },
+  });
   // Answers after 800 ms: a document that fetches it has a request in flight well after its load event.
-  slow = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end('Fetched slowly'), 800));
+  slow = createServer((_req, res) =>
+    setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end('Fetched slowly'), 800),
+  );
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
   // A small site for `url`: a report whose style sheet is a relative link, and a page that is not there.
@@ -48,8 +57,11 @@ beforeAll(async () => {
     if (req.url === '/reports/q3.html')
       return res
         .writeHead(200, { 'content-type': 'text/html' })
-        .end('<link rel="stylesheet" href="style.css"><h1>Quarterly report</h1><p class="note">Styled by a relative link</p>');
-    if (req.url === '/reports/style.css') return res.writeHead(200, { 'content-type': 'text/css' }).end('.note { display: block } @page { size: A5 }');
+        .end(
+          '<link rel="stylesheet" href="style.css"><h1>Quarterly report</h1><p class="note">Styled by a relative link</p>',
+        );
+    if (req.url === '/reports/style.css')
+      return res.writeHead(200, { 'content-type': 'text/css' }).end('.note { display: block } @page { size: A5 }');
     res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not here</p>');
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -73,7 +85,12 @@ describe('waits', () => {
   it('prints late content with waitForSelector, waitForExpression or waitDelay, and misses it without', async () => {
     expect((await render({})).read.pages[0]!.text).toBe('Always here');
     // Side by side on the engine's two pages: each document keeps its own timer.
-    const waits = [{ waitForSelector: '#late' }, { waitForExpression: 'window.ready === true' }, { waitDelay: '800ms' }, { waitDelay: 800 }];
+    const waits = [
+      { waitForSelector: '#late' },
+      { waitForExpression: 'window.ready === true' },
+      { waitDelay: '800ms' },
+      { waitDelay: 800 },
+    ];
     const texts = await Promise.all(waits.map(async (wait) => (await render(wait)).read.pages[0]!.text));
     expect(Object.fromEntries(waits.map((wait, i) => [JSON.stringify(wait), texts[i]]))).toEqual(
       Object.fromEntries(waits.map((wait) => [JSON.stringify(wait), 'Always here Arrived late'])),
@@ -83,7 +100,10 @@ describe('waits', () => {
   it('waits for a hidden element to become visible, not just to exist', async () => {
     const html =
       '<p id="x" style="visibility: hidden">Shown later</p><script>setTimeout(() => { document.getElementById("x").style.visibility = "visible"; window.shownAt = 1; }, 500);</script>';
-    const [waited, without] = await Promise.all([render({ htmlContent: html, waitForSelector: '#x' }), render({ htmlContent: html })]);
+    const [waited, without] = await Promise.all([
+      render({ htmlContent: html, waitForSelector: '#x' }),
+      render({ htmlContent: html }),
+    ]);
     expect(waited.read.pages[0]!.text).toBe('Shown later');
     // Without the wait the element prints hidden: no text.
     expect(without.read.pages[0]?.text ?? '').toBe('');
@@ -91,7 +111,10 @@ describe('waits', () => {
 
   it('prints once the network is quiet with waitForNetworkIdle', async () => {
     const html = `<p>Start</p><script>fetch(${JSON.stringify(slowUrl)}).then((r) => r.text()).then((t) => { const p = document.createElement("p"); p.textContent = t; document.body.append(p); });</script>`;
-    const [without, idle] = await Promise.all([render({ htmlContent: html }), render({ htmlContent: html, waitForNetworkIdle: true })]);
+    const [without, idle] = await Promise.all([
+      render({ htmlContent: html }),
+      render({ htmlContent: html, waitForNetworkIdle: true }),
+    ]);
     expect(without.read.pages[0]!.text).toBe('Start');
     expect(idle.read.pages[0]!.text).toBe('Start Fetched slowly');
   });
@@ -101,15 +124,21 @@ describe('waits', () => {
     // than an engine of its own launched with a 1.5 s one.
     const short = { timeoutMs: 1000 };
     await Promise.all([
-      expect(engine.render(parseRenderRequest({ htmlContent: late, waitForSelector: '#never' }), short)).rejects.toMatchObject({
+      expect(
+        engine.render(parseRenderRequest({ htmlContent: late, waitForSelector: '#never' }), short),
+      ).rejects.toMatchObject({
         code: 'RENDER_PDF_FAILED',
         message: expect.stringMatching(/within the 1 s deadline; still waiting for waitForSelector "#never"/),
       }),
-      expect(engine.render(parseRenderRequest({ htmlContent: late, waitForExpression: 'window.nothing' }), short)).rejects.toMatchObject({
+      expect(
+        engine.render(parseRenderRequest({ htmlContent: late, waitForExpression: 'window.nothing' }), short),
+      ).rejects.toMatchObject({
         message: expect.stringMatching(/still waiting for waitForExpression "window.nothing" \(to be truthy\)/),
       }),
     ]);
-    expect((await readPdf((await engine.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pdf)).pages[0]!.text).toBe('next');
+    expect(
+      (await readPdf((await engine.render(parseRenderRequest({ htmlContent: '<p>next</p>' }))).pdf)).pages[0]!.text,
+    ).toBe('next');
   });
 
   it('refuses a selector the page cannot parse, and waitForExpression when JavaScript is off', async () => {
@@ -120,7 +149,10 @@ describe('waits', () => {
     const noScript = createEngine({ executablePath, concurrency: 1, javascript: false });
     try {
       expect(() => noScript.check(parseRenderRequest({ htmlContent: late, waitForExpression: 'true' }))).toThrow(
-        expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { waitForExpression: [expect.stringContaining('JavaScript, which is off')] } }),
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          fieldErrors: { waitForExpression: [expect.stringContaining('JavaScript, which is off')] },
+        }),
       );
     } finally {
       await noScript.close();
@@ -154,7 +186,9 @@ describe('page size, media and ranges', () => {
     const second = await render({ htmlContent: threePages, pageRanges: '2' });
     expect(second.pages).toBe(1);
     expect(second.read.pages.map((page) => page.text)).toEqual(['Second page']);
-    expect((await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text)).toEqual(['First page', 'Third page']);
+    expect(
+      (await render({ htmlContent: threePages, pageRanges: '1, 3-' })).read.pages.map((page) => page.text),
+    ).toEqual(['First page', 'Third page']);
     await expect(render({ htmlContent: threePages, pageRanges: '5' })).rejects.toMatchObject({
       code: 'RENDER_PDF_FAILED',
       message: 'pageRanges "5" asks for a page past the end of the document',
@@ -164,18 +198,28 @@ describe('page size, media and ranges', () => {
       code: 'RENDER_PDF_FAILED',
       message: 'pageRanges "2,5" asks for a page past the end of the document',
     });
-    expect((await render({ htmlContent: threePages, pageRanges: '2-9' })).read.pages.map((page) => page.text)).toEqual(['Second page', 'Third page']);
+    expect((await render({ htmlContent: threePages, pageRanges: '2-9' })).read.pages.map((page) => page.text)).toEqual([
+      'Second page',
+      'Third page',
+    ]);
     // Past the page limit, it is refused before anything renders; within it, a document longer than the limit fails it rather than coming out cut short.
     const capped = createEngine({ executablePath, concurrency: 1, maxPages: 2 });
     try {
       expect(() => capped.check(parseRenderRequest({ htmlContent: threePages, pageRanges: '2, 3-' }))).toThrow(
-        expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (maxPages)'] } }),
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          fieldErrors: { pageRanges: ['asks for page 3, past the page limit of 2 (maxPages)'] },
+        }),
       );
       expect(
-        (await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)).pages.map((page) => page.text),
+        (
+          await readPdf((await capped.render(parseRenderRequest({ htmlContent: threePages, pageRanges: '2' }))).pdf)
+        ).pages.map((page) => page.text),
       ).toEqual(['Second page']);
       const fivePages = `<style>div { break-after: page }</style>${[1, 2, 3, 4, 5].map((n) => `<div>Page ${n}</div>`).join('')}`;
-      await expect(capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' }))).rejects.toMatchObject({
+      await expect(
+        capped.render(parseRenderRequest({ htmlContent: fivePages, pageRanges: '2-' })),
+      ).rejects.toMatchObject({
         message: 'the document has more pages than the limit of 2 (maxPages)',
       });
     } finally {
@@ -217,9 +261,11 @@ describe('metadata', () => {
 });
 
 describe('first-page header and footer', () => {
-  const header = '<div style="font-size: 10px">Running header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+  const header =
+    '<div style="font-size: 10px">Running header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
   const footer = '<div style="font-size: 10px">Running footer <span class="pageNumber"></span></div>';
-  const cover = '<div style="font-size: 10px">Cover header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+  const cover =
+    '<div style="font-size: 10px">Cover header, page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
   const headings = '<style>h1 { break-after: page }</style><h1>One</h1><h1>Two</h1><h1>Three</h1>';
   const margins = { marginTop: '1in', marginBottom: '1in' };
 
@@ -242,18 +288,34 @@ describe('first-page header and footer', () => {
     // Page 1 kept its place: the outline still finds all three headings.
     expect(result.read.outline).toEqual(['One', 'Two', 'Three']);
     // Without the fields, page 1 is like every other.
-    expect(reading((await render({ htmlContent: headings, headerHtmlContent: header, ...margins })).read.pages[0]!)).toBe('Running header, page 1 of 3 One');
+    expect(
+      reading((await render({ htmlContent: headings, headerHtmlContent: header, ...margins })).read.pages[0]!),
+    ).toBe('Running header, page 1 of 3 One');
   });
 
   it('keeps the running template on page 1 when only the other first-page field is given, and skips page 1 outside pageRanges', async () => {
-    const onlyFooter = await render({ htmlContent: headings, headerHtmlContent: header, firstPageFooterHtmlContent: footer, ...margins });
+    const onlyFooter = await render({
+      htmlContent: headings,
+      headerHtmlContent: header,
+      firstPageFooterHtmlContent: footer,
+      ...margins,
+    });
     expect(onlyFooter.read.pages.map(reading)).toEqual([
       'Running header, page 1 of 3 One Running footer 1',
       'Running header, page 2 of 3 Two',
       'Running header, page 3 of 3 Three',
     ]);
-    const laterPages = await render({ htmlContent: headings, headerHtmlContent: header, firstPageHeaderHtmlContent: cover, pageRanges: '2-', ...margins });
-    expect(laterPages.read.pages.map(reading)).toEqual(['Running header, page 2 of 3 Two', 'Running header, page 3 of 3 Three']);
+    const laterPages = await render({
+      htmlContent: headings,
+      headerHtmlContent: header,
+      firstPageHeaderHtmlContent: cover,
+      pageRanges: '2-',
+      ...margins,
+    });
+    expect(laterPages.read.pages.map(reading)).toEqual([
+      'Running header, page 2 of 3 Two',
+      'Running header, page 3 of 3 Three',
+    ]);
   });
 });
 
@@ -267,7 +329,9 @@ describe('relative URLs with no base', () => {
       const relative = network.failed.filter((issue) => issue.code === 'RELATIVE_URL');
       // Each once; not the link to another page, the data: image or the fragment.
       expect(relative.map((issue) => issue.url).sort()).toEqual(['invoice.css', 'logo.svg']);
-      expect(relative[0]!.reason).toBe('a relative URL in a document with no base URL (send absolute URLs, a <base href>, or url)');
+      expect(relative[0]!.reason).toBe(
+        'a relative URL in a document with no base URL (send absolute URLs, a <base href>, or url)',
+      );
       const based = await bare.render(parseRenderRequest({ htmlContent: `<base href="${siteUrl}/reports/">${html}` }));
       expect(based.network.failed.filter((issue) => issue.code === 'RELATIVE_URL')).toEqual([]);
     } finally {
@@ -298,7 +362,10 @@ describe('url', () => {
       await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
       try {
-        expect((await readPdf((await one.render(parseRenderRequest({ url: leaver.replace(siteUrl, base) }))).pdf)).pages[0]!.text).toBe('left');
+        expect(
+          (await readPdf((await one.render(parseRenderRequest({ url: leaver.replace(siteUrl, base) }))).pdf)).pages[0]!
+            .text,
+        ).toBe('left');
         const next = await readPdf((await one.render(parseRenderRequest({ url: reader.replace(siteUrl, base) }))).pdf);
         expect(next.pages[0]!.text).toBe('cookie= local=null session=null name= sent=none');
       } finally {
@@ -333,9 +400,13 @@ describe('url', () => {
     try {
       await expect(guarded.render(parseRenderRequest({ url: `${siteUrl}/reports/q3.html` }))).rejects.toMatchObject({
         code: 'RENDER_PDF_FAILED',
-        message: expect.stringMatching(new RegExp(`^url ${siteUrl}/reports/q3.html was not loaded: blocked by the network policy`)),
+        message: expect.stringMatching(
+          new RegExp(`^url ${siteUrl}/reports/q3.html was not loaded: blocked by the network policy`),
+        ),
       });
-      expect((await readPdf((await guarded.render(parseRenderRequest({ htmlContent: '<p>after</p>' }))).pdf)).pages[0]!.text).toBe('after');
+      expect(
+        (await readPdf((await guarded.render(parseRenderRequest({ htmlContent: '<p>after</p>' }))).pdf)).pages[0]!.text,
+      ).toBe('after');
     } finally {
       await guarded.close();
     }
@@ -349,7 +420,12 @@ describe('through the server', () => {
       const json = await fetch(`${server.url}/api/pdfs/render-sync`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/pdf' },
-        body: JSON.stringify({ htmlContent: late, waitForExpression: 'window.ready', pageRanges: '1', metadata: { title: 'Over JSON' } }),
+        body: JSON.stringify({
+          htmlContent: late,
+          waitForExpression: 'window.ready',
+          pageRanges: '1',
+          metadata: { title: 'Over JSON' },
+        }),
       });
       expect(json.status).toBe(200);
       const fromJson = new Uint8Array(await json.arrayBuffer());
@@ -364,7 +440,11 @@ describe('through the server', () => {
       form.set('metadata', JSON.stringify({ author: 'Over a form', keywords: 'one' }));
       form.set('firstPageHeaderHtmlContent', '<div style="font-size: 10px">Form cover</div>');
       form.set('marginTop', '1in');
-      const multipart = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', headers: { accept: 'application/pdf' }, body: form });
+      const multipart = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { accept: 'application/pdf' },
+        body: form,
+      });
       expect(multipart.status).toBe(200);
       const fromForm = new Uint8Array(await multipart.arrayBuffer());
       const page = (await readPdf(fromForm)).pages[0]!;
@@ -402,7 +482,13 @@ describe('through the server', () => {
       });
       expect(bad.status).toBe(422);
       const { errors } = await bad.json();
-      expect(Object.keys(errors).sort()).toEqual(['emulatedMediaType', 'metadata', 'pageRanges', 'waitDelay', 'waitForExpression']);
+      expect(Object.keys(errors).sort()).toEqual([
+        'emulatedMediaType',
+        'metadata',
+        'pageRanges',
+        'waitDelay',
+        'waitForExpression',
+      ]);
       expect(errors.waitDelay).toEqual([expect.stringContaining('must be at most 10 minutes')]);
     } finally {
       await server.close();
@@ -434,7 +520,10 @@ describe('through the server', () => {
       expect(event.payload.pages).toBe(1);
       const pdf = new Uint8Array(await (await fetch(event.payload.url)).arrayBuffer());
       expect((await readPdf(pdf)).pages.map((page) => page.text)).toEqual(['Always here Arrived late']);
-      expect(await readPdfInfo(pdf)).toMatchObject({ Subject: 'In the background', CreationDate: expect.stringMatching(/^D:20261123/) });
+      expect(await readPdfInfo(pdf)).toMatchObject({
+        Subject: 'In the background',
+        CreationDate: expect.stringMatching(/^D:20261123/),
+      });
 
       // url over both endpoints: refused by a server with the default policy (the test site is on loopback), rendered where private addresses are allowed.
       const byUrl = (on: string) =>
@@ -448,7 +537,9 @@ describe('through the server', () => {
       expect((await refusedUrl.json()).message).toMatch(/was not loaded/);
       const allowed = await byUrl(open.url);
       expect(allowed.status).toBe(200);
-      expect((await readPdf(new Uint8Array(await allowed.arrayBuffer()))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+      expect((await readPdf(new Uint8Array(await allowed.arrayBuffer()))).pages[0]!.text).toBe(
+        'Quarterly report Styled by a relative link',
+      );
       await open.deps.webhooks.add(hook.url, Date.now());
       const queuedUrl = await fetch(`${open.url}/api/pdfs/render-async`, {
         method: 'POST',
@@ -458,9 +549,9 @@ describe('through the server', () => {
       expect(queuedUrl.status).toBe(202);
       await until(() => hook.received.length > 1, 'the second webhook');
       const byUrlEvent = JSON.parse(hook.received[1]!.body) as { payload: { url: string } };
-      expect((await readPdf(new Uint8Array(await (await fetch(byUrlEvent.payload.url)).arrayBuffer()))).pages[0]!.text).toBe(
-        'Quarterly report Styled by a relative link',
-      );
+      expect(
+        (await readPdf(new Uint8Array(await (await fetch(byUrlEvent.payload.url)).arrayBuffer()))).pages[0]!.text,
+      ).toBe('Quarterly report Styled by a relative link');
 
       const refused = await fetch(`${noScript.url}/api/pdfs/render-async`, {
         method: 'POST',
@@ -468,7 +559,9 @@ describe('through the server', () => {
         body: JSON.stringify({ htmlContent: late, identifier: 'opts-2', waitForExpression: 'window.ready' }),
       });
       expect(refused.status).toBe(422);
-      expect((await refused.json()).errors).toEqual({ waitForExpression: [expect.stringContaining('JavaScript, which is off')] });
+      expect((await refused.json()).errors).toEqual({
+        waitForExpression: [expect.stringContaining('JavaScript, which is off')],
+      });
     } finally {
       await server.close();
       await noScript.close();
@@ -482,7 +575,10 @@ describe('through the CLI (in-process, on warm engines)', () => {
   it('takes every new field as a flag', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'doc.html'), `${a5}${media}${lateOnThird}`);
-    await writeFile(join(dir, 'cover.html'), '<div style="font-size: 10px">Flag cover <span class="totalPages"></span></div>');
+    await writeFile(
+      join(dir, 'cover.html'),
+      '<div style="font-size: 10px">Flag cover <span class="totalPages"></span></div>',
+    );
     const out = join(dir, 'doc.pdf');
     const run = await cli.run([
       'render',
@@ -527,17 +623,33 @@ describe('through the CLI (in-process, on warm engines)', () => {
     expect(read.pages[0]!.width).toBeCloseTo(148 * pt.mm, 0);
     expect((await readPdfInfo(pdf)).Title).toBe('From flags');
 
-    const never = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'never.pdf'), '-q', '--wait-for-selector', '#never', '--timeout', '1s']);
+    const never = await cli.run([
+      'render',
+      join(dir, 'doc.html'),
+      '-o',
+      join(dir, 'never.pdf'),
+      '-q',
+      '--wait-for-selector',
+      '#never',
+      '--timeout',
+      '1s',
+    ]);
     expect(never.code).toBe(1);
     expect(never.stderr).toContain('still waiting for waitForSelector "#never"');
     // A URL as an input, named after the page in --out-dir.
     const fromUrl = await cli.run(['render', `${siteUrl}/reports/q3.html`, '--out-dir', join(dir, 'pages'), '-q']);
     expect(fromUrl.code).toBe(0);
-    expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
+    expect((await readPdf(await readFile(join(dir, 'pages', 'q3.pdf')))).pages[0]!.text).toBe(
+      'Quarterly report Styled by a relative link',
+    );
     // A request file that names a URL is a document of its own, named after the file.
     await writeFile(
       join(dir, 'q3-request.json'),
-      JSON.stringify({ url: `${siteUrl}/reports/q3.html`, metadata: { title: 'From a request file' }, pageRanges: '1' }),
+      JSON.stringify({
+        url: `${siteUrl}/reports/q3.html`,
+        metadata: { title: 'From a request file' },
+        pageRanges: '1',
+      }),
     );
     const fromRequest = await cli.run(['render', '--request', join(dir, 'q3-request.json'), '-q']);
     expect(fromRequest.code).toBe(0);
@@ -545,13 +657,36 @@ describe('through the CLI (in-process, on warm engines)', () => {
     expect((await readPdf(requested)).pages[0]!.text).toBe('Quarterly report Styled by a relative link');
     expect((await readPdfInfo(requested)).Title).toBe('From a request file');
     // An input replaces the request file's document, whichever kind either is.
-    const overFile = await cli.run(['render', join(dir, 'doc.html'), '--request', join(dir, 'q3-request.json'), '-o', join(dir, 'over.pdf'), '-q']);
+    const overFile = await cli.run([
+      'render',
+      join(dir, 'doc.html'),
+      '--request',
+      join(dir, 'q3-request.json'),
+      '-o',
+      join(dir, 'over.pdf'),
+      '-q',
+    ]);
     expect(overFile.code).toBe(0);
     expect(reading((await readPdf(await readFile(join(dir, 'over.pdf')))).pages[0]!)).toBe('Paper Paper First page');
-    const nested = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'nested.pdf'), '--metadata', '{"creationDate":"yesterday"}']);
+    const nested = await cli.run([
+      'render',
+      join(dir, 'doc.html'),
+      '-o',
+      join(dir, 'nested.pdf'),
+      '--metadata',
+      '{"creationDate":"yesterday"}',
+    ]);
     expect(nested.code).toBe(2);
     expect(nested.stderr).toContain('--metadata creationDate: must be an ISO 8601 date');
-    const off = await cli.run(['render', join(dir, 'doc.html'), '-o', join(dir, 'off.pdf'), '--disable-javascript', '--wait-for-expression', 'window.ready']);
+    const off = await cli.run([
+      'render',
+      join(dir, 'doc.html'),
+      '-o',
+      join(dir, 'off.pdf'),
+      '--disable-javascript',
+      '--wait-for-expression',
+      'window.ready',
+    ]);
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--wait-for-expression');
   });
@@ -566,13 +701,20 @@ describe('a name that does not resolve', () => {
     const html = '<p>x</p><img src="http://nowhere.test/a.png"><img src="https://nowhere.test/b.png">';
     for (const [network, list, expected] of [
       ['all', 'failed', { code: 'LOAD_FAILED', reason: 'net::ERR_NAME_NOT_RESOLVED' }],
-      ['public', 'blocked', { code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' }],
+      [
+        'public',
+        'blocked',
+        { code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' },
+      ],
     ] as const) {
       const one = createEngine({ executablePath, concurrency: 1, network: { network }, resolver });
       try {
         const report = (await one.render(parseRenderRequest({ htmlContent: html }))).network;
         const issues = report[list].filter((issue) => issue.url.includes('nowhere.test'));
-        expect(issues.map((issue) => issue.url).sort(), network).toEqual(['http://nowhere.test/a.png', 'https://nowhere.test/b.png']);
+        expect(issues.map((issue) => issue.url).sort(), network).toEqual([
+          'http://nowhere.test/a.png',
+          'https://nowhere.test/b.png',
+        ]);
         for (const issue of issues) expect(issue, network).toMatchObject(expected);
         expect(
           report[list === 'failed' ? 'blocked' : 'failed'].filter((issue) => issue.url.includes('nowhere.test')),

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { exitCodeFor, PdfRenderError, type ErrorCode, type FieldErrors } from '../src/errors.js';
-import { asyncRenderRequestSchema, fieldErrorsOf, parseRenderRequest, parseWith, renderRequestSchema } from '../src/request.js';
+import {
+  asyncRenderRequestSchema,
+  fieldErrorsOf,
+  parseRenderRequest,
+  parseWith,
+  renderRequestSchema,
+} from '../src/request.js';
 
 /** The field errors of an invalid request (fails the test if it is valid). */
 function errorsOf(input: unknown): FieldErrors {
@@ -54,7 +60,11 @@ describe('defaults', () => {
   });
 
   it('keeps an empty first-page template apart from none: empty leaves page 1 without one, none uses the running one', () => {
-    const request = parseRenderRequest({ htmlContent: 'x', firstPageHeaderHtmlContent: '', firstPageFooterHtmlContent: null });
+    const request = parseRenderRequest({
+      htmlContent: 'x',
+      firstPageHeaderHtmlContent: '',
+      firstPageFooterHtmlContent: null,
+    });
     expect(request.firstPageHeaderHtmlContent).toBe('');
     expect(request.firstPageFooterHtmlContent).toBeNull();
   });
@@ -75,9 +85,9 @@ describe('defaults', () => {
       metadata: { title: 'T', keywords: ['k'], creationDate: new Date('2026-11-23') },
     });
     // A date and time without an offset is UTC, as a bare date is.
-    expect(parseRenderRequest({ htmlContent: 'x', metadata: { creationDate: '2026-11-23T10:00' } }).metadata!.creationDate).toEqual(
-      new Date('2026-11-23T10:00:00Z'),
-    );
+    expect(
+      parseRenderRequest({ htmlContent: 'x', metadata: { creationDate: '2026-11-23T10:00' } }).metadata!.creationDate,
+    ).toEqual(new Date('2026-11-23T10:00:00Z'));
     // The async queue stores the parsed request as JSON and parses it again when the job runs.
     expect(parseRenderRequest(JSON.parse(JSON.stringify(request)))).toEqual(request);
   });
@@ -94,7 +104,10 @@ describe('defaults', () => {
     [{ emulatedMediaType: 'Screen' }, 'emulatedMediaType', 'must be "print" or "screen"'],
   ])('refuses %j, naming %s', (fields, field, message) => {
     expect(() => parseRenderRequest({ htmlContent: 'x', ...fields })).toThrow(
-      expect.objectContaining({ code: 'VALIDATION_FAILED', fieldErrors: { [field]: [expect.stringContaining(message)] } }),
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        fieldErrors: { [field]: [expect.stringContaining(message)] },
+      }),
     );
   });
 
@@ -116,7 +129,14 @@ describe('string forms, as flags and form fields send them', () => {
       paperHeight: '97',
       marginTop: '1cm',
     });
-    expect(request).toMatchObject({ landscape: true, printBackground: true, tagged: false, outline: true, scale: 1.5, paperHeight: 97 });
+    expect(request).toMatchObject({
+      landscape: true,
+      printBackground: true,
+      tagged: false,
+      outline: true,
+      scale: 1.5,
+      paperHeight: 97,
+    });
     expect(request.paperWidth).toBeCloseTo(210 / 25.4, 10);
     expect(request.marginTop).toBeCloseTo(1 / 2.54, 10);
   });
@@ -145,8 +165,19 @@ describe('string forms, as flags and form fields send them', () => {
     ['', false],
     ['   ', false],
   ])('reads the boolean %j as %s', (value, expected) => {
-    const request = parseRenderRequest({ htmlContent: 'x', landscape: value, printBackground: value, tagged: value, outline: value });
-    expect(request).toMatchObject({ landscape: expected, printBackground: expected, tagged: expected, outline: expected });
+    const request = parseRenderRequest({
+      htmlContent: 'x',
+      landscape: value,
+      printBackground: value,
+      tagged: value,
+      outline: value,
+    });
+    expect(request).toMatchObject({
+      landscape: expected,
+      printBackground: expected,
+      tagged: expected,
+      outline: expected,
+    });
   });
 
   it.each([
@@ -176,11 +207,16 @@ describe('string forms, as flags and form fields send them', () => {
       marginLeft: value,
       marginRight: value,
     });
-    for (const field of ['marginTop', 'marginBottom', 'marginLeft', 'marginRight'] as const) expect(margins[field]).toBeCloseTo(expected, 10);
+    for (const field of ['marginTop', 'marginBottom', 'marginLeft', 'marginRight'] as const)
+      expect(margins[field]).toBeCloseTo(expected, 10);
   });
 
   it('keeps real booleans and numbers', () => {
-    expect(parseRenderRequest({ htmlContent: 'x', landscape: true, scale: 0.5, paperWidth: 4 })).toMatchObject({ landscape: true, scale: 0.5, paperWidth: 4 });
+    expect(parseRenderRequest({ htmlContent: 'x', landscape: true, scale: 0.5, paperWidth: 4 })).toMatchObject({
+      landscape: true,
+      scale: 0.5,
+      paperWidth: 4,
+    });
   });
 });
 
@@ -226,11 +262,18 @@ describe('paper and margins', () => {
 
   it('bounds the paper at 200 in a side, naming the field, and takes the bound itself', () => {
     expect(errorsOf({ htmlContent: 'x', paperWidth: 1e26, paperHeight: '201in' })).toEqual({
-      paperWidth: [expect.stringMatching(/^must be at most 200in \(14400pt, the largest page PDF readers open\) \(got /)],
+      paperWidth: [
+        expect.stringMatching(/^must be at most 200in \(14400pt, the largest page PDF readers open\) \(got /),
+      ],
       paperHeight: ['must be at most 200in (14400pt, the largest page PDF readers open) (got 201in)'],
     });
-    expect(errorsOf({ htmlContent: 'x', paperWidth: '5081mm' })).toEqual({ paperWidth: [expect.stringMatching(/at most 200in/)] });
-    expect(parseRenderRequest({ htmlContent: 'x', paperWidth: '200in', paperHeight: '14400pt' })).toMatchObject({ paperWidth: 200, paperHeight: 200 });
+    expect(errorsOf({ htmlContent: 'x', paperWidth: '5081mm' })).toEqual({
+      paperWidth: [expect.stringMatching(/at most 200in/)],
+    });
+    expect(parseRenderRequest({ htmlContent: 'x', paperWidth: '200in', paperHeight: '14400pt' })).toMatchObject({
+      paperWidth: 200,
+      paperHeight: 200,
+    });
   });
 
   it('accepts zero margins and margins just inside the page', () => {
@@ -259,7 +302,9 @@ describe('paper and margins', () => {
 
   it('checks margins against the page as printed in landscape', () => {
     // 10in across fits an 11in-wide landscape Letter page, but not an 8.5in portrait one.
-    expect(parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5in', marginRight: '5in' }).landscape).toBe(true);
+    expect(
+      parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5in', marginRight: '5in' }).landscape,
+    ).toBe(true);
     expect(errorsOf({ htmlContent: 'x', marginLeft: '5in', marginRight: '5in' })).toHaveProperty('marginLeft');
     expect(errorsOf({ htmlContent: 'x', landscape: true, marginTop: '4.5in', marginBottom: '4in' }).marginTop).toEqual([
       'marginTop + marginBottom (8.5in) must be smaller than the page height (8.5in)',
@@ -272,7 +317,9 @@ describe('paper and margins', () => {
       marginLeft: [message],
       marginRight: [message],
     });
-    expect(parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5.5in', marginRight: '5.49in' }).marginRight).toBe(5.49);
+    expect(
+      parseRenderRequest({ htmlContent: 'x', landscape: true, marginLeft: '5.5in', marginRight: '5.49in' }).marginRight,
+    ).toBe(5.49);
     // In portrait, 8.4in down fits the 11in height; in landscape the height is 8.5in and 8.6in does not fit.
     expect(parseRenderRequest({ htmlContent: 'x', marginTop: '4.3in', marginBottom: '4.3in' }).marginTop).toBe(4.3);
     expect(errorsOf({ htmlContent: 'x', landscape: true, marginTop: '4.3in', marginBottom: '4.3in' })).toEqual({
@@ -292,14 +339,22 @@ describe('paper and margins', () => {
 describe('errors', () => {
   it('says htmlContent is required, or must be a non-empty string', () => {
     expect(errorsOf({})).toEqual({ htmlContent: ['is required (or give url instead)'] });
-    expect(errorsOf({ htmlContent: 'x', url: 'https://example.com/' })).toEqual({ url: ['give either url or htmlContent, not both'] });
-    expect(errorsOf({ url: 'ftp://example.com/' })).toEqual({ url: ['must be an http or https URL (got "ftp://example.com/")'] });
+    expect(errorsOf({ htmlContent: 'x', url: 'https://example.com/' })).toEqual({
+      url: ['give either url or htmlContent, not both'],
+    });
+    expect(errorsOf({ url: 'ftp://example.com/' })).toEqual({
+      url: ['must be an http or https URL (got "ftp://example.com/")'],
+    });
     expect(errorsOf({ url: 'not a url' })).toEqual({ url: ['must be an http or https URL (got "not a url")'] });
     expect(errorsOf({ htmlContent: '' })).toEqual({ htmlContent: ['must not be empty'] });
     expect(errorsOf({ htmlContent: 42 })).toEqual({ htmlContent: ['must be a string of HTML'] });
-    expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 7 })).toEqual({ headerHtmlContent: ['must be a string of HTML'] });
+    expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 7 })).toEqual({
+      headerHtmlContent: ['must be a string of HTML'],
+    });
     // A template at the limit is fine; one character more is reported with its size.
-    expect(parseRenderRequest({ htmlContent: 'x', footerHtmlContent: 'f'.repeat(512 * 1024) }).footerHtmlContent).toHaveLength(512 * 1024);
+    expect(
+      parseRenderRequest({ htmlContent: 'x', footerHtmlContent: 'f'.repeat(512 * 1024) }).footerHtmlContent,
+    ).toHaveLength(512 * 1024);
     expect(errorsOf({ htmlContent: 'x', headerHtmlContent: 'h'.repeat(512 * 1024 + 1) })).toEqual({
       headerHtmlContent: [`must be at most 524288 characters (512 KiB); got ${512 * 1024 + 1}`],
     });
@@ -362,11 +417,14 @@ describe('errors', () => {
     expect(Object.keys(errors).sort()).toEqual(['marginBottom', 'marginTop', 'scale']);
   });
 
-  it.each([['a string'], [null], [[1, 2]], [42], [undefined], [true]])('reports a body that is not an object under "request": %j', (body) => {
-    const errors = errorsOf(body);
-    expect(Object.keys(errors)).toEqual(['request']);
-    expect(errors.request![0]).toMatch(/^must be an object of request fields/);
-  });
+  it.each([['a string'], [null], [[1, 2]], [42], [undefined], [true]])(
+    'reports a body that is not an object under "request": %j',
+    (body) => {
+      const errors = errorsOf(body);
+      expect(Object.keys(errors)).toEqual(['request']);
+      expect(errors.request![0]).toMatch(/^must be an object of request fields/);
+    },
+  );
 
   it('carries a message that counts the bad fields', () => {
     expect(() => parseRenderRequest({ scale: 9 })).toThrow('invalid request: 2 fields failed validation');
@@ -428,9 +486,12 @@ describe('exitCodeFor', () => {
   });
 
   // Anything that is not a PdfRenderError is unexpected: treat it as a failed render, not a usage error.
-  it.each([[new Error('unexpected')], [new TypeError('bug')], ['a thrown string'], [undefined], [{ code: 'USAGE' }]])('maps %j to 1', (error) => {
-    expect(exitCodeFor(error)).toBe(1);
-  });
+  it.each([[new Error('unexpected')], [new TypeError('bug')], ['a thrown string'], [undefined], [{ code: 'USAGE' }]])(
+    'maps %j to 1',
+    (error) => {
+      expect(exitCodeFor(error)).toBe(1);
+    },
+  );
 });
 
 describe('async request', () => {
@@ -445,7 +506,11 @@ describe('async request', () => {
   };
 
   it('adds identifier (required) and priority (default 0) to the render fields', () => {
-    expect(parseAsync({ htmlContent: 'x', identifier: 'facture-été 42' })).toMatchObject({ identifier: 'facture-été 42', priority: 0, paperWidth: 8.5 });
+    expect(parseAsync({ htmlContent: 'x', identifier: 'facture-été 42' })).toMatchObject({
+      identifier: 'facture-été 42',
+      priority: 0,
+      paperWidth: 8.5,
+    });
     expect(parseAsync({ htmlContent: 'x', identifier: 'a', priority: '-10' }).priority).toBe(-10);
     expect(parseAsync({ htmlContent: 'x', identifier: 'a'.repeat(200), priority: 10 }).priority).toBe(10);
   });
@@ -454,12 +519,18 @@ describe('async request', () => {
     [{ htmlContent: 'x' }, { identifier: ['is required'] }],
     [{ htmlContent: 'x', identifier: '' }, { identifier: ['must not be empty'] }],
     [{ htmlContent: 'x', identifier: 'a'.repeat(201) }, { identifier: ['must be at most 200 characters'] }],
-    [{ htmlContent: 'x', identifier: 'line\nbreak' }, { identifier: ['must be printable characters (no control characters or line breaks)'] }],
+    [
+      { htmlContent: 'x', identifier: 'line\nbreak' },
+      { identifier: ['must be printable characters (no control characters or line breaks)'] },
+    ],
     [{ htmlContent: 'x', identifier: 'a', priority: 11 }, { priority: ['must be between -10 and 10 (got 11)'] }],
     [{ htmlContent: 'x', identifier: 'a', priority: '1.5' }, { priority: ['must be a whole number (got 1.5)'] }],
     [
       { htmlContent: 'x', identifier: 'a', marginLeft: '9in' },
-      { marginLeft: [expect.stringContaining('must be smaller than the page width')], marginRight: [expect.stringContaining('page width')] },
+      {
+        marginLeft: [expect.stringContaining('must be smaller than the page width')],
+        marginRight: [expect.stringContaining('page width')],
+      },
     ],
   ])('rejects %j', (input, errors) => {
     expect(asyncErrors(input)).toEqual(errors);

@@ -19,7 +19,11 @@ function makePdf(text: string, padding = 0): Uint8Array {
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    Buffer.concat([Buffer.from(`<< /Length ${padding} >>\nstream\n`), randomBytes(padding), Buffer.from('\nendstream')]),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${padding} >>\nstream\n`),
+      randomBytes(padding),
+      Buffer.from('\nendstream'),
+    ]),
   ];
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   const offsets: number[] = [];
@@ -31,7 +35,9 @@ function makePdf(text: string, padding = 0): Uint8Array {
     length += part.length;
   });
   const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  parts.push(
+    Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`),
+  );
   return new Uint8Array(Buffer.concat(parts));
 }
 
@@ -56,7 +62,10 @@ beforeAll(async () => {
     bucket: s3.bucket,
     prefix: 'pdfs',
     endpoint: s3.endpoint,
-    ...s3Connection({ AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey }),
+    ...s3Connection({
+      AWS_ACCESS_KEY_ID: s3rverCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey,
+    }),
   };
 });
 afterAll(async () => {
@@ -114,7 +123,10 @@ describe('s3Blobs', () => {
     for (const id of [known, orphan, young]) expect(await blobs.get(id), id).not.toBeNull();
 
     // An hour on, the unknown ones are old; `young` gets a row meanwhile (a save finishing).
-    await blobs.removeOrphans(Date.now() + 60 * 60_000, async (ids) => new Set(ids.filter((id) => id === known || id === young)));
+    await blobs.removeOrphans(
+      Date.now() + 60 * 60_000,
+      async (ids) => new Set(ids.filter((id) => id === known || id === young)),
+    );
     expect(await blobs.get(known)).not.toBeNull();
     expect(await blobs.get(young)).not.toBeNull();
     expect(await blobs.get(orphan)).toBeNull();
@@ -128,7 +140,8 @@ describe('s3Blobs', () => {
     const blobs = s3Blobs({ ...base, prefix: 'many', pageSize: 600 });
     const ids = Array.from({ length: 700 }, newId);
     const tiny = makePdf('x');
-    for (let start = 0; start < ids.length; start += 100) await Promise.all(ids.slice(start, start + 100).map((id) => blobs.put(id, tiny)));
+    for (let start = 0; start < ids.length; start += 100)
+      await Promise.all(ids.slice(start, start + 100).map((id) => blobs.put(id, tiny)));
     const keep = new Set(ids.filter((_, index) => index % 2 === 0));
     const asked: number[] = [];
     const seen = new Set<string>();
@@ -165,14 +178,21 @@ describe('s3Blobs', () => {
 
   it('answers STORAGE_UNAVAILABLE, cause kept, when the bucket refuses the credentials', async () => {
     const blobs = s3Blobs({ ...base, credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' } });
-    for (const call of [() => blobs.put(newId(), makePdf('x')), () => blobs.get(newId()), () => blobs.removeOrphans(Date.now(), async () => new Set())]) {
+    for (const call of [
+      () => blobs.put(newId(), makePdf('x')),
+      () => blobs.get(newId()),
+      () => blobs.removeOrphans(Date.now(), async () => new Set()),
+    ]) {
       const error = await thrown(call);
       expect(isPdfRenderError(error, 'STORAGE_UNAVAILABLE'), String(error)).toBe(true);
       expect((error as PdfRenderError).message).toMatch(/refused access/);
       expect((error as PdfRenderError).retryAfter).toBeGreaterThan(0);
       expect((error as Error).cause).toMatchObject({ name: 'InvalidAccessKeyId' });
     }
-    expect(await blobs.check()).toEqual({ code: 'STORAGE_UNAVAILABLE', reason: expect.stringMatching(/refused access/) });
+    expect(await blobs.check()).toEqual({
+      code: 'STORAGE_UNAVAILABLE',
+      reason: expect.stringMatching(/refused access/),
+    });
     blobs.close();
   });
 
@@ -180,7 +200,10 @@ describe('s3Blobs', () => {
     const blobs = s3Blobs(base);
     expect(await blobs.check()).toBeNull();
     const missing = s3Blobs({ ...base, bucket: 'no-such-bucket' });
-    expect(await missing.check()).toEqual({ code: 'STORAGE_UNAVAILABLE', reason: expect.stringMatching(/bucket does not exist/) });
+    expect(await missing.check()).toEqual({
+      code: 'STORAGE_UNAVAILABLE',
+      reason: expect.stringMatching(/bucket does not exist/),
+    });
     expect(isPdfRenderError(await thrown(() => missing.put(newId(), makePdf('x'))), 'STORAGE_UNAVAILABLE')).toBe(true);
     blobs.close();
     missing.close();
@@ -198,7 +221,10 @@ describe('s3Blobs', () => {
       expect((error as Error).message).toMatch(/cannot be reached/);
       expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
     }
-    expect(await blobs.check()).toEqual({ code: 'STORAGE_UNAVAILABLE', reason: expect.stringMatching(/cannot be reached \(ECONNREFUSED\)/) });
+    expect(await blobs.check()).toEqual({
+      code: 'STORAGE_UNAVAILABLE',
+      reason: expect.stringMatching(/cannot be reached \(ECONNREFUSED\)/),
+    });
     blobs.close();
   });
 });

@@ -30,14 +30,28 @@ describe('parseFilesLocation', () => {
 
   it('reads region, endpoint and credentials from the AWS_* variables', () => {
     expect(s3Connection({})).toEqual({ region: 'us-east-1' });
-    expect(s3Connection({ AWS_REGION: 'eu-west-3', AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's', AWS_SESSION_TOKEN: 't' })).toEqual({
+    expect(
+      s3Connection({
+        AWS_REGION: 'eu-west-3',
+        AWS_ACCESS_KEY_ID: 'k',
+        AWS_SECRET_ACCESS_KEY: 's',
+        AWS_SESSION_TOKEN: 't',
+      }),
+    ).toEqual({
       region: 'eu-west-3',
       credentials: { accessKeyId: 'k', secretAccessKey: 's', sessionToken: 't' },
     });
     // A key without its secret is left to the SDK's chain, which will say what is missing.
-    expect(s3Connection({ AWS_DEFAULT_REGION: 'ap-south-1', AWS_ACCESS_KEY_ID: 'k' })).toEqual({ region: 'ap-south-1' });
-    expect(s3Connection({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9000' })).toEqual({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9000' });
-    expect(s3Connection({ AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_S3: 'https://s3.example.com' })).toMatchObject({
+    expect(s3Connection({ AWS_DEFAULT_REGION: 'ap-south-1', AWS_ACCESS_KEY_ID: 'k' })).toEqual({
+      region: 'ap-south-1',
+    });
+    expect(s3Connection({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9000' })).toEqual({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9000',
+    });
+    expect(
+      s3Connection({ AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_S3: 'https://s3.example.com' }),
+    ).toMatchObject({
       endpoint: 'https://s3.example.com',
     });
     expect(() => s3Connection({ AWS_ENDPOINT_URL_S3: 'ftp://files' })).toThrow(

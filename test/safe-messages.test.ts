@@ -41,12 +41,19 @@ function expectIndistinguishable(blocked: Issue[], failed: Issue[]): void {
   expect(failed).toEqual([]);
   expect(blocked.map((issue) => issue.url).sort()).toEqual([...urls].sort());
   expect(new Set(blocked.map((issue) => JSON.stringify({ code: issue.code, reason: issue.reason }))).size).toBe(1);
-  expect(blocked[0]).toMatchObject({ code: 'NETWORK_POLICY', reason: 'blocked by the network policy (public addresses only)' });
+  expect(blocked[0]).toMatchObject({
+    code: 'NETWORK_POLICY',
+    reason: 'blocked by the network policy (public addresses only)',
+  });
   expect(JSON.stringify(blocked)).not.toMatch(/127\.0\.0\.1|ENOTFOUND|resolve|loopback/);
 }
 
 const postJson = (server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** Queue `body` and wait for its job to finish; the job's final status. */
 async function finishedJob(server: TestServer, body: unknown): Promise<Record<string, unknown>> {
@@ -117,17 +124,24 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
     // A real fault, and not one of the storage (those have their own documented statuses): the
     // database refuses every file row, with a message naming the path.
     filesDir = join(server.deps.config.dataDir, 'files');
-    server.db.exec(`CREATE TRIGGER refuse_files BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'no more files in ${filesDir}'); END`);
+    server.db.exec(
+      `CREATE TRIGGER refuse_files BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'no more files in ${filesDir}'); END`,
+    );
   });
   afterAll(() => server.close());
 
-  const generic = { code: 'INTERNAL_ERROR', message: "pdfrender failed unexpectedly; the cause is in the operator's log" };
+  const generic = {
+    code: 'INTERNAL_ERROR',
+    message: "pdfrender failed unexpectedly; the cause is in the operator's log",
+  };
 
   it('sync: a 500 with a code and a generic message; the cause, with its stack, in the log', async () => {
     const response = await postJson(server, '/api/pdfs/render-sync', { htmlContent: '<p>sync</p>' });
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ outcome: generic.code, message: generic.message });
-    const logged = server.events.find((event) => event.request === 'POST /api/pdfs/render-sync' && event.code === 'INTERNAL_ERROR');
+    const logged = server.events.find(
+      (event) => event.request === 'POST /api/pdfs/render-sync' && event.code === 'INTERNAL_ERROR',
+    );
     expect((logged?.error as Error | undefined)?.message).toContain(filesDir);
     expect((logged?.error as Error | undefined)?.stack).toContain('at ');
   });
@@ -139,7 +153,10 @@ describe('a raw error reaches no caller; its cause reaches the log', () => {
       () => hook.received.map((arrival) => JSON.parse(arrival.body)).find((body) => body.payload?.id === 'raw-error'),
       'the failure webhook',
     );
-    expect(event).toEqual({ type: 'RENDER_PDF_FAILED', payload: { id: 'raw-error', jobId: status.jobId, error: generic.message, errorCode: generic.code } });
+    expect(event).toEqual({
+      type: 'RENDER_PDF_FAILED',
+      payload: { id: 'raw-error', jobId: status.jobId, error: generic.message, errorCode: generic.code },
+    });
     expect(JSON.stringify([status, event])).not.toContain(server.deps.config.dataDir);
     const logged = server.events.find((event) => event.jobId === status.jobId && event.code === 'INTERNAL_ERROR');
     expect((logged?.error as Error | undefined)?.message).toContain(filesDir);

@@ -23,7 +23,13 @@ const asRoot = process.getuid?.() === 0;
 let engine: Engine;
 
 beforeAll(() => {
-  engine = createEngine({ executablePath, concurrency: 1, timeoutMs: 20_000, files: 'document-folder', network: { network: 'all', allowHosts: [] } });
+  engine = createEngine({
+    executablePath,
+    concurrency: 1,
+    timeoutMs: 20_000,
+    files: 'document-folder',
+    network: { network: 'all', allowHosts: [] },
+  });
 });
 
 afterAll(async () => {
@@ -66,7 +72,9 @@ describe('the browser sandbox', () => {
     expect(browsers).toHaveLength(1);
     const [browserPid, profile] = browsers[0]!;
     // Chromium rewrites its helpers' command lines (setproctitle): spaces, not NULs, between arguments.
-    const renderers = groupOf(browserPid).filter((pid) => /(^|[\s\0])--type=renderer([\s\0]|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')));
+    const renderers = groupOf(browserPid).filter((pid) =>
+      /(^|[\s\0])--type=renderer([\s\0]|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')),
+    );
     expect(renderers.length).toBeGreaterThan(0);
     for (const pid of renderers) {
       const status = statusOf(pid);
@@ -93,7 +101,9 @@ describe('the browser sandbox', () => {
     const html = '<link rel="stylesheet" href="style.css"><link rel="stylesheet" href="missing.css"><p>Body</p>';
     const result = await engine.render(parseRenderRequest({ htmlContent: html }), { baseUrl });
     expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Text from the stylesheet');
-    expect(result.network.failed).toEqual([{ url: pathToFileURL(join(folder, 'missing.css')).href, code: 'LOAD_FAILED', reason: 'no such file' }]);
+    expect(result.network.failed).toEqual([
+      { url: pathToFileURL(join(folder, 'missing.css')).href, code: 'LOAD_FAILED', reason: 'no such file' },
+    ]);
   });
 
   it('hands over regular files only, and none too large, without hanging on a FIFO', async () => {
@@ -103,10 +113,18 @@ describe('the browser sandbox', () => {
     await writeFile(join(folder, 'huge.png'), '');
     await truncate(join(folder, 'huge.png'), maxFileBytes + 1); // sparse: no disk used
     const html = '<img src="fifo"><img src="folder"><img src="huge.png"><p>Still printed</p>';
-    const result = await engine.render(parseRenderRequest({ htmlContent: html }), { baseUrl: pathToFileURL(join(folder, 'doc.html')).href });
+    const result = await engine.render(parseRenderRequest({ htmlContent: html }), {
+      baseUrl: pathToFileURL(join(folder, 'doc.html')).href,
+    });
     expect((await readPdf(result.pdf)).pages[0]!.text).toContain('Still printed');
-    const reasons = Object.fromEntries(result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]));
-    expect(reasons).toEqual({ fifo: 'not a regular file', folder: 'a folder, not a file', 'huge.png': 'larger than 100 MiB' });
+    const reasons = Object.fromEntries(
+      result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]),
+    );
+    expect(reasons).toEqual({
+      fifo: 'not a regular file',
+      folder: 'a folder, not a file',
+      'huge.png': 'larger than 100 MiB',
+    });
   });
 
   it.runIf(asRoot)('as root picks an unprivileged user and setpriv; as anyone else Chromium sandboxes itself', () => {
@@ -114,7 +132,9 @@ describe('the browser sandbox', () => {
     expect(identity.user?.uid).toBeGreaterThan(0);
     expect(identity.setpriv).toMatch(/setpriv$/);
     expect(launchIdentity(1000)).toEqual({});
-    expect(describeSandbox({ noSandbox: 'no user namespaces' })).toBe('browser sandbox OFF (Chromium runs as this user): no user namespaces');
+    expect(describeSandbox({ noSandbox: 'no user namespaces' })).toBe(
+      'browser sandbox OFF (Chromium runs as this user): no user namespaces',
+    );
   });
 });
 
@@ -123,23 +143,32 @@ describe.runIf(asRoot)("root's own temp folder", () => {
     const folder = await tempDir();
     await chmod(folder, 0o755); // passable, not writable, by the browser's user
     await writeFile(join(folder, 'page.html'), '<p>Printed past a root-only TMPDIR</p>');
-    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], { env: { TMPDIR: folder } });
+    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], {
+      env: { TMPDIR: folder },
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect((await readPdf(await readFile(join(folder, 'page.pdf')))).pages[0]!.text).toContain('Printed past a root-only TMPDIR');
+    expect((await readPdf(await readFile(join(folder, 'page.pdf')))).pages[0]!.text).toContain(
+      'Printed past a root-only TMPDIR',
+    );
   });
 
   it("is refused by name where the browser's user cannot reach it, instead of 'Target closed'", async () => {
     const folder = await tempDir(); // mode 0700
     await writeFile(join(folder, 'page.html'), '<p>x</p>');
-    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], { env: { TMPDIR: folder } });
+    const run = await pdfrender(['render', join(folder, 'page.html'), '-o', join(folder, 'page.pdf')], {
+      env: { TMPDIR: folder },
+    });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`who cannot reach the temp folder ${folder} (${folder} is mode 700) for its profile: set TMPDIR`);
+    expect(run.stderr).toContain(
+      `who cannot reach the temp folder ${folder} (${folder} is mode 700) for its profile: set TMPDIR`,
+    );
     expect(readdirSync(folder)).toEqual(['page.html']);
   });
 });
 
 // Docker's default seccomp profile refuses user namespaces; test/support/no-userns.py makes that fault.
-const canRefuseUserNamespaces = process.arch === 'x64' && spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
+const canRefuseUserNamespaces =
+  process.arch === 'x64' && spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
 
 describe.runIf(asRoot && canRefuseUserNamespaces)('where user namespaces are refused', () => {
   it('still renders, as the unprivileged user without a sandbox, and says so', async () => {
@@ -147,7 +176,9 @@ describe.runIf(asRoot && canRefuseUserNamespaces)('where user namespaces are ref
     const input = join(folder, 'page.html');
     await writeFile(input, '<p>No namespaces here</p>');
     const output = join(folder, 'page.pdf');
-    const run = await pdfrender(['--debug', 'render', input, '-o', output], { wrapper: ['python3', join(import.meta.dirname, 'support/no-userns.py')] });
+    const run = await pdfrender(['--debug', 'render', input, '-o', output], {
+      wrapper: ['python3', join(import.meta.dirname, 'support/no-userns.py')],
+    });
     expect(run.stderr).toMatch(
       /pdfrender: \S+, browser sandbox OFF \(Chromium runs as user \S+\): Chromium could not start its sandbox as user \S+ \(user namespaces are refused here/,
     );
@@ -169,7 +200,9 @@ describe('the sandbox state is said', () => {
   it("in the server's start-up line", async () => {
     const server = await startServe(['--data-dir', await tempDir()]);
     try {
-      expect(server.stderr()).toMatch(/listening on http:\/\/\S+ \(.*; browser sandbox on \(Chromium runs as (user \S+|this user)\)\)\n/);
+      expect(server.stderr()).toMatch(
+        /listening on http:\/\/\S+ \(.*; browser sandbox on \(Chromium runs as (user \S+|this user)\)\)\n/,
+      );
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

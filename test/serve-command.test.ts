@@ -18,7 +18,13 @@ afterAll(removeTempDirs);
 
 describe('serve configuration', () => {
   it('takes flags over PDFRENDER_* variables over defaults', () => {
-    const env = { PDFRENDER_PORT: '4000', PDFRENDER_RATE_LIMIT: '5', PDFRENDER_API_KEYS: 'a, b ,c', PDFRENDER_MAX_BODY: '2mb', PDFRENDER_RETENTION: '90m' };
+    const env = {
+      PDFRENDER_PORT: '4000',
+      PDFRENDER_RATE_LIMIT: '5',
+      PDFRENDER_API_KEYS: 'a, b ,c',
+      PDFRENDER_MAX_BODY: '2mb',
+      PDFRENDER_RETENTION: '90m',
+    };
     const config = loadServeConfig({ port: '5000' }, env, '/srv');
     expect(config).toMatchObject({
       port: 5000,
@@ -53,14 +59,34 @@ describe('serve configuration', () => {
       shutdownGrace: 2000,
     });
     // Flags still win, and an empty variable counts as unset.
-    const flags = { host: '::1', dataDir: '/var/lib/pdfrender', concurrency: '5', publicUrl: 'http://localhost:8080', trustProxy: false, shutdownGrace: '1m' };
-    expect(loadServeConfig(flags, env, '/srv')).toMatchObject({ ...flags, concurrency: 5, trustProxy: 0, shutdownGrace: 60_000 });
-    expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({ host: '127.0.0.1', trustProxy: 0 });
+    const flags = {
+      host: '::1',
+      dataDir: '/var/lib/pdfrender',
+      concurrency: '5',
+      publicUrl: 'http://localhost:8080',
+      trustProxy: false,
+      shutdownGrace: '1m',
+    };
+    expect(loadServeConfig(flags, env, '/srv')).toMatchObject({
+      ...flags,
+      concurrency: 5,
+      trustProxy: 0,
+      shutdownGrace: 60_000,
+    });
+    expect(loadServeConfig({}, { PDFRENDER_HOST: '', PDFRENDER_TRUST_PROXY: '' }, '/srv')).toMatchObject({
+      host: '127.0.0.1',
+      trustProxy: 0,
+    });
     // Bad values name the variable.
     expect(() =>
       loadServeConfig(
         {},
-        { PDFRENDER_CONCURRENCY: '0', PDFRENDER_PUBLIC_URL: 'ftp://x', PDFRENDER_TRUST_PROXY: 'maybe', PDFRENDER_SHUTDOWN_GRACE: 'soon' },
+        {
+          PDFRENDER_CONCURRENCY: '0',
+          PDFRENDER_PUBLIC_URL: 'ftp://x',
+          PDFRENDER_TRUST_PROXY: 'maybe',
+          PDFRENDER_SHUTDOWN_GRACE: 'soon',
+        },
         '/srv',
       ),
     ).toThrow(
@@ -125,10 +151,14 @@ describe('pdfrender serve', () => {
     const dataDir = await tempDir();
     // The document waits on a loopback gate: in flight until the test opens it (--allow-host lets it reach loopback).
     const gate = await startGate();
-    const server = await startServe(['--data-dir', dataDir, '--log-format', 'json', '--allow-host', '127.0.0.1'], { PDFRENDER_RATE_LIMIT: '7' });
+    const server = await startServe(['--data-dir', dataDir, '--log-format', 'json', '--allow-host', '127.0.0.1'], {
+      PDFRENDER_RATE_LIMIT: '7',
+    });
     running = server.child;
     try {
-      expect(server.stderr()).toMatch(/pdfrender \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(auth off; rate limit 7\/min; data in /);
+      expect(server.stderr()).toMatch(
+        /pdfrender \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(auth off; rate limit 7\/min; data in /,
+      );
       expect(existsSync(join(dataDir, 'pdfrender.db'))).toBe(true);
 
       const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
@@ -160,7 +190,14 @@ describe('pdfrender serve', () => {
   it('answers a render still going when --shutdown-grace runs out with JSON 503, then exits 0', async () => {
     // Held at a gate that never opens: the render cannot finish, so only the grace running out answers it.
     const gate = await startGate();
-    const server = await startServe(['--data-dir', await tempDir(), '--shutdown-grace', '300ms', '--allow-host', '127.0.0.1']);
+    const server = await startServe([
+      '--data-dir',
+      await tempDir(),
+      '--shutdown-grace',
+      '300ms',
+      '--allow-host',
+      '127.0.0.1',
+    ]);
     running = server.child;
     try {
       const inFlight = fetch(`${server.url}/api/pdfs/render-sync`, {
@@ -175,7 +212,10 @@ describe('pdfrender serve', () => {
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(response.headers.get('retry-after')).toBe('5');
       expect(response.headers.get('ratelimit-policy')).toBe('"sync";q=60;w=60');
-      expect(await response.json()).toEqual({ outcome: 'SHUTTING_DOWN', message: 'the server stopped before the document finished rendering; send it again' });
+      expect(await response.json()).toEqual({
+        outcome: 'SHUTTING_DOWN',
+        message: 'the server stopped before the document finished rendering; send it again',
+      });
       expect(await server.exited).toBe(0);
       expect(server.stderr()).toContain('pdfrender: shutdown grace ran out; stopping 1 request(s) in flight');
       // The default access-log format is the pretty one.
@@ -197,7 +237,10 @@ describe('pdfrender serve', () => {
       try {
         expect(server.stderr()).toMatch(/\(auth on \(2 API keys\);/);
         // Said at start: with keys on, file downloads still need none (unless --private-files).
-        await until(() => server.stderr().includes('pdfrender: file URLs download without the API key'), 'the notice about file URLs');
+        await until(
+          () => server.stderr().includes('pdfrender: file URLs download without the API key'),
+          'the notice about file URLs',
+        );
         const post = (headers: Record<string, string>) =>
           fetch(`${server.url}/api/pdfs/render-sync`, {
             method: 'POST',

@@ -36,7 +36,13 @@ interface RawResponse {
 }
 
 /** A request through node:http, which sends the Host (and any other header) it is given. */
-function send(server: TestServer, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+function send(
+  server: TestServer,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawResponse> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, method, path, headers, setHost: !('Host' in headers) }, (res) => {
@@ -67,7 +73,13 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
       const syncAnswer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders(hostile), doc('sync'));
       expect(syncAnswer.status).toBe(200);
       expect(syncAnswer.json().fileUrl).toMatch(new RegExp(`^${base}/api/pdfs/files/`));
-      const pdfAnswer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders({ ...hostile, Accept: 'application/pdf' }), doc('as pdf'));
+      const pdfAnswer = await send(
+        server,
+        'POST',
+        '/api/pdfs/render-sync',
+        jsonHeaders({ ...hostile, Accept: 'application/pdf' }),
+        doc('as pdf'),
+      );
       expect(pdfAnswer.headers['content-location']).toMatch(new RegExp(`^${base}/api/pdfs/files/`));
       expect((await readPdf(new Uint8Array(pdfAnswer.body))).pages[0]!.text).toBe('as pdf');
 
@@ -138,7 +150,13 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
   it('with --public-url, the Host is not checked and every URL is the public one', async () => {
     const server = await startServer({ publicUrl: 'https://pdf.example.com/base/' }, { engine });
     try {
-      const answer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders({ Host: 'attacker.example' }), doc('public'));
+      const answer = await send(
+        server,
+        'POST',
+        '/api/pdfs/render-sync',
+        jsonHeaders({ Host: 'attacker.example' }),
+        doc('public'),
+      );
       expect(answer.status).toBe(200);
       expect(answer.json().fileUrl).toMatch(/^https:\/\/pdf\.example\.com\/base\/api\/pdfs\/files\//);
     } finally {
@@ -149,7 +167,10 @@ describe('absolute URLs never come from the Host header (item 5)', () => {
 
 describe('cross-site browser requests (item 6)', () => {
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-  const formHeaders = (extra: Record<string, string>) => ({ 'Content-Type': 'application/x-www-form-urlencoded', ...extra });
+  const formHeaders = (extra: Record<string, string>) => ({
+    'Content-Type': 'application/x-www-form-urlencoded',
+    ...extra,
+  });
   const crossSite = { Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' };
 
   it("refuses a form posted by another site's page to every state-changing route, and registers nothing", async () => {
@@ -158,11 +179,31 @@ describe('cross-site browser requests (item 6)', () => {
       const kept = await server.deps.webhooks.add('http://127.0.0.1:9/kept', Date.now());
       const attempts: Array<[string, string, Record<string, string>, string?]> = [
         ['POST', '/api/webhooks', formHeaders(crossSite), form({ url: 'http://127.0.0.1:9/evil' })],
-        ['POST', '/api/webhooks', formHeaders({ Origin: 'http://evil.example' }), form({ url: 'http://127.0.0.1:9/evil' })],
-        ['POST', '/api/webhooks', formHeaders({ 'Sec-Fetch-Site': 'same-site' }), form({ url: 'http://127.0.0.1:9/evil' })],
-        ['POST', '/api/webhooks', formHeaders({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }), form({ url: 'http://127.0.0.1:9/evil' })],
+        [
+          'POST',
+          '/api/webhooks',
+          formHeaders({ Origin: 'http://evil.example' }),
+          form({ url: 'http://127.0.0.1:9/evil' }),
+        ],
+        [
+          'POST',
+          '/api/webhooks',
+          formHeaders({ 'Sec-Fetch-Site': 'same-site' }),
+          form({ url: 'http://127.0.0.1:9/evil' }),
+        ],
+        [
+          'POST',
+          '/api/webhooks',
+          formHeaders({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }),
+          form({ url: 'http://127.0.0.1:9/evil' }),
+        ],
         ['POST', '/api/pdfs/render-sync', formHeaders(crossSite), form({ htmlContent: '<p>x</p>' })],
-        ['POST', '/api/pdfs/render-async', formHeaders(crossSite), form({ htmlContent: '<p>x</p>', identifier: 'evil' })],
+        [
+          'POST',
+          '/api/pdfs/render-async',
+          formHeaders(crossSite),
+          form({ htmlContent: '<p>x</p>', identifier: 'evil' }),
+        ],
         ['DELETE', `/api/webhooks/${kept.id}`, crossSite],
       ];
       for (const [method, path, headers, body] of attempts) {
@@ -174,7 +215,9 @@ describe('cross-site browser requests (item 6)', () => {
       expect((await server.deps.webhooks.list()).map((endpoint) => endpoint.url)).toEqual(['http://127.0.0.1:9/kept']);
 
       // A client that is not a browser sends neither header, and a browser's own same-origin request is its own.
-      expect((await send(server, 'POST', '/api/webhooks', formHeaders({}), form({ url: 'http://127.0.0.1:9/cli' }))).status).toBe(201);
+      expect(
+        (await send(server, 'POST', '/api/webhooks', formHeaders({}), form({ url: 'http://127.0.0.1:9/cli' }))).status,
+      ).toBe(201);
       expect(
         (
           await send(
@@ -190,9 +233,13 @@ describe('cross-site browser requests (item 6)', () => {
       expect((await send(server, 'GET', '/api/webhooks', crossSite)).status).toBe(200);
       // The OpenAPI document names both edge refusals.
       const { paths } = await (await fetch(`${server.url}/openapi.json`)).json();
-      expect(paths['/api/webhooks'].post.responses['403'].content['application/json'].schema.properties.outcome.enum).toEqual(['CROSS_SITE_REQUEST']);
+      expect(
+        paths['/api/webhooks'].post.responses['403'].content['application/json'].schema.properties.outcome.enum,
+      ).toEqual(['CROSS_SITE_REQUEST']);
       expect(paths['/api/webhooks'].get.responses['403']).toBeUndefined();
-      expect(paths['/api/pdfs/jobs/{jobId}'].get.responses['421'].content['application/json'].schema.properties.outcome.enum).toEqual(['HOST_NOT_ALLOWED']);
+      expect(
+        paths['/api/pdfs/jobs/{jobId}'].get.responses['421'].content['application/json'].schema.properties.outcome.enum,
+      ).toEqual(['HOST_NOT_ALLOWED']);
     } finally {
       await server.close();
     }
@@ -208,17 +255,33 @@ describe('cross-site browser requests (item 6)', () => {
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
-      expect(String(preflight.headers['access-control-allow-methods']).split(',')).toEqual(expect.arrayContaining(['POST', 'DELETE']));
-      expect(String(preflight.headers['access-control-allow-headers']).split(',')).toEqual(expect.arrayContaining(['Authorization', 'Content-Type']));
+      expect(String(preflight.headers['access-control-allow-methods']).split(',')).toEqual(
+        expect.arrayContaining(['POST', 'DELETE']),
+      );
+      expect(String(preflight.headers['access-control-allow-headers']).split(',')).toEqual(
+        expect.arrayContaining(['Authorization', 'Content-Type']),
+      );
       expect(String(preflight.headers.vary)).toMatch(/Origin/);
 
       const allowed = { Origin: 'https://app.example', 'Sec-Fetch-Site': 'cross-site' };
-      const answer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders({ ...allowed, Authorization: 'Bearer k' }), doc('from the app'));
+      const answer = await send(
+        server,
+        'POST',
+        '/api/pdfs/render-sync',
+        jsonHeaders({ ...allowed, Authorization: 'Bearer k' }),
+        doc('from the app'),
+      );
       expect(answer.status).toBe(200);
       expect(answer.headers['access-control-allow-origin']).toBe('https://app.example');
       expect(String(answer.headers.vary)).toMatch(/Origin/);
       expect(String(answer.headers['access-control-expose-headers']).split(',')).toEqual(
-        expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy', 'Content-Location', 'X-Pdfrender-Blocked']),
+        expect.arrayContaining([
+          'Retry-After',
+          'RateLimit',
+          'RateLimit-Policy',
+          'Content-Location',
+          'X-Pdfrender-Blocked',
+        ]),
       );
       const file = await fetch(answer.json().fileUrl as string, { headers: { Authorization: 'Bearer k' } });
       expect((await readPdf(new Uint8Array(await file.arrayBuffer()))).pages[0]!.text).toBe('from the app');
@@ -227,9 +290,18 @@ describe('cross-site browser requests (item 6)', () => {
       expect(unauthorised.status).toBe(401);
       expect(unauthorised.headers['access-control-allow-origin']).toBe('https://app.example');
 
-      const evilPreflight = await send(server, 'OPTIONS', '/api/pdfs/render-sync', { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' });
+      const evilPreflight = await send(server, 'OPTIONS', '/api/pdfs/render-sync', {
+        Origin: 'http://evil.example',
+        'Access-Control-Request-Method': 'POST',
+      });
       expect(evilPreflight.headers['access-control-allow-origin']).toBeUndefined();
-      const evil = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders({ ...crossSite, Authorization: 'Bearer k' }), doc('x'));
+      const evil = await send(
+        server,
+        'POST',
+        '/api/pdfs/render-sync',
+        jsonHeaders({ ...crossSite, Authorization: 'Bearer k' }),
+        doc('x'),
+      );
       expect(evil.status).toBe(403);
       expect(evil.headers['access-control-allow-origin']).toBeUndefined();
     } finally {
@@ -238,14 +310,12 @@ describe('cross-site browser requests (item 6)', () => {
   });
 
   it('--cors-origin takes web origins only', () => {
-    expect(loadServeConfig({ corsOrigins: ['https://App.example:443', 'http://localhost:5173'] }, {}, '/srv').corsOrigins).toEqual([
-      'https://app.example',
-      'http://localhost:5173',
-    ]);
-    expect(loadServeConfig({}, { PDFRENDER_CORS_ORIGINS: 'https://a.example, https://b.example' }, '/srv').corsOrigins).toEqual([
-      'https://a.example',
-      'https://b.example',
-    ]);
+    expect(
+      loadServeConfig({ corsOrigins: ['https://App.example:443', 'http://localhost:5173'] }, {}, '/srv').corsOrigins,
+    ).toEqual(['https://app.example', 'http://localhost:5173']);
+    expect(
+      loadServeConfig({}, { PDFRENDER_CORS_ORIGINS: 'https://a.example, https://b.example' }, '/srv').corsOrigins,
+    ).toEqual(['https://a.example', 'https://b.example']);
     expect(() => loadServeConfig({ corsOrigins: ['https://app.example/path'] }, {}, '/srv')).toThrow(
       /--cors-origin \(PDFRENDER_CORS_ORIGINS\): "https:\/\/app.example\/path" is not a web origin/,
     );
@@ -259,7 +329,8 @@ describe('the client address behind a proxy (item 11)', () => {
     // The proxy at 10.0.0.5 is trusted by address, as is this machine (the test connects from loopback).
     const listed = await startServer({ rateLimit: 1, trustProxy: 'loopback,10.0.0.0/8' }, { engine });
     try {
-      const from = (s: TestServer, forwarded: string) => send(s, 'POST', '/api/pdfs/render-sync', jsonHeaders({ 'X-Forwarded-For': forwarded }), doc('x'));
+      const from = (s: TestServer, forwarded: string) =>
+        send(s, 'POST', '/api/pdfs/render-sync', jsonHeaders({ 'X-Forwarded-For': forwarded }), doc('x'));
       // One hop: the proxy appended 198.51.100.7; whatever the client wrote before it changes nothing.
       expect((await from(hop, '198.51.100.7')).status).toBe(200);
       expect((await from(hop, '203.0.113.1, 198.51.100.7')).status).toBe(429);
@@ -289,7 +360,9 @@ describe('the client address behind a proxy (item 11)', () => {
     expect(clientAddress('::ffff:10.9.9.9', '1.1.1.1, ::FFFF:10.1.2.3', trust('::ffff:10.0.0.0/104'))).toBe('1.1.1.1');
     expect(clientAddress('::1', '2001:DB8:0:0::1', trust('loopback'))).toBe('2001:db8::1');
     expect(loadServeConfig({}, { PDFRENDER_TRUST_PROXY: '2' }, '/srv').trustProxy).toBe(2);
-    expect(() => trust('proxy.example')).toThrow(/--trust-proxy \(PDFRENDER_TRUST_PROXY\): "proxy.example" is not a number of hops/);
+    expect(() => trust('proxy.example')).toThrow(
+      /--trust-proxy \(PDFRENDER_TRUST_PROXY\): "proxy.example" is not a number of hops/,
+    );
     expect(normalizeAddress('[::ffff:1.2.3.4]:80')).toBe('1.2.3.4');
     expect(normalizeAddress('1.2.3.4:8080')).toBe('1.2.3.4');
     expect(normalizeAddress('0x7f.1')).toBeNull();
@@ -388,13 +461,23 @@ describe('slow clients and the connection cap (item 12)', () => {
   });
 
   it('bounds the connection settings and keeps headers within the request timeout', () => {
-    const config = loadServeConfig({}, { PDFRENDER_HEADERS_TIMEOUT: '5s', PDFRENDER_REQUEST_TIMEOUT: '2m', PDFRENDER_MAX_CONNECTIONS: '50' }, '/srv');
+    const config = loadServeConfig(
+      {},
+      { PDFRENDER_HEADERS_TIMEOUT: '5s', PDFRENDER_REQUEST_TIMEOUT: '2m', PDFRENDER_MAX_CONNECTIONS: '50' },
+      '/srv',
+    );
     expect(config).toMatchObject({ headersTimeout: 5000, requestTimeout: 120_000, maxConnections: 50 });
-    expect(loadServeConfig({}, {}, '/srv')).toMatchObject({ headersTimeout: 20_000, requestTimeout: 60_000, maxConnections: 1000 });
+    expect(loadServeConfig({}, {}, '/srv')).toMatchObject({
+      headersTimeout: 20_000,
+      requestTimeout: 60_000,
+      maxConnections: 1000,
+    });
     expect(() => loadServeConfig({ headersTimeout: '2m' }, {}, '/srv')).toThrow(
       '--headers-timeout (PDFRENDER_HEADERS_TIMEOUT): must not be longer than --request-timeout',
     );
-    expect(() => loadServeConfig({ maxConnections: '0' }, {}, '/srv')).toThrow(/--max-connections \(PDFRENDER_MAX_CONNECTIONS\): must be at least 1/);
+    expect(() => loadServeConfig({ maxConnections: '0' }, {}, '/srv')).toThrow(
+      /--max-connections \(PDFRENDER_MAX_CONNECTIONS\): must be at least 1/,
+    );
   });
 
   it('keeps --dedupe-window long enough, with --database, for a request answered 504 OUTCOME_UNKNOWN to be sent again safely', () => {
@@ -403,7 +486,9 @@ describe('slow clients and the connection cap (item 12)', () => {
     expect(() => loadServeConfig({ database, databaseTimeout: '45s' }, {}, '/srv')).toThrow(
       '--dedupe-window (PDFRENDER_DEDUPE_WINDOW): must be at least --database-timeout + 20s with --database, so that a request answered 504 OUTCOME_UNKNOWN can still be sent again safely',
     );
-    expect(loadServeConfig({ database, databaseTimeout: '45s', dedupeWindow: '65s' }, {}, '/srv')).toMatchObject({ dedupeWindow: 65_000 });
+    expect(loadServeConfig({ database, databaseTimeout: '45s', dedupeWindow: '65s' }, {}, '/srv')).toMatchObject({
+      dedupeWindow: 65_000,
+    });
     // SQLite never answers 504: any window.
     expect(loadServeConfig({ dedupeWindow: '10s' }, {}, '/srv')).toMatchObject({ dedupeWindow: 10_000 });
   });
@@ -415,7 +500,13 @@ describe('slow clients and the connection cap (item 12)', () => {
         ['paperWidth', 1e26],
         ['paperHeight', '201in'],
       ] as const) {
-        const answer = await send(server, 'POST', '/api/pdfs/render-sync', jsonHeaders(), JSON.stringify({ htmlContent: '<p>x</p>', [field]: value }));
+        const answer = await send(
+          server,
+          'POST',
+          '/api/pdfs/render-sync',
+          jsonHeaders(),
+          JSON.stringify({ htmlContent: '<p>x</p>', [field]: value }),
+        );
         expect(answer.status).toBe(422);
         expect(answer.json().outcome).toBe('VALIDATION_FAILED');
         expect(Object.keys(answer.json().errors as object)).toEqual([field]);

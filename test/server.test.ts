@@ -36,7 +36,10 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 
 describe('render-sync', () => {
   it('renders JSON and answers with a fileUrl that downloads the same PDF', async () => {
-    const response = await sync(server, json({ htmlContent: '<h1>Hello API</h1>', paperWidth: '210mm', paperHeight: '297mm' }));
+    const response = await sync(
+      server,
+      json({ htmlContent: '<h1>Hello API</h1>', paperWidth: '210mm', paperHeight: '297mm' }),
+    );
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body).toMatchObject({ outcome: 'SUCCESS', pages: 1 });
@@ -52,7 +55,10 @@ describe('render-sync', () => {
   });
 
   it('returns the PDF itself when Accept prefers application/pdf', async () => {
-    const response = await sync(server, json({ htmlContent: '<p>Direct bytes</p>', landscape: true }, { Accept: 'application/pdf' }));
+    const response = await sync(
+      server,
+      json({ htmlContent: '<p>Direct bytes</p>', landscape: true }, { Accept: 'application/pdf' }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-disposition')).toMatch(/^inline; filename="[\w-]+\.pdf"$/);
@@ -66,7 +72,11 @@ describe('render-sync', () => {
   it('takes multipart/form-data with string fields and uploaded HTML files', async () => {
     const form = new FormData();
     form.append('htmlContent', new Blob(['<p>Uploaded body</p>'], { type: 'text/html' }), 'page.html');
-    form.append('footerHtmlContent', new Blob(['<span>Uploaded footer <span class="pageNumber"></span></span>'], { type: 'text/html' }), 'footer.html');
+    form.append(
+      'footerHtmlContent',
+      new Blob(['<span>Uploaded footer <span class="pageNumber"></span></span>'], { type: 'text/html' }),
+      'footer.html',
+    );
     form.append('landscape', 'true');
     form.append('marginBottom', '1in');
     form.append('scale', '0.5');
@@ -87,9 +97,14 @@ describe('render-sync', () => {
   });
 
   it('reports header images it could not fetch in X-Pdfrender-Warnings, and still renders', async () => {
-    const response = await sync(server, json({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="logo-ü.png"> Header', marginTop: '1in' }));
+    const response = await sync(
+      server,
+      json({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="logo-ü.png"> Header', marginTop: '1in' }),
+    );
     expect(response.status).toBe(200);
-    expect(response.headers.get('x-pdfrender-warnings')).toBe('header image logo-?.png was left out: relative URL with no base to resolve it against');
+    expect(response.headers.get('x-pdfrender-warnings')).toBe(
+      'header image logo-?.png was left out: relative URL with no base to resolve it against',
+    );
   });
 
   it('answers 422 naming every bad field', async () => {
@@ -111,17 +126,29 @@ describe('render-sync', () => {
     expect((await malformed.json()).errors.body[0]).toMatch(/^is not valid JSON/);
     const wrongType = await sync(server, json({ htmlContent: ['a'], scale: 5 }));
     expect(wrongType.status).toBe(422);
-    expect((await wrongType.json()).errors).toEqual({ htmlContent: ['must be a string of HTML'], scale: ['must be between 0.1 and 2 (got 5)'] });
+    expect((await wrongType.json()).errors).toEqual({
+      htmlContent: ['must be a string of HTML'],
+      scale: ['must be between 0.1 and 2 (got 5)'],
+    });
   });
 
   it('answers 422 naming the body, not 500, for multipart or JSON it cannot decode, and takes 10 000 parts with a __proto__ field', async () => {
-    const noBoundary = await sync(server, { headers: { 'Content-Type': 'multipart/form-data' }, body: 'htmlContent=<p>x</p>' });
+    const noBoundary = await sync(server, {
+      headers: { 'Content-Type': 'multipart/form-data' },
+      body: 'htmlContent=<p>x</p>',
+    });
     expect(noBoundary.status).toBe(422);
     expect((await noBoundary.json()).errors.body[0]).toMatch(/^is not valid multipart\/form-data/);
-    const notUtf8 = await sync(server, { headers: { 'Content-Type': 'application/json' }, body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) });
+    const notUtf8 = await sync(server, {
+      headers: { 'Content-Type': 'application/json' },
+      body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    });
     expect(notUtf8.status).toBe(422);
     expect((await notUtf8.json()).errors).toEqual({ body: ['is not valid UTF-8: send the body encoded as UTF-8'] });
-    const badEscape = await sync(server, { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'htmlContent=<p>100%</p>' });
+    const badEscape = await sync(server, {
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'htmlContent=<p>100%</p>',
+    });
     expect(badEscape.status).toBe(422);
     expect((await badEscape.json()).errors.body[0]).toMatch(/--data-urlencode/);
 
@@ -138,7 +165,10 @@ describe('render-sync', () => {
   it('answers 400 RENDER_PDF_FAILED when the document cannot be rendered', async () => {
     const response = await sync(server, json({ htmlContent: '<script>while (true) {}</script>' }));
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ outcome: 'RENDER_PDF_FAILED', message: 'the document did not finish rendering within the 1.5 s deadline' });
+    expect(await response.json()).toEqual({
+      outcome: 'RENDER_PDF_FAILED',
+      message: 'the document did not finish rendering within the 1.5 s deadline',
+    });
   });
 
   it('answers 415 for other content types and 413 for bodies over the limit, with or without Content-Length', async () => {
@@ -157,7 +187,11 @@ describe('render-sync', () => {
           controller.close();
         },
       });
-      const chunked = await sync(small, { headers: { 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+      const chunked = await sync(small, {
+        headers: { 'Content-Type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
       expect(chunked.status).toBe(413);
       // Without a socket (app.request()) a body carries neither Content-Length nor Transfer-Encoding.
       const bare = await createApp(small.deps, '0.0.0-test').request('/api/pdfs/render-sync', {
@@ -231,7 +265,9 @@ describe('rate limiting', () => {
       expect(tooLarge.status).toBe(413);
       expect(tooLarge.headers.get('ratelimit')).toBe('"sync";r=0;t=60');
       // Other routes carry no rate-limit headers.
-      expect((await fetch(`${guarded.url}/api/webhooks`, { headers: auth })).headers.get('ratelimit-policy')).toBeNull();
+      expect(
+        (await fetch(`${guarded.url}/api/webhooks`, { headers: auth })).headers.get('ratelimit-policy'),
+      ).toBeNull();
     } finally {
       await guarded.close();
     }
@@ -253,7 +289,8 @@ describe('rate limiting', () => {
 describe('callers', () => {
   it('counts by client address, trusting X-Forwarded-For only with --trust-proxy', async () => {
     // As the proxy writes it for a client that sent none: the address it saw (spoofing: test/server-edge.test.ts).
-    const forwardedAs = (s: TestServer, ip: string) => sync(s, json({ htmlContent: '<p>x</p>' }, { 'X-Forwarded-For': ip }));
+    const forwardedAs = (s: TestServer, ip: string) =>
+      sync(s, json({ htmlContent: '<p>x</p>' }, { 'X-Forwarded-For': ip }));
     const direct = await startServer({ rateLimit: 1 }, { engine });
     const proxied = await startServer({ rateLimit: 1, trustProxy: true }, { engine });
     try {
@@ -308,12 +345,27 @@ describe('authentication', () => {
     const keyed = await startServer({ apiKeys: ['s3cret', 'a-much-longer-second-key-0123456789'] }, { engine });
     try {
       // Shorter, longer, a prefix, an extension, one character short of the long key; header values are Latin-1.
-      for (const key of ['s', 's3cre', 's3cretX', 's3cret s3cret', 'a-much-longer-second-key-012345678', 'x'.repeat(5000), 'ß3crét']) {
+      for (const key of [
+        's',
+        's3cre',
+        's3cretX',
+        's3cret s3cret',
+        'a-much-longer-second-key-012345678',
+        'x'.repeat(5000),
+        'ß3crét',
+      ]) {
         const response = await sync(keyed, json({ htmlContent: '<p>x</p>' }, { Authorization: `Bearer ${key}` }));
         expect(response.status, key.slice(0, 40)).toBe(401);
         expect((await response.json()).outcome, key.slice(0, 40)).toBe('INVALID_API_KEY');
       }
-      expect((await sync(keyed, json({ htmlContent: '<p>x</p>' }, { Authorization: 'Bearer a-much-longer-second-key-0123456789' }))).status).toBe(200);
+      expect(
+        (
+          await sync(
+            keyed,
+            json({ htmlContent: '<p>x</p>' }, { Authorization: 'Bearer a-much-longer-second-key-0123456789' }),
+          )
+        ).status,
+      ).toBe(200);
     } finally {
       await keyed.close();
     }
@@ -366,17 +418,24 @@ describe('files, routes and operations', () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { browser: true, database: true, storage: true, accepting: true } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { browser: true, database: true, storage: true, accepting: true },
+    });
     const document = await (await fetch(`${server.url}/openapi.json`)).json();
     expect(document.openapi).toBe('3.1.0');
     const bodyOf = (name: string) => document.components.requestBodies[name].content['application/json'].schema;
     const schema = bodyOf('RenderRequest');
     expect(schema.required).toBeUndefined();
     expect(schema.oneOf).toEqual([{ required: ['htmlContent'] }, { required: ['url'] }]);
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']),
+    );
     expect(schema.properties.paperWidth.default).toBe('8.5in');
     expect(bodyOf('AsyncRenderRequest').required).toEqual(['identifier']);
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']),
+    );
     expect(Object.keys(document.paths['/api/pdfs/render-sync'].post.responses)).toEqual([
       '200',
       '400',
@@ -393,12 +452,10 @@ describe('files, routes and operations', () => {
       '507',
     ]);
     // Each status's outcomes are the codes errors.ts maps to it.
-    expect(document.paths['/api/pdfs/render-sync'].post.responses['503'].content['application/json'].schema.properties.outcome.enum).toEqual([
-      'SHUTTING_DOWN',
-      'STORAGE_UNAVAILABLE',
-      'DATABASE_BUSY',
-      'BROWSER_NOT_FOUND',
-    ]);
+    expect(
+      document.paths['/api/pdfs/render-sync'].post.responses['503'].content['application/json'].schema.properties
+        .outcome.enum,
+    ).toEqual(['SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY', 'BROWSER_NOT_FOUND']);
     expect(document.paths['/api/pdfs/render-sync'].post.responses['429'].headers).toEqual(
       expect.objectContaining({ 'Retry-After': expect.anything(), RateLimit: expect.anything() }),
     );
@@ -407,7 +464,9 @@ describe('files, routes and operations', () => {
   it('logs one access line per request', async () => {
     const before = server.logs.length;
     await fetch(`${server.url}/healthz`);
-    expect(server.logs.slice(before)).toEqual([{ method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 }]);
+    expect(server.logs.slice(before)).toEqual([
+      { method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 },
+    ]);
   });
 
   it('formats access-log lines as pretty text or JSON lines', () => {
@@ -415,7 +474,9 @@ describe('files, routes and operations', () => {
     const entry = { method: 'POST', path: '/api/pdfs/render-sync', status: 200, ms: 812, bytes: 14_211 };
     accessLogWriter('pretty', (line) => lines.push(line))(entry);
     accessLogWriter('json', (line) => lines.push(line))(entry);
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST \/api\/pdfs\/render-sync 200 812 ms 14211 B$/);
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST \/api\/pdfs\/render-sync 200 812 ms 14211 B$/,
+    );
     expect(JSON.parse(lines[1]!)).toEqual({ time: expect.stringMatching(/Z$/), ...entry });
   });
 
@@ -428,7 +489,10 @@ describe('files, routes and operations', () => {
       expect((await response.json()).outcome).toBe('SHUTTING_DOWN');
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toEqual({ status: 'not ready', checks: { browser: true, database: true, storage: true, accepting: false } });
+      expect(await ready.json()).toEqual({
+        status: 'not ready',
+        checks: { browser: true, database: true, storage: true, accepting: false },
+      });
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     } finally {
       server.deps.lifecycle.draining = false;

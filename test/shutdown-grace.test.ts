@@ -14,7 +14,15 @@ import { startServe, type ServeProcess } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { startGate } from './support/gate.js';
-import { eventOf, jobStatus, onInstance, renderAsync, startDeployment, startInstances, type Deployment } from './support/instances.js';
+import {
+  eventOf,
+  jobStatus,
+  onInstance,
+  renderAsync,
+  startDeployment,
+  startInstances,
+  type Deployment,
+} from './support/instances.js';
 import { readPdf } from './support/pdf.js';
 import { receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
@@ -29,7 +37,10 @@ async function stopWhileHeld(instance: ServeProcess): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const held = new Promise<'held'>((resolve) => (timer = setTimeout(resolve, 20_000, 'held')));
   const exit = await Promise.race([instance.exited, held]).finally(() => clearTimeout(timer));
-  if (exit === 'held') throw new Error('the instance did not exit while its render was held at the gate: it waits for its async jobs past --shutdown-grace');
+  if (exit === 'held')
+    throw new Error(
+      'the instance did not exit while its render was held at the gate: it waits for its async jobs past --shutdown-grace',
+    );
   // Told, not asserted: the grace (1 s) and the way out.
   console.log(`exited ${Math.round(performance.now() - sent)} ms after SIGTERM (--shutdown-grace 1s)`);
   return exit;
@@ -57,7 +68,10 @@ describe('--shutdown-grace with an async job rendering', () => {
     const a = instances[0]!;
     const gate = await startGate(held);
     try {
-      const queued = await renderAsync(a.url, { htmlContent: `${gate.document()}<p>handed back</p>`, identifier: 'held' });
+      const queued = await renderAsync(a.url, {
+        htmlContent: `${gate.document()}<p>handed back</p>`,
+        identifier: 'held',
+      });
       expect(queued.status).toBe(202);
       const jobId = queued.body.jobId!;
       await gate.reached(1);
@@ -90,10 +104,15 @@ describe('--shutdown-grace with an async job rendering', () => {
       gate.open();
       await until(() => hook.received.length > 0, 'the webhook of the job');
       await deployment.settled();
-      expect(hook.received.map(eventOf)).toEqual([{ type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'held', jobId }) }]);
+      expect(hook.received.map(eventOf)).toEqual([
+        { type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'held', jobId }) },
+      ]);
       const status = await jobStatus(b!.url, jobId);
       expect(status).toMatchObject({ status: 'succeeded', attempts: 1 });
-      const { rows: finished } = await db.query<{ worker: string }>("SELECT split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE id = $1", [jobId]);
+      const { rows: finished } = await db.query<{ worker: string }>(
+        "SELECT split_part(claimed_by, '.', 1) AS worker FROM jobs WHERE id = $1",
+        [jobId],
+      );
       expect(finished[0]!.worker).not.toBe(workerA);
       const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(status.fileUrl!, b!.url))).arrayBuffer()));
       expect(pdf.pages[0]!.text).toContain('handed back');
@@ -113,7 +132,10 @@ describe('--shutdown-grace with an async job rendering', () => {
     let second: ServeProcess | undefined;
     try {
       first = await startServe(serveArgs);
-      const queued = await renderAsync(first.url, { htmlContent: `${gate.document()}<p>after a restart</p>`, identifier: 'restart' });
+      const queued = await renderAsync(first.url, {
+        htmlContent: `${gate.document()}<p>after a restart</p>`,
+        identifier: 'restart',
+      });
       expect(queued.status).toBe(202);
       const jobId = queued.body.jobId!;
       await gate.reached(1);
@@ -122,7 +144,9 @@ describe('--shutdown-grace with an async job rendering', () => {
       expect(first.stderr()).toMatch(handedBack);
       const db = openDb(databasePath(dataDir));
       try {
-        expect(db.prepare('SELECT status, attempts, claimed_by AS claimedBy FROM jobs WHERE id = ?').get(jobId)).toEqual({
+        expect(
+          db.prepare('SELECT status, attempts, claimed_by AS claimedBy FROM jobs WHERE id = ?').get(jobId),
+        ).toEqual({
           status: 'queued',
           attempts: 0,
           claimedBy: null,
@@ -142,10 +166,14 @@ describe('--shutdown-grace with an async job rendering', () => {
       }, 'the job to finish');
       expect(status).toMatchObject({ status: 'succeeded', attempts: 1 });
       // Its URL names the address the first server was asked on (no --public-url): the same path on the second.
-      const pdf = await readPdf(new Uint8Array(await (await fetch(onInstance(status.fileUrl!, second.url))).arrayBuffer()));
+      const pdf = await readPdf(
+        new Uint8Array(await (await fetch(onInstance(status.fileUrl!, second.url))).arrayBuffer()),
+      );
       expect(pdf.pages[0]!.text).toContain('after a restart');
       await until(() => hook.received.length > 0, 'the webhook of the job');
-      expect(hook.received.map(eventOf)).toEqual([{ type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'restart', jobId }) }]);
+      expect(hook.received.map(eventOf)).toEqual([
+        { type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'restart', jobId }) },
+      ]);
     } finally {
       gate.open();
       gate.close();
@@ -162,9 +190,20 @@ describe('--shutdown-grace with an async job rendering', () => {
     const [gate, hook] = await Promise.all([startGate(held), receiver()]);
     const added = await cli.run(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
     expect(added.code, added.stderr).toBe(0);
-    const server = await startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--allow-host', '127.0.0.1', '--shutdown-grace', '30s']);
+    const server = await startServe([
+      '--data-dir',
+      dataDir,
+      '--allow-private-webhooks',
+      '--allow-host',
+      '127.0.0.1',
+      '--shutdown-grace',
+      '30s',
+    ]);
     try {
-      const queued = await renderAsync(server.url, { htmlContent: `${gate.document()}<p>within the grace</p>`, identifier: 'within' });
+      const queued = await renderAsync(server.url, {
+        htmlContent: `${gate.document()}<p>within the grace</p>`,
+        identifier: 'within',
+      });
       expect(queued.status).toBe(202);
       await gate.reached(1);
       server.child.kill('SIGTERM');
@@ -173,10 +212,15 @@ describe('--shutdown-grace with an async job rendering', () => {
       expect(await server.exited).toBe(0);
       expect(server.stderr()).not.toContain('shutdown grace ran out');
       // The sender may finish its delivery within what is left of the grace.
-      expect(hook.received.map(eventOf)).toEqual([{ type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'within', jobId: queued.body.jobId }) }]);
+      expect(hook.received.map(eventOf)).toEqual([
+        { type: 'PDF_RENDERED', payload: expect.objectContaining({ id: 'within', jobId: queued.body.jobId }) },
+      ]);
       const db = openDb(databasePath(dataDir));
       try {
-        expect(db.prepare('SELECT status, attempts FROM jobs WHERE id = ?').get(queued.body.jobId)).toEqual({ status: 'succeeded', attempts: 1 });
+        expect(db.prepare('SELECT status, attempts FROM jobs WHERE id = ?').get(queued.body.jobId)).toEqual({
+          status: 'succeeded',
+          attempts: 1,
+        });
         expect(db.prepare('SELECT count(*) AS n FROM files').get()).toEqual({ n: 1 });
       } finally {
         db.close();

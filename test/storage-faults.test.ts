@@ -24,15 +24,25 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const post = (serve: ServeProcess, route: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  fetch(`${serve.url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const post = (
+  serve: ServeProcess,
+  route: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) =>
+  fetch(`${serve.url}${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 async function addWebhook(dataDir: string, hook: Receiver): Promise<void> {
   const added = await pdfrender.run(['webhooks', 'add', hook.url, '--data-dir', dataDir, '--allow-private-webhooks']);
   expect(added.code, added.stderr).toBe(0);
 }
 
-const serveOn = (dataDir: string) => startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1']);
+const serveOn = (dataDir: string) =>
+  startServe(['--data-dir', dataDir, '--allow-private-webhooks', '--concurrency', '1']);
 
 async function stop(serve: ServeProcess): Promise<void> {
   serve.child.kill('SIGTERM');
@@ -46,13 +56,18 @@ describe('a data dir deleted or replaced under a running server', () => {
     await addWebhook(dataDir, hook);
     let serve = await serveOn(dataDir);
     try {
-      expect((await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>before</p>', identifier: 'before' })).status).toBe(202);
+      expect(
+        (await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>before</p>', identifier: 'before' })).status,
+      ).toBe(202);
       expect(await waitForArrivals(hook, 1, 30_000)).toHaveLength(1);
 
       rmSync(dataDir, { recursive: true });
       const answers = [];
       for (let i = 0; i < 10; i += 1) {
-        const response = await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>after</p>', identifier: `after-${i}` });
+        const response = await post(serve, '/api/pdfs/render-async', {
+          htmlContent: '<p>after</p>',
+          identifier: `after-${i}`,
+        });
         answers.push([response.status, response.headers.get('retry-after'), (await response.json()).outcome]);
       }
       expect(answers).toEqual(Array.from({ length: 10 }, () => [503, '30', 'STORAGE_UNAVAILABLE']));
@@ -61,14 +76,18 @@ describe('a data dir deleted or replaced under a running server', () => {
       expect((await post(serve, '/api/webhooks', { url: hook.url })).status).toBe(503);
       const ready = await fetch(`${serve.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).reasons.storage).toMatch(/^STORAGE_UNAVAILABLE: (pdfrender\.db|files\/) was deleted$/);
+      expect((await ready.json()).reasons.storage).toMatch(
+        /^STORAGE_UNAVAILABLE: (pdfrender\.db|files\/) was deleted$/,
+      );
       expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
 
       // Replaced: a new data dir at the same path, with its own database, is not the one it opened.
       await addWebhook(dataDir, hook);
       const replaced = await fetch(`${serve.url}/readyz`);
       expect((await replaced.json()).reasons.storage).toMatch(/^STORAGE_UNAVAILABLE: pdfrender\.db was replaced/);
-      expect((await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>x</p>', identifier: 'replaced' })).status).toBe(503);
+      expect(
+        (await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>x</p>', identifier: 'replaced' })).status,
+      ).toBe(503);
       // Said once in the log, naming the data dir.
       expect(serve.stderr().match(/storage unavailable: /g)).toHaveLength(1);
       expect(serve.stderr()).toContain(`(data dir ${dataDir})`);
@@ -77,7 +96,10 @@ describe('a data dir deleted or replaced under a running server', () => {
       await stop(serve);
       serve = await serveOn(dataDir);
       expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
-      expect((await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>after restart</p>', identifier: 'restarted' })).status).toBe(202);
+      expect(
+        (await post(serve, '/api/pdfs/render-async', { htmlContent: '<p>after restart</p>', identifier: 'restarted' }))
+          .status,
+      ).toBe(202);
       const events = (await waitForArrivals(hook, 2, 30_000)).map((arrival) => JSON.parse(arrival.body).payload.id);
       expect(events).toEqual(['before', 'restarted']);
     } finally {
@@ -104,15 +126,26 @@ describe('a full disk', () => {
         // Jobs that hold their page for 400 ms, so that some are in flight when the disk fills up.
         const jobIds: string[] = [];
         for (let i = 0; i < 4; i += 1) {
-          const response = await post(server, '/api/pdfs/render-async', { htmlContent: `<p>job ${i}</p>`, waitDelay: 400, identifier: `job-${i}` });
+          const response = await post(server, '/api/pdfs/render-async', {
+            htmlContent: `<p>job ${i}</p>`,
+            waitDelay: 400,
+            identifier: `job-${i}`,
+          });
           expect(response.status).toBe(202);
           jobIds.push((await response.json()).jobId);
         }
         free = fillUp(dataDir);
 
         const sync = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>sync</p>' });
-        expect([sync.status, sync.headers.get('retry-after'), (await sync.json()).outcome]).toEqual([507, '30', 'STORAGE_FULL']);
-        const refused = await post(server, '/api/pdfs/render-async', { htmlContent: '<p>refused</p>', identifier: 'refused' });
+        expect([sync.status, sync.headers.get('retry-after'), (await sync.json()).outcome]).toEqual([
+          507,
+          '30',
+          'STORAGE_FULL',
+        ]);
+        const refused = await post(server, '/api/pdfs/render-async', {
+          htmlContent: '<p>refused</p>',
+          identifier: 'refused',
+        });
         expect([refused.status, (await refused.json()).outcome]).toEqual([507, 'STORAGE_FULL']);
         const ready = await fetch(`${server.url}/readyz`);
         expect(ready.status).toBe(503);
@@ -120,10 +153,15 @@ describe('a full disk', () => {
         // Every job in flight (one rendering, one waiting for the page behind it) met the full disk when
         // storing its PDF, said so, and holds its job until the write that gives it back can land.
         const metFullDisk = (jobId: string) =>
-          server.stderr().includes(`its PDF could not be stored (STORAGE_FULL); the attempt does not count (job ${jobId} `);
+          server
+            .stderr()
+            .includes(`its PDF could not be stored (STORAGE_FULL); the attempt does not count (job ${jobId} `);
         await until(async () => {
           const jobs = await Promise.all(
-            jobIds.map(async (jobId) => (await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string }),
+            jobIds.map(
+              async (jobId) =>
+                (await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()) as { status: string },
+            ),
           );
           const inFlight = jobIds.filter((_, i) => jobs[i]!.status === 'rendering');
           return jobIds.some(metFullDisk) && inFlight.every(metFullDisk);
@@ -151,21 +189,35 @@ describe('a full disk', () => {
         const readyAfterMs = Date.now() - freedAt;
         expect(await waitForArrivals(hook, 4, 30_000)).toHaveLength(4);
         const deliveredAfterMs = Date.now() - freedAt;
-        console.log(`disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`);
+        console.log(
+          `disk full: ready ${readyAfterMs} ms after space was freed, all 4 jobs delivered after ${deliveredAfterMs} ms`,
+        );
 
         const events = hook.received.map((arrival) => JSON.parse(arrival.body));
         expect(events.map((event) => `${event.type} ${event.payload.id}`).sort()).toEqual(
           ['job-0', 'job-1', 'job-2', 'job-3'].map((id) => `PDF_RENDERED ${id}`),
         );
         for (const jobId of jobIds)
-          expect(await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()).toMatchObject({ status: 'succeeded', attempts: 1 });
-        const after = await post(server, '/api/pdfs/render-sync', { htmlContent: '<p>after the disk was freed</p>' }, { Accept: 'application/pdf' });
+          expect(await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json()).toMatchObject({
+            status: 'succeeded',
+            attempts: 1,
+          });
+        const after = await post(
+          server,
+          '/api/pdfs/render-sync',
+          { htmlContent: '<p>after the disk was freed</p>' },
+          { Accept: 'application/pdf' },
+        );
         expect(after.status).toBe(200);
-        expect((await readPdf(new Uint8Array(await after.arrayBuffer()))).pages[0]!.text).toContain('after the disk was freed');
+        expect((await readPdf(new Uint8Array(await after.arrayBuffer()))).pages[0]!.text).toContain(
+          'after the disk was freed',
+        );
 
         // Every PDF on disk has its row and every row its PDF: nothing orphaned, no temporary file left.
         const db = new Database(join(dataDir, 'pdfrender.db'), { readonly: true });
-        const rows = (db.prepare('SELECT id FROM files').all() as Array<{ id: string }>).map((row) => `${row.id}.pdf`).sort();
+        const rows = (db.prepare('SELECT id FROM files').all() as Array<{ id: string }>)
+          .map((row) => `${row.id}.pdf`)
+          .sort();
         db.close();
         expect(readdirSync(join(dataDir, 'files')).sort()).toEqual(rows);
         expect(rows).toHaveLength(5);
@@ -196,7 +248,9 @@ describe('files without a row', () => {
     const serve = await serveOn(dataDir);
     try {
       const rendered = await (await post(serve, '/api/pdfs/render-sync', { htmlContent: '<p>kept</p>' })).json();
-      expect(readdirSync(files).sort()).toEqual([`${rendered.fileUrl.split('/').pop()}.pdf`, 'CCCCCCCCCCCCCCCCCCCCCC.pdf', 'notes.txt'].sort());
+      expect(readdirSync(files).sort()).toEqual(
+        [`${rendered.fileUrl.split('/').pop()}.pdf`, 'CCCCCCCCCCCCCCCCCCCCCC.pdf', 'notes.txt'].sort(),
+      );
     } finally {
       await stop(serve);
     }

@@ -55,14 +55,32 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
       ...['e0', 'e1', 'e2', 'e3'].map((e) => [slow.id, e]),
       ...['f0', 'f1', 'f2', 'f3'].map((e) => [fast.id, e]),
     ]);
-    expect(first[0]).toEqual({ id: first[0]!.id, eventId: 'e0', jobId: 'job', endpointId: slow.id, body: '{}', attempts: 0 });
+    expect(first[0]).toEqual({
+      id: first[0]!.id,
+      eventId: 'e0',
+      jobId: 'job',
+      endpointId: slow.id,
+      body: '{}',
+      attempts: 0,
+    });
     // Three of the fast endpoint's attempts settle: it has one in flight, the slow one still four.
-    for (const delivery of first.filter((d) => ['f0', 'f1', 'f2'].includes(d.eventId))) await store.deliveries.succeeded(delivery.id, 200, 1_000);
+    for (const delivery of first.filter((d) => ['f0', 'f1', 'f2'].includes(d.eventId)))
+      await store.deliveries.succeeded(delivery.id, 200, 1_000);
     const second = await store.deliveries.claim(1_000, 32, 5_000, 4, { [slow.id]: 4, [fast.id]: 1 });
     expect(second.map((d) => d.eventId)).toEqual(['f4', 'f5', 'f6']);
     expect(await row(first[0]!.id)).toMatchObject({ next_attempt_at: 6_000, claimed_until: 6_000 });
     // Held for 5 s: not claimed again before then, by anyone.
-    expect((await store.deliveries.claim(5_999, 32, 5_000)).map((d) => d.eventId)).toEqual(['e4', 'e5', 'e6', 'e7', 'e8', 'e9', 'f7', 'f8', 'f9']);
+    expect((await store.deliveries.claim(5_999, 32, 5_000)).map((d) => d.eventId)).toEqual([
+      'e4',
+      'e5',
+      'e6',
+      'e7',
+      'e8',
+      'e9',
+      'f7',
+      'f8',
+      'f9',
+    ]);
   });
 
   it('renews the leases of attempts in flight; one whose lease ran out (its sender died) is due again and no longer counts against its endpoint', async () => {
@@ -77,7 +95,9 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     expect(await row(renewed.id)).toMatchObject({ next_attempt_at: 7_000, claimed_until: 7_000 });
     expect(await row(settled.id)).toMatchObject({ status: 'delivered', claimed_until: null });
     // Past their lease, the two never renewed are claimed again, beside the renewed one still in flight.
-    expect((await store.deliveries.claim(4_500, 10, 3_000, 4, { [slow.id]: 1 })).map((d) => d.eventId)).toEqual(abandoned.map((d) => d.eventId));
+    expect((await store.deliveries.claim(4_500, 10, 3_000, 4, { [slow.id]: 1 })).map((d) => d.eventId)).toEqual(
+      abandoned.map((d) => d.eventId),
+    );
   });
 
   it('schedules retries (5 s give or take 10%, or a longer Retry-After up to 10 h) and fails a delivery after its last attempt', async () => {
@@ -86,7 +106,13 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     const [a, b] = await store.deliveries.claim(0, 10, 20_000);
     await store.deliveries.failed(a!, 500, 'the receiver answered 500', 1_000);
     const scheduled = (await row(a!.id))!;
-    expect(scheduled).toMatchObject({ status: 'pending', attempts: 1, claimed_until: null, last_status: 500, last_error: 'the receiver answered 500' });
+    expect(scheduled).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      claimed_until: null,
+      last_status: 500,
+      last_error: 'the receiver answered 500',
+    });
     expect(scheduled.next_attempt_at).toBeGreaterThanOrEqual(1_000 + 4_500);
     expect(scheduled.next_attempt_at).toBeLessThanOrEqual(1_000 + 5_500);
     await store.deliveries.failed(b!, 503, 'the receiver answered 503', 1_000, 30 * 86_400_000);
@@ -94,8 +120,14 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     // The attempt after the schedule's last step is the last.
     for (let attempt = 1; attempt <= retrySchedule.length; attempt += 1)
       await store.deliveries.failed({ ...a!, attempts: attempt }, 500, `failure ${attempt}`, 2_000);
-    expect(await row(a!.id)).toMatchObject({ status: 'failed', attempts: retrySchedule.length + 1, last_error: `failure ${retrySchedule.length}` });
-    expect((await store.deliveries.log(10, true)).map((entry) => [entry.id, entry.nextAttemptAt])).toEqual([[a!.id, null]]);
+    expect(await row(a!.id)).toMatchObject({
+      status: 'failed',
+      attempts: retrySchedule.length + 1,
+      last_error: `failure ${retrySchedule.length}`,
+    });
+    expect((await store.deliveries.log(10, true)).map((entry) => [entry.id, entry.nextAttemptAt])).toEqual([
+      [a!.id, null],
+    ]);
   });
 
   it('holds a delivery while its endpoint is disabled, and makes it due now when the endpoint was enabled meanwhile', async () => {
@@ -107,7 +139,12 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     await store.deliveries.hold(onSlow!, 2_000, { status: 410, error: 'gone' });
     await store.deliveries.hold(onFast!, 2_000);
     expect(await row(onSlow!)).toMatchObject({ status: 'held', attempts: 1, claimed_until: null, last_status: 410 });
-    expect(await row(onFast!)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000, claimed_until: null });
+    expect(await row(onFast!)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: 2_000,
+      claimed_until: null,
+    });
   });
 
   it('adds, rotates, lists, disables, enables (releasing what it held) and removes endpoints', async () => {
@@ -132,17 +169,27 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     expect(await store.webhooks.list()).toEqual([{ ...rotated, disabledAt: 3_000, held: 2 }]);
     // Adding its URL again is the endpoint coming back: same id, key and secret, its events released in order.
     const back = await store.webhooks.addOrEnable('https://example.com/hook', 6_000);
-    expect(back).toEqual({ created: false, endpoint: { ...rotated, disabledAt: null }, wasDisabled: true, released: 2 });
+    expect(back).toEqual({
+      created: false,
+      endpoint: { ...rotated, disabledAt: null },
+      wasDisabled: true,
+      released: 2,
+    });
     const released = await store.deliveries.claim(6_000, 10, 1_000);
     expect(released.map((d) => JSON.parse(d.body))).toEqual([{ n: 1 }, { n: 2 }]);
     for (const delivery of released) await store.deliveries.succeeded(delivery.id, 200, 6_500);
     expect(await store.webhooks.enable(added.id, 7_000)).toMatchObject({ wasDisabled: false, released: 0 });
-    expect(await store.webhooks.addOrEnable('https://example.com/other', 7_000)).toMatchObject({ created: true, url: 'https://example.com/other' });
+    expect(await store.webhooks.addOrEnable('https://example.com/other', 7_000)).toMatchObject({
+      created: true,
+      url: 'https://example.com/other',
+    });
 
     await store.deliveries.queueEvent('job_3', {}, 8_000);
     expect(await store.webhooks.remove(added.id, 8_000)).toEqual({ unsent: 1 });
     expect(await store.webhooks.remove(added.id, 8_000)).toBeNull();
-    expect((await store.deliveries.log(10)).filter((e) => e.jobId === 'job_3').map((e) => [e.url, e.status, e.lastError])).toEqual([
+    expect(
+      (await store.deliveries.log(10)).filter((e) => e.jobId === 'job_3').map((e) => [e.url, e.status, e.lastError]),
+    ).toEqual([
       ['https://example.com/other', 'pending', null],
       [null, 'failed', 'the endpoint was removed'],
     ]);
@@ -154,14 +201,28 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     await store.deliveries.queueEvent('job_1', { type: 'PDF_RENDERED' }, 1_000);
     const [toSlow, toFast] = await store.deliveries.claim(1_000, 10, 20_000);
     await store.deliveries.succeeded(toFast!.id, 200, 1_100);
-    expect(await store.redeliveries.redeliver('job_1', 2_000)).toEqual({ outcome: 'done', queued: 1, created: 0, inFlight: 1, heldFor: [], active: 2 });
+    expect(await store.redeliveries.redeliver('job_1', 2_000)).toEqual({
+      outcome: 'done',
+      queued: 1,
+      created: 0,
+      inFlight: 1,
+      heldFor: [],
+      active: 2,
+    });
     expect(await row(toFast!.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: 2_000 });
     expect((await store.deliveries.claim(2_000, 10, 20_000)).map((d) => d.id)).toEqual([toFast!.id]);
     await store.deliveries.succeeded(toSlow!.id, 200, 3_000);
     await store.deliveries.succeeded(toFast!.id, 200, 3_000);
     const late = await store.webhooks.add('http://127.0.0.1:9/late', 3_500);
     await store.webhooks.disable(slow.id, 3_600);
-    expect(await store.redeliveries.redeliver('job_1', 4_000)).toEqual({ outcome: 'done', queued: 2, created: 1, inFlight: 0, heldFor: [], active: 2 });
+    expect(await store.redeliveries.redeliver('job_1', 4_000)).toEqual({
+      outcome: 'done',
+      queued: 2,
+      created: 1,
+      inFlight: 0,
+      heldFor: [],
+      active: 2,
+    });
     const again = await store.deliveries.claim(4_000, 10, 20_000);
     expect(again.map((d) => d.endpointId)).toEqual([fast.id, late.id]);
     expect(new Set(again.map((d) => d.eventId)).size).toBe(1);
@@ -187,17 +248,27 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
     const { fast } = await twoEndpoints();
     for (let i = 0; i < 30; i += 1) await store.deliveries.queueEvent(`job_${i}`, {}, i);
     for (const delivery of await store.deliveries.claim(1_000, 1_000, 20_000)) {
-      if (['job_3', 'job_15', 'job_29'].includes(delivery.jobId) && delivery.endpointId === fast.id) await store.deliveries.abandon(delivery.id, 410, 'gone');
+      if (['job_3', 'job_15', 'job_29'].includes(delivery.jobId) && delivery.endpointId === fast.id)
+        await store.deliveries.abandon(delivery.id, 410, 'gone');
       else await store.deliveries.succeeded(delivery.id, 200, 1_000);
     }
-    expect((await store.deliveries.log(2, true)).map((entry) => [entry.jobId, entry.status, entry.lastStatus, entry.url])).toEqual([
+    expect(
+      (await store.deliveries.log(2, true)).map((entry) => [entry.jobId, entry.status, entry.lastStatus, entry.url]),
+    ).toEqual([
       ['job_29', 'failed', 410, fast.url],
       ['job_15', 'failed', 410, fast.url],
     ]);
     expect(await store.deliveries.log(50, true)).toHaveLength(3);
     const newest = await store.deliveries.log(1);
     expect(newest).toEqual([
-      expect.objectContaining({ jobId: 'job_29', status: 'failed', attempts: 1, createdAt: 29, nextAttemptAt: null, deliveredAt: null }),
+      expect.objectContaining({
+        jobId: 'job_29',
+        status: 'failed',
+        attempts: 1,
+        createdAt: 29,
+        nextAttemptAt: null,
+        deliveredAt: null,
+      }),
     ]);
   });
 
@@ -260,7 +331,13 @@ describe.each(backends)('$name blobs', (backend) => {
     onTestFinished(() => opened.close());
     const s3 = await startS3();
     onTestFinished(() => s3.stop());
-    const blobs = s3Blobs({ bucket: s3.bucket, prefix: 'pdfs', region: 'us-east-1', endpoint: s3.endpoint, credentials: s3rverCredentials });
+    const blobs = s3Blobs({
+      bucket: s3.bucket,
+      prefix: 'pdfs',
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      credentials: s3rverCredentials,
+    });
     onTestFinished(() => blobs.close());
     await blobsContract(opened.store, blobs);
   });

@@ -60,8 +60,12 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.get(queued.id)).toEqual(queued);
     const duplicate = await refusal(queue.enqueue(job({ identifier: 'invoice-1', now: 1_000_000 + 59_000 })));
     expect(isPdfRenderError(duplicate, 'DUPLICATE_IDENTIFIER')).toBe(true);
-    expect(duplicate.message).toBe('identifier "invoice-1" was already sent in the last 60 s; it may be used again in 1 s');
-    expect((await queue.enqueue(job({ identifier: 'invoice-1', caller: 'key:other', now: 1_059_000 }))).status).toBe('queued');
+    expect(duplicate.message).toBe(
+      'identifier "invoice-1" was already sent in the last 60 s; it may be used again in 1 s',
+    );
+    expect((await queue.enqueue(job({ identifier: 'invoice-1', caller: 'key:other', now: 1_059_000 }))).status).toBe(
+      'queued',
+    );
     expect((await queue.enqueue(job({ identifier: 'invoice-1', now: 1_060_000 }))).status).toBe('queued');
   });
 
@@ -74,8 +78,15 @@ describe.each(backends)('$name store: queue', (backend) => {
     await queue.claim('w', 1_000_000 + 20_000, 60_000);
     expect(await send({ now: 1_000_000 + 59_000 })).toMatchObject({ id: queued.id, status: 'rendering', attempts: 1 });
     // Not the same request: another document, or another priority.
-    expect(isPdfRenderError(await refusal(send({ request: { htmlContent: '<p>b</p>' }, now: 1_000_000 + 30_000 })), 'DUPLICATE_IDENTIFIER')).toBe(true);
-    expect(isPdfRenderError(await refusal(send({ priority: 3, now: 1_000_000 + 30_000 })), 'DUPLICATE_IDENTIFIER')).toBe(true);
+    expect(
+      isPdfRenderError(
+        await refusal(send({ request: { htmlContent: '<p>b</p>' }, now: 1_000_000 + 30_000 })),
+        'DUPLICATE_IDENTIFIER',
+      ),
+    ).toBe(true);
+    expect(
+      isPdfRenderError(await refusal(send({ priority: 3, now: 1_000_000 + 30_000 })), 'DUPLICATE_IDENTIFIER'),
+    ).toBe(true);
     // Another caller's identical request is its own job.
     expect((await send({ caller: 'key:other' })).id).not.toBe(queued.id);
     // After the window the same request is a new job, and a retry of it answers the new one.
@@ -87,15 +98,22 @@ describe.each(backends)('$name store: queue', (backend) => {
 
   it('bounds the jobs and request bytes of each caller and of everyone, counting only jobs queued or rendering', async () => {
     const full = await (async () => {
-      for (let i = 0; i < 2; i += 1) await queue.enqueue(job({ caller: `key:${i}`, bounds: { ...bounds, maxQueue: 2 } }));
+      for (let i = 0; i < 2; i += 1)
+        await queue.enqueue(job({ caller: `key:${i}`, bounds: { ...bounds, maxQueue: 2 } }));
       return refusal(queue.enqueue(job({ bounds: { ...bounds, maxQueue: 2 } })));
     })();
-    expect(full).toMatchObject({ code: 'QUEUE_FULL', retryAfter: 30, message: 'the queue holds 2 jobs already; try again when some have finished' });
+    expect(full).toMatchObject({
+      code: 'QUEUE_FULL',
+      retryAfter: 30,
+      message: 'the queue holds 2 jobs already; try again when some have finished',
+    });
 
     const tight = { ...bounds, maxQueuePerCaller: 2 };
     const first = await queue.enqueue(job({ caller: 'key:a', bounds: tight }));
     await queue.enqueue(job({ caller: 'key:a', bounds: tight }));
-    expect((await refusal(queue.enqueue(job({ caller: 'key:a', bounds: tight })))).message).toMatch(/^you have 2 jobs queued or rendering already/);
+    expect((await refusal(queue.enqueue(job({ caller: 'key:a', bounds: tight })))).message).toMatch(
+      /^you have 2 jobs queued or rendering already/,
+    );
     // A finished job no longer counts (the two of key:0 and key:1 are claimed first).
     for (let i = 0; i < 3; i += 1) await queue.claim('w', 2_000_000, 1000);
     expect(await queue.complete(first.id, 'w', 2_000_001, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
@@ -111,13 +129,19 @@ describe.each(backends)('$name store: queue', (backend) => {
     );
     for (const caller of ['key:d', 'key:e', 'key:f']) await queue.enqueue(job({ caller, request: big, bounds: bytes }));
     const total = await refusal(queue.enqueue(job({ caller: 'key:g', request: big, bounds: bytes })));
-    expect(total.message).toMatch(/^the queue's jobs hold \d+ bytes of requests already, and this one \(1018 bytes\) would pass its bound of 6000 bytes/);
+    expect(total.message).toMatch(
+      /^the queue's jobs hold \d+ bytes of requests already, and this one \(1018 bytes\) would pass its bound of 6000 bytes/,
+    );
     // A byte bound never refuses a caller that holds nothing.
-    expect((await queue.enqueue(job({ caller: 'key:h', request: small, bounds: { ...bytes, maxQueueBytesPerCaller: 1 } }))).status).toBe('queued');
+    expect(
+      (await queue.enqueue(job({ caller: 'key:h', request: small, bounds: { ...bytes, maxQueueBytesPerCaller: 1 } })))
+        .status,
+    ).toBe('queued');
   });
 
   it('keeps the request while an attempt may follow, and drops it when the job succeeds or fails for good', async () => {
-    const storedRequest = async (id: string) => (await opened.sql<{ request: string | null }>('SELECT request FROM jobs WHERE id = ?', id))[0]!.request;
+    const storedRequest = async (id: string) =>
+      (await opened.sql<{ request: string | null }>('SELECT request FROM jobs WHERE id = ?', id))[0]!.request;
     const succeeding = await queue.enqueue(job({ request: { htmlContent: '<p>kept while queued</p>' } }));
     const failing = await queue.enqueue(job({ maxAttempts: 2 }));
     const expiring = await queue.enqueue(job({ maxAttempts: 1 }));
@@ -131,7 +155,10 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.requeueExpired(2_002_000)).toBe(1);
     for (const { id } of [succeeding, failing, expiring]) {
       expect(await storedRequest(id)).toBeNull();
-      expect(await queue.get(id)).toMatchObject({ request: null, status: expect.stringMatching(/^(succeeded|failed)$/) });
+      expect(await queue.get(id)).toMatchObject({
+        request: null,
+        status: expect.stringMatching(/^(succeeded|failed)$/),
+      });
     }
   });
 
@@ -165,10 +192,21 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.release(queued.id, 'worker-b', 0)).toBe(false);
     // A storage fault gives the job back without spending its attempt.
     expect(await queue.release(queued.id, 'worker-a', 2_005_000)).toBe(true);
-    expect(await queue.get(queued.id)).toMatchObject({ status: 'queued', attempts: 0, claimedBy: null, leaseUntil: null, availableAt: 2_005_000 });
+    expect(await queue.get(queued.id)).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      claimedBy: null,
+      leaseUntil: null,
+      availableAt: 2_005_000,
+    });
     await queue.claim('worker-a', 2_005_000, 30_000);
-    const network: NetworkReport = { blocked: [{ url: 'http://10.0.0.1/x.png', code: 'NETWORK_BLOCKED', reason: 'a private address' }], failed: [] };
-    expect(await queue.complete(queued.id, 'worker-a', 2_006_000, { fileId: 'f', pages: 2, bytes: 900, network })).toBe(true);
+    const network: NetworkReport = {
+      blocked: [{ url: 'http://10.0.0.1/x.png', code: 'NETWORK_BLOCKED', reason: 'a private address' }],
+      failed: [],
+    };
+    expect(await queue.complete(queued.id, 'worker-a', 2_006_000, { fileId: 'f', pages: 2, bytes: 900, network })).toBe(
+      true,
+    );
     expect(await queue.get(queued.id)).toMatchObject({
       status: 'succeeded',
       attempts: 1,
@@ -204,7 +242,11 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.requeueExpired(1100)).toBe(0);
     expect(await queue.requeueExpired(1101, [queued.id])).toBe(0);
     expect(await queue.requeueExpired(1101)).toBe(1);
-    expect(await queue.get(queued.id)).toMatchObject({ status: 'queued', claimedBy: null, error: 'the render stopped before finishing (its lease expired)' });
+    expect(await queue.get(queued.id)).toMatchObject({
+      status: 'queued',
+      claimedBy: null,
+      error: 'the render stopped before finishing (its lease expired)',
+    });
     expect(await queue.claim('new-worker', 1200, 1000)).toMatchObject({ id: queued.id, attempts: 2 });
     expect(await queue.complete(queued.id, 'crashed-worker', 1300, { fileId: 'x', pages: 1, bytes: 1 })).toBe(false);
     expect(await queue.heartbeat(queued.id, 'crashed-worker', 9000)).toBe(false);
@@ -251,7 +293,12 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect((await deliveryRows(killed.id)).map((row) => JSON.parse(row.body))).toEqual([
       {
         type: 'RENDER_PDF_FAILED',
-        payload: { id: 'killed', jobId: killed.id, error: 'the render stopped before finishing (its lease expired)', errorCode: 'RENDER_PDF_FAILED' },
+        payload: {
+          id: 'killed',
+          jobId: killed.id,
+          error: 'the render stopped before finishing (its lease expired)',
+          errorCode: 'RENDER_PDF_FAILED',
+        },
       },
     ]);
   });
@@ -263,10 +310,13 @@ describe.each(backends)('$name store: queue', (backend) => {
     const expiring = await queue.enqueue(job({ maxAttempts: 1 }));
     for (const holder of ['a', 'b', 'c']) await queue.claim(holder, 2_000_000, 1000);
     const undo = await opened.breakDeliveries();
-    await expect(queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).rejects.toThrow('disk full');
+    await expect(queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).rejects.toThrow(
+      'disk full',
+    );
     await expect(queue.fail(failing.id, 'b', 2_000_100, renderFailure('crash'), 0)).rejects.toThrow('disk full');
     await expect(queue.requeueExpired(2_002_000)).rejects.toThrow('disk full');
-    for (const { id } of [done, failing, expiring]) expect(await queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
+    for (const { id } of [done, failing, expiring])
+      expect(await queue.get(id)).toMatchObject({ status: 'rendering', finishedAt: null });
     await undo();
     expect(await queue.complete(done.id, 'a', 2_000_100, { fileId: 'f', pages: 1, bytes: 1 })).toBe(true);
     expect(await deliveryRows(done.id)).toHaveLength(1);
@@ -279,7 +329,8 @@ describe.each(backends)('$name store: queue', (backend) => {
     const finish = async (identifier: string, at: number, outcome: 'succeeded' | 'failed') => {
       const queued = await queue.enqueue(job({ identifier, now: at, maxAttempts: 1 }));
       await queue.claim(`w-${identifier}`, at, 1000);
-      if (outcome === 'succeeded') await queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
+      if (outcome === 'succeeded')
+        await queue.complete(queued.id, `w-${identifier}`, at, { fileId: `f-${identifier}`, pages: 1, bytes: 1 });
       else await queue.fail(queued.id, `w-${identifier}`, at, renderFailure('crash'), at);
       return queued.id;
     };
@@ -289,7 +340,8 @@ describe.each(backends)('$name store: queue', (backend) => {
     const recent = await finish('recent', 50_000, 'succeeded');
     const stillQueued = (await queue.enqueue(job({ identifier: 'waiting', now: 4_000 }))).id;
     for (const delivery of await store.deliveries.claim(60_000, 10, 1000)) {
-      if (delivery.jobId === oldDelivered || delivery.jobId === recent) await store.deliveries.succeeded(delivery.id, 200, 60_000);
+      if (delivery.jobId === oldDelivered || delivery.jobId === recent)
+        await store.deliveries.succeeded(delivery.id, 200, 60_000);
       else if (delivery.jobId === oldFailed) await store.deliveries.abandon(delivery.id, 410, 'gone');
     }
     expect(await queue.sweep(2_500, 500)).toEqual({ heldExpired: 0 });
@@ -302,11 +354,11 @@ describe.each(backends)('$name store: queue', (backend) => {
       [recent, endpoint.id, 'delivered'],
       [recent, gone.id, 'held'],
     ]);
-    expect((await opened.sql<{ identifier: string }>('SELECT identifier FROM identifiers ORDER BY identifier')).map((row) => row.identifier)).toEqual([
-      'old-pending',
-      'recent',
-      'waiting',
-    ]);
+    expect(
+      (await opened.sql<{ identifier: string }>('SELECT identifier FROM identifiers ORDER BY identifier')).map(
+        (row) => row.identifier,
+      ),
+    ).toEqual(['old-pending', 'recent', 'waiting']);
     expect((await store.webhooks.list()).map((e) => e.held)).toEqual([0, 1]);
   });
 });

@@ -31,7 +31,13 @@ function paddedPng(bytes: number): Buffer {
 let engine: Engine;
 
 beforeAll(() => {
-  engine = createEngine({ executablePath, concurrency: 1, timeoutMs: 30_000, files: 'document-folder', network: { network: 'none', allowHosts: [] } });
+  engine = createEngine({
+    executablePath,
+    concurrency: 1,
+    timeoutMs: 30_000,
+    files: 'document-folder',
+    network: { network: 'none', allowHosts: [] },
+  });
 });
 
 afterAll(async () => {
@@ -43,14 +49,19 @@ const threePages = Array.from({ length: 3 }, (_, i) => `<p style="break-after: p
 
 describe('one copy per distinct image', () => {
   const img = '<img src="logo.png" style="height:6px;width:6px">';
-  const css = '<span style="display:inline-block;width:6px;height:6px;background:url(logo.png) 0 0/6px 6px no-repeat"></span>';
+  const css =
+    '<span style="display:inline-block;width:6px;height:6px;background:url(logo.png) 0 0/6px 6px no-repeat"></span>';
   for (const [what, reference, megabytes] of [
     ['<img>', img, 2],
     ['CSS url()', css, 1],
   ] as const) {
     it(`prints a ${megabytes} MB image referenced sixty times from ${what} in the header of every page`, async () => {
       const dir = await folderWith({ 'logo.png': paddedPng(megabytes * 1024 * 1024) });
-      const request = parseRenderRequest({ htmlContent: threePages, headerHtmlContent: `<div>${reference.repeat(60)} Header</div>`, marginTop: '1in' });
+      const request = parseRenderRequest({
+        htmlContent: threePages,
+        headerHtmlContent: `<div>${reference.repeat(60)} Header</div>`,
+        marginTop: '1in',
+      });
       const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
       const pdf = await readPdf(result.pdf);
       expect(pdf.pages).toHaveLength(3);
@@ -64,10 +75,15 @@ describe('one copy per distinct image', () => {
 
   it('fails, naming the limit, when CSS refers sixty times to an image too big to define once', async () => {
     const dir = await folderWith({ 'logo.png': paddedPng(2 * 1024 * 1024) });
-    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: `<div>${css.repeat(60)}</div>` });
+    const request = parseRenderRequest({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: `<div>${css.repeat(60)}</div>`,
+    });
     const error = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href }).catch((e: unknown) => e);
     expect((error as PdfRenderError).code).toBe('RENDER_PDF_FAILED');
-    expect((error as PdfRenderError).message).toMatch(/would carry 120 MB of images, more than the 10 MB limit for one request/);
+    expect((error as PdfRenderError).message).toMatch(
+      /would carry 120 MB of images, more than the 10 MB limit for one request/,
+    );
   });
 
   it('fetches each distinct image once and writes it once per template', async () => {
@@ -90,7 +106,11 @@ describe('one copy per distinct image', () => {
 describe('bounds on what a request inlines', () => {
   it(`fails the render, naming the limit, when its images pass ${maxTemplateImageBytes / 1024 / 1024} MB together`, async () => {
     const dir = await folderWith({ 'a.png': paddedPng(6 * 1024 * 1024), 'b.png': paddedPng(6 * 1024 * 1024) });
-    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="a.png">', footerHtmlContent: '<img src="b.png">' });
+    const request = parseRenderRequest({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: '<img src="a.png">',
+      footerHtmlContent: '<img src="b.png">',
+    });
     const error = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PdfRenderError);
     expect((error as PdfRenderError).code).toBe('RENDER_PDF_FAILED');
@@ -99,7 +119,11 @@ describe('bounds on what a request inlines', () => {
 
   it('still renders images that fit the budget together', async () => {
     const dir = await folderWith({ 'a.png': paddedPng(4 * 1024 * 1024), 'b.png': paddedPng(4 * 1024 * 1024) });
-    const request = parseRenderRequest({ htmlContent: '<p>body</p>', headerHtmlContent: '<img src="a.png">', footerHtmlContent: '<img src="b.png">' });
+    const request = parseRenderRequest({
+      htmlContent: '<p>body</p>',
+      headerHtmlContent: '<img src="a.png">',
+      footerHtmlContent: '<img src="b.png">',
+    });
     const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
     expect((await readPaint(result.pdf)).images).toBe(2);
   });
@@ -114,8 +138,14 @@ describe('bounds on what a request inlines', () => {
     });
     const result = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href });
     expect((await readPaint(result.pdf)).images).toBe(1);
-    const reasons = Object.fromEntries(result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]));
-    expect(reasons).toEqual({ fifo: 'not a regular file', folder: 'a folder, not a file', 'big.png': 'larger than 10 MiB' });
+    const reasons = Object.fromEntries(
+      result.network.failed.map(({ url, reason }) => [url.slice(url.lastIndexOf('/') + 1), reason]),
+    );
+    expect(reasons).toEqual({
+      fifo: 'not a regular file',
+      folder: 'a folder, not a file',
+      'big.png': 'larger than 10 MiB',
+    });
   });
 
   it('refuses a template with more than 10 distinct images as a validation error naming the field', () => {
@@ -129,6 +159,8 @@ describe('bounds on what a request inlines', () => {
     })();
     expect(error?.code).toBe('VALIDATION_FAILED');
     expect(error?.fieldErrors?.headerHtmlContent?.[0]).toMatch(/11 distinct images; at most 10/);
-    expect(() => parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: header.replace('/10.png', '/0.png') })).not.toThrow();
+    expect(() =>
+      parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: header.replace('/10.png', '/0.png') }),
+    ).not.toThrow();
   });
 });

@@ -24,7 +24,8 @@ interface Issue {
 }
 
 const monoFont = readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf').toString('base64');
-const chain = (level: number) => `${level < maxImportDepth + 1 ? `@import "chain${level + 1}.css";` : ''} .c${level}::after { content: " LEVEL${level}"; }`;
+const chain = (level: number) =>
+  `${level < maxImportDepth + 1 ? `@import "chain${level + 1}.css";` : ''} .c${level}::after { content: " LEVEL${level}"; }`;
 
 // What the asset server answers, by path.
 const assets: Record<string, { type: string; body: string | Buffer; status?: number }> = {
@@ -35,15 +36,30 @@ const assets: Record<string, { type: string; body: string | Buffer; status?: num
   '/imported.css': { type: 'text/css', body: '.brand::before { content: "IMPORTED-SHEET "; }' },
   '/logo.png': { type: 'image/png', body: redPng },
   // A shared style sheet with a font inlined as a data: URL, as a document and its header can both link it.
-  '/fonts.css': { type: 'text/css', body: `@font-face { font-family: Brand; src: url(data:font/ttf;base64,${monoFont}); } .brand { font-family: Brand; }` },
+  '/fonts.css': {
+    type: 'text/css',
+    body: `@font-face { font-family: Brand; src: url(data:font/ttf;base64,${monoFont}); } .brand { font-family: Brand; }`,
+  },
   '/missing.css': { type: 'text/css', body: '', status: 404 },
   '/page.html': { type: 'text/html', body: '<p>not a style sheet</p>' },
   '/cycle-a.css': { type: 'text/css', body: '@import url("cycle-b.css"); .a::after { content: " CYCLE-A"; }' },
   '/cycle-b.css': { type: 'text/css', body: '@import url("cycle-a.css"); .b::after { content: " CYCLE-B"; }' },
-  '/many.css': { type: 'text/css', body: Array.from({ length: maxStylesheetFetches + 5 }, (_, i) => `.i${i} { background: url(img${i}.png); }`).join('\n') },
+  '/many.css': {
+    type: 'text/css',
+    body: Array.from({ length: maxStylesheetFetches + 5 }, (_, i) => `.i${i} { background: url(img${i}.png); }`).join(
+      '\n',
+    ),
+  },
   '/big.css': { type: 'text/css', body: `.big::after { content: "BIG"; } /* ${'x'.repeat(1_500_000)} */` },
-  ...Object.fromEntries(Array.from({ length: maxImportDepth + 2 }, (_, level) => [`/chain${level}.css`, { type: 'text/css', body: chain(level) }])),
-  ...Object.fromEntries(Array.from({ length: maxStylesheetFetches + 5 }, (_, i) => [`/img${i}.png`, { type: 'image/png', body: redPng }])),
+  ...Object.fromEntries(
+    Array.from({ length: maxImportDepth + 2 }, (_, level) => [
+      `/chain${level}.css`,
+      { type: 'text/css', body: chain(level) },
+    ]),
+  ),
+  ...Object.fromEntries(
+    Array.from({ length: maxStylesheetFetches + 5 }, (_, i) => [`/img${i}.png`, { type: 'image/png', body: redPng }]),
+  ),
 };
 
 let server: TestServer;
@@ -77,7 +93,13 @@ async function render(fields: Record<string, unknown>) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ marginTop: '1in', marginBottom: '1in', ...fields }),
   });
-  const body = (await response.json()) as { fileUrl?: string; blocked?: Issue[]; failed?: Issue[]; message?: string; errors?: Record<string, string[]> };
+  const body = (await response.json()) as {
+    fileUrl?: string;
+    blocked?: Issue[];
+    failed?: Issue[];
+    message?: string;
+    errors?: Record<string, string[]>;
+  };
   const pdf = body.fileUrl ? new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer()) : null;
   const summary = pdf ? await readPdf(pdf) : null;
   return {
@@ -90,8 +112,10 @@ async function render(fields: Record<string, unknown>) {
   };
 }
 
-const codes = (issues: Issue[] | undefined) => Object.fromEntries((issues ?? []).map(({ url, code }) => [url.replace(origin, ''), code]));
-const reasons = (issues: Issue[] | undefined) => Object.fromEntries((issues ?? []).map(({ url, reason }) => [url.replace(origin, ''), reason]));
+const codes = (issues: Issue[] | undefined) =>
+  Object.fromEntries((issues ?? []).map(({ url, code }) => [url.replace(origin, ''), code]));
+const reasons = (issues: Issue[] | undefined) =>
+  Object.fromEntries((issues ?? []).map(({ url, reason }) => [url.replace(origin, ''), reason]));
 
 describe('style sheets in a template', () => {
   it('applies a linked style sheet, what it imports and the image it shows, and reports its web font', async () => {
@@ -104,7 +128,11 @@ describe('style sheets in a template', () => {
     expect((await readPaint(result.pdf!)).images).toBe(1);
     expect(result.body.blocked).toEqual([]);
     expect(result.body.failed).toEqual([
-      { url: `${origin}/remote.woff2`, code: 'TEMPLATE_UNSUPPORTED', reason: 'header and footer templates cannot load web fonts' },
+      {
+        url: `${origin}/remote.woff2`,
+        code: 'TEMPLATE_UNSUPPORTED',
+        reason: 'header and footer templates cannot load web fonts',
+      },
     ]);
     expect(result.warnings).toContain(`header font ${origin}/remote.woff2 was left out`);
     // Fetched once each by pdfrender; the font not at all.
@@ -113,7 +141,10 @@ describe('style sheets in a template', () => {
 
   it('prints the header in a font from a data: URL that the document uses too', async () => {
     const sheet = `<link rel="stylesheet" href="${origin}/fonts.css">`;
-    const result = await render({ htmlContent: `${sheet}<p class="brand">Body</p>`, headerHtmlContent: `${sheet}<span class="brand">Header</span>` });
+    const result = await render({
+      htmlContent: `${sheet}<p class="brand">Body</p>`,
+      headerHtmlContent: `${sheet}<span class="brand">Header</span>`,
+    });
     expect(result.status).toBe(200);
     expect(result.text).toContain('Header');
     // Embedded fonts (subset names, "AAAAAA+Name"): the mono font only, for the body and the header.
@@ -132,14 +163,22 @@ describe('style sheets in a template', () => {
 
   it('leaves out what cannot be fetched, and renders the rest', async () => {
     const header =
-      ['missing.css', 'page.html', 'brand.css'].map((name) => `<link rel="stylesheet" href="${origin}/${name}">`).join('') +
+      ['missing.css', 'page.html', 'brand.css']
+        .map((name) => `<link rel="stylesheet" href="${origin}/${name}">`)
+        .join('') +
       `<link rel="stylesheet" href="http://localhost:${origin.split(':')[2]}/brand.css"><span class="brand">Header</span>`;
     const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: header });
     expect(result.status).toBe(200);
     expect(result.text).toContain('IMPORTED-SHEET Header LINKED-SHEET');
-    expect(codes(result.body.failed)).toEqual({ '/missing.css': 'HTTP_ERROR', '/page.html': 'LOAD_FAILED', '/remote.woff2': 'TEMPLATE_UNSUPPORTED' });
+    expect(codes(result.body.failed)).toEqual({
+      '/missing.css': 'HTTP_ERROR',
+      '/page.html': 'LOAD_FAILED',
+      '/remote.woff2': 'TEMPLATE_UNSUPPORTED',
+    });
     expect(reasons(result.body.failed)['/page.html']).toBe('not a style sheet (its type is not text/css)');
-    expect(result.body.blocked?.map(({ url, code }) => [url, code])).toEqual([[`http://localhost:${origin.split(':')[2]}/brand.css`, 'NETWORK_POLICY']]);
+    expect(result.body.blocked?.map(({ url, code }) => [url, code])).toEqual([
+      [`http://localhost:${origin.split(':')[2]}/brand.css`, 'NETWORK_POLICY'],
+    ]);
   });
 });
 
@@ -176,7 +215,10 @@ describe('every way a template refers to another file', () => {
       `<div style="width:8px;height:8px;background-image:image-set('${u('img0.png')}' 1x);cursor:url(${u('img1.png')}),auto"></div><table background="${u('table.png')}"><tr><td>cell</td></tr></table>`,
       ['table.png'],
     ],
-    [`<!-- <link rel="stylesheet" href="${u('commented.css')}"> --><span title="url(${u('title.png')})">see url(not-a-reference.png)</span>`, []],
+    [
+      `<!-- <link rel="stylesheet" href="${u('commented.css')}"> --><span title="url(${u('title.png')})">see url(not-a-reference.png)</span>`,
+      [],
+    ],
   ];
 
   it('renders, loads nothing from Chromium, and reports each reference it could not honour once', async () => {
@@ -211,26 +253,43 @@ describe('every way a template refers to another file', () => {
 describe('bounds on what style sheets bring in', () => {
   it(`follows @import ${maxImportDepth} levels below the template's style sheet, and reports the next`, async () => {
     const spans = Array.from({ length: maxImportDepth + 2 }, (_, level) => `<span class="c${level}"></span>`).join('');
-    const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: `<link rel="stylesheet" href="${origin}/chain0.css">Header${spans}` });
+    const result = await render({
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: `<link rel="stylesheet" href="${origin}/chain0.css">Header${spans}`,
+    });
     expect(result.status).toBe(200);
-    expect(result.text.replaceAll(' ', '')).toContain(`Header${Array.from({ length: maxImportDepth + 1 }, (_, level) => `LEVEL${level}`).join('')}`);
+    expect(result.text.replaceAll(' ', '')).toContain(
+      `Header${Array.from({ length: maxImportDepth + 1 }, (_, level) => `LEVEL${level}`).join('')}`,
+    );
     expect(result.text).not.toContain(`LEVEL${maxImportDepth + 1}`);
-    expect(reasons(result.body.failed)).toEqual({ [`/chain${maxImportDepth + 1}.css`]: `imported more than ${maxImportDepth} levels deep` });
+    expect(reasons(result.body.failed)).toEqual({
+      [`/chain${maxImportDepth + 1}.css`]: `imported more than ${maxImportDepth} levels deep`,
+    });
   });
 
   it(`fetches at most ${maxStylesheetFetches} images for style sheets, and reports the rest`, async () => {
-    const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: `<link rel="stylesheet" href="${origin}/many.css">Header` });
+    const result = await render({
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: `<link rel="stylesheet" href="${origin}/many.css">Header`,
+    });
     expect(result.status).toBe(200);
     expect(Object.values(reasons(result.body.failed))).toEqual(
-      Array(5).fill(`more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`),
+      Array(5).fill(
+        `more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`,
+      ),
     );
     expect(hits.filter((hit) => hit.startsWith('/img'))).toHaveLength(maxStylesheetFetches);
   });
 
   it('fails the render, naming the limit, when a template would carry more than 1 MB of style sheets', async () => {
-    const result = await render({ htmlContent: '<p>Body</p>', headerHtmlContent: `<link rel="stylesheet" href="${origin}/big.css">Header` });
+    const result = await render({
+      htmlContent: '<p>Body</p>',
+      headerHtmlContent: `<link rel="stylesheet" href="${origin}/big.css">Header`,
+    });
     expect(result.status).toBe(400);
-    expect(result.body.message).toMatch(/style sheets come to 1.9 MB inlined, more than the 1 MB limit for one template/);
+    expect(result.body.message).toMatch(
+      /style sheets come to 1.9 MB inlined, more than the 1 MB limit for one template/,
+    );
   });
 
   it('refuses a template with more than 10 distinct style sheets as a validation error naming the field', async () => {

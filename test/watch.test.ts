@@ -20,12 +20,19 @@ describe('render --watch', () => {
     const page = (version: string) => `<link rel="stylesheet" href="style.css"><p>Version ${version}</p>`;
     await writeFile(join(dir, 'page.html'), page('one'));
     await writeFile(join(dir, 'style.css'), 'p::after { content: " plain" }');
-    await writeFile(join(dir, 'header.html'), '<link rel="stylesheet" href="header.css"><div class="head" style="font-size: 10px">Header A</div>');
+    await writeFile(
+      join(dir, 'header.html'),
+      '<link rel="stylesheet" href="header.css"><div class="head" style="font-size: 10px">Header A</div>',
+    );
     await writeFile(join(dir, 'header.css'), '.head::after { content: " alpha" }');
-    const child = spawn(process.execPath, [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, 'render', 'page.html', '--header', 'header.html', '--margin-top', '1in', '--watch', '--debug'],
+      {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -33,9 +40,13 @@ describe('render --watch', () => {
       const [first] = (await readPdf(await readFile(join(dir, 'page.pdf')))).pages;
       return first ? readingOrder(first) : '';
     };
-    const pdfSays = (expected: string) => until(async () => (await text().catch(() => '')) === expected, `the PDF to read "${expected}"`);
+    const pdfSays = (expected: string) =>
+      until(async () => (await text().catch(() => '')) === expected, `the PDF to read "${expected}"`);
     try {
-      await until(() => stderr.includes('watching 4 files'), "the watch to start (the input, the header, the header's and the page's style sheets)");
+      await until(
+        () => stderr.includes('watching 4 files'),
+        "the watch to start (the input, the header, the header's and the page's style sheets)",
+      );
       expect(await text()).toBe('Header A alpha Version one plain');
 
       await writeFile(join(dir, 'page.html'), page('two'));
@@ -49,7 +60,10 @@ describe('render --watch', () => {
 
       // A file the document does not load (a log written beside it, say) is seen and does not count.
       await writeFile(join(dir, 'notes.txt'), 'not part of the document');
-      await until(() => stderr.includes(`changed: ${join(dir, 'notes.txt')} (not part of the documents)`), 'the watch to see notes.txt');
+      await until(
+        () => stderr.includes(`changed: ${join(dir, 'notes.txt')} (not part of the documents)`),
+        'the watch to see notes.txt',
+      );
       // A loaded file deleted (a build cleaning it) renders without it, and made again renders with it.
       await rm(join(dir, 'style.css'));
       await pdfSays('Header B Version two');
@@ -67,7 +81,12 @@ describe('render --watch', () => {
     const stop = new AbortController();
     let rounds = 0;
     let watching = false;
-    const watched = watchAndRender({ files: () => [file], ready: () => (watching = true), round: async () => void (rounds += 1), signal: stop.signal });
+    const watched = watchAndRender({
+      files: () => [file],
+      ready: () => (watching = true),
+      round: async () => void (rounds += 1),
+      signal: stop.signal,
+    });
     await until(() => watching, 'the watch to start');
     // Writes closer together than the quiet spell that ends a batch, until a round runs (or 20 s pass).
     let writes = 0;

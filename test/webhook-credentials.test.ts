@@ -32,14 +32,20 @@ let events = 0;
 async function deliverOne(server: TestServer, hook: Receiver): Promise<Arrival> {
   const before = hook.received.length;
   events += 1;
-  deliveries(server.db).queueEvent(`job_${events}`, { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } }, server.clock.now());
+  deliveries(server.db).queueEvent(
+    `job_${events}`,
+    { type: 'PDF_RENDERED', payload: { id: `doc-${events}`, jobId: `job_${events}` } },
+    server.clock.now(),
+  );
   server.deps.wakeSender();
   return until(() => hook.received[before], 'a delivery', 20_000);
 }
 
 /** The Standard Webhooks headers of an arrival, as standardwebhooks wants them. */
 const signed = (arrival: Arrival) =>
-  Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]));
+  Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]),
+  );
 
 /** True when `secret` verifies the arrival's signature. */
 const verifies = (secret: string, arrival: Arrival) => {
@@ -75,13 +81,19 @@ describe('webhook key and signing secret', () => {
   it("sends RenderPDF.io's User-Agent with pdfrender's name after it, or the one --webhook-user-agent sets", async () => {
     const hook = await receiver();
     const plain = await startServer({}, undefined, { realClock: true });
-    const configured = await startServer({ webhookUserAgent: 'AcmeHooks/2 (+https://acme.example/bot)' }, undefined, { realClock: true });
+    const configured = await startServer({ webhookUserAgent: 'AcmeHooks/2 (+https://acme.example/bot)' }, undefined, {
+      realClock: true,
+    });
     try {
       await plain.deps.webhooks.add(hook.url, Date.now());
       // Firewalls that allow-list RenderPDF.io's documented agent match its start.
-      expect((await deliverOne(plain, hook)).headers['user-agent']).toBe('RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)');
+      expect((await deliverOne(plain, hook)).headers['user-agent']).toBe(
+        'RenderPdfIoHTTP/1 (compatible; pdfrender/0.0.0-test)',
+      );
       await configured.deps.webhooks.add(hook.url, Date.now());
-      expect((await deliverOne(configured, hook)).headers['user-agent']).toBe('AcmeHooks/2 (+https://acme.example/bot)');
+      expect((await deliverOne(configured, hook)).headers['user-agent']).toBe(
+        'AcmeHooks/2 (+https://acme.example/bot)',
+      );
     } finally {
       await Promise.all([plain.close(), configured.close()]);
       hook.close();
@@ -113,13 +125,19 @@ describe('webhook key and signing secret', () => {
       });
       expect(rotateKey.status).toBe(200);
       const newKey = (await rotateKey.json()) as WebhookEndpoint;
-      expect(newKey).toMatchObject({ id: original.id, secret: original.secret, key: expect.stringMatching(/^whk_[0-9a-f]{64}$/) });
+      expect(newKey).toMatchObject({
+        id: original.id,
+        secret: original.secret,
+        key: expect.stringMatching(/^whk_[0-9a-f]{64}$/),
+      });
       expect(newKey.key).not.toBe(original.key);
       const afterKey = await deliverOne(server, hook);
       expect(afterKey.headers.authorization).toBe(`Bearer ${newKey.key}`);
       expect(verifies(original.secret, afterKey)).toBe(true);
 
-      const cli = await pdfrender.run(['webhooks', 'rotate', original.id, '--secret', '--data-dir', dataDir], { cwd: dataDir });
+      const cli = await pdfrender.run(['webhooks', 'rotate', original.id, '--secret', '--data-dir', dataDir], {
+        cwd: dataDir,
+      });
       expect(cli.stderr).toBe('');
       const output = cli.stdout.toString();
       expect(output).not.toContain('key:');
@@ -131,7 +149,9 @@ describe('webhook key and signing secret', () => {
       expect(verifies(original.secret, afterSecret)).toBe(false);
 
       // With no body (or neither named), both are replaced.
-      const both = (await (await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST' })).json()) as WebhookEndpoint;
+      const both = (await (
+        await fetch(`${server.url}/api/webhooks/${original.id}/rotate`, { method: 'POST' })
+      ).json()) as WebhookEndpoint;
       expect(both.key).not.toBe(newKey.key);
       expect(both.secret).not.toBe(newSecret);
       const afterBoth = await deliverOne(server, hook);
@@ -146,7 +166,9 @@ describe('webhook key and signing secret', () => {
         body: JSON.stringify({ key: 'maybe', url: 'x' }),
       });
       expect(bad.status).toBe(422);
-      expect((await bad.json()).errors).toMatchObject({ key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'] });
+      expect((await bad.json()).errors).toMatchObject({
+        key: ['must be true or false (or 1/0, on/off, yes/no); got "maybe"'],
+      });
       const unknown = await pdfrender.run(['webhooks', 'rotate', 'wh_nope', '--data-dir', dataDir], { cwd: dataDir });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no webhook endpoint with id wh_nope');

@@ -22,7 +22,11 @@ function queueEvents(server: TestServer, count: number): void {
   const outbox = deliveries(server.db);
   server.db.transaction(() => {
     for (let i = 0; i < count; i += 1)
-      outbox.queueEvent(`job_${i}`, { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } }, server.clock.now());
+      outbox.queueEvent(
+        `job_${i}`,
+        { type: 'PDF_RENDERED', payload: { id: `doc-${i}`, jobId: `job_${i}` } },
+        server.clock.now(),
+      );
   })();
   server.deps.wakeSender();
 }
@@ -36,7 +40,9 @@ interface DeliveryState {
 }
 const deliveriesTo = (server: TestServer, endpointId: string) =>
   server.db
-    .prepare('SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id')
+    .prepare(
+      'SELECT status, attempts, next_attempt_at, last_status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id',
+    )
     .all(endpointId) as DeliveryState[];
 
 let engine: Engine;
@@ -87,12 +93,18 @@ describe('webhook sender', () => {
       queueEvents(server, 1);
       // Well before the 15 s default could have run out.
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt to time out', 10_000);
-      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: null, last_error: 'no answer within 1 s' });
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({
+        status: 'pending',
+        last_status: null,
+        last_error: 'no answer within 1 s',
+      });
       server.clock.time = start + 6_000; // past the 5 s retry (give or take 10%)
       server.deps.wakeSender(); // rather than wait for its next poll
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the retry');
       // At least once: the receiver got the event twice, under one webhook-id to dedupe by.
-      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(2).fill(hook.received[0]!.headers['webhook-id']));
+      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(
+        Array(2).fill(hook.received[0]!.headers['webhook-id']),
+      );
     } finally {
       hook.close();
       await server.close();
@@ -102,14 +114,18 @@ describe('webhook sender', () => {
   it('takes --webhook-timeout or PDFRENDER_WEBHOOK_TIMEOUT, 1s to 10m, 15s by default', async () => {
     expect(loadServeConfig({}, {}, '/srv').webhookTimeout).toBe(15_000);
     expect(loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(45_000);
-    expect(loadServeConfig({ webhookTimeout: '2m' }, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(120_000);
+    expect(loadServeConfig({ webhookTimeout: '2m' }, { PDFRENDER_WEBHOOK_TIMEOUT: '45s' }, '/srv').webhookTimeout).toBe(
+      120_000,
+    );
     expect(() => loadServeConfig({}, { PDFRENDER_WEBHOOK_TIMEOUT: '1h' }, '/srv')).toThrow(
       '--webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at most 10m',
     );
     const run = await pdfrender(['serve', '--port', '0', '--webhook-timeout', '500ms']);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe('pdfrender: --webhook-timeout (PDFRENDER_WEBHOOK_TIMEOUT): must be at least 1s');
-    expect((await pdfrender(['serve', '--help'])).stdout.toString()).toMatch(/--webhook-timeout <duration>\s+how long a webhook receiver has to answer/);
+    expect((await pdfrender(['serve', '--help'])).stdout.toString()).toMatch(
+      /--webhook-timeout <duration>\s+how long a webhook receiver has to answer/,
+    );
   });
 
   it("waits as long as a receiver's Retry-After asks (up to 10 h) before the next attempt", async () => {
@@ -124,7 +140,11 @@ describe('webhook sender', () => {
       const start = server.clock.now();
       queueEvents(server, 1);
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 1, 'the first attempt');
-      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 503, next_attempt_at: start + 60_000 });
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({
+        status: 'pending',
+        last_status: 503,
+        next_attempt_at: start + 60_000,
+      });
       // Nothing is sent until the server's clock reaches it, however long the test waits.
       server.clock.time = start + 59_999;
       // Two polls of the sender (each a claim on the store) with the clock there, woken rather than waited for.
@@ -135,11 +155,17 @@ describe('webhook sender', () => {
       server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[0]!.attempts === 2, 'the second attempt');
       // A week is capped at 10 h.
-      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({ status: 'pending', last_status: 429, next_attempt_at: start + 60_000 + 36_000_000 });
+      expect(deliveriesTo(server, endpoint.id)[0]).toMatchObject({
+        status: 'pending',
+        last_status: 429,
+        next_attempt_at: start + 60_000 + 36_000_000,
+      });
       server.clock.time = start + 60_000 + 36_000_000;
       server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[0]!.status === 'delivered', 'the third attempt');
-      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(3).fill(hook.received[0]!.headers['webhook-id']));
+      expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(
+        Array(3).fill(hook.received[0]!.headers['webhook-id']),
+      );
     } finally {
       await server.close();
       hook.close();
@@ -181,7 +207,10 @@ describe('webhook sender', () => {
     await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
     const server = await startServer({}, { engine });
     try {
-      const endpoint = await server.deps.webhooks.add(`http://127.0.0.1:${(dropping.address() as AddressInfo).port}/hook`, server.clock.now());
+      const endpoint = await server.deps.webhooks.add(
+        `http://127.0.0.1:${(dropping.address() as AddressInfo).port}/hook`,
+        server.clock.now(),
+      );
       const outbox = deliveries(server.db);
       outbox.queueEvent('job_a', { type: 'PDF_RENDERED', payload: { id: 'first' } }, server.clock.now());
       server.deps.wakeSender();
@@ -189,7 +218,11 @@ describe('webhook sender', () => {
       outbox.queueEvent('job_b', { type: 'PDF_RENDERED', payload: { id: 'second' } }, server.clock.now());
       server.deps.wakeSender();
       // The server's clock stands still: a delivery that failed would not be tried again here.
-      await until(() => deliveriesTo(server, endpoint.id)[1]?.status === 'delivered', 'the second delivery, on a new connection', 5_000);
+      await until(
+        () => deliveriesTo(server, endpoint.id)[1]?.status === 'delivered',
+        'the second delivery, on a new connection',
+        5_000,
+      );
       expect(deliveriesTo(server, endpoint.id).map((d) => [d.attempts, d.last_error])).toEqual([
         [1, null],
         [1, null],
@@ -220,11 +253,21 @@ describe('webhook sender', () => {
     await new Promise<void>((resolve) => receiving.listen(0, '127.0.0.1', resolve));
     const server = await startServer({}, { engine });
     try {
-      const endpoint = await server.deps.webhooks.add(`http://127.0.0.1:${(receiving.address() as AddressInfo).port}/hook`, server.clock.now());
+      const endpoint = await server.deps.webhooks.add(
+        `http://127.0.0.1:${(receiving.address() as AddressInfo).port}/hook`,
+        server.clock.now(),
+      );
       queueEvents(server, 4);
-      await until(() => deliveriesTo(server, endpoint.id).filter((d) => d.status === 'delivered').length === 4, 'four deliveries');
+      await until(
+        () => deliveriesTo(server, endpoint.id).filter((d) => d.status === 'delivered').length === 4,
+        'four deliveries',
+      );
       dropping = true;
-      deliveries(server.db).queueEvent('job_dropped', { type: 'PDF_RENDERED', payload: { id: 'dropped' } }, server.clock.now());
+      deliveries(server.db).queueEvent(
+        'job_dropped',
+        { type: 'PDF_RENDERED', payload: { id: 'dropped' } },
+        server.clock.now(),
+      );
       server.deps.wakeSender();
       await until(() => deliveriesTo(server, endpoint.id)[4]?.attempts === 1, 'the attempt on a dropped connection');
       // Once on an idle connection, once more on a new one; not once per idle connection.
@@ -243,13 +286,24 @@ describe('webhook sender', () => {
     const temporary = await receiver((res) => res.writeHead(307, { Location: target.url }).end());
     const server = await startServer({}, { engine });
     try {
-      const endpoints = [await server.deps.webhooks.add(found.url, server.clock.now()), await server.deps.webhooks.add(temporary.url, server.clock.now())];
+      const endpoints = [
+        await server.deps.webhooks.add(found.url, server.clock.now()),
+        await server.deps.webhooks.add(temporary.url, server.clock.now()),
+      ];
       queueEvents(server, 1);
       await until(() => endpoints.every((e) => deliveriesTo(server, e.id)[0]!.attempts === 1), 'both attempts');
       // fetch has finished with each response (a followed redirect would have been sent by now).
       expect(target.received).toEqual([]);
-      expect(deliveriesTo(server, endpoints[0]!.id)[0]).toMatchObject({ status: 'pending', last_status: 302, last_error: 'the receiver answered 302' });
-      expect(deliveriesTo(server, endpoints[1]!.id)[0]).toMatchObject({ status: 'pending', last_status: 307, last_error: 'the receiver answered 307' });
+      expect(deliveriesTo(server, endpoints[0]!.id)[0]).toMatchObject({
+        status: 'pending',
+        last_status: 302,
+        last_error: 'the receiver answered 302',
+      });
+      expect(deliveriesTo(server, endpoints[1]!.id)[0]).toMatchObject({
+        status: 'pending',
+        last_status: 307,
+        last_error: 'the receiver answered 307',
+      });
     } finally {
       await server.close();
       target.close();

@@ -51,7 +51,11 @@ async function flakyReceiver() {
 }
 
 /** Queue an async render; returns its job id. */
-async function renderAsync(server: TestServer, identifier: string, headers: Record<string, string> = {}): Promise<string> {
+async function renderAsync(
+  server: TestServer,
+  identifier: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const response = await fetch(`${server.url}/api/pdfs/render-async`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
@@ -62,7 +66,11 @@ async function renderAsync(server: TestServer, identifier: string, headers: Reco
 }
 
 const rows = (server: TestServer, endpointId: string) =>
-  server.db.prepare('SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id').all(endpointId) as Array<{
+  server.db
+    .prepare(
+      'SELECT job_id AS jobId, event_id AS eventId, status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id',
+    )
+    .all(endpointId) as Array<{
     jobId: string;
     eventId: string;
     status: string;
@@ -70,7 +78,9 @@ const rows = (server: TestServer, endpointId: string) =>
 
 /** The job id and webhook-id of an arrival, checking its signature with `secret` as a receiver would. */
 function verified(secret: string, arrival: Arrival): { jobId: string; webhookId: string } {
-  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]));
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(arrival.headers[name])]),
+  );
   const event = new Webhook(secret).verify(arrival.body, headers) as { payload: { jobId: string } };
   return { jobId: event.payload.jobId, webhookId: headers['webhook-id']! };
 }
@@ -87,7 +97,10 @@ describe('an endpoint that answered 410 Gone', () => {
       // flight), and the jobs finishing afterwards have only a disabled endpoint.
       const jobs = await Promise.all([1, 2, 3, 4, 5].map((n) => renderAsync(server, `doc-${n}`)));
       await until(async () => {
-        const listed = JSON.parse((await cli(server, ['list', '--json'])).stdout) as Array<{ held: number; disabledAt: number | null }>;
+        const listed = JSON.parse((await cli(server, ['list', '--json'])).stdout) as Array<{
+          held: number;
+          disabledAt: number | null;
+        }>;
         return listed[0]!.disabledAt !== null && listed[0]!.held === 5;
       }, '5 events held for the disabled endpoint');
       expect(rows(server, endpoint.id).map((row) => row.status)).toEqual(Array(5).fill('held'));
@@ -95,19 +108,25 @@ describe('an endpoint that answered 410 Gone', () => {
       expect(goneAnswers).toBeGreaterThanOrEqual(1);
       expect(hook.accepted()).toEqual([]);
       const listed = await cli(server, ['list']);
-      expect(listed.stdout).toContain(`(the receiver answered 410); 5 events held: \`pdfrender webhooks enable ${endpoint.id}\` sends them`);
+      expect(listed.stdout).toContain(
+        `(the receiver answered 410); 5 events held: \`pdfrender webhooks enable ${endpoint.id}\` sends them`,
+      );
 
       // Nothing can be sent while it is disabled, and redeliver says so rather than "queued".
       const early = await cli(server, ['redeliver', jobs[0]!]);
       expect(early.code).toBe(2);
       expect(early.stdout).toBe('');
-      expect(early.stderr).toContain(`nothing queued for ${jobs[0]}: no webhook endpoint is active; held for disabled ${endpoint.id}`);
+      expect(early.stderr).toContain(
+        `nothing queued for ${jobs[0]}: no webhook endpoint is active; held for disabled ${endpoint.id}`,
+      );
       expect(rows(server, endpoint.id).map((row) => row.status)).toEqual(Array(5).fill('held'));
 
       hook.state.gone = false;
       const enabled = await cli(server, ['enable', endpoint.id]);
       expect(enabled.code).toBe(0);
-      expect(enabled.stdout.trim()).toBe(`${endpoint.id}: enabled again; 5 events it held queued, to be sent in the order they happened`);
+      expect(enabled.stdout.trim()).toBe(
+        `${endpoint.id}: enabled again; 5 events it held queued, to be sent in the order they happened`,
+      );
       await until(() => rows(server, endpoint.id).every((row) => row.status === 'delivered'), 'all 5 delivered');
 
       // Figures: 5 of 5 delivered, none twice, none lost; a job whose event was answered 410 gets
@@ -115,8 +134,11 @@ describe('an endpoint that answered 410 Gone', () => {
       const accepted = hook.accepted().map((arrival) => verified(endpoint.secret, arrival));
       expect(accepted.map((a) => a.jobId).sort()).toEqual([...jobs].sort());
       expect(new Set(accepted.map((a) => a.webhookId)).size).toBe(5);
-      const refusedIds = hook.received.filter((_, index) => hook.state.answers[index] === 410).map((arrival) => verified(endpoint.secret, arrival));
-      for (const refused of refusedIds) expect(accepted.find((a) => a.jobId === refused.jobId)!.webhookId).toBe(refused.webhookId);
+      const refusedIds = hook.received
+        .filter((_, index) => hook.state.answers[index] === 410)
+        .map((arrival) => verified(endpoint.secret, arrival));
+      for (const refused of refusedIds)
+        expect(accepted.find((a) => a.jobId === refused.jobId)!.webhookId).toBe(refused.webhookId);
       expect(hook.received).toHaveLength(goneAnswers + 5);
       const log = JSON.parse((await cli(server, ['deliveries', '--json'])).stdout) as Array<{ status: string }>;
       expect(log.map((entry) => entry.status)).toEqual(Array(5).fill('delivered'));
@@ -141,14 +163,25 @@ describe('an endpoint that answered 410 Gone', () => {
       const first = await (await api('POST', '/api/webhooks', { url: back.url })).json();
       const other = await (await api('POST', '/api/webhooks', { url: gone.url })).json();
       const job1 = await renderAsync(server, 'first', { Authorization: 'Bearer k' });
-      await until(async () => (await server.deps.webhooks.list()).every((e) => e.disabledAt !== null), 'both endpoints disabled');
+      await until(
+        async () => (await server.deps.webhooks.list()).every((e) => e.disabledAt !== null),
+        'both endpoints disabled',
+      );
       // Every endpoint disabled: async jobs are still taken, and their events held.
       const job2 = await renderAsync(server, 'second', { Authorization: 'Bearer k' });
-      await until(async () => (await server.deps.webhooks.list()).every((e) => e.held === 2), 'both endpoints holding 2 events');
+      await until(
+        async () => (await server.deps.webhooks.list()).every((e) => e.held === 2),
+        'both endpoints holding 2 events',
+      );
 
       // Enabling follows the other routes' rules: the API key, and no other site's browser page.
-      expect((await api('POST', `/api/webhooks/${first.id}/enable`, undefined, { Authorization: '' })).status).toBe(401);
-      const crossSite = await api('POST', `/api/webhooks/${first.id}/enable`, undefined, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
+      expect((await api('POST', `/api/webhooks/${first.id}/enable`, undefined, { Authorization: '' })).status).toBe(
+        401,
+      );
+      const crossSite = await api('POST', `/api/webhooks/${first.id}/enable`, undefined, {
+        Origin: 'https://evil.example',
+        'Sec-Fetch-Site': 'cross-site',
+      });
       expect(crossSite.status).toBe(403);
       expect((await api('GET', `/api/webhooks/${first.id}/enable`)).status).toBe(405);
       expect((await server.deps.webhooks.get(first.id))!.disabledAt).not.toBeNull();
@@ -157,10 +190,21 @@ describe('an endpoint that answered 410 Gone', () => {
       const readded = await api('POST', '/api/webhooks', { url: back.url });
       expect(readded.status).toBe(200);
       const body = await readded.json();
-      expect(body).toEqual({ outcome: 'SUCCESS', id: first.id, url: back.url, createdAt: first.createdAt, disabledAt: null, reenabled: true, released: 2 });
+      expect(body).toEqual({
+        outcome: 'SUCCESS',
+        id: first.id,
+        url: back.url,
+        createdAt: first.createdAt,
+        disabledAt: null,
+        reenabled: true,
+        released: 2,
+      });
       await until(() => back.accepted().length === 2, 'the 2 held events at the re-added endpoint');
       // Its receiver's existing configuration still works: same key as Bearer, same signing secret.
-      expect(back.accepted().map((a) => a.headers.authorization)).toEqual([`Bearer ${first.key}`, `Bearer ${first.key}`]);
+      expect(back.accepted().map((a) => a.headers.authorization)).toEqual([
+        `Bearer ${first.key}`,
+        `Bearer ${first.key}`,
+      ]);
       expect(
         back
           .accepted()
@@ -177,15 +221,23 @@ describe('an endpoint that answered 410 Gone', () => {
       expect(redelivered.stdout.trim()).toBe(
         `queued 2 deliveries of ${job1} again (1 to endpoints that never had it); held for disabled ${other.id} (\`pdfrender webhooks enable <id>\` sends it)`,
       );
-      await until(() => later.received.length === 1 && back.accepted().length === 3, 'the redelivered event at both active endpoints');
+      await until(
+        () => later.received.length === 1 && back.accepted().length === 3,
+        'the redelivered event at both active endpoints',
+      );
       const firstId = rows(server, first.id).find((row) => row.jobId === job1)!.eventId;
       expect(verified(third.secret, later.received[0]!)).toEqual({ jobId: job1, webhookId: firstId });
 
       // Removing the disabled endpoint says what it will not send, and the log names the jobs.
       const removed = await api('DELETE', `/api/webhooks/${other.id}`);
       expect(await removed.json()).toEqual({ outcome: 'SUCCESS', unsent: 2 });
-      const failed = JSON.parse((await cli(server, ['deliveries', '--failed', '--json'])).stdout) as Array<{ jobId: string; lastError: string }>;
-      expect(failed.map((entry) => [entry.jobId, entry.lastError]).sort()).toEqual([job1, job2].sort().map((job) => [job, 'the endpoint was removed']));
+      const failed = JSON.parse((await cli(server, ['deliveries', '--failed', '--json'])).stdout) as Array<{
+        jobId: string;
+        lastError: string;
+      }>;
+      expect(failed.map((entry) => [entry.jobId, entry.lastError]).sort()).toEqual(
+        [job1, job2].sort().map((job) => [job, 'the endpoint was removed']),
+      );
 
       // Enabling an active endpoint changes nothing and says so; an unknown one is 404.
       expect(await (await api('POST', `/api/webhooks/${first.id}/enable`)).json()).toMatchObject({
@@ -196,7 +248,10 @@ describe('an endpoint that answered 410 Gone', () => {
       });
       expect((await api('POST', '/api/webhooks/wh_nope/enable')).status).toBe(404);
       const unknown = await cli(server, ['enable', 'wh_nope']);
-      expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no webhook endpoint with id wh_nope')]);
+      expect([unknown.code, unknown.stderr]).toEqual([
+        2,
+        expect.stringContaining('no webhook endpoint with id wh_nope'),
+      ]);
       const noJob = await cli(server, ['redeliver', 'job_nope']);
       expect([noJob.code, noJob.stderr]).toEqual([2, expect.stringContaining('no job job_nope')]);
     } finally {
@@ -211,7 +266,9 @@ describe('an endpoint that answered 410 Gone', () => {
     const hook = await flakyReceiver();
     const server = await startServer({}, { engine }, { realClock: true });
     try {
-      const endpoint = JSON.parse((await cli(server, ['add', hook.url, '--allow-private-webhooks', '--json'])).stdout) as {
+      const endpoint = JSON.parse(
+        (await cli(server, ['add', hook.url, '--allow-private-webhooks', '--json'])).stdout,
+      ) as {
         id: string;
         key: string;
         secret: string;
@@ -250,7 +307,15 @@ describe('an endpoint that answered 410 Gone', () => {
     const addDelivery = old.prepare(
       'INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, attempts, next_attempt_at, last_status, last_error, created_at) VALUES (?, ?, ?, ?, ?, 1, 3, ?, ?, 3)',
     );
-    addDelivery.run('evt_a', 'job_a', 'wh_gone', '{"job":"a"}', 'failed', 410, 'the receiver answered 410 Gone; the endpoint is disabled');
+    addDelivery.run(
+      'evt_a',
+      'job_a',
+      'wh_gone',
+      '{"job":"a"}',
+      'failed',
+      410,
+      'the receiver answered 410 Gone; the endpoint is disabled',
+    );
     addDelivery.run('evt_b', 'job_b', 'wh_gone', '{"job":"b"}', 'failed', null, 'the endpoint was disabled');
     addDelivery.run('evt_c', 'job_c', 'wh_gone', '{"job":"c"}', 'failed', 500, 'the receiver answered 500');
     addDelivery.run('evt_a', 'job_a', 'wh_live', '{"job":"a"}', 'delivered', 200, null);
@@ -271,7 +336,10 @@ describe('an endpoint that answered 410 Gone', () => {
         ['evt_b', '{"job":"b"}'],
       ]);
       // The receiver answers before the sender writes down the outcome: wait for the rows, not just the arrivals.
-      await until(() => rows(server, 'wh_gone').every((row) => row.status !== 'pending'), 'the outcomes of the 2 held events');
+      await until(
+        () => rows(server, 'wh_gone').every((row) => row.status !== 'pending'),
+        'the outcomes of the 2 held events',
+      );
       expect(rows(server, 'wh_gone').map((row) => row.status)).toEqual(['delivered', 'delivered', 'failed']);
     } finally {
       await server.close();

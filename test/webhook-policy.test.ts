@@ -40,7 +40,9 @@ describe('checkWebhookUrl', () => {
   });
 
   it('accepts a name that resolves to public addresses only', async () => {
-    await expect(checkWebhookUrl('https://hooks.example.test/x', false, async () => ['93.184.216.34'])).resolves.toBe('https://hooks.example.test/x');
+    await expect(checkWebhookUrl('https://hooks.example.test/x', false, async () => ['93.184.216.34'])).resolves.toBe(
+      'https://hooks.example.test/x',
+    );
   });
 });
 
@@ -72,13 +74,24 @@ describe('webhook policy on a server', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as AddressInfo).port;
     // The name was public when it was added; by the time of delivery it resolves to loopback.
-    const server = await startServer({ allowPrivateWebhooks: false }, undefined, { resolver: async () => ['127.0.0.1'], realClock: true });
+    const server = await startServer({ allowPrivateWebhooks: false }, undefined, {
+      resolver: async () => ['127.0.0.1'],
+      realClock: true,
+    });
     try {
       await server.deps.webhooks.add(`http://rebind.example.test:${port}/hook`, Date.now());
-      deliveries(server.db).queueEvent('job_1', { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } }, Date.now());
+      deliveries(server.db).queueEvent(
+        'job_1',
+        { type: 'PDF_RENDERED', payload: { id: 'doc', jobId: 'job_1' } },
+        Date.now(),
+      );
       server.deps.wakeSender();
       const outbox = deliveries(server.db);
-      const entry = await until(() => outbox.log(10).find((delivery) => delivery.attempts === 1), 'the first attempt', 10_000);
+      const entry = await until(
+        () => outbox.log(10).find((delivery) => delivery.attempts === 1),
+        'the first attempt',
+        10_000,
+      );
       expect(entry).toMatchObject({
         status: 'pending',
         attempts: 1,

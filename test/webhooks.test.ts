@@ -18,9 +18,14 @@ afterAll(removeTempDirs);
 
 describe('signing', () => {
   it('matches the Standard Webhooks known-answer test', () => {
-    expect(signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
-      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
-    );
+    expect(
+      signWebhook(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        1614265330,
+        '{"test": 2432232314}',
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('makes secrets of 32 random bytes that the standardwebhooks package verifies', () => {
@@ -30,7 +35,11 @@ describe('signing', () => {
     expect(newWebhookSecret()).not.toBe(secret);
     const body = JSON.stringify({ type: 'PDF_RENDERED', payload: { id: 'invoice-1' } });
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, 'evt_1', timestamp, body) };
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(secret, 'evt_1', timestamp, body),
+    };
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
   });
@@ -80,22 +89,35 @@ describe('pdfrender webhooks', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('127.0.0.1 is not a public address (loopback)');
       expect(refused.stderr).toContain('--allow-private-webhooks');
-      const added = await webhooksCli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir, '--allow-private-webhooks'], dataDir);
+      const added = await webhooksCli(
+        ['webhooks', 'add', 'http://127.0.0.1:9/hook', '--data-dir', dataDir, '--allow-private-webhooks'],
+        dataDir,
+      );
       expect(added.code).toBe(0);
       const [, id] = /^id: +(wh_[\w-]+)$/m.exec(added.stdout)!;
       expect(added.stdout).toMatch(/^secret: whsec_[A-Za-z0-9+/]{43}=$/m);
       expect(added.stdout).toMatch(/^key: {4}whk_[0-9a-f]{64}$/m);
       const seen = await (await fetch(`${server.url}/api/webhooks`)).json();
-      expect(seen.webhooks).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 }]);
+      expect(seen.webhooks).toEqual([
+        { id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 },
+      ]);
 
       const listed = await webhooksCli(['webhooks', 'list', '--data-dir', dataDir], dataDir);
       expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  active`);
-      const asJson = JSON.parse((await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout);
-      expect(asJson).toEqual([expect.objectContaining({ id, key: expect.stringMatching(/^whk_/), secret: expect.stringMatching(/^whsec_/) })]);
+      const asJson = JSON.parse(
+        (await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout,
+      );
+      expect(asJson).toEqual([
+        expect.objectContaining({ id, key: expect.stringMatching(/^whk_/), secret: expect.stringMatching(/^whsec_/) }),
+      ]);
       const hidden = (await webhooksCli(['webhooks', 'list', '--json', '--data-dir', dataDir], dataDir)).stdout;
-      expect(JSON.parse(hidden)).toEqual([{ id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 }]);
+      expect(JSON.parse(hidden)).toEqual([
+        { id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 },
+      ]);
 
-      expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(`removed ${id}`);
+      expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(
+        `removed ${id}`,
+      );
       expect((await (await fetch(`${server.url}/api/webhooks`)).json()).webhooks).toEqual([]);
 
       const again = await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir);
@@ -127,10 +149,16 @@ describe('/api/webhooks', () => {
         key: expect.stringMatching(/^whk_[0-9a-f]{64}$/),
         secret: expect.stringMatching(/^whsec_/),
       });
-      const form = await fetch(`${server.url}/api/webhooks`, { method: 'POST', body: new URLSearchParams({ url: 'https://example.com/b' }) });
+      const form = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        body: new URLSearchParams({ url: 'https://example.com/b' }),
+      });
       expect(form.status).toBe(201);
       const list = await (await fetch(`${server.url}/api/webhooks`)).json();
-      expect(list.webhooks.map((w: { url: string }) => w.url)).toEqual(['https://example.com/a', 'https://example.com/b']);
+      expect(list.webhooks.map((w: { url: string }) => w.url)).toEqual([
+        'https://example.com/a',
+        'https://example.com/b',
+      ]);
       expect(JSON.stringify(list)).not.toContain('whsec_');
       expect(JSON.stringify(list)).not.toContain('whk_');
       expect((await fetch(`${server.url}/api/webhooks/${endpoint.id}`, { method: 'DELETE' })).status).toBe(200);
@@ -159,7 +187,10 @@ describe('/api/webhooks', () => {
       const none = await post({});
       expect(none.status).toBe(422);
       expect((await none.json()).errors.url[0]).toMatch(/^is required/);
-      const wrongMethod = await fetch(`${server.url}/api/webhooks`, { method: 'PUT', headers: { Authorization: 'Bearer k' } });
+      const wrongMethod = await fetch(`${server.url}/api/webhooks`, {
+        method: 'PUT',
+        headers: { Authorization: 'Bearer k' },
+      });
       expect(wrongMethod.status).toBe(405);
       expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
     } finally {

@@ -23,17 +23,46 @@ export const rawModes = {
  * `modes` picks the raw loops. Resolves to { docs, concurrency, script, cases: { [name]: { medianMs, docsPerSecond, peakRssKb, runs } | { error } } }.
  * A run that does not leave one PDF per input counts as failed.
  */
-export async function batch({ root, docs, concurrency, rounds, work, log, script = false, modes = Object.keys(rawModes) }) {
+export async function batch({
+  root,
+  docs,
+  concurrency,
+  rounds,
+  work,
+  log,
+  script = false,
+  modes = Object.keys(rawModes),
+}) {
   log(`batch: ${docs} invoices${script ? ' that run script' : ''}, concurrency ${concurrency}, ${rounds} round(s)`);
   const { doc, inputs } = await invoiceBatch(root, join(work, 'batch-inputs'), docs, { script });
   const commands = {
-    pdfrender: (out) => [join(root, 'bin/pdfrender.js'), 'render', ...inputs, '--out-dir', out, '--concurrency', String(concurrency), '-q', ...printFlags(doc)],
+    pdfrender: (out) => [
+      join(root, 'bin/pdfrender.js'),
+      'render',
+      ...inputs,
+      '--out-dir',
+      out,
+      '--concurrency',
+      String(concurrency),
+      '-q',
+      ...printFlags(doc),
+    ],
     ...Object.fromEntries(
       Object.entries(rawModes)
         .filter(([name]) => modes.includes(name))
         .map(([name, mode]) => [
           name,
-          (out) => [join(root, 'bench/raw-loop.mjs'), '--mode', mode, '--out-dir', out, '--concurrency', String(concurrency), ...printFlags(doc), ...inputs],
+          (out) => [
+            join(root, 'bench/raw-loop.mjs'),
+            '--mode',
+            mode,
+            '--out-dir',
+            out,
+            '--concurrency',
+            String(concurrency),
+            ...printFlags(doc),
+            ...inputs,
+          ],
         ]),
     ),
   };
@@ -64,7 +93,12 @@ export async function batch({ root, docs, concurrency, rounds, work, log, script
         const ms = median(runs.map((r) => r.ms));
         return [
           name,
-          { medianMs: ms, docsPerSecond: docs / (ms / 1000), peakRssKb: median(runs.map((r) => r.peakRssKb)), runs: runs.map((r) => Math.round(r.ms)) },
+          {
+            medianMs: ms,
+            docsPerSecond: docs / (ms / 1000),
+            peakRssKb: median(runs.map((r) => r.peakRssKb)),
+            runs: runs.map((r) => Math.round(r.ms)),
+          },
         ];
       }),
     ),

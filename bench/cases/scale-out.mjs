@@ -79,9 +79,19 @@ export async function scaleOut({ root, work, jobs, rounds, renderJobs, log }) {
     const specs = [];
     for (const backend of ['postgres', 'sqlite'])
       for (const instances of [1, 2, 3])
-        specs.push({ backend, instances, name: `${backend === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${instances} instance${instances > 1 ? 's' : ''}` });
-    log(`scale-out: the store alone, ${jobs} jobs per run, ${loops} worker loops and ${producers} producers per instance`);
-    const runs = await alternate(Object.fromEntries(specs.map((s) => [s.name, storeCase(s.backend, s.instances)])), rounds, log);
+        specs.push({
+          backend,
+          instances,
+          name: `${backend === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${instances} instance${instances > 1 ? 's' : ''}`,
+        });
+    log(
+      `scale-out: the store alone, ${jobs} jobs per run, ${loops} worker loops and ${producers} producers per instance`,
+    );
+    const runs = await alternate(
+      Object.fromEntries(specs.map((s) => [s.name, storeCase(s.backend, s.instances)])),
+      rounds,
+      log,
+    );
     const store = Object.fromEntries(
       specs.map(({ name, backend, instances }) => {
         const r = runs[name];
@@ -96,7 +106,9 @@ export async function scaleOut({ root, work, jobs, rounds, renderJobs, log }) {
             perSecond: median(r.runs.map((run) => run.perSecond)),
             locks: r.runs.map((run) => run.watched),
             // The advisory lock every enqueue takes (dedupe and queue bounds across instances): how busy it was.
-            enqueueLock: enqueueLock.length ? { held: median(enqueueLock.map((l) => l.held)), waiting: median(enqueueLock.map((l) => l.waiting)) } : undefined,
+            enqueueLock: enqueueLock.length
+              ? { held: median(enqueueLock.map((l) => l.held)), waiting: median(enqueueLock.map((l) => l.waiting)) }
+              : undefined,
             error: r.error,
           },
         ];
@@ -117,7 +129,8 @@ export async function scaleOut({ root, work, jobs, rounds, renderJobs, log }) {
         .filter((s) => s.backend === 'postgres' && s.perSecond)
         .map((s) => s.perSecond),
     );
-    const carried = ceiling && render.perSecond && render.refused + render.failed === 0 ? ceiling / render.perSecond : undefined;
+    const carried =
+      ceiling && render.perSecond && render.refused + render.failed === 0 ? ceiling / render.perSecond : undefined;
     return { jobs, loops, producers, store, render, ceiling: ceiling || undefined, carried };
   } finally {
     await cluster.stop();

@@ -27,8 +27,26 @@ async function rawPerDocument({ root, work, request, count }) {
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'out'), { recursive: true });
   const { inputs, footer } = await requestAsFiles(request, dir, count + rawWarmUp);
-  const args = [join(root, 'bench/raw-loop.mjs'), '--mode', 'reused', '--concurrency', '1', '--timings', '--out-dir', join(dir, 'out'), '--footer', footer];
-  const run = await runProcess(process.execPath, [...args, '--margin-top', request.marginTop, '--margin-bottom', request.marginBottom, ...inputs]);
+  const args = [
+    join(root, 'bench/raw-loop.mjs'),
+    '--mode',
+    'reused',
+    '--concurrency',
+    '1',
+    '--timings',
+    '--out-dir',
+    join(dir, 'out'),
+    '--footer',
+    footer,
+  ];
+  const run = await runProcess(process.execPath, [
+    ...args,
+    '--margin-top',
+    request.marginTop,
+    '--margin-bottom',
+    request.marginBottom,
+    ...inputs,
+  ]);
   return JSON.parse(run.stdout.trim().split('\n').pop()).perDocMs.slice(rawWarmUp);
 }
 
@@ -72,22 +90,39 @@ export async function serverCases({ root, work, levels, asyncJobs, asyncRounds, 
     await syncLoad({ url: syncUrl, body: request, connections: 4, requests: 8 });
     for (const [connections, requests] of levels) {
       log(`server: render-sync, ${requests} requests over ${connections} connection(s)`);
-      sync.push({ connections, ...(await measured(server.pid, requests, () => syncLoad({ url: syncUrl, body: request, connections, requests }))) });
+      sync.push({
+        connections,
+        ...(await measured(server.pid, requests, () =>
+          syncLoad({ url: syncUrl, body: request, connections, requests }),
+        )),
+      });
     }
 
     const { connections } = sync.reduce((best, s) => (s.perSecond > best.perSecond ? s : best));
-    log(`server: render-async against render-sync at ${connections} connections, ${asyncJobs} documents each, ${asyncRounds} rounds`);
+    log(
+      `server: render-async against render-sync at ${connections} connections, ${asyncJobs} documents each, ${asyncRounds} rounds`,
+    );
     const runs = await alternate(
       {
         'render-async': (round) =>
-          measured(server.pid, asyncJobs, () => asyncLoad({ url: server.url, receiver, request, jobs: asyncJobs, prefix: `round${round}` })),
-        'render-sync': () => measured(server.pid, asyncJobs, () => syncLoad({ url: syncUrl, body: request, connections, requests: asyncJobs })),
+          measured(server.pid, asyncJobs, () =>
+            asyncLoad({ url: server.url, receiver, request, jobs: asyncJobs, prefix: `round${round}` }),
+          ),
+        'render-sync': () =>
+          measured(server.pid, asyncJobs, () =>
+            syncLoad({ url: syncUrl, body: request, connections, requests: asyncJobs }),
+          ),
       },
       asyncRounds,
       log,
     );
     for (const [name, { error }] of Object.entries(runs)) if (error) throw new Error(`${name}: ${error}`);
-    asyncVsSync = { connections, rounds: asyncRounds, async: runs['render-async'].runs, sync: runs['render-sync'].runs };
+    asyncVsSync = {
+      connections,
+      rounds: asyncRounds,
+      async: runs['render-async'].runs,
+      sync: runs['render-sync'].runs,
+    };
   } finally {
     await server.stop();
     await receiver.close();

@@ -22,7 +22,10 @@ import { median } from '../lib/stats.mjs';
 function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
   const node = process.execPath;
   const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
-  const pdfrender = (doc, out) => [node, [join(root, 'bin/pdfrender.js'), 'render', doc.file, '-o', out, '-q', ...printFlags(doc)]];
+  const pdfrender = (doc, out) => [
+    node,
+    [join(root, 'bin/pdfrender.js'), 'render', doc.file, '-o', out, '-q', ...printFlags(doc)],
+  ];
   return {
     pdfrender,
     // Node reads and parses the whole bundle NODE_EXTRA_CA_CERTS names as it starts, before a line of
@@ -30,7 +33,12 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
     // TLS connection of its own (Chromium does, through the egress proxy's tunnel). Shown beside the
     // budget's figure, which keeps the environment as it is.
     ...(process.env.NODE_EXTRA_CA_CERTS
-      ? { 'pdfrender, NODE_EXTRA_CA_CERTS unset': (doc, out) => [...pdfrender(doc, out), { NODE_EXTRA_CA_CERTS: undefined }] }
+      ? {
+          'pdfrender, NODE_EXTRA_CA_CERTS unset': (doc, out) => [
+            ...pdfrender(doc, out),
+            { NODE_EXTRA_CA_CERTS: undefined },
+          ],
+        }
       : {}),
     'chromium --print-to-pdf': (doc, out) => [
       fullChromiumPath,
@@ -47,7 +55,16 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
       : {}),
     'puppeteer, launch per document': (doc, out) => [
       node,
-      [join(root, 'bench/raw-loop.mjs'), '--mode', 'launch-per-doc', '--stock', '--out-dir', dirname(out), ...printFlags(doc), doc.file],
+      [
+        join(root, 'bench/raw-loop.mjs'),
+        '--mode',
+        'launch-per-doc',
+        '--stock',
+        '--out-dir',
+        dirname(out),
+        ...printFlags(doc),
+        doc.file,
+      ],
     ],
     wkhtmltopdf: tools.wkhtmltopdf.path
       ? (doc, out) => [
@@ -81,10 +98,23 @@ function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
  * `warmUp` is set (so the first tool does not pay for a cold disk cache). Resolves to
  * { [doc]: { [tool]: { medianMs, peakRssKb, pages, runs } | { skipped } | { error } } }.
  */
-export async function singleDocument({ root, chromiumPath, fullChromiumPath, tools, documents, rounds, warmUp, work, log }) {
+export async function singleDocument({
+  root,
+  chromiumPath,
+  fullChromiumPath,
+  tools,
+  documents,
+  rounds,
+  warmUp,
+  work,
+  log,
+}) {
   // weasyprint takes paper size and margins from CSS only: a user stylesheet per document.
   for (const doc of documents)
-    await writeFile(join(work, `page-${doc.name}.css`), `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`);
+    await writeFile(
+      join(work, `page-${doc.name}.css`),
+      `@page { size: 8.5in 11in; margin: ${doc.marginTop} 0.39in ${doc.marginBottom}; }\n`,
+    );
   const commands = toolCommands({ root, chromiumPath, fullChromiumPath, tools, work });
   const results = {};
   for (const doc of documents) {

@@ -25,5 +25,12 @@ export async function asyncLoad({ url, receiver, request, jobs, prefix = 'bench'
   // A refused job never sends a webhook: then the time is up to the last enqueue, and the refusals are reported.
   const last = refused === 0 ? await allDelivered : performance.now();
   const seconds = (last - started) / 1000;
-  return { jobs, refused, failed: receiver.failed - failedBefore, enqueueSeconds: enqueuedMs / 1000, seconds, perSecond: jobs / seconds };
+  return {
+    jobs,
+    refused,
+    failed: receiver.failed - failedBefore,
+    enqueueSeconds: enqueuedMs / 1000,
+    seconds,
+    perSecond: jobs / seconds,
+  };
 }

@@ -5,7 +5,11 @@
  */
 import { median } from './stats.mjs';
 
-const line = (budget, measured, pass) => ({ budget, measured, result: pass === undefined ? 'not measured' : pass ? 'PASS' : 'MISS' });
+const line = (budget, measured, pass) => ({
+  budget,
+  measured,
+  result: pass === undefined ? 'not measured' : pass ? 'PASS' : 'MISS',
+});
 const fixed = (n, digits = 2) => n.toFixed(digits);
 
 /** The budget lines for `results` (the object written to latest.json, without its budget). */
@@ -29,7 +33,11 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   const scriptName = 'batch of documents that run script >= 0.8 x raw reused-page loop';
   lines.push(
     scripted && scriptedRaw
-      ? line(scriptName, `${fixed(scripted, 1)} vs ${fixed(scriptedRaw, 1)} docs/s = ${fixed(scripted / scriptedRaw)} x`, scripted / scriptedRaw >= 0.8)
+      ? line(
+          scriptName,
+          `${fixed(scripted, 1)} vs ${fixed(scriptedRaw, 1)} docs/s = ${fixed(scripted / scriptedRaw)} x`,
+          scripted / scriptedRaw >= 0.8,
+        )
       : line(scriptName, '-'),
   );
   lines.push(
@@ -79,7 +87,11 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
   const c16 = server?.sync.find((s) => s.connections === 16);
   lines.push(
     c16
-      ? line('no error responses at concurrency 16 (below the rate limit)', `${c16.errors} errors in ${c16.requests} requests`, c16.errors === 0)
+      ? line(
+          'no error responses at concurrency 16 (below the rate limit)',
+          `${c16.errors} errors in ${c16.requests} requests`,
+          c16.errors === 0,
+        )
       : line('no error responses at concurrency 16 (below the rate limit)', '-'),
   );
   // Medians of alternating rounds at the best sync level, with what each mode cost the CPU per document.
@@ -92,7 +104,8 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
       own: mid(runs, (r) => r.cpuMsPerDoc.pdfrender),
       browser: mid(runs, (r) => r.cpuMsPerDoc.chromium),
     }));
-    const clean = versus.async.every((r) => r.refused === 0 && r.failed === 0) && versus.sync.every((r) => r.errors === 0);
+    const clean =
+      versus.async.every((r) => r.refused === 0 && r.failed === 0) && versus.sync.every((r) => r.errors === 0);
     lines.push(
       line(
         asyncName,

@@ -49,7 +49,8 @@ export async function invoiceBatch(root, dir, count, { script = false } = {}) {
   const invoice = benchDocuments(root)[0];
   await cp(join(root, 'fixtures/invoice'), dir, { recursive: true });
   const html = await readFile(join(dir, 'invoice.html'), 'utf8');
-  if (script && !html.includes('</body>')) throw new Error('fixtures/invoice/invoice.html has no </body> to put the script before');
+  if (script && !html.includes('</body>'))
+    throw new Error('fixtures/invoice/invoice.html has no </body> to put the script before');
   const inputs = [];
   for (let i = 0; i < count; i += 1) {
     const name = join(dir, `invoice-${String(i).padStart(4, '0')}.html`);
@@ -66,9 +67,18 @@ export async function invoiceBatch(root, dir, count, { script = false } = {}) {
 export async function invoiceRequest(root) {
   const dir = join(root, 'fixtures/invoice');
   const css = await readFile(join(dir, 'invoice.css'), 'utf8');
-  const htmlContent = (await readFile(join(dir, 'invoice.html'), 'utf8')).replace('<link rel="stylesheet" href="invoice.css">', `<style>${css}</style>`);
-  if (!htmlContent.includes(css)) throw new Error('fixtures/invoice/invoice.html no longer links invoice.css as the bench expects');
-  return { htmlContent, footerHtmlContent: await readFile(join(dir, 'footer.html'), 'utf8'), marginTop: '0.8in', marginBottom: '0.8in' };
+  const htmlContent = (await readFile(join(dir, 'invoice.html'), 'utf8')).replace(
+    '<link rel="stylesheet" href="invoice.css">',
+    `<style>${css}</style>`,
+  );
+  if (!htmlContent.includes(css))
+    throw new Error('fixtures/invoice/invoice.html no longer links invoice.css as the bench expects');
+  return {
+    htmlContent,
+    footerHtmlContent: await readFile(join(dir, 'footer.html'), 'utf8'),
+    marginTop: '0.8in',
+    marginBottom: '0.8in',
+  };
 }
 
 /**

@@ -16,7 +16,11 @@ const everyMs = 10;
 export async function sampleLocks(root, url) {
   const sql = await import(pathToFileURL(join(root, 'dist/store/postgres/sql.js')).href);
   // The enqueue and delivery-claim locks are taken inside database functions, so they are not among `locks`.
-  const locks = { ...sql.locks, enqueue: { key: sql.enqueueLockKey }, deliveryClaim: { key: sql.deliveryClaimLockKey } };
+  const locks = {
+    ...sql.locks,
+    enqueue: { key: sql.enqueueLockKey },
+    deliveryClaim: { key: sql.deliveryClaimLockKey },
+  };
   const names = new Map(Object.entries(locks).map(([name, lock]) => [String(lock.key), name]));
   const client = new pg.Client({ connectionString: url, application_name: 'pdfrender-bench' });
   await client.connect();
@@ -45,7 +49,10 @@ export async function sampleLocks(root, url) {
       await sampling;
       await client.end();
       return Object.fromEntries(
-        Object.entries(totals).map(([name, t]) => [name, { held: t.held / Math.max(samples, 1), waiting: t.waiting / Math.max(samples, 1) }]),
+        Object.entries(totals).map(([name, t]) => [
+          name,
+          { held: t.held / Math.max(samples, 1), waiting: t.waiting / Math.max(samples, 1) },
+        ]),
       );
     },
   };

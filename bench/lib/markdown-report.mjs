@@ -4,7 +4,10 @@
  */
 import { medianBy } from './stats.mjs';
 
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
+    '\n',
+  );
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const millis = (ms) => (ms === undefined ? '-' : `${ms.toFixed(0)} ms`);
 const mb = (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-');
@@ -19,7 +22,10 @@ function singleSection(singleDocument) {
       else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-']);
       else {
         const wrong = r.pages !== r.pagesExpected;
-        if (wrong) notes.push(`${tool} printed ${r.pages} pages of the ${doc}, not ${r.pagesExpected}: its time is for other output`);
+        if (wrong)
+          notes.push(
+            `${tool} printed ${r.pages} pages of the ${doc}, not ${r.pagesExpected}: its time is for other output`,
+          );
         rows.push([
           doc,
           tool,
@@ -59,12 +65,16 @@ function batchSection(batch) {
   const notes = Object.entries(batch.cases)
     .filter(([, r]) => r.error)
     .map(([name, r]) => `${name} failed: ${r.error}`);
-  return { text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows), notes };
+  return {
+    text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows),
+    notes,
+  };
 }
 
 function serverSection(server) {
   // CPU per document of the server's own process and of its Chromium, where measured.
-  const cpu = (r) => (r.cpuMsPerDoc ? `${r.cpuMsPerDoc.pdfrender.toFixed(1)} + ${r.cpuMsPerDoc.chromium.toFixed(1)} ms` : '-');
+  const cpu = (r) =>
+    r.cpuMsPerDoc ? `${r.cpuMsPerDoc.pdfrender.toFixed(1)} + ${r.cpuMsPerDoc.chromium.toFixed(1)} ms` : '-';
   const syncRow = (label, s) => [
     label,
     String(s.requests),
@@ -76,7 +86,9 @@ function serverSection(server) {
     cpu(s),
     mb(s.peakRssKb),
   ];
-  const rows = server.sync.map((s) => syncRow(`render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`, s));
+  const rows = server.sync.map((s) =>
+    syncRow(`render-sync, ${s.connections} connection${s.connections > 1 ? 's' : ''}`, s),
+  );
   const versus = server.asyncVsSync;
   const inRounds = versus ? ` (median of ${versus.rounds} rounds, alternating)` : '';
   if (versus)
@@ -110,22 +122,35 @@ function serverSection(server) {
     '-',
     '-',
   ]);
-  return table(['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'CPU per doc (pdfrender + Chromium)', 'peak RSS'], rows);
+  return table(
+    ['case', 'requests', 'p50', 'p95', 'p99', 'per second', 'errors', 'CPU per doc (pdfrender + Chromium)', 'peak RSS'],
+    rows,
+  );
 }
 
 function memorySection(memory) {
   const row = (n, m) => [String(n), mb(m.rssKb), mb(m.pssKb), String(m.processes)];
-  return table(['after renders', 'RSS (tree)', 'PSS (tree)', 'processes'], [row(memory.early, memory.atEarly), row(memory.late, memory.atLate)]);
+  return table(
+    ['after renders', 'RSS (tree)', 'PSS (tree)', 'processes'],
+    [row(memory.early, memory.atEarly), row(memory.late, memory.atLate)],
+  );
 }
 
 /** The store's ceiling per backend and instance count, one instance's render throughput, and what the two say together. */
 function scaleSection(scale, cores) {
-  const one = (backend) => Object.values(scale.store).find((s) => s.backend === backend && s.instances === 1)?.perSecond;
+  const one = (backend) =>
+    Object.values(scale.store).find((s) => s.backend === backend && s.instances === 1)?.perSecond;
   const lock = (l) => (l ? `${(l.held * 100).toFixed(0)}% held, ${l.waiting.toFixed(1)} waiting` : '-');
   const rows = Object.entries(scale.store).map(([name, s]) =>
     s.error && !s.perSecond
       ? [name, 'failed', '-', '-', '-']
-      : [name, s.perSecond.toFixed(0), one(s.backend) ? `${(s.perSecond / one(s.backend)).toFixed(2)} x` : '-', lock(s.enqueueLock), String(s.runs.length)],
+      : [
+          name,
+          s.perSecond.toFixed(0),
+          one(s.backend) ? `${(s.perSecond / one(s.backend)).toFixed(2)} x` : '-',
+          lock(s.enqueueLock),
+          String(s.runs.length),
+        ],
   );
   const r = scale.render;
   const renderName = 'one `pdfrender serve --database`, render-async, tiny documents';
@@ -167,15 +192,25 @@ export function markdownReport(results) {
   }
   if (results.batch) {
     const b = batchSection(results.batch);
-    out.push(`\n### Batch: ${results.batch.docs} invoices, whole process, concurrency ${results.batch.concurrency}\n`, b.text);
+    out.push(
+      `\n### Batch: ${results.batch.docs} invoices, whole process, concurrency ${results.batch.concurrency}\n`,
+      b.text,
+    );
     notes.push(...b.notes);
   }
   if (results.scriptBatch) {
     const b = batchSection(results.scriptBatch);
-    out.push(`\n### Batch: ${results.scriptBatch.docs} invoices that run script, whole process, concurrency ${results.scriptBatch.concurrency}\n`, b.text);
+    out.push(
+      `\n### Batch: ${results.scriptBatch.docs} invoices that run script, whole process, concurrency ${results.scriptBatch.concurrency}\n`,
+      b.text,
+    );
     notes.push(...b.notes);
   }
-  if (results.server) out.push('\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n', serverSection(results.server));
+  if (results.server)
+    out.push(
+      '\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n',
+      serverSection(results.server),
+    );
   if (results.memory)
     out.push(
       `\n### Memory: pdfrender serve and its Chromium, at rest after render-sync load (${results.memory.connections} connections)\n`,
@@ -183,7 +218,10 @@ export function markdownReport(results) {
     );
   if (results.scaleOut) {
     const s = scaleSection(results.scaleOut, m.cores);
-    out.push(`\n### Scale-out: one PostgreSQL shared by several instances (store alone: ${results.scaleOut.jobs} async jobs per run)\n`, s.text);
+    out.push(
+      `\n### Scale-out: one PostgreSQL shared by several instances (store alone: ${results.scaleOut.jobs} async jobs per run)\n`,
+      s.text,
+    );
     notes.push(...s.notes);
   }
   out.push(

@@ -28,7 +28,8 @@ export function which(name) {
 /** Run apt-get install; on failure refresh the package lists once (a fresh image often has none) and retry. */
 function aptInstall(packages, log) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => spawnSync('apt-get', ['install', '-y', '-q', ...packages], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '-q', ...packages], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   log(`installing ${packages.join(', ')} with apt-get (--no-install skips this)`);
   let result = install();
   if (result.status !== 0) {

@@ -55,7 +55,10 @@ async function postgresBin() {
   if (onPath) return (tool) => tool;
   const { stdout } = await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1']);
   const dir = stdout.trim();
-  if (!dir) throw new Error('PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql): apt-get install -y postgresql');
+  if (!dir)
+    throw new Error(
+      'PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql): apt-get install -y postgresql',
+    );
   return (tool) => join(dir, tool);
 }
 
@@ -75,7 +78,9 @@ export async function startCluster({ maxConnections = 100, durableCommits = fals
   const env = await postgresBin();
   if (userInfo().uid === 0) {
     const { stdout } = await run('id', ['-u', 'postgres']).catch(() => {
-      throw new Error("PostgreSQL tests need the `postgres` user to run initdb as (install Debian's postgresql package: apt-get install -y postgresql)");
+      throw new Error(
+        "PostgreSQL tests need the `postgres` user to run initdb as (install Debian's postgresql package: apt-get install -y postgresql)",
+      );
     });
     const uid = Number(stdout.trim());
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -89,7 +94,18 @@ export async function startCluster({ maxConnections = 100, durableCommits = fals
   // -w: resolves once the server is ready to accept connections.
   const start = () => pgCtl(['-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'start']);
   try {
-    await asPostgres(env('initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await asPostgres(env('initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     await start();
   } catch (error) {
     const log = await readFile(join(root, 'log'), 'utf8').catch(() => '');
@@ -120,7 +136,8 @@ export async function startCluster({ maxConnections = 100, durableCommits = fals
     },
     // -l is taken by restart too (pg_ctl's help leaves it out): without it the new server would
     // write to pg_ctl's stdout, which this process would then wait on for ever.
-    restart: ({ mode = 'fast' } = {}) => pgCtl(['-m', mode, '-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'restart']),
+    restart: ({ mode = 'fast' } = {}) =>
+      pgCtl(['-m', mode, '-l', join(root, 'log'), '-o', options, '-w', '-t', '60', 'restart']),
     crash: () => pgCtl(['-m', 'immediate', '-w', '-t', '60', 'stop']),
     start,
     log: () => readFile(join(root, 'log'), 'utf8').catch(() => ''),

@@ -10,7 +10,11 @@ import { startPeakSampler } from './process-tree.mjs';
 export function runProcess(command, args, { cwd, env, timeoutMs = 600_000 } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd, env: env ? { ...process.env, ...env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: env ? { ...process.env, ...env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const sampler = startPeakSampler(child.pid);
     let stdout = '';
     let stderr = '';
@@ -27,7 +31,12 @@ export function runProcess(command, args, { cwd, env, timeoutMs = 600_000 } = {}
       clearTimeout(timer);
       const peakRssKb = sampler.stop();
       if (code === 0) resolve({ ms, peakRssKb, stdout });
-      else reject(new Error(`${command} ${args.slice(0, 3).join(' ')} ... exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.slice(0, 3).join(' ')} ... exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`,
+          ),
+        );
     });
   });
 }

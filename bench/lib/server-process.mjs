@@ -56,7 +56,16 @@ export async function startServer({ root, dataDir, database }) {
 export function addWebhook({ root, dataDir, database, url }) {
   execFileSync(
     process.execPath,
-    [join(root, 'bin/pdfrender.js'), 'webhooks', 'add', url, '--data-dir', dataDir, ...databaseFlag(database), '--allow-private-webhooks'],
+    [
+      join(root, 'bin/pdfrender.js'),
+      'webhooks',
+      'add',
+      url,
+      '--data-dir',
+      dataDir,
+      ...databaseFlag(database),
+      '--allow-private-webhooks',
+    ],
     { stdio: 'ignore' },
   );
 }

@@ -123,7 +123,9 @@ async function work(index) {
         continue;
       }
       const file = await files.save(pdf, 1, Date.now(), 3_600_000);
-      await write(() => store.queue.complete(job.id, holder, Date.now(), { fileId: file.id, pages: 1, bytes: file.bytes }));
+      await write(() =>
+        store.queue.complete(job.id, holder, Date.now(), { fileId: file.id, pages: 1, bytes: file.bytes }),
+      );
       sender.wake();
     } catch (error) {
       failed(error);
@@ -159,7 +161,11 @@ async function send() {
 
 parentPort.on('message', async (message) => {
   if (message === 'go') {
-    const running = [...Array.from({ length: producers }, produce), ...Array.from({ length: loops }, (_, i) => work(i)), send()];
+    const running = [
+      ...Array.from({ length: producers }, produce),
+      ...Array.from({ length: loops }, (_, i) => work(i)),
+      send(),
+    ];
     await Promise.all(running);
     await store.close();
     parentPort.postMessage({ closed: true, delivered, errors, lastError });

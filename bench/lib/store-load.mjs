@@ -17,9 +17,15 @@ const stallMs = 60_000;
  * and stopped once they are delivered; its figures come back as `watched`.
  */
 export async function storeLoad({ root, target, instances, jobs, loops, producers, watch }) {
-  const shares = Array.from({ length: instances }, (_, i) => Math.floor(jobs / instances) + (i < jobs % instances ? 1 : 0));
+  const shares = Array.from(
+    { length: instances },
+    (_, i) => Math.floor(jobs / instances) + (i < jobs % instances ? 1 : 0),
+  );
   const workers = shares.map(
-    (enqueue) => new Worker(join(root, 'bench/lib/store-instance.mjs'), { workerData: { root, ...target, enqueue, producers, loops } }),
+    (enqueue) =>
+      new Worker(join(root, 'bench/lib/store-instance.mjs'), {
+        workerData: { root, ...target, enqueue, producers, loops },
+      }),
   );
   const counts = workers.map(() => ({ delivered: 0, errors: 0 }));
   const total = (key) => counts.reduce((sum, c) => sum + c[key], 0);
@@ -42,7 +48,9 @@ export async function storeLoad({ root, target, instances, jobs, loops, producer
           if (message.closed) resolve();
         });
         worker.on('error', reject);
-        worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a simulated instance exited ${code}`))));
+        worker.on('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`a simulated instance exited ${code}`)),
+        );
       }),
   );
   try {

@@ -12,7 +12,8 @@ import { PdfRenderError } from '../errors.js';
 export type Destination = { kind: 'file'; path: string } | { kind: 'stdout' };
 
 /** Where one document's HTML comes from. */
-export type Source = { kind: 'file'; path: string } | { kind: 'url'; url: string } | { kind: 'stdin' } | { kind: 'request' };
+export type Source =
+  { kind: 'file'; path: string } | { kind: 'url'; url: string } | { kind: 'stdin' } | { kind: 'request' };
 
 export interface PlannedDocument {
   /** How the document is named in progress lines and the JSON summary. */
@@ -38,13 +39,17 @@ export interface PlanInput {
 
 /** Plan every document, or throw a USAGE error naming the problem. */
 export async function planDocuments(plan: PlanInput): Promise<PlannedDocument[]> {
-  if (plan.output !== undefined && plan.outDir !== undefined) throw usage('give either -o/--output or --out-dir, not both');
-  if (plan.keepFolders && plan.outDir === undefined) throw usage('--keep-folders needs --out-dir, under which the folders are kept');
+  if (plan.output !== undefined && plan.outDir !== undefined)
+    throw usage('give either -o/--output or --out-dir, not both');
+  if (plan.keepFolders && plan.outDir === undefined)
+    throw usage('--keep-folders needs --out-dir, under which the folders are kept');
   const sources = await sourcesOf(plan);
   if (plan.output !== undefined && sources.length > 1) {
     throw usage(`-o/--output names one file, but ${sources.length} inputs were given; use --out-dir for several`);
   }
-  const folders = sources.flatMap(({ source, nameFrom }) => (source.kind === 'file' ? [dirname(source.path)] : nameFrom ? [dirname(nameFrom)] : []));
+  const folders = sources.flatMap(({ source, nameFrom }) =>
+    source.kind === 'file' ? [dirname(source.path)] : nameFrom ? [dirname(nameFrom)] : [],
+  );
   const base = plan.keepFolders ? commonFolder(folders) : undefined;
   const documents = sources.map(({ source, label, nameFrom }) => ({
     label,
@@ -115,14 +120,21 @@ async function sourcesOf(plan: PlanInput): Promise<Array<{ source: Source; label
     if (plan.requestFile && plan.requestHasDocument) {
       return [{ source: { kind: 'request' }, label: plan.requestFile, nameFrom: resolve(plan.cwd, plan.requestFile) }];
     }
-    throw usage('no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field');
+    throw usage(
+      'no input: give HTML files, http(s) URLs, - for standard input, or --request with an htmlContent or url field',
+    );
   }
   if (plan.inputs.filter((input) => input === '-').length > 1) throw usage('standard input (-) can be read only once');
   const checked = await Promise.all(
     plan.inputs.map(async (input) => {
       if (input === '-') return { source: { kind: 'stdin' } as Source, label: '<stdin>' };
       // Named after the page, in the current folder (or --out-dir), as a download would be.
-      if (/^https?:\/\//i.test(input)) return { source: { kind: 'url', url: input } as Source, label: input, nameFrom: join(plan.cwd, pageName(input)) };
+      if (/^https?:\/\//i.test(input))
+        return {
+          source: { kind: 'url', url: input } as Source,
+          label: input,
+          nameFrom: join(plan.cwd, pageName(input)),
+        };
       const path = resolve(plan.cwd, input);
       const info = await stat(path).catch(() => null);
       if (!info) return { problem: `input not found: ${input}` };
@@ -136,7 +148,12 @@ async function sourcesOf(plan: PlanInput): Promise<Array<{ source: Source; label
   return checked.filter((item): item is Exclude<(typeof checked)[number], { problem: string }> => !('problem' in item));
 }
 
-function destinationOf(plan: PlanInput, source: Source, nameFrom: string | undefined, base: string | undefined): Destination {
+function destinationOf(
+  plan: PlanInput,
+  source: Source,
+  nameFrom: string | undefined,
+  base: string | undefined,
+): Destination {
   if (plan.output === '-') return { kind: 'stdout' };
   if (plan.output !== undefined) return { kind: 'file', path: resolve(plan.cwd, plan.output) };
   const named = source.kind === 'file' ? source.path : nameFrom;
@@ -157,7 +174,10 @@ function rejectClashes(documents: PlannedDocument[], inOutDir: boolean): void {
     if (destination.kind !== 'file') continue;
     const other = seen.get(destination.path);
     // Inputs from two folders can be kept apart under --out-dir; two in one folder cannot.
-    const hint = inOutDir && other && other.baseUrl !== document.baseUrl ? '; --keep-folders keeps their folders under --out-dir' : '';
+    const hint =
+      inOutDir && other && other.baseUrl !== document.baseUrl
+        ? '; --keep-folders keeps their folders under --out-dir'
+        : '';
     if (other) throw usage(`${other.label} and ${label} would both be written to ${destination.path}${hint}`);
     seen.set(destination.path, document);
   }

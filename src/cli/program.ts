@@ -41,7 +41,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   // Without a known command (help, a typo) every command is loaded, so help lists them all.
   const named = commandName(argv);
   const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
-  for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code))))) program.addCommand(command);
+  for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code)))))
+    program.addCommand(command);
   const configure = (command: Command): void => {
     command
       .exitOverride()

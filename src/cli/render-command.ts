@@ -34,7 +34,10 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input')
     .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
     .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
-    .option('--keep-folders', "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart")
+    .option(
+      '--keep-folders',
+      "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart",
+    )
     .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields')
     .option(
       '--watch',
@@ -44,13 +47,19 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
   // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
   const runAttributes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
-    const option = new Option(runOptionFlags[name as keyof typeof runOptionFlags], renderHelp[name] ?? schema.description?.replace(/ \(env: [^)]*\)/, ''));
+    const option = new Option(
+      runOptionFlags[name as keyof typeof runOptionFlags],
+      renderHelp[name] ?? schema.description?.replace(/ \(env: [^)]*\)/, ''),
+    );
     if (name === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
     runAttributes[name] = option.attributeName();
   }
   command
-    .option('--json', 'print a JSON summary (per document: output, pages, bytes, ms, blocked and failed URLs, error) on standard output')
+    .option(
+      '--json',
+      'print a JSON summary (per document: output, pages, bytes, ms, blocked and failed URLs, error) on standard output',
+    )
     .option('-q, --quiet', 'print only errors')
     .addHelpText(
       'after',
@@ -70,15 +79,23 @@ Examples:
 Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation or no browser.`,
     )
     .action(async (inputs: string[], options: Record<string, unknown>) => {
-      const run = Object.fromEntries(Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]));
+      const run = Object.fromEntries(
+        Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]),
+      );
       const { debug, color } = command.optsWithGlobals();
       setExitCode(await runRender(io, inputs, { ...options, debug, color }, run));
     });
   return command;
 }
 
-async function runRender(io: CliIO, inputs: string[], options: Record<string, unknown>, runFlags: Record<string, unknown>): Promise<number> {
-  if (options.json && options.output === '-') throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
+async function runRender(
+  io: CliIO,
+  inputs: string[],
+  options: Record<string, unknown>,
+  runFlags: Record<string, unknown>,
+): Promise<number> {
+  if (options.json && options.output === '-')
+    throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
   const run = parseRunOptions(runFlags);
   const requestFile = typeof options.request === 'string' ? options.request : undefined;
   // Read again for each --watch round: a header file or the request file may be what changed.
@@ -92,7 +109,9 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
   const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
-  validate({ ...shared, ...document }, sources, requestFile, (request) => checkRequest(request, { ...network, maxPages: run.maxPages }));
+  validate({ ...shared, ...document }, sources, requestFile, (request) =>
+    checkRequest(request, { ...network, maxPages: run.maxPages }),
+  );
 
   const documents = await planDocuments({
     inputs,
@@ -104,8 +123,14 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     stdoutIsTTY: io.stdoutIsTTY,
     cwd: io.cwd,
   });
-  if (options.watch && documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')) {
-    throw new PdfRenderError('USAGE', '--watch renders files to files: standard input cannot be read again, and standard output takes one PDF');
+  if (
+    options.watch &&
+    documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')
+  ) {
+    throw new PdfRenderError(
+      'USAGE',
+      '--watch renders files to files: standard input cannot be read again, and standard output takes one PDF',
+    );
   }
   if (options.watch && !documents.some((document) => document.source.kind === 'file')) {
     throw new PdfRenderError('USAGE', '--watch needs an HTML file among the inputs: there is nothing on disk to watch');
@@ -140,7 +165,10 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
     const round = async (fields: Record<string, unknown>, fieldSources: Record<string, string>) => {
       const started = performance.now();
       const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter);
-      outcomes.forEach((outcome, index) => (loaded[index] = outcome.files ? [...outcome.files, ...missingFiles(outcome)] : loaded[index]!));
+      outcomes.forEach(
+        (outcome, index) =>
+          (loaded[index] = outcome.files ? [...outcome.files, ...missingFiles(outcome)] : loaded[index]!),
+      );
       reporter.finish(outcomes, performance.now() - started);
       // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
       return Math.max(0, ...outcomes.map((o) => o.exitCode));
@@ -153,9 +181,13 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
         ...[...flagFiles(options), ...(requestFile ? [requestFile] : [])].map((file) => resolve(io.cwd, file)),
         ...loaded.flat(),
       ],
-      ready: (count) => io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
+      ready: (count) =>
+        io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
       ...(options.debug
-        ? { seen: (file: string, counts: boolean) => io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`) }
+        ? {
+            seen: (file: string, counts: boolean) =>
+              io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`),
+          }
         : {}),
       round: async () => {
         reporter.close();
@@ -165,7 +197,8 @@ async function runRender(io: CliIO, inputs: string[], options: Record<string, un
           const next = await readShared();
           await round(next.shared, next.sources);
         } catch (error) {
-          if (!io.signal.aborted) io.stderr.write(`${chalk.red('pdfrender:')} ${error instanceof Error ? error.message : String(error)}\n`);
+          if (!io.signal.aborted)
+            io.stderr.write(`${chalk.red('pdfrender:')} ${error instanceof Error ? error.message : String(error)}\n`);
         }
       },
       signal: io.signal,
@@ -215,7 +248,12 @@ async function renderOne(
   const started = performance.now();
   const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
   try {
-    const request = validate({ ...shared, ...(await documentFields(io, document)) }, sources, requestFile, engine.check);
+    const request = validate(
+      { ...shared, ...(await documentFields(io, document)) },
+      sources,
+      requestFile,
+      engine.check,
+    );
     // A file's own URL, so a header's `url` class prints it (standard input has none).
     const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
     const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
@@ -253,12 +291,17 @@ async function renderOne(
 
 // A local file that failed to load (not there yet) counts for --watch too: making it renders again.
 function missingFiles(outcome: DocumentOutcome): string[] {
-  return (outcome.failed ?? []).filter((issue) => issue.url.startsWith('file:')).map((issue) => fileURLToPath(issue.url));
+  return (outcome.failed ?? [])
+    .filter((issue) => issue.url.startsWith('file:'))
+    .map((issue) => fileURLToPath(issue.url));
 }
 
 // The request fields the input gives: its HTML, or the URL of a page to load, in place of either
 // one a --request file holds.
-async function documentFields(io: CliIO, document: PlannedDocument): Promise<{ htmlContent: string | null; url: string | null } | undefined> {
+async function documentFields(
+  io: CliIO,
+  document: PlannedDocument,
+): Promise<{ htmlContent: string | null; url: string | null } | undefined> {
   switch (document.source.kind) {
     case 'file':
       return { htmlContent: await readFile(document.source.path, 'utf8'), url: null };
@@ -276,7 +319,10 @@ async function readRequestFile(path: string): Promise<Record<string, unknown>> {
   try {
     raw = await readFile(path, 'utf8');
   } catch (error) {
-    throw new PdfRenderError('USAGE', `--request: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new PdfRenderError(
+      'USAGE',
+      `--request: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   let parsed: unknown;
   try {
@@ -291,7 +337,12 @@ async function readRequestFile(path: string): Promise<Record<string, unknown>> {
 }
 
 /** Parse a request and check it against what the engine can do; on failure the error's lines name the flag (or the request file) behind each field. */
-function validate(input: Record<string, unknown>, sources: Record<string, string>, requestFile: string | undefined, check: (request: RenderRequest) => void) {
+function validate(
+  input: Record<string, unknown>,
+  sources: Record<string, string>,
+  requestFile: string | undefined,
+  check: (request: RenderRequest) => void,
+) {
   try {
     const request = parseRenderRequest(input);
     check(request);
@@ -313,5 +364,7 @@ function fieldLabel(field: string, flag: string | undefined, requestFile: string
 }
 
 function writeStdout(stdout: NodeJS.WritableStream, data: Uint8Array): Promise<void> {
-  return new Promise((resolvePromise, reject) => stdout.write(data, (error) => (error ? reject(error) : resolvePromise())));
+  return new Promise((resolvePromise, reject) =>
+    stdout.write(data, (error) => (error ? reject(error) : resolvePromise())),
+  );
 }

@@ -59,12 +59,18 @@ export function requestOptions(): Option[] {
   const formats = Object.keys(paperFormats).join(', ');
   // The shorthands are listed in help just before the flags they stand for.
   const shorthands: Partial<Record<Field, Option>> = {
-    paperWidth: new Option('--format <name>', `paper size by name: ${formats} (--paper-width/--paper-height override it)`),
+    paperWidth: new Option(
+      '--format <name>',
+      `paper size by name: ${formats} (--paper-width/--paper-height override it)`,
+    ),
     marginTop: new Option('--margin <length>', 'all four margins at once (the --margin-* flags override it)'),
   };
   return specs.flatMap((spec) => {
     const help = renderRequestFields[spec.field].description ?? spec.field;
-    const option = new Option(spec.flags, spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help);
+    const option = new Option(
+      spec.flags,
+      spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help,
+    );
     const shorthand = shorthands[spec.field];
     return shorthand ? [shorthand, option] : [option];
   });
@@ -72,7 +78,9 @@ export function requestOptions(): Option[] {
 
 /** The files the flags name (--header and the like), as given: what `--watch` watches besides the inputs. */
 export function flagFiles(options: Record<string, unknown>): string[] {
-  return specs.filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string').map((spec) => options[keyOf(spec)] as string);
+  return specs
+    .filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string')
+    .map((spec) => options[keyOf(spec)] as string);
 }
 
 /** The request fields given by flags, with files read (relative to `cwd`); `sources` says which flag set each field. */
@@ -91,7 +99,11 @@ export async function requestFieldsFromFlags(
   };
   if (typeof options.format === 'string') {
     const format = findPaperFormat(options.format);
-    if (!format) throw new PdfRenderError('USAGE', `--format: unknown paper format "${options.format}"; use one of ${Object.keys(paperFormats).join(', ')}`);
+    if (!format)
+      throw new PdfRenderError(
+        'USAGE',
+        `--format: unknown paper format "${options.format}"; use one of ${Object.keys(paperFormats).join(', ')}`,
+      );
     set('paperWidth', format.paperWidth, '--format');
     set('paperHeight', format.paperHeight, '--format');
   }
@@ -100,7 +112,11 @@ export async function requestFieldsFromFlags(
     const value = options[keyOf(spec)];
     if (value === undefined) continue;
     const flag = flagName(spec.flags);
-    set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, resolve(cwd, String(value)), String(value)) : value, flag);
+    set(
+      spec.field,
+      spec.kind === 'file' ? await readFlagFile(flag, resolve(cwd, String(value)), String(value)) : value,
+      flag,
+    );
   }
   return { fields, sources };
 }
@@ -109,6 +125,10 @@ async function readFlagFile(flag: string, absolute: string, path: string): Promi
   try {
     return await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new PdfRenderError('USAGE', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new PdfRenderError(
+      'USAGE',
+      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { cause: error },
+    );
   }
 }

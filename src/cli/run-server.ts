@@ -55,7 +55,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       await deps.files.sweep(now);
       await deps.write(() => deps.rateWindows.prune(now));
       // A finished job's row goes when its file does.
-      const { heldExpired } = await deps.write(() => deps.queue.sweep(now - config.dedupeWindow, now - config.retention));
+      const { heldExpired } = await deps.write(() =>
+        deps.queue.sweep(now - config.dedupeWindow, now - config.retention),
+      );
       if (heldExpired > 0)
         deps.events({
           level: 'warn',
@@ -76,13 +78,22 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
     const { port } = deps.listening.address!;
-    const auth = config.apiKeys.length > 0 ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})` : 'auth off';
+    const auth =
+      config.apiKeys.length > 0
+        ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})`
+        : 'auth off';
     io.stderr.write(
       `pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`,
     );
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
-    if (config.allowPrivateWebhooks) io.stderr.write('pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n');
-    if (config.allowPrivateNetwork) io.stderr.write('pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n');
+    if (config.allowPrivateWebhooks)
+      io.stderr.write(
+        'pdfrender: --allow-private-webhooks is on: webhooks may be sent to this machine and private networks\n',
+      );
+    if (config.allowPrivateNetwork)
+      io.stderr.write(
+        'pdfrender: --allow-private-network is on: documents may reach this machine and private networks\n',
+      );
     // Said at start, since servers that had API keys before kept every download behind them.
     if (config.apiKeys.length > 0 && !config.privateFiles)
       io.stderr.write(
@@ -103,9 +114,13 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       );
     }
     if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
-      io.stderr.write(`pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`);
+      io.stderr.write(
+        `pdfrender: warning: listening on ${config.host} with no API key: anyone who can reach this address can render; set --api-key\n`,
+      );
     }
-    await new Promise<void>((resolve) => (io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true })));
+    await new Promise<void>((resolve) =>
+      io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     // One budget for everything on the way out, counted from the signal.
     const graceEnds = Date.now() + config.shutdownGrace;
     clearInterval(sweeper);

@@ -14,7 +14,8 @@ export function serveCommand(io: CliIO, version: string): Command {
   for (const [key, setting] of Object.entries(serveSettings)) {
     const option = new Option(setting.flag, `${setting.schema.description} [env ${setting.env}]`);
     // Repeatable flags collect every value.
-    if (key === 'apiKeys' || key === 'allowHosts' || key === 'corsOrigins') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    if (key === 'apiKeys' || key === 'allowHosts' || key === 'corsOrigins')
+      option.argParser((value: string, previous: string[] = []) => [...previous, value]);
     command.addOption(option);
     // Defined after its flag, so that neither sets a default and the setting's own rule decides.
     if ('negation' in setting) command.addOption(new Option(`--no-${setting.flag.slice(2)}`, setting.negation));

@@ -34,10 +34,15 @@ export function setupCommand(io: CliIO): Command {
 async function ensureBrowserUser(env: NodeJS.ProcessEnv): Promise<string> {
   if (launchIdentity().user?.name !== browserUserName) {
     const home = ['--home-dir', '/nonexistent', '--no-create-home', '--shell', '/usr/sbin/nologin'];
-    await succeeds('useradd', ['--system', '--user-group', ...home, '--comment', 'pdfrender browser', browserUserName], env);
+    await succeeds(
+      'useradd',
+      ['--system', '--user-group', ...home, '--comment', 'pdfrender browser', browserUserName],
+      env,
+    );
   }
   const identity = launchIdentity();
-  if (!identity.user) return `browser sandbox: off when pdfrender runs as root (${identity.noSandbox}); run pdfrender as a non-root user to have it`;
+  if (!identity.user)
+    return `browser sandbox: off when pdfrender runs as root (${identity.noSandbox}); run pdfrender as a non-root user to have it`;
   return `browser user: ${identity.user.name} (a root pdfrender runs Chromium as this user, with its sandbox on)`;
 }
 
@@ -51,7 +56,10 @@ async function provision(io: CliIO): Promise<FoundBrowser> {
       // chromium-headless-shell (Debian 12 and later) starts in half the time; where the
       // distribution has no such package, chromium alone.
       const install = (packages: string[]) => run(io, 'apt-get', ['install', '-y', '-qq', ...packages], env);
-      if ((await run(io, 'apt-get', ['update', '-qq'], env)) && ((await install(['chromium', 'chromium-headless-shell'])) || (await install(['chromium'])))) {
+      if (
+        (await run(io, 'apt-get', ['update', '-qq'], env)) &&
+        ((await install(['chromium', 'chromium-headless-shell'])) || (await install(['chromium'])))
+      ) {
         const found = findBrowser({ env: io.env });
         if (found) return found;
       }
@@ -76,7 +84,10 @@ async function provision(io: CliIO): Promise<FoundBrowser> {
   } catch (error) {
     attempts.push(`the Chrome for Testing download failed (${error instanceof Error ? error.message : String(error)})`);
   }
-  throw new PdfRenderError('BROWSER_NOT_FOUND', `no browser could be installed: ${attempts.join('; ')}; ${browserInstallHint}`);
+  throw new PdfRenderError(
+    'BROWSER_NOT_FOUND',
+    `no browser could be installed: ${attempts.join('; ')}; ${browserInstallHint}`,
+  );
 }
 
 function run(io: CliIO, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<boolean> {

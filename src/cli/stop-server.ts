@@ -37,7 +37,9 @@ export async function stopServer(options: {
   let asyncDone = false;
   void runtime
     .drain(stopRenders.signal, graceEnds)
-    .catch((error: unknown) => runtime.deps.events({ level: 'error', message: 'stopping the async workers failed', error }))
+    .catch((error: unknown) =>
+      runtime.deps.events({ level: 'error', message: 'stopping the async workers failed', error }),
+    )
     .finally(() => (asyncDone = true));
   let serverClosed = false;
   const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => void (serverClosed = true));
@@ -50,7 +52,11 @@ export async function stopServer(options: {
     say(`pdfrender: shutdown grace ran out; stopping ${stopping.filter(Boolean).join(' and ')}`);
     // One signal for the sync renders (they answer 503 rather than vanish) and the async ones (their
     // jobs go back), so both keep to the one budget.
-    stopRenders.abort(new PdfRenderError('SHUTTING_DOWN', 'the server stopped before the document finished rendering; send it again', { retryAfter: 5 }));
+    stopRenders.abort(
+      new PdfRenderError('SHUTTING_DOWN', 'the server stopped before the document finished rendering; send it again', {
+        retryAfter: 5,
+      }),
+    );
     // An aborted render answers at once; this only bounds a request stuck elsewhere (a body still
     // uploading). The async jobs go back meanwhile, within a bound of the workers' own.
     await waitWhile(() => lifecycle.inFlight > 0, Date.now() + afterGraceMs);

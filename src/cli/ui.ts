@@ -68,7 +68,8 @@ export async function createReporter(
     spinner = undefined;
   };
   let startedAt = 0;
-  const progressText = () => progressLine({ finished, total, failed, seconds: (performance.now() - startedAt) / 1000 }, chalk);
+  const progressText = () =>
+    progressLine({ finished, total, failed, seconds: (performance.now() - startedAt) / 1000 }, chalk);
   // In a log, each document's line says where the run is.
   const position = () => (total > 1 ? `[${finished}/${total}] ` : '');
 
@@ -77,7 +78,13 @@ export async function createReporter(
       total = count;
       startedAt = performance.now();
       // discardStdin off: ora would otherwise put the terminal in raw mode and field Ctrl-C itself.
-      if (ora && count > 0) spinner = ora({ text: progressText(), stream: stderr, discardStdin: false, color: chalk.level > 0 ? 'cyan' : false }).start();
+      if (ora && count > 0)
+        spinner = ora({
+          text: progressText(),
+          stream: stderr,
+          discardStdin: false,
+          color: chalk.level > 0 ? 'cyan' : false,
+        }).start();
     },
     document(outcome) {
       finished += 1;
@@ -100,10 +107,13 @@ export async function createReporter(
         for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
         for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
         for (const issue of outcome.failed ?? [])
-          line(`${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`);
+          line(
+            `${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`,
+          );
       }
       if (outcome.error) errorLines().forEach(line);
-      else if (mode === 'normal' && (!interactive || total === 1)) line(`${chalk.green('✔')} ${interactive ? '' : position()}${describe(outcome, chalk)}`);
+      else if (mode === 'normal' && (!interactive || total === 1))
+        line(`${chalk.green('✔')} ${interactive ? '' : position()}${describe(outcome, chalk)}`);
     },
     close: stopSpinner,
     warn: (message) => line(`${chalk.yellow('!')} ${message}`),
@@ -120,16 +130,22 @@ export async function createReporter(
       const ok = outcomes.length - failed;
       const rate = ok / (ms / 1000);
       const summary = `${ok} of ${outcomes.length} PDFs rendered in ${(ms / 1000).toFixed(1)} s (${rate.toFixed(1)} docs/s)`;
-      stderr.write(`${failed ? chalk.red('✖') : chalk.green('✔')} ${summary}${failed ? chalk.red(`, ${failed} failed`) : ''}\n`);
+      stderr.write(
+        `${failed ? chalk.red('✖') : chalk.green('✔')} ${summary}${failed ? chalk.red(`, ${failed} failed`) : ''}\n`,
+      );
     },
   };
 }
 
 /** The spinner's text: the count, and the rate and time left once a document is done to measure by. */
-export function progressLine(progress: { finished: number; total: number; failed: number; seconds: number }, chalk: ChalkInstance): string {
+export function progressLine(
+  progress: { finished: number; total: number; failed: number; seconds: number },
+  chalk: ChalkInstance,
+): string {
   const { finished, total, failed, seconds } = progress;
   const rate = finished / seconds;
-  const pace = finished > 0 && seconds > 0 ? `, ${rate.toFixed(1)} docs/s, ${formatSeconds((total - finished) / rate)} left` : '';
+  const pace =
+    finished > 0 && seconds > 0 ? `, ${rate.toFixed(1)} docs/s, ${formatSeconds((total - finished) / rate)} left` : '';
   return `Rendering ${finished}/${total}${pace}${failed ? chalk.red(` (${failed} failed)`) : ''}`;
 }
 

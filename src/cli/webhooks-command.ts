@@ -50,16 +50,26 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoint as JSON')
-    .option('--allow-private-webhooks', `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`)
+    .option(
+      '--allow-private-webhooks',
+      `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`,
+    )
     .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
       const allowPrivate = resolveSetting(serveSettings.allowPrivateWebhooks, options.allowPrivateWebhooks, io.env);
       const checked = await checkWebhookUrl(url, allowPrivate);
       const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now));
       if (result.created) {
         const { created: _created, ...endpoint } = result;
-        return void print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`);
+        return void print(
+          options.json
+            ? JSON.stringify(endpoint)
+            : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`,
+        );
       }
-      if (options.json) return void print(JSON.stringify({ ...withoutCredentials(result.endpoint), reenabled: true, released: result.released }));
+      if (options.json)
+        return void print(
+          JSON.stringify({ ...withoutCredentials(result.endpoint), reenabled: true, released: result.released }),
+        );
       print(
         `id:     ${result.endpoint.id}\nurl:    ${result.endpoint.url}\n${enabledLine(result)}; its key and signing secret are unchanged (\`pdfrender webhooks list --show-secrets\` shows them)`,
       );
@@ -83,7 +93,11 @@ export function webhooksCommand(io: CliIO): Command {
           const state = endpoint.disabledAt
             ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410); ${held}: \`pdfrender webhooks enable ${endpoint.id}\` sends them`
             : 'active';
-          print([endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.key, endpoint.secret] : [])].join('  '));
+          print(
+            [endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.key, endpoint.secret] : [])].join(
+              '  ',
+            ),
+          );
         }
       }
     });
@@ -103,7 +117,9 @@ export function webhooksCommand(io: CliIO): Command {
     });
   group
     .command('enable <id>')
-    .description('enable an endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened')
+    .description(
+      'enable an endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
+    )
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (id: string, options: Where) => {
@@ -166,7 +182,9 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .action(async (jobId: string, options: Where) => {
-      print(redeliveryReport(jobId, await withStore(options, (store, now) => store.redeliveries.redeliver(jobId, now))));
+      print(
+        redeliveryReport(jobId, await withStore(options, (store, now) => store.redeliveries.redeliver(jobId, now))),
+      );
     });
   return group;
 }
@@ -183,19 +201,30 @@ function plural(count: number, noun: 'event' | 'delivery'): string {
 
 /** What enabling an endpoint did, truthfully. */
 function enabledLine({ wasDisabled, released }: Enabled): string {
-  const sent = released === 0 ? 'it held no events' : `${plural(released, 'event')} it held queued, to be sent in the order they happened`;
+  const sent =
+    released === 0
+      ? 'it held no events'
+      : `${plural(released, 'event')} it held queued, to be sent in the order they happened`;
   return `${wasDisabled ? 'enabled again' : 'was already active'}; ${sent}`;
 }
 
 /** The line `redeliver` prints; throws (exit 2) when it queued nothing, saying why. */
 function redeliveryReport(jobId: string, result: Redelivery): string {
   if (result.outcome === 'no-such-job')
-    throw new PdfRenderError('USAGE', `no job ${jobId} (finished jobs are kept for --retention); see \`pdfrender webhooks deliveries\``);
+    throw new PdfRenderError(
+      'USAGE',
+      `no job ${jobId} (finished jobs are kept for --retention); see \`pdfrender webhooks deliveries\``,
+    );
   if (result.outcome === 'unfinished')
-    throw new PdfRenderError('USAGE', `job ${jobId} has not finished (it is ${result.status}); its event is sent when it does`);
+    throw new PdfRenderError(
+      'USAGE',
+      `job ${jobId} has not finished (it is ${result.status}); its event is sent when it does`,
+    );
   const notes = [
     ...(result.inFlight > 0 ? [`${plural(result.inFlight, 'delivery')} being sent right now left alone`] : []),
-    ...(result.heldFor.length > 0 ? [`held for disabled ${result.heldFor.join(', ')} (\`pdfrender webhooks enable <id>\` sends it)`] : []),
+    ...(result.heldFor.length > 0
+      ? [`held for disabled ${result.heldFor.join(', ')} (\`pdfrender webhooks enable <id>\` sends it)`]
+      : []),
   ];
   if (result.queued === 0) {
     const why = result.active === 0 ? ['no webhook endpoint is active', ...notes] : notes;
@@ -207,5 +236,8 @@ function redeliveryReport(jobId: string, result: Redelivery): string {
 
 /** The `key:` and `secret:` lines of an endpoint (those asked for), aligned with `id:`. */
 function credentials(endpoint: WebhookEndpoint, which: Rotation = { key: true, secret: true }): string {
-  return [...(which.key ? [`key:    ${endpoint.key}`] : []), ...(which.secret ? [`secret: ${endpoint.secret}`] : [])].join('\n');
+  return [
+    ...(which.key ? [`key:    ${endpoint.key}`] : []),
+    ...(which.secret ? [`secret: ${endpoint.secret}`] : []),
+  ].join('\n');
 }

@@ -21,7 +21,15 @@ import { markProfile, profilePrefix } from './profile-owner.js';
  * 21 -> 12 ms); documents stay in their own browser context's process either way.
  */
 const disabledFeatures = [
-  ...['Translate', 'AcceptCHFrame', 'MediaRouter', 'OptimizationHints', 'WebUIReloadButton', 'ProcessPerSiteUpToMainFrameThreshold', 'IsolateSandboxedIframes'],
+  ...[
+    'Translate',
+    'AcceptCHFrame',
+    'MediaRouter',
+    'OptimizationHints',
+    'WebUIReloadButton',
+    'ProcessPerSiteUpToMainFrameThreshold',
+    'IsolateSandboxedIframes',
+  ],
   ...['WebUIOmniboxPopup', 'WebUIOmniboxFullPopup', 'BackForwardCache', 'Prerender2', 'RenderDocument'],
 ];
 
@@ -33,18 +41,50 @@ const disabledFeatures = [
  * document).
  */
 export const chromiumFlags = [
-  ...['--allow-pre-commit-input', '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-breakpad'],
-  ...['--disable-client-side-phishing-detection', '--disable-component-extensions-with-background-pages', '--disable-crash-reporter'],
-  ...['--disable-default-apps', '--disable-dev-shm-usage', '--disable-hang-monitor', '--disable-infobars', '--disable-ipc-flooding-protection'],
-  ...['--disable-popup-blocking', '--disable-prompt-on-repost', '--disable-renderer-backgrounding', '--disable-search-engine-choice-screen'],
-  ...['--disable-sync', '--enable-automation', '--force-color-profile=srgb', '--metrics-recording-only', '--password-store=basic', '--use-mock-keychain'],
+  ...[
+    '--allow-pre-commit-input',
+    '--disable-background-timer-throttling',
+    '--disable-backgrounding-occluded-windows',
+    '--disable-breakpad',
+  ],
+  ...[
+    '--disable-client-side-phishing-detection',
+    '--disable-component-extensions-with-background-pages',
+    '--disable-crash-reporter',
+  ],
+  ...[
+    '--disable-default-apps',
+    '--disable-dev-shm-usage',
+    '--disable-hang-monitor',
+    '--disable-infobars',
+    '--disable-ipc-flooding-protection',
+  ],
+  ...[
+    '--disable-popup-blocking',
+    '--disable-prompt-on-repost',
+    '--disable-renderer-backgrounding',
+    '--disable-search-engine-choice-screen',
+  ],
+  ...[
+    '--disable-sync',
+    '--enable-automation',
+    '--force-color-profile=srgb',
+    '--metrics-recording-only',
+    '--password-store=basic',
+    '--use-mock-keychain',
+  ],
   `--disable-features=${disabledFeatures.join(',')}`,
   '--enable-features=PdfOopif',
   ...['--headless=new', '--hide-scrollbars', '--mute-audio', '--disable-extensions'],
   '--disable-gpu',
   // Without these Chromium keeps dialling Google services, which on a closed network means
   // a stream of refused connections at every start.
-  ...['--disable-background-networking', '--disable-component-update', '--disable-domain-reliability', '--disable-quic'],
+  ...[
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-domain-reliability',
+    '--disable-quic',
+  ],
   ...['--no-first-run', '--no-default-browser-check'],
 ];
 
@@ -71,7 +111,13 @@ export interface BrowserProcess {
  * whose renderer process cost every start its CPU; without a URL the headless shell opens no tab.
  */
 export function browserArgs(userDataDir: string, extraArgs: readonly string[], identity: LaunchIdentity): string[] {
-  return [`--user-data-dir=${userDataDir}`, ...(identity.noSandbox ? ['--no-sandbox'] : []), ...chromiumFlags, ...extraArgs, '--remote-debugging-pipe'];
+  return [
+    `--user-data-dir=${userDataDir}`,
+    ...(identity.noSandbox ? ['--no-sandbox'] : []),
+    ...chromiumFlags,
+    ...extraArgs,
+    '--remote-debugging-pipe',
+  ];
 }
 
 /**
@@ -80,7 +126,11 @@ export function browserArgs(userDataDir: string, extraArgs: readonly string[], i
  * the pid, its process group and the pipe are those started here. Synchronous up to the spawn, so
  * an early start has Chromium on its way before anything else runs.
  */
-export function spawnBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): BrowserProcess {
+export function spawnBrowser(
+  executablePath: string,
+  extraArgs: readonly string[],
+  identity: LaunchIdentity,
+): BrowserProcess {
   if (identity.user) assertReachable(tmpdir(), identity.user);
   const profileDir = mkdtempSync(join(tmpdir(), profilePrefix));
   let child: ChildProcess;
@@ -94,21 +144,31 @@ export function spawnBrowser(executablePath: string, extraArgs: readonly string[
     const { user, setpriv } = identity;
     if (user) chownSync(profileDir, user.uid, user.gid);
     const args = browserArgs(profileDir, extraArgs, identity);
-    child = spawn(user && setpriv ? setpriv : executablePath, user && setpriv ? [...setprivArgs(user), executablePath, ...args] : args, {
-      // A process group of its own: one signal kills the browser with every process it started, and a
-      // signal to pdfrender's group (Ctrl-C) never reaches it; pdfrender closes it itself.
-      detached: true,
-      // fds 3 and 4 are the DevTools pipe. The pipe is also what keeps Chromium from outliving
-      // pdfrender: Chromium quits when its end closes, and the kernel closes it however pdfrender
-      // dies, SIGKILL included (measured: every Chromium process gone within 0.5 s, renderers stuck
-      // in scripts too). A browser too hung to notice is what browser-record.ts is for.
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-      // root's home and temp folder are not the browser user's to write (printing streams the PDF
-      // through a temp file); its files go to the profile, removed with it.
-      env: user
-        ? { ...process.env, HOME: profileDir, TMPDIR: profileDir, XDG_CONFIG_HOME: join(profileDir, '.config'), XDG_CACHE_HOME: join(profileDir, '.cache') }
-        : process.env,
-    });
+    child = spawn(
+      user && setpriv ? setpriv : executablePath,
+      user && setpriv ? [...setprivArgs(user), executablePath, ...args] : args,
+      {
+        // A process group of its own: one signal kills the browser with every process it started, and a
+        // signal to pdfrender's group (Ctrl-C) never reaches it; pdfrender closes it itself.
+        detached: true,
+        // fds 3 and 4 are the DevTools pipe. The pipe is also what keeps Chromium from outliving
+        // pdfrender: Chromium quits when its end closes, and the kernel closes it however pdfrender
+        // dies, SIGKILL included (measured: every Chromium process gone within 0.5 s, renderers stuck
+        // in scripts too). A browser too hung to notice is what browser-record.ts is for.
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+        // root's home and temp folder are not the browser user's to write (printing streams the PDF
+        // through a temp file); its files go to the profile, removed with it.
+        env: user
+          ? {
+              ...process.env,
+              HOME: profileDir,
+              TMPDIR: profileDir,
+              XDG_CONFIG_HOME: join(profileDir, '.config'),
+              XDG_CACHE_HOME: join(profileDir, '.cache'),
+            }
+          : process.env,
+      },
+    );
   } catch (error) {
     rmSync(profileDir, { recursive: true, force: true });
     throw error;
@@ -197,13 +257,19 @@ export function killGroup(pid: number | undefined): void {
  * by the process, not this module: the early start runs from dist/cli/ and the CLI may run from the
  * bundle (bundle-loader.ts), each with its own copy of this module.
  */
-const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.earlyBrowser')] ??= {}) as { early?: BrowserProcess };
+const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.earlyBrowser')] ??= {}) as {
+  early?: BrowserProcess;
+};
 
 /**
  * Start a browser now for a launch to come (see takeEarlyBrowser). One never taken, because the run
  * ended before it rendered (a usage error, help), is killed and its profile removed at exit.
  */
-export function spawnEarlyBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): void {
+export function spawnEarlyBrowser(
+  executablePath: string,
+  extraArgs: readonly string[],
+  identity: LaunchIdentity,
+): void {
   const started = spawnBrowser(executablePath, extraArgs, identity);
   handoff.early = started;
   process.once('exit', () => {
@@ -215,7 +281,11 @@ export function spawnEarlyBrowser(executablePath: string, extraArgs: readonly st
  * The early browser, when it was started with exactly this binary, these flags and this identity;
  * otherwise undefined, and an early browser that does not match is discarded. Taken once.
  */
-export function takeEarlyBrowser(executablePath: string, extraArgs: readonly string[], identity: LaunchIdentity): BrowserProcess | undefined {
+export function takeEarlyBrowser(
+  executablePath: string,
+  extraArgs: readonly string[],
+  identity: LaunchIdentity,
+): BrowserProcess | undefined {
   const taken = handoff.early;
   handoff.early = undefined;
   if (!taken) return undefined;

@@ -79,7 +79,13 @@ export function browserRecord(dir: string, owner: number = process.pid): Browser
 function parseEntry(text: string): Entry | undefined {
   try {
     const value = JSON.parse(text) as Partial<Entry>;
-    if (Number.isInteger(value.owner) && Number.isInteger(value.pid) && (value.pid ?? 0) > 1 && typeof value.profileDir === 'string') return value as Entry;
+    if (
+      Number.isInteger(value.owner) &&
+      Number.isInteger(value.pid) &&
+      (value.pid ?? 0) > 1 &&
+      typeof value.profileDir === 'string'
+    )
+      return value as Entry;
   } catch {
     // a torn or foreign file: dropped below
   }

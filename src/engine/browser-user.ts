@@ -28,12 +28,21 @@ export interface LaunchIdentity {
 }
 
 /** How to run Chromium from a process with user id `uid` (undefined off POSIX). */
-export function launchIdentity(uid: number | undefined = process.getuid?.(), env: NodeJS.ProcessEnv = process.env): LaunchIdentity {
+export function launchIdentity(
+  uid: number | undefined = process.getuid?.(),
+  env: NodeJS.ProcessEnv = process.env,
+): LaunchIdentity {
   if (uid !== 0) return {};
   const user = findUser(browserUserName) ?? findUser(fallbackUserName);
-  if (!user) return { noSandbox: `pdfrender runs as root and there is no user "${browserUserName}" or "${fallbackUserName}" to run Chromium as` };
+  if (!user)
+    return {
+      noSandbox: `pdfrender runs as root and there is no user "${browserUserName}" or "${fallbackUserName}" to run Chromium as`,
+    };
   const setpriv = findOnPath('setpriv', env);
-  if (!setpriv) return { noSandbox: 'pdfrender runs as root and setpriv (util-linux) is not installed to run Chromium as another user' };
+  if (!setpriv)
+    return {
+      noSandbox: 'pdfrender runs as root and setpriv (util-linux) is not installed to run Chromium as another user',
+    };
   const off = userNamespacesOff();
   return { user, setpriv, ...(off && { noSandbox: off }) };
 }
@@ -81,11 +90,14 @@ function findUser(name: string): BrowserUser | undefined {
   }
   for (const line of passwd.split('\n')) {
     const [user, , uid, gid] = line.split(':');
-    if (user === name && /^\d+$/.test(uid ?? '') && /^\d+$/.test(gid ?? '') && Number(uid) !== 0) return { name, uid: Number(uid), gid: Number(gid) };
+    if (user === name && /^\d+$/.test(uid ?? '') && /^\d+$/.test(gid ?? '') && Number(uid) !== 0)
+      return { name, uid: Number(uid), gid: Number(gid) };
   }
   return undefined;
 }
 
 function findOnPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  return [...(env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/bin'].map((dir) => join(dir, command)).find(isExecutable);
+  return [...(env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/bin']
+    .map((dir) => join(dir, command))
+    .find(isExecutable);
 }

@@ -15,7 +15,12 @@ export function deadlineSignal(ms: number, reason?: string): { signal: AbortSign
   const controller = new AbortController();
   const timer = setTimeout(
     () => {
-      controller.abort(new PdfRenderError('RENDER_PDF_FAILED', reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`));
+      controller.abort(
+        new PdfRenderError(
+          'RENDER_PDF_FAILED',
+          reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`,
+        ),
+      );
     },
     Math.min(ms, longestTimerMs),
   );

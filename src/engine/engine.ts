@@ -76,7 +76,11 @@ export interface SettingNames {
 }
 
 /** What a library caller set: the options themselves. */
-const optionNames: SettingNames = { maxPages: 'maxPages', javascript: 'javascript: false', failOnBlocked: 'failOnBlocked' };
+const optionNames: SettingNames = {
+  maxPages: 'maxPages',
+  javascript: 'javascript: false',
+  failOnBlocked: 'failOnBlocked',
+};
 
 export interface RenderOptions {
   /** URL the document's relative links resolve against: the input file's folder for the CLI. Default about:blank. */
@@ -132,22 +136,32 @@ export const defaultTimeoutMs = 30_000;
 export const defaultMaxPages = 2000;
 
 // A page loaded from `url` resolves its links (and its templates' images) against its own URL.
-const baseUrlOf = (request: RenderRequest, options: RenderOptions): string => request.url ?? options.baseUrl ?? 'about:blank';
+const baseUrlOf = (request: RenderRequest, options: RenderOptions): string =>
+  request.url ?? options.baseUrl ?? 'about:blank';
 
 /**
  * Refuse, as VALIDATION_FAILED, what an engine with these options cannot do for a request that is
  * valid on its face: a wait on the page's script where documents' JavaScript is off.
  */
-export function checkRequest(request: RenderRequest, options: Pick<EngineOptions, 'javascript' | 'maxPages' | 'settingNames'>): void {
+export function checkRequest(
+  request: RenderRequest,
+  options: Pick<EngineOptions, 'javascript' | 'maxPages' | 'settingNames'>,
+): void {
   const names = { ...optionNames, ...options.settingNames };
   const fieldErrors: FieldErrors = {};
   if (options.javascript === false && request.waitForExpression)
     fieldErrors.waitForExpression = [`needs the documents' JavaScript, which is off here (${names.javascript})`];
   const maxPages = options.maxPages ?? defaultMaxPages;
   const beyond = pageRangesOf(request.pageRanges)?.find((range) => range.first > maxPages);
-  if (beyond) fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
+  if (beyond)
+    fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
   const count = Object.keys(fieldErrors).length;
-  if (count > 0) throw new PdfRenderError('VALIDATION_FAILED', `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`, { fieldErrors });
+  if (count > 0)
+    throw new PdfRenderError(
+      'VALIDATION_FAILED',
+      `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`,
+      { fieldErrors },
+    );
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
@@ -162,12 +176,16 @@ export function createEngine(options: EngineOptions): Engine {
   // One proxy for the engine's life, started with the first browser; every launch routes through it.
   let proxy: Promise<EgressProxy> | undefined;
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
-  const host = new BrowserHost(options.executablePath, async () => [...(options.browserArgs ?? []), ...engineBrowserFlags((await startProxy()).url)], {
-    recycleAfter: options.browserRecycleAfter ?? 2000,
-    record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,
-    hangTimeoutMs: options.browserHangTimeoutMs,
-    warn: options.warn,
-  });
+  const host = new BrowserHost(
+    options.executablePath,
+    async () => [...(options.browserArgs ?? []), ...engineBrowserFlags((await startProxy()).url)],
+    {
+      recycleAfter: options.browserRecycleAfter ?? 2000,
+      record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,
+      hangTimeoutMs: options.browserHangTimeoutMs,
+      warn: options.warn,
+    },
+  );
   const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
     if (options.javascript === false) await page.setJavaScriptEnabled(false);
     return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
@@ -194,13 +212,21 @@ export function createEngine(options: EngineOptions): Engine {
       return fetched;
     };
     const templates = await raceAbort(
-      prepareTemplates(request, baseUrl, recording, AbortSignal.any([fetching.signal, callerSignal]), warnings, templateIssues),
+      prepareTemplates(
+        request,
+        baseUrl,
+        recording,
+        AbortSignal.any([fetching.signal, callerSignal]),
+        warnings,
+        templateIssues,
+      ),
       callerSignal,
     ).finally(fetching.clear);
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is not
     // this document's fault, so it is tried once more on the fresh browser rather than failed.
-    const attempt = () => renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
+    const attempt = () =>
+      renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
     let result: RenderResult & Pick<Printed, 'firstPage'>;
     try {
       result = await attempt().catch((error: unknown) => {
@@ -215,12 +241,22 @@ export function createEngine(options: EngineOptions): Engine {
     const finishing = { firstPage, metadata: request.metadata };
     if (!needsFinishing(finishing)) return rendered;
     // Under a deadline as long as the render's, and the caller's cancel: its cost grows with the PDF.
-    const finishDeadline = deadlineSignal(limitMs, "page 1's own templates and the metadata were not written into the PDF in time");
-    const pdf = await raceAbort(finishPdf(rendered.pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
+    const finishDeadline = deadlineSignal(
+      limitMs,
+      "page 1's own templates and the metadata were not written into the PDF in time",
+    );
+    const pdf = await raceAbort(
+      finishPdf(rendered.pdf, finishing),
+      AbortSignal.any([finishDeadline.signal, callerSignal]),
+    )
       .catch((error: unknown) => {
         throw isPdfRenderError(error)
           ? error
-          : new PdfRenderError('RENDER_PDF_FAILED', "page 1's own templates or the metadata could not be written into the PDF", { cause: error });
+          : new PdfRenderError(
+              'RENDER_PDF_FAILED',
+              "page 1's own templates or the metadata could not be written into the PDF",
+              { cause: error },
+            );
       })
       .finally(finishDeadline.clear);
     return { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
@@ -245,21 +281,37 @@ export function createEngine(options: EngineOptions): Engine {
     let printed = false;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
-    slot.guard.begin(baseUrl, documentUrl && request.htmlContent ? { url: documentUrl, html: request.htmlContent } : undefined);
+    slot.guard.begin(
+      baseUrl,
+      documentUrl && request.htmlContent ? { url: documentUrl, html: request.htmlContent } : undefined,
+    );
     const pending = new Set<string>();
     try {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
-      const { pdf, firstPage, unresolved } = await raceAbort(Promise.race([printing, slot.crashed, slot.gone]), signal).catch((error: unknown) => {
+      const { pdf, firstPage, unresolved } = await raceAbort(
+        Promise.race([printing, slot.crashed, slot.gone]),
+        signal,
+      ).catch((error: unknown) => {
         // A deadline that ran out during a wait says which condition was never met.
         if (error === deadline.signal.reason && pending.size > 0)
-          throw new PdfRenderError('RENDER_PDF_FAILED', `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`);
+          throw new PdfRenderError(
+            'RENDER_PDF_FAILED',
+            `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`,
+          );
         throw error;
       });
       printed = true;
       const seen = slot.guard.end();
-      const network = { blocked: [...templateIssues.blocked, ...seen.blocked], failed: [...templateIssues.failed, ...seen.failed, ...unresolved] };
+      const network = {
+        blocked: [...templateIssues.blocked, ...seen.blocked],
+        failed: [...templateIssues.failed, ...seen.failed, ...unresolved],
+      };
       const pages = countPdfPages(pdf);
-      if (pages > maxPages) throw new PdfRenderError('RENDER_PDF_FAILED', `the document has more pages than the limit of ${maxPages} (${names.maxPages})`);
+      if (pages > maxPages)
+        throw new PdfRenderError(
+          'RENDER_PDF_FAILED',
+          `the document has more pages than the limit of ${maxPages} (${names.maxPages})`,
+        );
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
@@ -269,7 +321,16 @@ export function createEngine(options: EngineOptions): Engine {
           `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`,
         );
       }
-      return { pdf, firstPage, pages, bytes: pdf.byteLength, ms: performance.now() - started, warnings, network, files: slot.guard.filesRead() };
+      return {
+        pdf,
+        firstPage,
+        pages,
+        bytes: pdf.byteLength,
+        ms: performance.now() - started,
+        warnings,
+        network,
+        files: slot.guard.filesRead(),
+      };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.
       if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
@@ -280,7 +341,8 @@ export function createEngine(options: EngineOptions): Engine {
       // The page is wiped for the next caller after this one has its answer, so the reset is no part
       // of its wait; the page (and its place in the pool) comes back once the reset is done.
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
-      if (printed) void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) => pool.release(slot, clean));
+      if (printed)
+        void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) => pool.release(slot, clean));
       else pool.release(slot, false);
     }
   }
@@ -334,22 +396,34 @@ async function prepareTemplates(
   const firstPage = request.firstPageHeaderHtmlContent !== null || request.firstPageFooterHtmlContent !== null;
   const firstHeader = request.firstPageHeaderHtmlContent ?? request.headerHtmlContent;
   const firstFooter = request.firstPageFooterHtmlContent ?? request.footerHtmlContent;
-  const sides = [request.headerHtmlContent, request.footerHtmlContent, ...(firstPage ? [firstHeader, firstFooter] : [])].map((html) => html ?? '');
+  const sides = [
+    request.headerHtmlContent,
+    request.footerHtmlContent,
+    ...(firstPage ? [firstHeader, firstFooter] : []),
+  ].map((html) => html ?? '');
   // One call for all, so the request's bounds on what is inlined cover them together.
-  const inlined = await inlineTemplateResources(sides, { baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, fetcher, signal });
+  const inlined = await inlineTemplateResources(sides, {
+    baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl,
+    fetcher,
+    signal,
+  });
   // Blocked URLs are reported as blocked only, so nothing is said twice.
   const sideNames = ['header', 'footer', 'first-page header', 'first-page footer'];
   for (const { url, what, reason, templates } of inlined.leftOut)
     warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
   issues.blocked.push(...inlined.network.blocked);
   issues.failed.push(...inlined.network.failed);
-  const [header, footer, pageOneHeader, pageOneFooter] = inlined.templates.map((html) => buildTemplate(html || null, insets));
+  const [header, footer, pageOneHeader, pageOneFooter] = inlined.templates.map((html) =>
+    buildTemplate(html || null, insets),
+  );
   return {
     header: header!,
     footer: footer!,
     display: Boolean(request.headerHtmlContent || request.footerHtmlContent),
     usesUrl: inlined.usesUrl,
-    ...(firstPage && { firstPage: { header: pageOneHeader!, footer: pageOneFooter!, display: Boolean(firstHeader || firstFooter) } }),
+    ...(firstPage && {
+      firstPage: { header: pageOneHeader!, footer: pageOneFooter!, display: Boolean(firstHeader || firstFooter) },
+    }),
   };
 }
 
@@ -360,7 +434,11 @@ function asRenderError(error: unknown): PdfRenderError {
   if (isPdfRenderError(error)) return error;
   const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
   if (/Target closed|Session closed|Connection closed|browser has disconnected/i.test(detail ?? '')) {
-    return new PdfRenderError('RENDER_PDF_FAILED', 'the browser closed while rendering the document (it crashed or was killed)', { cause: error });
+    return new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      'the browser closed while rendering the document (it crashed or was killed)',
+      { cause: error },
+    );
   }
   if (/Execution context was destroyed|navigat/i.test(detail ?? '')) {
     return new PdfRenderError(
@@ -370,5 +448,9 @@ function asRenderError(error: unknown): PdfRenderError {
     );
   }
   const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
-  return new PdfRenderError('RENDER_PDF_FAILED', `Chromium could not render the document${netError ? ` (${netError})` : ''}`, { cause: error });
+  return new PdfRenderError(
+    'RENDER_PDF_FAILED',
+    `Chromium could not render the document${netError ? ` (${netError})` : ''}`,
+    { cause: error },
+  );
 }

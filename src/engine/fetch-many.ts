@@ -47,7 +47,8 @@ export async function fetchMany(
       try {
         const resource = await options.fetcher(new URL(href), signal, options.baseUrl, share);
         // A fetcher that did not take as it read is charged now.
-        if (resource.bytes.byteLength > taken && !share.take(resource.bytes.byteLength - taken)) throw new Error('over budget');
+        if (resource.bytes.byteLength > taken && !share.take(resource.bytes.byteLength - taken))
+          throw new Error('over budget');
         fetched.set(href, resource);
       } catch (error) {
         budget.give(taken);

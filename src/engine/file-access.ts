@@ -17,7 +17,11 @@ export type FileDecision = { path: string } | { refused: string };
  * Decide whether a document at `baseUrl` may load the file: URL `url`, judged by its real path
  * against the real path of the document's folder (a missing file by its nearest existing parent).
  */
-export function fileDecision(url: string | URL, baseUrl: string | undefined, access: FileAccess): Promise<FileDecision> {
+export function fileDecision(
+  url: string | URL,
+  baseUrl: string | undefined,
+  access: FileAccess,
+): Promise<FileDecision> {
   return fileJudge(baseUrl, access)(url);
 }
 
@@ -25,8 +29,12 @@ export function fileDecision(url: string | URL, baseUrl: string | undefined, acc
  * fileDecision for every file: URL of one document at `baseUrl`: its folder's real path is
  * resolved once, at the first file it judges, rather than once per file.
  */
-export function fileJudge(baseUrl: string | undefined, access: FileAccess): (url: string | URL) => Promise<FileDecision> {
-  if (access === 'none' || !baseUrl?.startsWith('file:')) return async () => ({ refused: 'file: URLs are not allowed' });
+export function fileJudge(
+  baseUrl: string | undefined,
+  access: FileAccess,
+): (url: string | URL) => Promise<FileDecision> {
+  if (access === 'none' || !baseUrl?.startsWith('file:'))
+    return async () => ({ refused: 'file: URLs are not allowed' });
   const folder = fileURLToPath(new URL('.', baseUrl));
   let realFolder: Promise<string | null> | undefined;
   return async (url) => {

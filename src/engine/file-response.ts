@@ -16,7 +16,13 @@ export const maxFileBytes = 100 * 1024 * 1024;
  * Answer the paused request `requestId` for `url` with the file at `path` (its real path, already
  * allowed); returns why it could not be read (the request then fails), or null.
  */
-export async function fulfilFile(client: CDPSession, requestId: string, url: string, path: string, noStore = false): Promise<string | null> {
+export async function fulfilFile(
+  client: CDPSession,
+  requestId: string,
+  url: string,
+  path: string,
+  noStore = false,
+): Promise<string | null> {
   let body: string;
   try {
     body = (await readLocalFile(path, maxFileBytes)).toString('base64');
@@ -29,7 +35,12 @@ export async function fulfilFile(client: CDPSession, requestId: string, url: str
   const type = fileType(new URL(url).pathname);
   // With `noStore` (--watch), read from disk for every document: an edited file must not come from
   // Chromium's memory cache as it was. Otherwise a batch's shared style sheet is read once per page.
-  const responseHeaders = [...(type ? [{ name: 'Content-Type', value: type }] : []), ...(noStore ? [{ name: 'Cache-Control', value: 'no-store' }] : [])];
-  await client.send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
+  const responseHeaders = [
+    ...(type ? [{ name: 'Content-Type', value: type }] : []),
+    ...(noStore ? [{ name: 'Cache-Control', value: 'no-store' }] : []),
+  ];
+  await client
+    .send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders, body })
+    .catch(() => undefined);
   return null;
 }

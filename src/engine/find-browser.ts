@@ -67,7 +67,10 @@ export function findBrowser(options: FindBrowserOptions = {}): FoundBrowser | nu
     if (!path) continue;
     // A path the user named must work: silently falling back to another browser would hide their mistake.
     if (!isExecutable(path)) {
-      throw new PdfRenderError('BROWSER_NOT_FOUND', `the browser given by ${source} (${path}) does not exist or is not executable; ${browserInstallHint}`);
+      throw new PdfRenderError(
+        'BROWSER_NOT_FOUND',
+        `the browser given by ${source} (${path}) does not exist or is not executable; ${browserInstallHint}`,
+      );
     }
     return { executablePath: path, source };
   }

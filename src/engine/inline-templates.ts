@@ -45,11 +45,16 @@ export interface InlineResult {
  * Inline what `templates` (a request's header and footer) refer to, resolving relative references
  * against `baseUrl`; nothing is left for Chromium to load. Throws RENDER_PDF_FAILED past a bound.
  */
-export async function inlineTemplateResources(templates: string[], options: FetchManyOptions & { maxBytes?: number }): Promise<InlineResult> {
+export async function inlineTemplateResources(
+  templates: string[],
+  options: FetchManyOptions & { maxBytes?: number },
+): Promise<InlineResult> {
   const report = new TemplateReport();
   // Each template is scanned once, for its references and for its url class alike.
   const scans = templates.map(scanHtml);
-  const found = templates.map((html, index) => resolveReferences(templateReferences(html, scans[index]), options.baseUrl, report, index));
+  const found = templates.map((html, index) =>
+    resolveReferences(templateReferences(html, scans[index]), options.baseUrl, report, index),
+  );
   const budget = new ByteBudget(options.maxBytes ?? maxTemplateImageBytes);
   const crawled = await crawl(found, budget, options, report);
   const rewritten = rewriteTemplates(templates, found, crawled, report, budget.limit);
@@ -62,10 +67,23 @@ export async function inlineTemplateResources(templates: string[], options: Fetc
     for (const { reference, href: target } of crawled.sheets.get(href)?.references ?? [])
       if (reference.kind === 'stylesheet' && target) visit(target, template);
   };
-  found.forEach((references, template) => references.forEach(({ reference, href }) => reference.kind === 'stylesheet' && href && visit(href, template)));
-  const templatesOf = (origin: Origin) => (typeof origin === 'number' ? [origin] : [...(sheetTemplates.get(origin) ?? [])]);
+  found.forEach((references, template) =>
+    references.forEach(({ reference, href }) => reference.kind === 'stylesheet' && href && visit(href, template)),
+  );
+  const templatesOf = (origin: Origin) =>
+    typeof origin === 'number' ? [origin] : [...(sheetTemplates.get(origin) ?? [])];
   const leftOut = report
     .failures()
-    .map(({ issue, what, origins }) => ({ url: issue.url, what, reason: issue.reason, templates: [...new Set([...origins].flatMap(templatesOf))].sort() }));
-  return { templates: rewritten, network: report.network(), leftOut, usesUrl: templates.some((html, index) => usesUrlClass(html, scans[index])) };
+    .map(({ issue, what, origins }) => ({
+      url: issue.url,
+      what,
+      reason: issue.reason,
+      templates: [...new Set([...origins].flatMap(templatesOf))].sort(),
+    }));
+  return {
+    templates: rewritten,
+    network: report.network(),
+    leftOut,
+    usesUrl: templates.some((html, index) => usesUrlClass(html, scans[index])),
+  };
 }

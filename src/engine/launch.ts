@@ -41,7 +41,9 @@ const closeGraceMs = 5_000;
 const startTimeoutMs = 30_000;
 
 // The module's own declarations and the package's rolled-up ones name the same classes apart.
-const puppeteer = new Puppeteer({ isPuppeteerCore: true }) as unknown as { connect(options: ConnectOptions): Promise<Browser> };
+const puppeteer = new Puppeteer({ isPuppeteerCore: true }) as unknown as {
+  connect(options: ConnectOptions): Promise<Browser>;
+};
 
 /**
  * Launch a headless Chromium with a throw-away profile. As root it runs as an unprivileged user with
@@ -55,7 +57,8 @@ export async function launchBrowser(
   let started: BrowserProcess | undefined;
   let browser: Browser;
   try {
-    started = takeEarlyBrowser(executablePath, extraArgs, identity) ?? spawnBrowser(executablePath, extraArgs, identity);
+    started =
+      takeEarlyBrowser(executablePath, extraArgs, identity) ?? spawnBrowser(executablePath, extraArgs, identity);
     browser = await connect(started);
   } catch (error) {
     started?.discard();
@@ -67,15 +70,21 @@ export async function launchBrowser(
     // remember it for this process's later launches.
     if (identity.user && !identity.noSandbox) {
       const noSandbox = `Chromium could not start its sandbox as user ${identity.user.name} (user namespaces are refused here, as in a container's default seccomp profile)`;
-      const launched = await launchBrowser(executablePath, extraArgs, { ...identity, noSandbox }).catch(() => undefined);
+      const launched = await launchBrowser(executablePath, extraArgs, { ...identity, noSandbox }).catch(
+        () => undefined,
+      );
       if (launched) {
         noSandboxHere = noSandbox;
         return launched;
       }
     }
-    throw new PdfRenderError('BROWSER_NOT_FOUND', `could not start the browser at ${executablePath}: ${reason}; ${browserInstallHint}`, {
-      cause: error,
-    });
+    throw new PdfRenderError(
+      'BROWSER_NOT_FOUND',
+      `could not start the browser at ${executablePath}: ${reason}; ${browserInstallHint}`,
+      {
+        cause: error,
+      },
+    );
   }
   const { pid, profileDir, exited } = started;
   let closed: Promise<void> | undefined;
@@ -116,7 +125,13 @@ async function connect(started: BrowserProcess): Promise<Browser> {
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`it did not answer within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
-    void exited.then(() => reject(new Error(`it exited as it started (${child.exitCode !== null ? `code ${child.exitCode}` : `signal ${child.signalCode}`})`)));
+    void exited.then(() =>
+      reject(
+        new Error(
+          `it exited as it started (${child.exitCode !== null ? `code ${child.exitCode}` : `signal ${child.signalCode}`})`,
+        ),
+      ),
+    );
   });
   try {
     return await Promise.race([

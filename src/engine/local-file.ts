@@ -47,7 +47,11 @@ export class LocalFileError extends Error {}
  * The bytes of the regular file at `path`, at most `maxBytes`; `admit(size)` may refuse the size
  * (a budget) by returning false. Throws LocalFileError saying why it was not read.
  */
-export async function readLocalFile(path: string, maxBytes: number, admit: (size: number) => boolean = () => true): Promise<Buffer> {
+export async function readLocalFile(
+  path: string,
+  maxBytes: number,
+  admit: (size: number) => boolean = () => true,
+): Promise<Buffer> {
   let file: FileHandle;
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);

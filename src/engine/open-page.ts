@@ -17,10 +17,15 @@ export async function openControlledPage(browser: Browser, context: BrowserConte
   }
   const stop = new AbortController();
   // The context is new and this is its one page, so the first page target in it is ours.
-  const created = browser.waitForTarget((target) => target.type() === 'page' && target.browserContext() === context, { timeout: 0, signal: stop.signal });
+  const created = browser.waitForTarget((target) => target.type() === 'page' && target.browserContext() === context, {
+    timeout: 0,
+    signal: stop.signal,
+  });
   try {
     // The full browser ignores enableBeginFrameControl and runs frames by itself, which is what it did before.
-    await (await session).send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
+    await (
+      await session
+    ).send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
     const page = await (await created).page();
     if (!page) throw new Error('the browser opened no page for the document');
     return page;

@@ -66,7 +66,16 @@ export interface GuardOptions {
 }
 
 // Schemes a document might reach that the proxy never sees; data:, blob: and about: are harmless.
-const pausedSchemes = ['file', 'filesystem', 'chrome', 'chrome-extension', 'chrome-untrusted', 'devtools', 'view-source', 'ftp'];
+const pausedSchemes = [
+  'file',
+  'filesystem',
+  'chrome',
+  'chrome-extension',
+  'chrome-untrusted',
+  'devtools',
+  'view-source',
+  'ftp',
+];
 // Reports are capped, so a document that asks for a million URLs cannot grow one without bound.
 export const maxIssues = 100;
 
@@ -82,7 +91,8 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let began = 0;
   let read = new Set<string>();
   const add = (list: keyof NetworkReport, url: string, issue: Omit<ResourceIssue, 'url'>) => {
-    if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url)) report[list].push({ url: cappedUrl(url), ...issue });
+    if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url))
+      report[list].push({ url: cappedUrl(url), ...issue });
   };
 
   client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
@@ -91,7 +101,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       served = undefined;
       const body = Buffer.from(html).toString('base64');
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
-      return void client.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body }).catch(() => undefined);
+      return void client
+        .send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200, responseHeaders, body })
+        .catch(() => undefined);
     }
     const { requestId, request } = event;
     void pausedDecision(request.url, judgeFile)
@@ -125,7 +137,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       add(
         'failed',
         url,
-        /^net::ERR_[A-Z0-9_]+$/.test(error) ? { code: 'LOAD_FAILED', reason: error } : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error },
+        /^net::ERR_[A-Z0-9_]+$/.test(error)
+          ? { code: 'LOAD_FAILED', reason: error }
+          : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error },
       );
   });
   page.on('response', (response: HTTPResponse) => {
@@ -135,10 +149,12 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       add(
         'blocked',
         response.url(),
-        proxyRefusal(response.url(), options.proxy, began) ?? networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'),
+        proxyRefusal(response.url(), options.proxy, began) ??
+          networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'),
       );
     else if (failure) add('failed', response.url(), { code: 'LOAD_FAILED', reason: failure });
-    else if (response.status() >= 400) add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
+    else if (response.status() >= 400)
+      add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });
 
   return {
@@ -177,13 +193,18 @@ const schemeRefusal = (scheme: string) => urlRefusal('SCHEME_NOT_ALLOWED', `${sc
 
 // An https/ws(s) request the proxy refused, or whose name did not resolve, fails as a tunnel error;
 // the proxy remembers which.
-const proxyRefusal = (url: string, proxy: EgressProxy, since: number) => atProxy(url, (host, port) => proxy.refusal(host, port, since));
-const proxyFailure = (url: string, proxy: EgressProxy, since: number) => atProxy(url, (host, port) => proxy.failure(host, port, since));
+const proxyRefusal = (url: string, proxy: EgressProxy, since: number) =>
+  atProxy(url, (host, port) => proxy.refusal(host, port, since));
+const proxyFailure = (url: string, proxy: EgressProxy, since: number) =>
+  atProxy(url, (host, port) => proxy.failure(host, port, since));
 
 function atProxy<T>(url: string, ask: (host: string, port: string) => T): T | undefined {
   try {
     const parsed = new URL(url);
-    const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';
+    const port =
+      parsed.port ||
+      ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] ||
+      '';
     return ask(parsed.hostname, port);
   } catch {
     return undefined;

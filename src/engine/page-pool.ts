@@ -51,7 +51,10 @@ const closeGraceMs = 5_000;
 export class PagePool {
   private readonly idle: Slot[] = [];
   // Two lines of waiters: urgent ones (sync HTTP renders, CLI) always go before background ones (async jobs).
-  private readonly waiters: { urgent: Array<() => void>; background: Array<() => void> } = { urgent: [], background: [] };
+  private readonly waiters: { urgent: Array<() => void>; background: Array<() => void> } = {
+    urgent: [],
+    background: [],
+  };
   private inUse = 0;
 
   constructor(
@@ -102,7 +105,13 @@ export class PagePool {
   /** Return a page; one that is not `reusable` (deadline, crash, error) is closed instead. */
   release(slot: Slot, reusable: boolean): void {
     slot.renders += 1;
-    if (reusable && !slot.broken && slot.renders < this.recycleAfter && this.host.isCurrent(slot.generation) && !slot.page.isClosed()) {
+    if (
+      reusable &&
+      !slot.broken &&
+      slot.renders < this.recycleAfter &&
+      this.host.isCurrent(slot.generation) &&
+      !slot.page.isClosed()
+    ) {
       this.idle.push(slot);
       this.host.done(slot.generation);
       this.giveBackPlace();
@@ -143,15 +152,33 @@ export class PagePool {
           window.open = () => null;
         }),
       ]);
-      const slot: Slot = { page, context, client, generation, renders: 0, state, crashed, gone, broken: false, guard, frames: frameGateOf(browser), media: '' };
+      const slot: Slot = {
+        page,
+        context,
+        client,
+        generation,
+        renders: 0,
+        state,
+        crashed,
+        gone,
+        broken: false,
+        guard,
+        frames: frameGateOf(browser),
+        media: '',
+      };
       page.on('error', () => {
         slot.broken = true;
-        onCrash(new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'));
+        onCrash(
+          new PdfRenderError('RENDER_PDF_FAILED', 'the renderer crashed while rendering the document (out of memory?)'),
+        );
       });
       // Documents must never stall waiting for a person: dismiss dialogs, close popups.
       // A beforeunload prompt is accepted instead, since dismissing it would keep the document
       // from being navigated away from after printing.
-      page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
+      page.on(
+        'dialog',
+        (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined),
+      );
       page.on('popup', (popup) => void popup?.close().catch(() => undefined));
       return slot;
     } catch (error) {

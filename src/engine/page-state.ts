@@ -50,7 +50,8 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   });
   for (const name of navigationEvents) {
     client.on(name, (event: { frameId: string; reason?: string }) => {
-      if (event.frameId === frameId) taint ??= `the document asked for a navigation${event.reason ? ` (${event.reason})` : ''}`;
+      if (event.frameId === frameId)
+        taint ??= `the document asked for a navigation${event.reason ? ` (${event.reason})` : ''}`;
     });
   }
   page.on('framenavigated', (frame: Frame) => {

@@ -48,7 +48,12 @@ export interface PrintJob {
  * page's guard answers with the same HTML, so `url` prints the file rather than its folder; that
  * costs a navigation, so it is done only then.
  */
-export async function printDocument(slot: Slot, request: RenderRequest, templates: Templates, job: PrintJob): Promise<Printed> {
+export async function printDocument(
+  slot: Slot,
+  request: RenderRequest,
+  templates: Templates,
+  job: PrintJob,
+): Promise<Printed> {
   const { page } = slot;
   // Before the document is written, so it is laid out for this media from the start. Kept by the
   // page across documents and windows, so it is sent only when it changes.
@@ -65,7 +70,8 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   } else {
     // Decided from the page's state, not from the new document: the window is reused only when
     // nothing of the last document can be alive in it and it is at this document's base URL.
-    if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1) await freshWindow(slot, job.baseUrl);
+    if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
+      await freshWindow(slot, job.baseUrl);
     await writeDocument(slot, request.htmlContent ?? '');
   }
   await waitForConditions(slot, request, job.signal, job.pending);
@@ -75,7 +81,11 @@ export async function printDocument(slot: Slot, request: RenderRequest, template
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
   // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
   if (!templates.firstPage || !printsFirstPage(request)) return { pdf, unresolved };
-  return { pdf, unresolved, firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages) };
+  return {
+    pdf,
+    unresolved,
+    firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages),
+  };
 }
 
 function printsFirstPage(request: RenderRequest): boolean {
@@ -97,7 +107,14 @@ async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<
     // an error page is no reason of the page's.
     const refusal = (urls: string[], cause?: unknown) => {
       const refused = slot.guard.seen().blocked.find((issue) => urls.includes(issue.url));
-      return refused && new PdfRenderError('RENDER_PDF_FAILED', `url ${withoutCredentials(refused.url)} was not loaded: ${refused.reason}`, { cause });
+      return (
+        refused &&
+        new PdfRenderError(
+          'RENDER_PDF_FAILED',
+          `url ${withoutCredentials(refused.url)} was not loaded: ${refused.reason}`,
+          { cause },
+        )
+      );
     };
     const response = await slot.page.goto(url, { waitUntil: 'load', timeout: 0 }).catch((error: unknown) => {
       // A navigation that failed outright: its own URL, or the first refused one (where it redirected).
@@ -158,7 +175,8 @@ export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
   // Cookies can come from any subresource's Set-Cookie, script or not. The session keeps order, so
   // once this answers, every event the page sent before it (a script, a scheduled refresh) is in.
   await client.send('Network.clearBrowserCookies');
-  if (state.taint !== null || slot.page.url() !== baseUrl || slot.page.frames().length > 1) return freshWindow(slot, baseUrl);
+  if (state.taint !== null || slot.page.url() !== baseUrl || slot.page.frames().length > 1)
+    return freshWindow(slot, baseUrl);
   // No script of ours ran, but cross-origin frames run theirs in other processes.
   await clearStorage(slot, state.origins);
   state.clear();
@@ -224,5 +242,7 @@ async function writeDocument(slot: Slot, html: string): Promise<void> {
 
 // Storage of every type (local, session, IndexedDB, Cache Storage, service workers) for `origins`.
 async function clearStorage(slot: Slot, origins: Iterable<string>): Promise<void> {
-  await Promise.all([...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })));
+  await Promise.all(
+    [...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+  );
 }

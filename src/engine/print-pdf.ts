@@ -28,16 +28,23 @@ export interface TemplatePair {
 }
 
 /** Print the slot's document once its fonts are in, with the request's paper, margins and templates. */
-export async function printPdf(slot: Slot, request: RenderRequest, templates: TemplatePair, maxPages: number): Promise<Uint8Array> {
+export async function printPdf(
+  slot: Slot,
+  request: RenderRequest,
+  templates: TemplatePair,
+  maxPages: number,
+): Promise<Uint8Array> {
   // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
   // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
   if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
   await inPrintWorld(slot, fontsReady);
-  const { stream } = await slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages)).catch((error: unknown) => {
-    // Chromium's word for a range that starts after the last page.
-    if (request.pageRanges && /exceeds page count/i.test(String(error))) throw pastTheEnd(request.pageRanges, error);
-    throw error;
-  });
+  const { stream } = await slot.client
+    .send('Page.printToPDF', printParameters(request, templates, maxPages))
+    .catch((error: unknown) => {
+      // Chromium's word for a range that starts after the last page.
+      if (request.pageRanges && /exceeds page count/i.test(String(error))) throw pastTheEnd(request.pageRanges, error);
+      throw error;
+    });
   if (!stream) throw new Error('Chromium returned no PDF stream');
   try {
     const chunks: Buffer[] = [];
@@ -64,14 +71,22 @@ export async function printPdf(slot: Slot, request: RenderRequest, templates: Te
 
 /** The error of a pageRanges that starts a range past the document's last page. */
 export function pastTheEnd(pageRanges: string, cause?: unknown): PdfRenderError {
-  return new PdfRenderError('RENDER_PDF_FAILED', `pageRanges "${pageRanges}" asks for a page past the end of the document`, { cause });
+  return new PdfRenderError(
+    'RENDER_PDF_FAILED',
+    `pageRanges "${pageRanges}" asks for a page past the end of the document`,
+    { cause },
+  );
 }
 
 // Bytes asked for per IO.read: a typical PDF in one, and each message bounded (about 11 MB as base64).
 const readChunkBytes = 8 * 1024 * 1024;
 
 /** Page.printToPDF's parameters for a validated request; lengths are already in inches. */
-export function printParameters(request: RenderRequest, templates: TemplatePair, maxPages: number): Protocol.Page.PrintToPDFRequest {
+export function printParameters(
+  request: RenderRequest,
+  templates: TemplatePair,
+  maxPages: number,
+): Protocol.Page.PrintToPDFRequest {
   return {
     transferMode: 'ReturnAsStream',
     paperWidth: request.paperWidth,
@@ -106,9 +121,17 @@ export async function inPrintWorld(slot: Slot, expression: string): Promise<unkn
       .catch(() => undefined);
     if (reused) return reused.result.value;
   }
-  const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', { frameId: slot.state.frameId, worldName });
+  const { executionContextId } = await slot.client.send('Page.createIsolatedWorld', {
+    frameId: slot.state.frameId,
+    worldName,
+  });
   slot.printWorld = executionContextId;
-  const { result } = await slot.client.send('Runtime.evaluate', { expression, contextId: executionContextId, awaitPromise: true, returnByValue: true });
+  const { result } = await slot.client.send('Runtime.evaluate', {
+    expression,
+    contextId: executionContextId,
+    awaitPromise: true,
+    returnByValue: true,
+  });
   return result.value;
 }
 

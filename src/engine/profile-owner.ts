@@ -58,11 +58,15 @@ export function isAlive(pid: number): boolean {
 // theirs to sweep, and a marker someone else planted there says nothing about us.
 async function markerOf(dir: string): Promise<Owner | undefined> {
   const uid = process.getuid?.();
-  const [folder, marker] = await Promise.all([lstat(dir).catch(() => undefined), lstat(join(dir, markerName)).catch(() => undefined)]);
+  const [folder, marker] = await Promise.all([
+    lstat(dir).catch(() => undefined),
+    lstat(join(dir, markerName)).catch(() => undefined),
+  ]);
   if (!folder?.isDirectory() || !marker?.isFile() || (uid !== undefined && marker.uid !== uid)) return undefined;
   try {
     const value = JSON.parse(await readFile(join(dir, markerName), 'utf8')) as Partial<Owner>;
-    if (Number.isInteger(value.pid) && (value.started === undefined || typeof value.started === 'string')) return value as Owner;
+    if (Number.isInteger(value.pid) && (value.started === undefined || typeof value.started === 'string'))
+      return value as Owner;
   } catch {
     // torn or foreign: left alone
   }

@@ -26,7 +26,8 @@ const unresolved = `(() => {
   return [...found];
 })()`;
 
-export const relativeUrlReason = 'a relative URL in a document with no base URL (send absolute URLs, a <base href>, or url)';
+export const relativeUrlReason =
+  'a relative URL in a document with no base URL (send absolute URLs, a <base href>, or url)';
 
 /** The relative URLs the slot's document could not load for want of a base URL. */
 export async function unresolvedRelativeUrls(slot: Slot): Promise<ResourceIssue[]> {

@@ -38,18 +38,32 @@ export interface Crawled {
  * Resolve `references` (found at `origin`) against `base`. Fonts and what a template cannot load
  * at all are reported here and left out, as is a relative URL with no base.
  */
-export function resolveReferences(references: TemplateReference[], base: string | undefined, report: TemplateReport, origin: Origin): Resolved[] {
+export function resolveReferences(
+  references: TemplateReference[],
+  base: string | undefined,
+  report: TemplateReport,
+  origin: Origin,
+): Resolved[] {
   return references.map((reference) => {
     const { kind, what } = reference;
     const written = reference.url.trim();
     if (kind === 'font' || kind === 'other') {
-      const reason = kind === 'font' ? 'header and footer templates cannot load web fonts' : `header and footer templates cannot load ${what}`;
+      const reason =
+        kind === 'font'
+          ? 'header and footer templates cannot load web fonts'
+          : `header and footer templates cannot load ${what}`;
       for (const url of reference.candidates ?? [written])
         report.add('failed', { url: absolute(url, base) ?? url, code: 'TEMPLATE_UNSUPPORTED', reason }, what, origin);
       return { reference, href: null };
     }
     const href = absolute(written, base);
-    if (href === null) report.add('failed', { url: written, code: 'LOAD_FAILED', reason: 'relative URL with no base to resolve it against' }, what, origin);
+    if (href === null)
+      report.add(
+        'failed',
+        { url: written, code: 'LOAD_FAILED', reason: 'relative URL with no base to resolve it against' },
+        what,
+        origin,
+      );
     return { reference, href };
   });
 }
@@ -63,7 +77,12 @@ function absolute(url: string, base: string | undefined): string | null {
 }
 
 /** Fetch the images and style sheets of `found` (each template's resolved references), and what the style sheets bring in. */
-export async function crawl(found: Resolved[][], budget: ByteBudget, options: FetchManyOptions, report: TemplateReport): Promise<Crawled> {
+export async function crawl(
+  found: Resolved[][],
+  budget: ByteBudget,
+  options: FetchManyOptions,
+  report: TemplateReport,
+): Promise<Crawled> {
   const crawled: Crawled = { images: new Map(), sheets: new Map() };
   const queued = { images: new Set<string>(), sheets: new Set<string>() };
   // Where each URL is referred to from, so a failure names every template it leaves something out of.
@@ -82,7 +101,9 @@ export async function crawl(found: Resolved[][], budget: ByteBudget, options: Fe
     into[list].push(resolved.href);
     return true;
   };
-  found.forEach((references, index) => references.forEach((resolved) => (refer(resolved, index), queue(resolved, wave))));
+  found.forEach((references, index) =>
+    references.forEach((resolved) => (refer(resolved, index), queue(resolved, wave))),
+  );
   let broughtIn = 0;
   for (let depth = 0; wave.images.length + wave.sheets.length > 0; depth += 1) {
     const fail = (list: 'blocked' | 'failed', issue: ResourceIssue) => {
@@ -105,7 +126,11 @@ export async function crawl(found: Resolved[][], budget: ByteBudget, options: Fe
       crawled.sheets.set(href, { text, references });
       for (const resolved of references) {
         refer(resolved, href);
-        if (resolved.href === null || queued[resolved.reference.kind === 'stylesheet' ? 'sheets' : 'images'].has(resolved.href)) continue;
+        if (
+          resolved.href === null ||
+          queued[resolved.reference.kind === 'stylesheet' ? 'sheets' : 'images'].has(resolved.href)
+        )
+          continue;
         const refused =
           resolved.reference.kind === 'stylesheet' && depth >= maxImportDepth
             ? `imported more than ${maxImportDepth} levels deep`
@@ -113,7 +138,12 @@ export async function crawl(found: Resolved[][], budget: ByteBudget, options: Fe
               ? `more than ${maxStylesheetFetches} images and style sheets come from the header and footer style sheets`
               : null;
         if (refused) {
-          report.add('failed', { url: resolved.href, code: 'LOAD_FAILED', reason: refused }, resolved.reference.what, href);
+          report.add(
+            'failed',
+            { url: resolved.href, code: 'LOAD_FAILED', reason: refused },
+            resolved.reference.what,
+            href,
+          );
           resolved.href = null;
         } else if (queue(resolved, next)) broughtIn += 1;
       }

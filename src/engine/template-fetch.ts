@@ -25,7 +25,12 @@ export interface FetchBudget {
  * Fetches one URL for inlining, for a document at `baseUrl`; throws RefusedUrlError for what the
  * policy refuses. A fetcher that does not take from `budget` is charged when it returns.
  */
-export type ResourceFetcher = (url: URL, signal: AbortSignal, baseUrl?: string, budget?: FetchBudget) => Promise<FetchedResource>;
+export type ResourceFetcher = (
+  url: URL,
+  signal: AbortSignal,
+  baseUrl?: string,
+  budget?: FetchBudget,
+) => Promise<FetchedResource>;
 
 /** Header and footer images and style sheets larger than this are left out. */
 export const maxImageBytes = 10 * 1024 * 1024;
@@ -35,7 +40,11 @@ export const maxImageBytes = 10 * 1024 * 1024;
  * as `files` says: 'document-folder' (inside the document's folder, links resolved; the CLI) or
  * 'none' (the server).
  */
-export function defaultFetcher(options: { files: FileAccess; policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
+export function defaultFetcher(options: {
+  files: FileAccess;
+  policy: NetworkPolicy;
+  resolver?: Resolver | undefined;
+}): ResourceFetcher {
   return async (url, signal, baseUrl, budget) => {
     if (url.protocol === 'file:') {
       const decision = await fileDecision(url, baseUrl, options.files);
@@ -44,7 +53,14 @@ export function defaultFetcher(options: { files: FileAccess; policy: NetworkPoli
       const bytes = await readLocalFile(decision.path, maxImageBytes, (size) => !budget || budget.take(size));
       return { bytes, contentType: fileType(url.pathname) ?? 'application/octet-stream' };
     }
-    const response = await pinnedRequest(url, { policy: options.policy, resolver: options.resolver, signal, maxRedirects: 5, maxBytes: maxImageBytes, budget });
+    const response = await pinnedRequest(url, {
+      policy: options.policy,
+      resolver: options.resolver,
+      signal,
+      maxRedirects: 5,
+      maxBytes: maxImageBytes,
+      budget,
+    });
     if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${response.status}`);
     const contentType = response.headers['content-type']?.split(';')[0]?.trim() || fileType(url.pathname);
     return { bytes: response.body, contentType: contentType ?? 'application/octet-stream' };

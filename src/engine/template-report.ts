@@ -27,7 +27,12 @@ export class TemplateReport {
     if (known) return void known.origins.add(origin);
     if (this.counts[list] >= maxIssues) return;
     this.counts[list] += 1;
-    this.entries.set(issue.url, { list, issue: { ...issue, url: cappedUrl(issue.url) }, what, origins: new Set([origin]) });
+    this.entries.set(issue.url, {
+      list,
+      issue: { ...issue, url: cappedUrl(issue.url) },
+      what,
+      origins: new Set([origin]),
+    });
   }
 
   /** Note more places a recorded URL was found at; nothing for a URL not recorded. */

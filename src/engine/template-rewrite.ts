@@ -36,7 +36,13 @@ type Piece = string | { sheet: string };
  * would carry more than `maxImageBytes` of images together, or a template more than
  * `maxTemplateStylesheetBytes` of style sheets.
  */
-export function rewriteTemplates(templates: string[], found: Resolved[][], crawled: Crawled, report: TemplateReport, maxImageBytes: number): string[] {
+export function rewriteTemplates(
+  templates: string[],
+  found: Resolved[][],
+  crawled: Crawled,
+  report: TemplateReport,
+  maxImageBytes: number,
+): string[] {
   const images = new Map(
     [...crawled.images].map(([href, { bytes, contentType }], index) => [
       href,
@@ -52,7 +58,9 @@ export function rewriteTemplates(templates: string[], found: Resolved[][], crawl
   const rewritten = templates.map((html, index) => {
     const references = found[index]!;
     const imageOf = (href: string | null) => (href === null ? undefined : images.get(href));
-    const linked = references.filter(({ reference, href }) => reference.kind === 'stylesheet' && href !== null && sheets.has(href)).map(({ href }) => href!);
+    const linked = references
+      .filter(({ reference, href }) => reference.kind === 'stylesheet' && href !== null && sheets.has(href))
+      .map(({ href }) => href!);
     const stylesheetBytes = linked.reduce((sum, href) => sum + dataUrlBytes(sheets.size(href)), 0);
     if (stylesheetBytes > maxTemplateStylesheetBytes) {
       throw new PdfRenderError(
@@ -61,12 +69,18 @@ export function rewriteTemplates(templates: string[], found: Resolved[][], crawl
       );
     }
     // Images the template defines once: its <img>s, its CSS references that fit a custom property, its style sheets' images.
-    const inImg = new Set(references.filter(({ reference, href }) => reference.kind === 'img' && imageOf(href)).map(({ href }) => href!));
+    const inImg = new Set(
+      references.filter(({ reference, href }) => reference.kind === 'img' && imageOf(href)).map(({ href }) => href!),
+    );
     const inVariables = new Set([
-      ...references.filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && !tooBig(imageOf(href)!)).map(({ href }) => href!),
+      ...references
+        .filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && !tooBig(imageOf(href)!))
+        .map(({ href }) => href!),
       ...linked.flatMap((href) => [...sheets.images(href)]),
     ]);
-    const eachTime = references.filter(({ reference, href }) => reference.kind === 'css' && imageOf(href) && tooBig(imageOf(href)!));
+    const eachTime = references.filter(
+      ({ reference, href }) => reference.kind === 'css' && imageOf(href) && tooBig(imageOf(href)!),
+    );
     carriedImages +=
       [...new Set([...inImg, ...inVariables])].reduce((sum, href) => sum + images.get(href)!.bytes, 0) +
       eachTime.reduce((sum, { href }) => sum + images.get(href!)!.bytes, 0);
@@ -74,12 +88,22 @@ export function rewriteTemplates(templates: string[], found: Resolved[][], crawl
       const image = imageOf(href);
       if (reference.kind === 'img' && image) return `"${marker(image.name)}"`;
       if (reference.kind === 'css' && image) return tooBig(image) ? `url(${image.data})` : `var(${image.name})`;
-      if (reference.kind === 'stylesheet' && href !== null && sheets.has(href)) return inSyntax(reference, sheetData(sheets.text(href)));
+      if (reference.kind === 'stylesheet' && href !== null && sheets.has(href))
+        return inSyntax(reference, sheetData(sheets.text(href)));
       return emptied(reference);
     };
-    const imageRules = [...inImg].map((href) => `img[src="${marker(images.get(href)!.name)}"]{content:url("${images.get(href)!.data}")}`).join('');
-    const definitions = [...inVariables].map((href) => `${images.get(href)!.name}:url("${images.get(href)!.data}");`).join('');
-    return splice(html, references, replacement, imageRules || definitions ? `<style>:root{${definitions}}${imageRules}</style>` : '');
+    const imageRules = [...inImg]
+      .map((href) => `img[src="${marker(images.get(href)!.name)}"]{content:url("${images.get(href)!.data}")}`)
+      .join('');
+    const definitions = [...inVariables]
+      .map((href) => `${images.get(href)!.name}:url("${images.get(href)!.data}");`)
+      .join('');
+    return splice(
+      html,
+      references,
+      replacement,
+      imageRules || definitions ? `<style>:root{${definitions}}${imageRules}</style>` : '',
+    );
   });
   if (carriedImages > maxImageBytes) {
     throw new PdfRenderError(
@@ -112,7 +136,11 @@ class StylesheetWriter {
   size(href: string): number {
     const known = this.sizes.get(href);
     if (known !== undefined) return known;
-    const size = this.plan(href).reduce((sum, piece) => sum + (typeof piece === 'string' ? Buffer.byteLength(piece) : dataUrlBytes(this.size(piece.sheet))), 0);
+    const size = this.plan(href).reduce(
+      (sum, piece) =>
+        sum + (typeof piece === 'string' ? Buffer.byteLength(piece) : dataUrlBytes(this.size(piece.sheet))),
+      0,
+    );
     this.sizes.set(href, size);
     return size;
   }
@@ -136,7 +164,9 @@ class StylesheetWriter {
     const own = sheet.references
       .filter(({ reference, href: target }) => reference.kind === 'css' && target !== null && this.usable(target))
       .map(({ href: target }) => target!);
-    const imported = this.plan(href).flatMap((piece) => (typeof piece === 'string' ? [] : [...this.images(piece.sheet)]));
+    const imported = this.plan(href).flatMap((piece) =>
+      typeof piece === 'string' ? [] : [...this.images(piece.sheet)],
+    );
     const images = new Set([...own, ...imported]);
     this.imageSets.set(href, images);
     return images;
@@ -170,7 +200,12 @@ class StylesheetWriter {
     if (reference.kind === 'stylesheet') {
       if (!this.has(target)) return emptied(reference);
       if (this.planning.has(target)) {
-        this.report.add('failed', { url: target, code: 'LOAD_FAILED', reason: 'imported by a style sheet it imports' }, 'stylesheet', from);
+        this.report.add(
+          'failed',
+          { url: target, code: 'LOAD_FAILED', reason: 'imported by a style sheet it imports' },
+          'stylesheet',
+          from,
+        );
         return emptied(reference);
       }
       this.plan(target);
@@ -181,7 +216,11 @@ class StylesheetWriter {
     if (tooBig(image)) {
       this.report.add(
         'failed',
-        { url: target, code: 'LOAD_FAILED', reason: `too big to inline from a style sheet (over ${megabytes((maxVariableChars * 3) / 4)} MB)` },
+        {
+          url: target,
+          code: 'LOAD_FAILED',
+          reason: `too big to inline from a style sheet (over ${megabytes((maxVariableChars * 3) / 4)} MB)`,
+        },
         'image',
         from,
       );
@@ -192,7 +231,12 @@ class StylesheetWriter {
 }
 
 // `html` with each reference replaced, after `prefix`.
-function splice(html: string, references: Resolved[], replacement: (resolved: Resolved) => string, prefix: string): string {
+function splice(
+  html: string,
+  references: Resolved[],
+  replacement: (resolved: Resolved) => string,
+  prefix: string,
+): string {
   if (references.length === 0) return html;
   const parts = [prefix];
   let position = 0;
@@ -205,7 +249,8 @@ function splice(html: string, references: Resolved[], replacement: (resolved: Re
 }
 
 // A URL in the reference's own syntax; none of ours needs quoting in CSS (base64 and a plain media type).
-const inSyntax = (reference: TemplateReference, url: string) => (reference.syntax === 'attribute' ? `"${url}"` : `url(${url})`);
+const inSyntax = (reference: TemplateReference, url: string) =>
+  reference.syntax === 'attribute' ? `"${url}"` : `url(${url})`;
 
 // A reference that loads nothing, valid wherever the original was (an empty attribute, an empty url()).
 const emptied = (reference: TemplateReference) => inSyntax(reference, '');

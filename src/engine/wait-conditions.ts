@@ -21,7 +21,12 @@ const checksPerFrame = 5;
 export const networkIdleMs = 500;
 
 /** Wait until every condition `request` gives holds; rejects when `signal` aborts. */
-export async function waitForConditions(slot: Slot, request: RenderRequest, signal: AbortSignal, pending: Set<string>): Promise<void> {
+export async function waitForConditions(
+  slot: Slot,
+  request: RenderRequest,
+  signal: AbortSignal,
+  pending: Set<string>,
+): Promise<void> {
   const waits: Array<Promise<void>> = [];
   const { waitForSelector: selector, waitForExpression: expression, waitDelay: delay } = request;
   if (delay) waits.push(named(pending, `waitDelay (${delay} ms)`, () => sleep(delay, undefined, { signal })));
@@ -44,7 +49,11 @@ export async function waitForConditions(slot: Slot, request: RenderRequest, sign
       named(pending, `waitForSelector ${quoted(selector)} (a visible element matching it)`, () =>
         until(slot, signal, async () => {
           const found = await inPrintWorld(slot, check);
-          if (found === 'invalid') throw new PdfRenderError('RENDER_PDF_FAILED', `waitForSelector ${quoted(selector)} is not a CSS selector the page accepts`);
+          if (found === 'invalid')
+            throw new PdfRenderError(
+              'RENDER_PDF_FAILED',
+              `waitForSelector ${quoted(selector)} is not a CSS selector the page accepts`,
+            );
           return found === true;
         }),
       ),
@@ -56,7 +65,11 @@ export async function waitForConditions(slot: Slot, request: RenderRequest, sign
     waits.push(
       named(pending, `waitForExpression ${quoted(expression)} (to be truthy)`, () =>
         until(slot, signal, async () => {
-          const { result, exceptionDetails } = await slot.client.send('Runtime.evaluate', { expression: wrapped, awaitPromise: true, returnByValue: true });
+          const { result, exceptionDetails } = await slot.client.send('Runtime.evaluate', {
+            expression: wrapped,
+            awaitPromise: true,
+            returnByValue: true,
+          });
           // A throw (a global not set yet) is not an answer: it is tried again, as a false one is.
           return !exceptionDetails && result.value === true;
         }),

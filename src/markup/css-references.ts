@@ -20,9 +20,13 @@ export interface CssReference {
 }
 
 // What starts a token the scan cares about; `(` and `)` are counted for image-set()'s arguments.
-const tokens = /\/\*|["']|(?<![\w-])url\(|(?<![\w-])(?:-webkit-)?image-set\(|@import(?![\w-])|@font-face(?![\w-])|[{}();]/gi;
+const tokens =
+  /\/\*|["']|(?<![\w-])url\(|(?<![\w-])(?:-webkit-)?image-set\(|@import(?![\w-])|@font-face(?![\w-])|[{}();]/gi;
 // A string runs to its closing quote, a newline (a bad string) or the end; a backslash escapes the next character.
-const strings = { '"': /"(?:[^"\\\n\r\f]|\\[\s\S]|\\$)*(?:"|[\n\r\f]|$)/y, "'": /'(?:[^'\\\n\r\f]|\\[\s\S]|\\$)*(?:'|[\n\r\f]|$)/y };
+const strings = {
+  '"': /"(?:[^"\\\n\r\f]|\\[\s\S]|\\$)*(?:"|[\n\r\f]|$)/y,
+  "'": /'(?:[^'\\\n\r\f]|\\[\s\S]|\\$)*(?:'|[\n\r\f]|$)/y,
+};
 const blank = /\s*/y;
 const bareUrl = /(?:[^\s"'()\\]|\\[\s\S])*/y;
 
@@ -58,7 +62,8 @@ export function cssReferences(css: string, sheet: boolean): CssReference[] {
       const closed = string.length > 1 && string.endsWith(text);
       const url = closed ? string.slice(1, -1) : '';
       if (closed && importPending) references.push({ kind: 'import', url, syntax: 'string', start: at, end: position });
-      else if (closed && imageSet !== null && parens === imageSet) references.push({ kind: 'image', url, syntax: 'string', start: at, end: position });
+      else if (closed && imageSet !== null && parens === imageSet)
+        references.push({ kind: 'image', url, syntax: 'string', start: at, end: position });
       importPending = false;
       continue;
     }

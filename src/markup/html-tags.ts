@@ -43,7 +43,9 @@ export function scanHtml(html: string): HtmlScan {
   const tagEnd = forwardIndex(html, />/);
   const quoteEnd = { '"': forwardIndex(html, /"/), "'": forwardIndex(html, /'/) };
   const endTags = new Map<string, ForwardSearch>();
-  const endTag = (name: string) => endTags.get(name) ?? endTags.set(name, forwardSearch(html, new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'i'))).get(name)!;
+  const endTag = (name: string) =>
+    endTags.get(name) ??
+    endTags.set(name, forwardSearch(html, new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'i'))).get(name)!;
   const tags: HtmlTag[] = [];
   const styleSheets: HtmlScan['styleSheets'] = [];
   let foreignDepth = 0;
@@ -52,7 +54,11 @@ export function scanHtml(html: string): HtmlScan {
     const at = open.index;
     if (open[0] === '<!--') {
       // `<!-->` and `<!--->` are whole comments, as a parser reads them.
-      position = html.startsWith('<!-->', at) ? at + 5 : html.startsWith('<!--->', at) ? at + 6 : commentEnd(at + 4) + 3;
+      position = html.startsWith('<!-->', at)
+        ? at + 5
+        : html.startsWith('<!--->', at)
+          ? at + 6
+          : commentEnd(at + 4) + 3;
       continue;
     }
     if (!/[a-z]/i.test(open[0][1]!)) {
@@ -83,7 +89,11 @@ const attributeName = /[^\t\n\f\r />][^\t\n\f\r />=]*/y;
 const bareValue = /[^\t\n\f\r >]*/y;
 
 // The start tag at `at` (`<` and a letter), or null when the text ends inside it.
-function startTag(html: string, at: number, quoteEnd: Record<'"' | "'", (from: number) => number>): { tag: HtmlTag; selfClosing: boolean } | null {
+function startTag(
+  html: string,
+  at: number,
+  quoteEnd: Record<'"' | "'", (from: number) => number>,
+): { tag: HtmlTag; selfClosing: boolean } | null {
   const name = stickyAt(tagName, html, at + 1);
   const attributes: HtmlAttribute[] = [];
   const names = new Set<string>();

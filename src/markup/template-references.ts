@@ -28,11 +28,32 @@ export interface TemplateReference {
 }
 
 // Attributes that load what they name, on any element (href only where it is not a link: see below).
-const loadingAttributes = new Set(['src', 'srcset', 'imagesrcset', 'href', 'xlink:href', 'poster', 'background', 'data', 'lowsrc', 'dynsrc']);
+const loadingAttributes = new Set([
+  'src',
+  'srcset',
+  'imagesrcset',
+  'href',
+  'xlink:href',
+  'poster',
+  'background',
+  'data',
+  'lowsrc',
+  'dynsrc',
+]);
 // Elements whose href is a link or a base URL, not something to load.
 const linkElements = new Set(['a', 'area', 'base']);
 // SVG presentation attributes that take a url() (a fragment in the same document is no load).
-const urlAttributes = new Set(['fill', 'stroke', 'filter', 'mask', 'clip-path', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
+const urlAttributes = new Set([
+  'fill',
+  'stroke',
+  'filter',
+  'mask',
+  'clip-path',
+  'marker-start',
+  'marker-mid',
+  'marker-end',
+  'cursor',
+]);
 
 /** Every reference of `html` to something outside it, in order, none overlapping; `scan` is html's own, when already made. */
 export function templateReferences(html: string, scan: HtmlScan = scanHtml(html)): TemplateReference[] {
@@ -41,27 +62,38 @@ export function templateReferences(html: string, scan: HtmlScan = scanHtml(html)
   const fromCss = (css: CssReference[], offset: number, inAttribute?: string) =>
     css
       .filter((reference) => loads(reference.url))
-      .map((reference) => ({ ...cssReference(reference, inAttribute), start: reference.start + offset, end: reference.end + offset }));
+      .map((reference) => ({
+        ...cssReference(reference, inAttribute),
+        start: reference.start + offset,
+        end: reference.end + offset,
+      }));
   // Tags and style sheets do not overlap, and each list is in order: merge them by position.
   let sheet = 0;
   for (const tag of tags) {
     for (; sheet < styleSheets.length && styleSheets[sheet]!.start < tag.start; sheet += 1)
       references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
     for (const attribute of tag.attributes) {
-      const valueStart = attribute.start + (attribute.end > attribute.start && /["']/.test(html[attribute.start]!) ? 1 : 0);
+      const valueStart =
+        attribute.start + (attribute.end > attribute.start && /["']/.test(html[attribute.start]!) ? 1 : 0);
       if (attribute.name === 'style') references.push(...fromCss(cssReferences(attribute.value, false), valueStart));
-      else if (urlAttributes.has(attribute.name)) references.push(...fromCss(cssReferences(attribute.value, false), valueStart, attribute.name));
+      else if (urlAttributes.has(attribute.name))
+        references.push(...fromCss(cssReferences(attribute.value, false), valueStart, attribute.name));
       else {
         const reference = attributeReference(tag, attribute);
         if (reference) references.push(reference);
       }
     }
   }
-  for (; sheet < styleSheets.length; sheet += 1) references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
+  for (; sheet < styleSheets.length; sheet += 1)
+    references.push(...sheetReferences(html, styleSheets[sheet]!, fromCss));
   return references;
 }
 
-function sheetReferences(html: string, span: { start: number; end: number }, fromCss: (css: CssReference[], offset: number) => TemplateReference[]) {
+function sheetReferences(
+  html: string,
+  span: { start: number; end: number },
+  fromCss: (css: CssReference[], offset: number) => TemplateReference[],
+) {
   return fromCss(cssReferences(html.slice(span.start, span.end), true), span.start);
 }
 
@@ -89,7 +121,9 @@ function attributeReference(tag: HtmlTag, attribute: HtmlAttribute): TemplateRef
   const span = { url: attribute.value, syntax: 'attribute' as const, start: attribute.start, end: attribute.end };
   if (name === 'srcset' || name === 'imagesrcset') {
     const candidates = srcsetUrls(attribute.value).filter(loads);
-    return candidates.length > 0 ? { kind: 'other', what: `<${tag.name} ${name}>`, ...span, url: candidates[0]!, candidates } : null;
+    return candidates.length > 0
+      ? { kind: 'other', what: `<${tag.name} ${name}>`, ...span, url: candidates[0]!, candidates }
+      : null;
   }
   if (!loads(attribute.value)) return null;
   if (tag.name === 'img' && name === 'src') return { kind: 'img', what: 'image', ...span };
@@ -130,8 +164,12 @@ function loads(url: string): boolean {
 /** The distinct images and style sheets `html` would have fetched and inlined (data: URIs are already inline). */
 export function templateFetches(html: string): { images: Set<string>; stylesheets: Set<string> } {
   const references = templateReferences(html);
-  const urls = (wanted: (kind: TemplateReference['kind']) => boolean) => new Set(references.filter(({ kind }) => wanted(kind)).map(({ url }) => url.trim()));
-  return { images: urls((kind) => kind === 'img' || kind === 'css'), stylesheets: urls((kind) => kind === 'stylesheet') };
+  const urls = (wanted: (kind: TemplateReference['kind']) => boolean) =>
+    new Set(references.filter(({ kind }) => wanted(kind)).map(({ url }) => url.trim()));
+  return {
+    images: urls((kind) => kind === 'img' || kind === 'css'),
+    stylesheets: urls((kind) => kind === 'stylesheet'),
+  };
 }
 
 /** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL; `scan` as above. */

@@ -32,9 +32,11 @@ function embeddedIPv4(address: ipaddr.IPv6): string | null {
   const parts = address.parts;
   const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
   if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
-  if (parts[0] === 0x64 && parts[1] === 0xff9b && parts.slice(2, 6).every((part) => part === 0)) return ipv4(parts[6]!, parts[7]!);
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && parts.slice(2, 6).every((part) => part === 0))
+    return ipv4(parts[6]!, parts[7]!);
   if (parts[0] === 0x2002) return ipv4(parts[1]!, parts[2]!);
   // ::/96, but not :: and ::1, which are IPv6's own unspecified and loopback addresses.
-  if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1)) return ipv4(parts[6]!, parts[7]!);
+  if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1))
+    return ipv4(parts[6]!, parts[7]!);
   return null;
 }

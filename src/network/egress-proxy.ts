@@ -42,7 +42,11 @@ const dialTimeoutMs = 15_000;
 const rememberedRefusals = 1_000;
 
 /** Start a proxy on an ephemeral loopback port that enforces `policy`; `clock` stamps what it refused, for `since`. */
-export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver = systemResolver, clock: Clock = systemClock): Promise<EgressProxy> {
+export async function startEgressProxy(
+  policy: NetworkPolicy,
+  resolve: Resolver = systemResolver,
+  clock: Clock = systemClock,
+): Promise<EgressProxy> {
   // What happened to each host:port lately: a refusal, or a name that did not resolve (for the per-document report).
   const outcomes = new Map<string, { refused?: Refusal; unresolved?: true; at: number }>();
   const sockets = new Set<Socket | Duplex>();
@@ -113,7 +117,9 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
       }
       // Only the proxy may say a URL was blocked or failed; an upstream's own headers of those names are dropped.
       const headers = response.rawHeaders.flatMap((value, i, all) =>
-        i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader ? [value, all[i + 1]!] : [],
+        i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader
+          ? [value, all[i + 1]!]
+          : [],
       );
       res.writeHead(status, headers);
       // pipeline ends Chromium's side too when the upstream stops short, instead of leaving it open.
@@ -131,7 +137,8 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
     if (!match) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     const chosen = await pick(match[1]!, match[2]!);
     if (!chosen) return client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-    if ('refused' in chosen) return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.code}\r\n\r\n`);
+    if ('refused' in chosen)
+      return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.code}\r\n\r\n`);
     const upstream = track(netConnect({ host: chosen.address, port: Number(match[2]), timeout: dialTimeoutMs }));
     upstream.once('connect', () => {
       upstream.setTimeout(0);
@@ -147,7 +154,11 @@ export async function startEgressProxy(policy: NetworkPolicy, resolve: Resolver 
   };
 
   const server = createServer((req, res) => void forward(req, res).catch(() => res.destroy()));
-  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => void tunnel(req, client, head).catch(() => client.destroy()));
+  server.on(
+    'connect',
+    (req: IncomingMessage, client: Duplex, head: Buffer) =>
+      void tunnel(req, client, head).catch(() => client.destroy()),
+  );
   // A plain-http WebSocket upgrade is not expected (Chromium tunnels ws:// with CONNECT); refuse it.
   server.on('upgrade', (_req: IncomingMessage, client: Duplex) => client.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
   server.on('connection', (socket: Socket) => void track(socket));

@@ -56,7 +56,8 @@ export async function pinnedRequest(url: URL, options: PinnedRequestOptions): Pr
   for (let hop = 0; ; hop += 1) {
     const response = await requestOnce(current, options);
     const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || !location || hop >= (options.maxRedirects ?? 0)) return response;
+    if (response.status < 300 || response.status >= 400 || !location || hop >= (options.maxRedirects ?? 0))
+      return response;
     current = new URL(location, current);
   }
 }
@@ -88,13 +89,22 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
   // the one that was checked, so the socket connects to exactly that.
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     const family = address.includes(':') ? 6 : 4;
-    if (lookupOptions.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    if (lookupOptions.all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
   // By default agent: false, a fresh socket each time: a pooled one would skip `lookup`, so a socket
   // opened under one policy (say, webhooks allowed to loopback) could serve a request under another.
   const agent = options.agentFor?.(url, address) ?? false;
-  const requestOptions: RequestOptions = { method: options.method ?? 'GET', headers: options.headers, lookup, signal: options.signal, agent };
+  const requestOptions: RequestOptions = {
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    lookup,
+    signal: options.signal,
+    agent,
+  };
   try {
     return await send(url, requestOptions, options);
   } catch (error) {
@@ -119,11 +129,15 @@ function send(url: URL, requestOptions: RequestOptions, options: PinnedRequestOp
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (options.maxBytes !== undefined && size > options.maxBytes) return req.destroy(new Error(`the response is larger than ${options.maxBytes} bytes`));
-        if (options.budget && !options.budget.take(chunk.length)) return req.destroy(new Error('the response is larger than the bytes left for it'));
+        if (options.maxBytes !== undefined && size > options.maxBytes)
+          return req.destroy(new Error(`the response is larger than ${options.maxBytes} bytes`));
+        if (options.budget && !options.budget.take(chunk.length))
+          return req.destroy(new Error('the response is larger than the bytes left for it'));
         chunks.push(chunk);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }),
+      );
       res.on('error', reject);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {

@@ -18,7 +18,9 @@ export const policySettings = {
   allowPrivateNetwork: {
     flag: '--allow-private-network',
     env: 'PDFRENDER_ALLOW_PRIVATE_NETWORK',
-    schema: booleanField('let documents reach loopback, private and link-local addresses (the server refuses them by default)'),
+    schema: booleanField(
+      'let documents reach loopback, private and link-local addresses (the server refuses them by default)',
+    ),
   },
   allowHosts: {
     flag: '--allow-host <pattern>',
@@ -32,11 +34,17 @@ export const policySettings = {
     env: 'PDFRENDER_BLOCK_NETWORK',
     schema: booleanField('documents fetch nothing over the network (hosts from --allow-host excepted)'),
   },
-  disableJavascript: { flag: '--disable-javascript', env: 'PDFRENDER_DISABLE_JAVASCRIPT', schema: booleanField("do not run documents' JavaScript") },
+  disableJavascript: {
+    flag: '--disable-javascript',
+    env: 'PDFRENDER_DISABLE_JAVASCRIPT',
+    schema: booleanField("do not run documents' JavaScript"),
+  },
   failOnBlocked: {
     flag: '--fail-on-blocked',
     env: 'PDFRENDER_FAIL_ON_BLOCKED',
-    schema: booleanField('fail a render whose document asked for a blocked URL (by default the resource is left out and reported)'),
+    schema: booleanField(
+      'fail a render whose document asked for a blocked URL (by default the resource is left out and reported)',
+    ),
   },
 };
 
@@ -44,7 +52,11 @@ type PolicyValues = { [K in keyof typeof policySettings]: z.output<(typeof polic
 
 /** The engine options for these values; `networkDefault` is what applies without --allow-private-network or --block-network. */
 export function engineNetworkOptions(values: PolicyValues, networkDefault: 'public' | 'all') {
-  const network: NetworkPolicy['network'] = values.blockNetwork ? 'none' : values.allowPrivateNetwork ? 'all' : networkDefault;
+  const network: NetworkPolicy['network'] = values.blockNetwork
+    ? 'none'
+    : values.allowPrivateNetwork
+      ? 'all'
+      : networkDefault;
   return {
     network: { network, allowHosts: values.allowHosts } satisfies NetworkPolicy,
     javascript: !values.disableJavascript,

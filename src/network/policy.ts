@@ -38,15 +38,21 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
  * What to do about a host before it is resolved: 'allow' it outright, 'refuse' it, or 'check' each
  * address it resolves to with `addressRefusal` (and refuse it alike when it does not resolve).
  */
-export function hostDecision(policy: NetworkPolicy, host: string): { verdict: 'allow' } | { verdict: 'check' } | { verdict: 'refuse'; refusal: Refusal } {
+export function hostDecision(
+  policy: NetworkPolicy,
+  host: string,
+): { verdict: 'allow' } | { verdict: 'check' } | { verdict: 'refuse'; refusal: Refusal } {
   if (hostAllowed(host, policy.allowHosts ?? [])) return { verdict: 'allow' };
   if (policy.network === 'none') return { verdict: 'refuse', refusal: networkRefusal('NETWORK_BLOCKED') };
   if (policy.network === 'all') return { verdict: 'allow' };
   const name = normalizeHost(host);
-  if (name === 'localhost' || name.endsWith('.localhost')) return { verdict: 'refuse', refusal: networkRefusal('NETWORK_POLICY', `${name} is this machine`) };
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return { verdict: 'refuse', refusal: networkRefusal('NETWORK_POLICY', `${name} is this machine`) };
   if (isIP(name)) {
     const reason = nonPublicReason(name);
-    return reason ? { verdict: 'refuse', refusal: networkRefusal('NETWORK_POLICY', `${name} is not a public address (${reason})`) } : { verdict: 'allow' };
+    return reason
+      ? { verdict: 'refuse', refusal: networkRefusal('NETWORK_POLICY', `${name} is not a public address (${reason})`) }
+      : { verdict: 'allow' };
   }
   return { verdict: 'check' };
 }
@@ -54,5 +60,10 @@ export function hostDecision(policy: NetworkPolicy, host: string): { verdict: 'a
 /** Why a resolved address of `host` may not be dialled under a 'check' verdict, or null. */
 export function addressRefusal(host: string, address: string): Refusal | null {
   const reason = nonPublicReason(address);
-  return reason ? networkRefusal('NETWORK_POLICY', `${normalizeHost(host)} resolves to ${address}, which is not a public address (${reason})`) : null;
+  return reason
+    ? networkRefusal(
+        'NETWORK_POLICY',
+        `${normalizeHost(host)} resolves to ${address}, which is not a public address (${reason})`,
+      )
+    : null;
 }

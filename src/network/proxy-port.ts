@@ -28,7 +28,9 @@ interface Reserved {
 }
 
 /** The reservation, held by the process (like the early browser, see browser-process.ts): the early start and the CLI may be separate copies of this module. */
-const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.proxyPort')] ??= {}) as { reserved?: Reserved };
+const handoff = ((globalThis as Record<symbol, unknown>)[Symbol.for('pdfrender.proxyPort')] ??= {}) as {
+  reserved?: Reserved;
+};
 
 /** Bind a loopback port for the egress proxy to come; resolves to its URL, for Chromium's --proxy-server. */
 export async function reserveProxyPort(): Promise<string> {

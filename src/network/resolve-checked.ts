@@ -12,7 +12,8 @@ import { networkRefusal, type Refusal } from './refusal.js';
 export type Resolver = (host: string) => Promise<string[]>;
 
 /** The system resolver: every address of the host, as the OS would hand them to a dialler. */
-export const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /**
  * The address to dial for `host`, or why the policy refuses it. An IP literal is not resolved.
@@ -33,7 +34,12 @@ export async function resolveChecked(
     if (addresses.length === 0) throw new Error(`no addresses for ${name}`);
   } catch (error) {
     if (decision.verdict === 'allow') throw error;
-    return { refused: networkRefusal('NETWORK_POLICY', `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`) };
+    return {
+      refused: networkRefusal(
+        'NETWORK_POLICY',
+        `cannot resolve ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      ),
+    };
   }
   if (decision.verdict === 'check') {
     const refused = addresses.map((address) => addressRefusal(name, address)).find((found) => found !== null);

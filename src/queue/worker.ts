@@ -137,7 +137,8 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         // A failing database must not end the loop, nor fill the log: the pause doubles with each
         // error in a row. Storage faults are the health monitor's to log.
         failures += 1;
-        if (!isStorageFault(error)) deps.events({ level: 'error', message: 'async worker error; retrying shortly', error });
+        if (!isStorageFault(error))
+          deps.events({ level: 'error', message: 'async worker error; retrying shortly', error });
         await sleep(Math.min(longestBackoffMs, pollMs * 2 ** (failures - 1)));
       }
     }
@@ -154,7 +155,13 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         deps
           .write(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs))
           .catch((error: unknown) => {
-            if (!isStorageFault(error)) deps.events({ level: 'error', message: 'lease heartbeat failed; retrying at the next one', jobId: job.id, error });
+            if (!isStorageFault(error))
+              deps.events({
+                level: 'error',
+                message: 'lease heartbeat failed; retrying at the next one',
+                jobId: job.id,
+                error,
+              });
           })
           .finally(() => (beating = false));
       },
@@ -162,7 +169,10 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     );
     let file: StoredFile | undefined;
     try {
-      const result = await deps.engine.render(parseRenderRequest(job.request), { lane: 'background', signal: cut.signal });
+      const result = await deps.engine.render(parseRenderRequest(job.request), {
+        lane: 'background',
+        signal: cut.signal,
+      });
       file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
       logReportDetail(deps.events, result.network, { jobId: job.id });
@@ -181,7 +191,11 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       else {
         // This process stalled past its lease (paused, or cut off from the database) and another
         // worker took the job over: its render is the one kept, and nothing will ever name this PDF.
-        deps.events({ level: 'warn', message: 'async job was taken over by another worker after its lease ran out; this render is discarded', jobId: job.id });
+        deps.events({
+          level: 'warn',
+          message: 'async job was taken over by another worker after its lease ran out; this render is discarded',
+          jobId: job.id,
+        });
         await deps.files.discard(stored);
       }
     } catch (error) {
@@ -190,10 +204,18 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         // land in time): not the document's fault, so the job goes back at once, for another instance
         // or the next start, without spending its attempt. A PDF it made is dropped only once the job
         // is known to be back: a completion whose answer was lost may have landed and name it.
-        const back = await settle(() => deps.queue.release(job.id, holder, deps.clock.now())).catch((error: unknown) => {
-          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'could not hand an async job back to the queue', jobId: job.id, error });
-          return false;
-        });
+        const back = await settle(() => deps.queue.release(job.id, holder, deps.clock.now())).catch(
+          (error: unknown) => {
+            if (!isStorageFault(error))
+              deps.events({
+                level: 'error',
+                message: 'could not hand an async job back to the queue',
+                jobId: job.id,
+                error,
+              });
+            return false;
+          },
+        );
         if (back && file) await deps.files.discard(file);
         handed[back ? 'back' : 'not'] += 1;
         return;
@@ -221,7 +243,11 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         error,
       });
       const now = deps.clock.now();
-      if ((await settle(() => deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)))) === 'failed') deps.onEvent();
+      if (
+        (await settle(() => deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)))) ===
+        'failed'
+      )
+        deps.onEvent();
     } finally {
       clearInterval(heartbeat);
       inHand.delete(job.id);
@@ -240,7 +266,9 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         wakeAll();
         const done = Promise.all(loops).then(() => true);
         if (!giveUp) return void (await done);
-        const gaveUp = new Promise<false>((resolve) => cut.signal.addEventListener('abort', () => resolve(false), { once: true }));
+        const gaveUp = new Promise<false>((resolve) =>
+          cut.signal.addEventListener('abort', () => resolve(false), { once: true }),
+        );
         const giveUpNow = () => {
           cut.abort(giveUp.reason);
           // Pauses between settling writes end too: those writes give up now.

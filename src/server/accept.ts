@@ -16,7 +16,10 @@ export function prefersPdf(accept: string | undefined): boolean {
   // The most specific range that matches a type decides its quality, as RFC 9110 says.
   const quality = (type: string) => {
     const [major] = type.split('/');
-    const match = ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === '*/*');
+    const match =
+      ranges.find((r) => r.range === type) ??
+      ranges.find((r) => r.range === `${major}/*`) ??
+      ranges.find((r) => r.range === '*/*');
     return match && Number.isFinite(match.q) ? match.q : 0;
   };
   return quality('application/pdf') > quality('application/json');

@@ -8,7 +8,12 @@ export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandl
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const entry = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };
+    const entry = {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+    };
     // Over a socket (listen.ts), the response counts its bytes as Node writes it: logged then, in
     // the same tick as its end, so the line is there before the caller has the answer.
     const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
@@ -21,7 +26,10 @@ export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandl
 }
 
 /** A writer for access-log entries in the chosen format. */
-export function accessLogWriter(format: 'pretty' | 'json', write: (line: string) => void): (entry: AccessLogEntry) => void {
+export function accessLogWriter(
+  format: 'pretty' | 'json',
+  write: (line: string) => void,
+): (entry: AccessLogEntry) => void {
   return (entry) =>
     write(
       format === 'json'

@@ -42,7 +42,9 @@ export const asyncAccepted = z.strictObject({
   jobId: z.string(),
   status: z
     .enum(['queued', 'rendering', 'succeeded', 'failed'])
-    .describe('queued for a new job; for the same request sent again within the dedupe window, the status of the job it queued'),
+    .describe(
+      'queued for a new job; for the same request sent again within the dedupe window, the status of the job it queued',
+    ),
   statusUrl: z.url().describe("the job's status (GET)"),
 });
 
@@ -76,7 +78,9 @@ export const webhookEndpoint = z.strictObject({
   id: z.string(),
   url: z.url(),
   createdAt: epochMs('when it was added'),
-  disabledAt: epochMs('when its receiver answered 410 Gone, after which its events are held; null while active').nullable(),
+  disabledAt: epochMs(
+    'when its receiver answered 410 Gone, after which its events are held; null while active',
+  ).nullable(),
 });
 
 const credentials = {
@@ -91,13 +95,24 @@ export const webhookAnswers = {
     outcome: z.literal('SUCCESS'),
     webhooks: z.array(webhookEndpoint.extend({ held: count('events kept for it while disabled') })),
   }),
-  created: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), ...credentials }).describe('shown only here: keep the key and secret'),
+  created: webhookEndpoint
+    .extend({ outcome: z.literal('SUCCESS'), ...credentials })
+    .describe('shown only here: keep the key and secret'),
   reenabled: webhookEndpoint
     .extend({ outcome: z.literal('SUCCESS'), reenabled: z.literal(true), released })
     .describe('the URL was of a disabled endpoint, now enabled again with its id, key and secret'),
-  enabled: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), wasDisabled: z.boolean().describe('false when it was active already'), released }),
-  rotated: webhookEndpoint.extend({ outcome: z.literal('SUCCESS'), ...credentials }).describe('with the new key and secret'),
-  removed: z.strictObject({ outcome: z.literal('SUCCESS'), unsent: count('its events that will now not be sent to it') }),
+  enabled: webhookEndpoint.extend({
+    outcome: z.literal('SUCCESS'),
+    wasDisabled: z.boolean().describe('false when it was active already'),
+    released,
+  }),
+  rotated: webhookEndpoint
+    .extend({ outcome: z.literal('SUCCESS'), ...credentials })
+    .describe('with the new key and secret'),
+  removed: z.strictObject({
+    outcome: z.literal('SUCCESS'),
+    unsent: count('its events that will now not be sent to it'),
+  }),
 };
 
 /** /healthz and /readyz. */
@@ -121,15 +136,28 @@ export const healthAnswers = {
 /** The error answer of any of `codes`; only a validation error has `errors`, only a rate-limit one `retryAfter`. */
 export function errorAnswer(codes: readonly ErrorCode[]) {
   // Required where every code of the answer has it.
-  const field = <T extends z.ZodType>(code: ErrorCode, schema: T) => (codes.every((c) => c === code) ? schema : schema.optional());
+  const field = <T extends z.ZodType>(code: ErrorCode, schema: T) =>
+    codes.every((c) => c === code) ? schema : schema.optional();
   return z.strictObject({
     outcome: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
     message: z.string().describe('what went wrong, safe to show'),
     ...(codes.includes('VALIDATION_FAILED')
-      ? { errors: field('VALIDATION_FAILED', z.record(z.string(), z.array(z.string())).describe('each bad field and its problems: VALIDATION_FAILED only')) }
+      ? {
+          errors: field(
+            'VALIDATION_FAILED',
+            z
+              .record(z.string(), z.array(z.string()))
+              .describe('each bad field and its problems: VALIDATION_FAILED only'),
+          ),
+        }
       : {}),
     ...(codes.includes('RATE_LIMITED')
-      ? { retryAfter: field('RATE_LIMITED', z.int().min(1).describe('seconds until the window resets: RATE_LIMITED only')) }
+      ? {
+          retryAfter: field(
+            'RATE_LIMITED',
+            z.int().min(1).describe('seconds until the window resets: RATE_LIMITED only'),
+          ),
+        }
       : {}),
   });
 }

@@ -32,17 +32,27 @@ export interface AppOptions {
 }
 
 /** Build the app. */
-export function createApp(deps: AppDeps, version: string, options: AppOptions = {}): Hono<{ Variables: { apiKey: string | undefined } }> {
+export function createApp(
+  deps: AppDeps,
+  version: string,
+  options: AppOptions = {},
+): Hono<{ Variables: { apiKey: string | undefined } }> {
   const app = new Hono<{ Variables: { apiKey: string | undefined } }>();
   // The routes pass the request's signal to engine.render; this engine adds the stop signal to it.
-  const routeDeps: AppDeps = options.stopRenders ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) } : deps;
+  const routeDeps: AppDeps = options.stopRenders
+    ? { ...deps, engine: stoppable(deps.engine, options.stopRenders) }
+    : deps;
   // A database error no store call classified (a read meeting a lock) still gets its documented status.
   app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);
     if (allowed.length > 0) {
       c.header('Allow', allowed.join(', '));
-      return errorResponse(c, new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`), deps.events);
+      return errorResponse(
+        c,
+        new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`),
+        deps.events,
+      );
     }
     return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events);
   });
@@ -54,7 +64,8 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   // First of the route's own, so refusals before the route (draining, auth, body limit) carry the policy too.
   for (const path of renderSyncPaths) app.use(path, rateLimitPolicy(deps));
   app.use('/api/*', async (_, next) => {
-    if (deps.lifecycle.draining) throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });
+    if (deps.lifecycle.draining)
+      throw new PdfRenderError('SHUTTING_DOWN', 'the server is shutting down; try another instance', { retryAfter: 5 });
     deps.lifecycle.inFlight += 1;
     try {
       await next();
@@ -73,13 +84,19 @@ export function createApp(deps: AppDeps, version: string, options: AppOptions = 
   app.use(
     '/api/*',
     requestBodyLimit(deps.config.maxBody, () => {
-      throw new PdfRenderError('PAYLOAD_TOO_LARGE', `the body is larger than the server's limit of ${deps.config.maxBody} bytes`);
+      throw new PdfRenderError(
+        'PAYLOAD_TOO_LARGE',
+        `the body is larger than the server's limit of ${deps.config.maxBody} bytes`,
+      );
     }),
   );
   // Built when first asked for: generating it takes ~100 ms, which every server start would pay.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', (c) =>
-    c.json({ ...(document ??= openApiDocument(version, { playground: deps.config.playground })), servers: [{ url: serverUrl(c, deps) }] }),
+    c.json({
+      ...(document ??= openApiDocument(version, { playground: deps.config.playground })),
+      servers: [{ url: serverUrl(c, deps) }],
+    }),
   );
   healthRoutes(app, routeDeps);
   renderSyncRoute(app, routeDeps);
@@ -100,7 +117,9 @@ function allowedMethods(app: { routes: Array<{ method: string; path: string }> }
         .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
         .join('/')}$`,
     ).test(path);
-  return [...new Set(app.routes.filter((route) => route.method !== 'ALL' && serves(route.path)).map((route) => route.method))];
+  return [
+    ...new Set(app.routes.filter((route) => route.method !== 'ALL' && serves(route.path)).map((route) => route.method)),
+  ];
 }
 
 /** Where the OpenAPI document says the API answers: this server's public base, or relative to the document when there is none yet (a test's app without a listener). */
@@ -117,7 +136,10 @@ function stoppable(engine: Engine, stop: AbortSignal): Engine {
   return {
     render: (request, renderOptions = {}) =>
       engine
-        .render(request, { ...renderOptions, signal: renderOptions.signal ? AbortSignal.any([renderOptions.signal, stop]) : stop })
+        .render(request, {
+          ...renderOptions,
+          signal: renderOptions.signal ? AbortSignal.any([renderOptions.signal, stop]) : stop,
+        })
         // Whatever the engine made of the abort (a wait for a page cut short, say), the caller hears why.
         .catch((error: unknown) => {
           throw stop.aborted ? stop.reason : error;

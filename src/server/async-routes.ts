@@ -44,9 +44,13 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     await deps.storage.confirm();
     deps.wakeWorkers();
     return c.json(
-      { outcome: 'SUCCESS', identifier, jobId: job.id, status: job.status, statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)) } satisfies z.infer<
-        typeof asyncAccepted
-      >,
+      {
+        outcome: 'SUCCESS',
+        identifier,
+        jobId: job.id,
+        status: job.status,
+        statusUrl: absoluteUrl(c, deps, jobStatusPath(job.id)),
+      } satisfies z.infer<typeof asyncAccepted>,
       202,
     );
   });

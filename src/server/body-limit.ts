@@ -9,7 +9,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 
 /** Middleware answering `onError` for a body over `maxSize` bytes, whether or not it has a Content-Length. */
-export function requestBodyLimit(maxSize: number, onError: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
+export function requestBodyLimit(
+  maxSize: number,
+  onError: (c: Context) => Response | Promise<Response>,
+): MiddlewareHandler {
   const counted = bodyLimit({ maxSize, onError });
   return async (c, next) => {
     const length = c.req.header('content-length');

@@ -19,7 +19,9 @@ const loopbackRanges = ['127.0.0.0/8', '::1/128'];
  * number of hops, or a comma list of proxy addresses and CIDR ranges ("loopback" for 127.0.0.0/8 and ::1).
  */
 export const trustProxyField = z
-  .union([z.boolean(), z.string(), z.number()], { error: 'must be true, false, a number of hops or a list of addresses' })
+  .union([z.boolean(), z.string(), z.number()], {
+    error: 'must be true, false, a number of hops or a list of addresses',
+  })
   .transform((value, ctx): TrustProxy => {
     if (typeof value === 'boolean') return value ? 1 : 0;
     const text = String(value).trim().toLowerCase();
@@ -28,10 +30,16 @@ export const trustProxyField = z
     const word = booleanWord(text);
     if (word !== undefined) return word ? 1 : 0;
     const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
-    for (const entry of text.split(',').flatMap((item) => (item.trim() === 'loopback' ? loopbackRanges : [item.trim()]))) {
+    for (const entry of text
+      .split(',')
+      .flatMap((item) => (item.trim() === 'loopback' ? loopbackRanges : [item.trim()]))) {
       const range = parseRange(entry);
       if (!range) {
-        ctx.addIssue({ code: 'custom', message: `"${entry}" is not a number of hops, an IP address, a CIDR range or "loopback"`, input: value });
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not a number of hops, an IP address, a CIDR range or "loopback"`,
+          input: value,
+        });
         return z.NEVER;
       }
       ranges.push(range);
@@ -54,7 +62,9 @@ function parseRange(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
 }
 
 function unmapped(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (address as ipaddr.IPv6).toIPv4Address()
+    : address;
 }
 
 /**
@@ -67,7 +77,8 @@ export function normalizeAddress(text: string): string | null {
   if (bracketed) address = bracketed[1]!;
   else if (/^[\d.]+:\d+$/.test(address)) address = address.slice(0, address.indexOf(':'));
   // ipaddr.js would take "1" or "0x7f.1" as IPv4; only the dotted-quad and IPv6 forms proxies write count.
-  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !(address.includes(':') && ipaddr.IPv6.isValid(address))) return null;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !(address.includes(':') && ipaddr.IPv6.isValid(address)))
+    return null;
   return unmapped(ipaddr.parse(address)).toString();
 }
 
@@ -83,7 +94,11 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** The client's address: the socket's peer, or the X-Forwarded-For entry the last trusted proxy wrote. */
-export function clientAddress(socketPeer: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string | undefined {
+export function clientAddress(
+  socketPeer: string | undefined,
+  forwardedFor: string | undefined,
+  trust: TrustProxy,
+): string | undefined {
   const peer = socketPeer === undefined ? undefined : (normalizeAddress(socketPeer) ?? socketPeer);
   if (peer === undefined || trust === 0 || (Array.isArray(trust) && trust.length === 0) || !forwardedFor) return peer;
   // Nearest first: the socket's peer, then X-Forwarded-For from the right.

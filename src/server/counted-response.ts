@@ -36,7 +36,8 @@ export class CountedResponse<Request extends IncomingMessage = IncomingMessage> 
   }
 
   private count(chunk: unknown, encoding: unknown): void {
-    if (typeof chunk === 'string') this.bodyBytes += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    if (typeof chunk === 'string')
+      this.bodyBytes += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     else if (chunk instanceof Uint8Array) this.bodyBytes += chunk.byteLength;
   }
 

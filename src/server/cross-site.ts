@@ -11,9 +11,14 @@ import { PdfRenderError } from '../errors.js';
 
 // What a browser page needs to read besides the body: rate limit and retry advice, the render's
 // report headers, and where an answer's file lives.
-const exposedHeaders = ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'Content-Location', 'Content-Disposition', 'X-Pdfrender-Warnings'].concat(
-  ['Blocked', 'Failed'].flatMap((name) => [`X-Pdfrender-${name}`, `X-Pdfrender-${name}-Count`]),
-);
+const exposedHeaders = [
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Content-Location',
+  'Content-Disposition',
+  'X-Pdfrender-Warnings',
+].concat(['Blocked', 'Failed'].flatMap((name) => [`X-Pdfrender-${name}`, `X-Pdfrender-${name}-Count`]));
 
 /** CORS answers (preflight included) for the allowed origins; others get no Access-Control-Allow-Origin. */
 export function corsAnswers(origins: readonly string[]): MiddlewareHandler {
@@ -35,7 +40,10 @@ export function crossSiteGuard(origins: readonly string[]): MiddlewareHandler {
     const site = c.req.header('sec-fetch-site')?.toLowerCase();
     if (!safeMethods.has(c.req.method) && !(origin !== undefined && origins.includes(origin))) {
       // Sec-Fetch-Site is written by the browser, not the page; without it (older browsers), any Origin is a page's.
-      const foreign = site === 'cross-site' || site === 'same-site' || (origin !== undefined && site !== 'same-origin' && site !== 'none');
+      const foreign =
+        site === 'cross-site' ||
+        site === 'same-site' ||
+        (origin !== undefined && site !== 'same-origin' && site !== 'none');
       if (foreign) {
         const from = origin ? `the page at ${origin.slice(0, 200)}` : 'a page of another site';
         throw new PdfRenderError(

@@ -17,7 +17,8 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
   if (loggedCodes.has(code) || causeUntold) {
     events({
       level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
-      message: code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed',
+      message:
+        code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed',
       request: `${c.req.method} ${c.req.path}`,
       code,
       error,

@@ -11,7 +11,8 @@ import type { AppDeps } from './deps.js';
 export const filePath = /^\/api\/pdfs\/files\/[^/]+$/;
 
 /** True for a download of a file (GET, or the HEAD Hono answers with it): open to anyone holding its URL unless --private-files. */
-export const isFileDownload = (c: Context) => (c.req.method === 'GET' || c.req.method === 'HEAD') && filePath.test(c.req.path);
+export const isFileDownload = (c: Context) =>
+  (c.req.method === 'GET' || c.req.method === 'HEAD') && filePath.test(c.req.path);
 
 /** Mount the route on `app`. */
 export function filesRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {

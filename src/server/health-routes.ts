@@ -24,11 +24,23 @@ export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined
   app.get('/readyz', async (c) => {
     // The browser's state as its watchdog last saw it: a hung browser must not make this wait.
     const [database, storage] = await Promise.all([databaseWritable(deps), deps.storage.check()]);
-    const checks = { browser: deps.engine.browserReady(), database: database === null, storage: storage === null, accepting: !deps.lifecycle.draining };
-    const reasons = { ...(database === null ? {} : { database }), ...(storage === null ? {} : { storage: `${storage.code}: ${storage.reason}` }) };
+    const checks = {
+      browser: deps.engine.browserReady(),
+      database: database === null,
+      storage: storage === null,
+      accepting: !deps.lifecycle.draining,
+    };
+    const reasons = {
+      ...(database === null ? {} : { database }),
+      ...(storage === null ? {} : { storage: `${storage.code}: ${storage.reason}` }),
+    };
     const ready = Object.values(checks).every(Boolean);
     return c.json(
-      { status: ready ? 'ready' : 'not ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) } satisfies z.infer<typeof healthAnswers.ready>,
+      {
+        status: ready ? 'ready' : 'not ready',
+        checks,
+        ...(Object.keys(reasons).length > 0 ? { reasons } : {}),
+      } satisfies z.infer<typeof healthAnswers.ready>,
       ready ? 200 : 503,
     );
   });

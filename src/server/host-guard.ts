@@ -11,14 +11,23 @@ import type { Listening } from './public-url.js';
 import { bracketed, urlHost } from './public-url.js';
 
 /** Middleware refusing (421 HOST_NOT_ALLOWED) a Host this loopback server does not answer to; a no-op elsewhere. */
-export function hostGuard(deps: { config: Pick<ServeConfig, 'publicUrl' | 'host'>; listening: Listening }): MiddlewareHandler {
+export function hostGuard(deps: {
+  config: Pick<ServeConfig, 'publicUrl' | 'host'>;
+  listening: Listening;
+}): MiddlewareHandler {
   // The names this server answers to, worked out once per listening address (which never changes once bound).
   let known: { bound: { address: string; port: number }; names: Set<string> | null } | undefined;
   const namesFor = (bound: { address: string; port: number }) => {
     if (known?.bound !== bound) {
       const names =
         addressRange(bound.address) === 'loopback'
-          ? new Set(['localhost', '127.0.0.1', '[::1]', urlHost(deps.config.host, bound.address), bracketed(normalizeAddress(bound.address) ?? bound.address)])
+          ? new Set([
+              'localhost',
+              '127.0.0.1',
+              '[::1]',
+              urlHost(deps.config.host, bound.address),
+              bracketed(normalizeAddress(bound.address) ?? bound.address),
+            ])
           : null;
       known = { bound, names };
     }

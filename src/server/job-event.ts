@@ -13,7 +13,16 @@ export function webhookEvent(job: FinishedJob): WebhookEvent {
   return job.status === 'succeeded'
     ? {
         type: 'PDF_RENDERED',
-        payload: { id: job.identifier, url: `${job.baseUrl}${fileUrlPath(job.fileId!)}`, jobId: job.id, pages: job.pages!, bytes: job.bytes! },
+        payload: {
+          id: job.identifier,
+          url: `${job.baseUrl}${fileUrlPath(job.fileId!)}`,
+          jobId: job.id,
+          pages: job.pages!,
+          bytes: job.bytes!,
+        },
       }
-    : { type: 'RENDER_PDF_FAILED', payload: { id: job.identifier, jobId: job.id, error: job.error!, errorCode: job.errorCode! } };
+    : {
+        type: 'RENDER_PDF_FAILED',
+        payload: { id: job.identifier, jobId: job.id, error: job.error!, errorCode: job.errorCode! },
+      };
 }

@@ -33,8 +33,17 @@ export function listen(app: Pick<Hono, 'fetch'>, config: ListenConfig, listening
     });
     server.maxConnections = config.maxConnections;
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
-      reject(new PdfRenderError('USAGE', `cannot listen on ${bracketed(config.host)}:${config.port}: ${why}`, { cause: error }));
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'the port is in use'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : error.message;
+      reject(
+        new PdfRenderError('USAGE', `cannot listen on ${bracketed(config.host)}:${config.port}: ${why}`, {
+          cause: error,
+        }),
+      );
     });
   });
 }

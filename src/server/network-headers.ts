@@ -24,7 +24,11 @@ export function setNetworkHeaders(c: Context, report: NetworkReport): void {
 function asciiJson(issues: NetworkReport['blocked']): string {
   const encode = (list: NetworkReport['blocked']) =>
     JSON.stringify(list).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  let kept = issues.map((issue) => ({ url: issue.url.slice(0, 500), code: issue.code, reason: issue.reason.slice(0, 300) }));
+  let kept = issues.map((issue) => ({
+    url: issue.url.slice(0, 500),
+    code: issue.code,
+    reason: issue.reason.slice(0, 300),
+  }));
   let value = encode(kept);
   while (value.length > maxHeaderChars && kept.length > 1) {
     kept = kept.slice(0, -1);

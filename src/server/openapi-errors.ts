@@ -9,7 +9,8 @@ import { embedded } from './openapi-schema.js';
 
 /** Why each code is answered, as the document says it. */
 const meanings: Record<ErrorCode, string> = {
-  RENDER_PDF_FAILED: 'the document could not be rendered (deadline, crash, a url that did not load, a page range past the end)',
+  RENDER_PDF_FAILED:
+    'the document could not be rendered (deadline, crash, a url that did not load, a page range past the end)',
   VALIDATION_FAILED: 'fields of the request are invalid; `errors` names each one',
   USAGE: 'wrong command-line usage (the CLI only)',
   BROWSER_NOT_FOUND: 'the browser could not be started',
@@ -23,7 +24,8 @@ const meanings: Record<ErrorCode, string> = {
   HOST_NOT_ALLOWED: 'a server on loopback without --public-url refuses a Host that is not this machine (DNS rebinding)',
   CROSS_SITE_REQUEST: "another site's browser page asked to change something; --cors-origin allows origins",
   SHUTTING_DOWN: 'the server is stopping and takes no new work (or stopped before this render finished)',
-  DUPLICATE_IDENTIFIER: 'the same caller sent this identifier with another request within the last 60 s (the same request again answers the job it queued)',
+  DUPLICATE_IDENTIFIER:
+    'the same caller sent this identifier with another request within the last 60 s (the same request again answers the job it queued)',
   WEBHOOK_NOT_CONFIGURED: 'no webhook endpoint is configured, so nobody would hear of the result',
   QUEUE_FULL: 'the queue is at one of its bounds (jobs or request bytes, per caller or in total)',
   STORAGE_FULL: "the server's disk is full; nothing was stored",
@@ -35,18 +37,30 @@ const meanings: Record<ErrorCode, string> = {
 };
 
 /** Codes whose answers say when to try again. */
-const retried = new Set<ErrorCode>(['RATE_LIMITED', 'SHUTTING_DOWN', 'QUEUE_FULL', 'STORAGE_FULL', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY', 'OUTCOME_UNKNOWN']);
+const retried = new Set<ErrorCode>([
+  'RATE_LIMITED',
+  'SHUTTING_DOWN',
+  'QUEUE_FULL',
+  'STORAGE_FULL',
+  'STORAGE_UNAVAILABLE',
+  'DATABASE_BUSY',
+  'OUTCOME_UNKNOWN',
+]);
 
 /** Headers of the API's answers, as components. */
 export const headers = {
   'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
   RateLimit: {
-    description: 'the caller\'s render-sync window as it stands: `"sync";r=<requests left>;t=<seconds until it resets>`',
+    description:
+      'the caller\'s render-sync window as it stands: `"sync";r=<requests left>;t=<seconds until it resets>`',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': { description: 'the render-sync quota: `"sync";q=<requests>;w=60`', schema: { type: 'string' } },
   Allow: { description: 'the methods the path takes', schema: { type: 'string' } },
-  'Content-Location': { description: "the rendered PDF's download URL, as `fileUrl` would give it", schema: { type: 'string', format: 'uri' } },
+  'Content-Location': {
+    description: "the rendered PDF's download URL, as `fileUrl` would give it",
+    schema: { type: 'string', format: 'uri' },
+  },
   'Content-Disposition': { description: '`inline; filename="<file id>.pdf"`', schema: { type: 'string' } },
   'X-Pdfrender-Warnings': {
     description:
@@ -62,7 +76,10 @@ export const headers = {
           schema: { type: 'string' },
         },
       ],
-      [`X-Pdfrender-${name}-Count`, { description: `how many URLs were ${name.toLowerCase()} in all`, schema: { type: 'integer', minimum: 1 } }],
+      [
+        `X-Pdfrender-${name}-Count`,
+        { description: `how many URLs were ${name.toLowerCase()} in all`, schema: { type: 'integer', minimum: 1 } },
+      ],
     ]),
   ),
 } as const;
@@ -73,7 +90,8 @@ export const header = (name: keyof typeof headers) => ({ $ref: `#/components/hea
 /** The error answers of an operation raising `codes`, by status. */
 export function errorResponses(codes: ErrorCode[]): Record<string, Record<string, unknown>> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) byStatus.set(httpStatusFor(code), [...(byStatus.get(httpStatusFor(code)) ?? []), code]);
+  for (const code of new Set(codes))
+    byStatus.set(httpStatusFor(code), [...(byStatus.get(httpStatusFor(code)) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => [
       status,

@@ -7,10 +7,12 @@ import { jsonObjectShapes } from '../fields.js';
 
 /** The JSON Schema of a zod schema as the document embeds it (no $schema of its own). */
 export function embedded(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _, ...generated } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: showObjectKeys }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _, ...generated } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: showObjectKeys,
+  }) as Record<string, unknown>;
   return generated;
 }
 
@@ -20,5 +22,7 @@ function showObjectKeys(ctx: { zodSchema: unknown; jsonSchema: Record<string, un
   if (!shape) return;
   const object = embedded(shape, 'input');
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, { anyOf: [object, { type: 'string', description: 'the same object as a string of JSON (in forms)' }] });
+  Object.assign(ctx.jsonSchema, {
+    anyOf: [object, { type: 'string', description: 'the same object as a string of JSON (in forms)' }],
+  });
 }

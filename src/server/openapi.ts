@@ -4,7 +4,15 @@
  * apart; every operation's errors come from the codes it can raise (openapi-errors.ts).
  */
 import { z } from 'zod';
-import { asyncAccepted, healthAnswers, jobAnswer, renderSyncAnswer, resourceIssue, webhookAnswers, webhookEvents } from './api-answers.js';
+import {
+  asyncAccepted,
+  healthAnswers,
+  jobAnswer,
+  renderSyncAnswer,
+  resourceIssue,
+  webhookAnswers,
+  webhookEvents,
+} from './api-answers.js';
 import type { ErrorCode } from '../errors.js';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
 import { errorResponses, header, headers } from './openapi-errors.js';
@@ -45,7 +53,9 @@ function requestBodies() {
   const oneDocument = { oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
   const body = (schema: z.ZodType, options: { forms?: boolean; required?: boolean; rule?: object } = {}) => {
     const content = { schema: { ...embedded(schema, 'input'), ...options.rule } };
-    const types = options.forms ? ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'] : ['application/json'];
+    const types = options.forms
+      ? ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded']
+      : ['application/json'];
     return { required: options.required ?? true, content: Object.fromEntries(types.map((type) => [type, content])) };
   };
   return {
@@ -60,7 +70,12 @@ function requestBodies() {
 function componentSchemas() {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(answerSchemas)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
   return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...schema }]) => [id, schema]));
 }
 
@@ -82,12 +97,16 @@ const answerSchemas: Record<string, z.ZodType> = {
 };
 
 const renderCodes: ErrorCode[] = ['RENDER_PDF_FAILED', 'RATE_LIMITED', 'BROWSER_NOT_FOUND'];
-const syncDescription = 'Rate limited per caller (API key, else address) per 1-minute window; every answer carries RateLimit and RateLimit-Policy.';
+const syncDescription =
+  'Rate limited per caller (API key, else address) per 1-minute window; every answer carries RateLimit and RateLimit-Policy.';
 const networkHeaders = Object.fromEntries(
-  ['X-Pdfrender-Blocked', 'X-Pdfrender-Blocked-Count', 'X-Pdfrender-Failed', 'X-Pdfrender-Failed-Count', 'X-Pdfrender-Warnings'].map((name) => [
-    name,
-    header(name as keyof typeof headers),
-  ]),
+  [
+    'X-Pdfrender-Blocked',
+    'X-Pdfrender-Blocked-Count',
+    'X-Pdfrender-Failed',
+    'X-Pdfrender-Failed-Count',
+    'X-Pdfrender-Warnings',
+  ].map((name) => [name, header(name as keyof typeof headers)]),
 );
 
 const operations: Record<string, Partial<Record<Method, Operation>>> = {
@@ -111,7 +130,11 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       responses: {
         200: {
           description: 'the PDF',
-          headers: { ...networkHeaders, 'Content-Location': header('Content-Location'), 'Content-Disposition': header('Content-Disposition') },
+          headers: {
+            ...networkHeaders,
+            'Content-Location': header('Content-Location'),
+            'Content-Disposition': header('Content-Disposition'),
+          },
           content: pdf,
         },
       },
@@ -148,9 +171,16 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       operationId: 'getFile',
       summary: 'Download a rendered PDF (until its retention period ends)',
-      description: 'Needs no API key unless the server runs with --private-files: the URL (128 random bits) is the capability.',
+      description:
+        'Needs no API key unless the server runs with --private-files: the URL (128 random bits) is the capability.',
       ids: ['fileId'],
-      responses: { 200: { description: 'the PDF', headers: { 'Content-Disposition': header('Content-Disposition') }, content: pdf } },
+      responses: {
+        200: {
+          description: 'the PDF',
+          headers: { 'Content-Disposition': header('Content-Disposition') },
+          content: pdf,
+        },
+      },
       codes: ['NOT_FOUND'],
       security: [{}, { apiKey: [] }],
     },
@@ -159,7 +189,9 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       operationId: 'listWebhooks',
       summary: 'List webhook endpoints (without their keys and secrets)',
-      responses: { 200: answer('the endpoints; held is how many events a disabled one keeps until it is enabled', 'WebhookList') },
+      responses: {
+        200: answer('the endpoints; held is how many events a disabled one keeps until it is enabled', 'WebhookList'),
+      },
     },
     post: {
       operationId: 'addWebhook',
@@ -168,7 +200,10 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
         'Deliveries carry the key as `Authorization: Bearer <key>` and are signed with the secret (Standard Webhooks), which is never sent. The URL of a disabled endpoint enables that endpoint again instead (the oldest such): it keeps its id, key and secret, and the events it held are sent.',
       body: 'WebhookEndpointRequest',
       responses: {
-        200: answer('a disabled endpoint with this URL enabled again; released is how many held events are now due', 'WebhookReenabled'),
+        200: answer(
+          'a disabled endpoint with this URL enabled again; released is how many held events are now due',
+          'WebhookReenabled',
+        ),
         201: answer('added', 'WebhookCreated'),
       },
     },
@@ -176,7 +211,8 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/webhooks/{id}/enable': {
     post: {
       operationId: 'enableWebhook',
-      summary: 'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
+      summary:
+        'Enable a webhook endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
       ids: ['id'],
       responses: { 200: answer('enabled', 'WebhookEnabled') },
       codes: ['NOT_FOUND'],
@@ -203,13 +239,24 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       codes: ['NOT_FOUND'],
     },
   },
-  '/healthz': { get: { operationId: 'live', summary: 'Liveness: the process answers', security: [], responses: { 200: answer('alive', 'Live') } } },
+  '/healthz': {
+    get: {
+      operationId: 'live',
+      summary: 'Liveness: the process answers',
+      security: [],
+      responses: { 200: answer('alive', 'Live') },
+    },
+  },
   '/readyz': {
     get: {
       operationId: 'ready',
-      summary: 'Readiness: the browser answers, the database takes writes, the data dir is the one opened and has room, and the server is not stopping',
+      summary:
+        'Readiness: the browser answers, the database takes writes, the data dir is the one opened and has room, and the server is not stopping',
       security: [],
-      responses: { 200: answer('ready', 'Ready'), 503: answer('not ready: each failed check of the database or the storage says why in reasons', 'Ready') },
+      responses: {
+        200: answer('ready', 'Ready'),
+        503: answer('not ready: each failed check of the database or the storage says why in reasons', 'Ready'),
+      },
     },
   },
   '/openapi.json': {
@@ -217,7 +264,12 @@ const operations: Record<string, Partial<Record<Method, Operation>>> = {
       operationId: 'openApi',
       summary: 'This document',
       security: [],
-      responses: { 200: { description: 'the OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: {
+        200: {
+          description: 'the OpenAPI 3.1 document',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
     },
   },
 };
@@ -229,7 +281,9 @@ function commonCodes(path: string, method: Method, operation: Operation): ErrorC
     'HOST_NOT_ALLOWED',
     'INTERNAL_ERROR',
     ...(changes ? (['CROSS_SITE_REQUEST'] as const) : []),
-    ...(path.startsWith('/api/') ? (['MISSING_API_KEY', 'INVALID_API_KEY', 'SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY'] as const) : []),
+    ...(path.startsWith('/api/')
+      ? (['MISSING_API_KEY', 'INVALID_API_KEY', 'SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'DATABASE_BUSY'] as const)
+      : []),
     ...(path.startsWith('/api/') && changes ? (['STORAGE_FULL', 'PAYLOAD_TOO_LARGE'] as const) : []),
     ...(operation.body ? (['UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_FAILED'] as const) : []),
   ];
@@ -238,19 +292,28 @@ function commonCodes(path: string, method: Method, operation: Operation): ErrorC
 /** An operation as the document gives it. */
 function described(path: string, method: Method, operation: Operation) {
   const { ids = [], body, codes = [], rateLimited, responses, ...rest } = operation;
-  const all: Record<string, Record<string, unknown>> = { ...responses, ...errorResponses([...commonCodes(path, method, operation), ...codes]) };
+  const all: Record<string, Record<string, unknown>> = {
+    ...responses,
+    ...errorResponses([...commonCodes(path, method, operation), ...codes]),
+  };
   // Every path answers other methods with 405 and Allow; an operation's own 405 is that answer.
   all[405] = { $ref: '#/components/responses/MethodNotAllowed' };
   if (rateLimited) {
     // The Host and cross-site guards answer before the rate limit's middleware runs.
     for (const [status, response] of Object.entries(all)) {
       if (!['403', '405', '421'].includes(status))
-        response.headers = { ...(response.headers as object), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
+        response.headers = {
+          ...(response.headers as object),
+          RateLimit: header('RateLimit'),
+          'RateLimit-Policy': header('RateLimit-Policy'),
+        };
     }
   }
   return {
     ...rest,
-    ...(ids.length > 0 ? { parameters: ids.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
+    ...(ids.length > 0
+      ? { parameters: ids.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }
+      : {}),
     ...(body ? { requestBody: { $ref: `#/components/requestBodies/${body}` } } : {}),
     responses: Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b))),
   };
@@ -258,7 +321,13 @@ function described(path: string, method: Method, operation: Operation) {
 
 /** The webhook events as OpenAPI 3.1 `webhooks`: what a receiver is sent and how its answer is read. */
 function webhookOperations() {
-  const headerParameter = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  const headerParameter = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
   const event = (operationId: string, schema: string, summary: string) => ({
     post: {
       operationId,
@@ -269,20 +338,34 @@ function webhookOperations() {
       parameters: [
         headerParameter('webhook-id', "the event's id: the same on every retry"),
         headerParameter('webhook-timestamp', 'seconds since 1970 when this attempt was signed'),
-        headerParameter('webhook-signature', '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret>`'),
-        headerParameter('User-Agent', '`RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)` unless --webhook-user-agent says otherwise'),
+        headerParameter(
+          'webhook-signature',
+          '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret>`',
+        ),
+        headerParameter(
+          'User-Agent',
+          '`RenderPdfIoHTTP/1 (compatible; pdfrender/<version>)` unless --webhook-user-agent says otherwise',
+        ),
       ],
       requestBody: { required: true, content: json(schema) },
       responses: {
         '2XX': { description: 'received: not sent again' },
-        410: { description: 'Gone: the endpoint is disabled and its events are held (not dropped) until it is enabled again' },
-        default: { description: 'any other answer, or none within --webhook-timeout (15 s by default): sent again later' },
+        410: {
+          description: 'Gone: the endpoint is disabled and its events are held (not dropped) until it is enabled again',
+        },
+        default: {
+          description: 'any other answer, or none within --webhook-timeout (15 s by default): sent again later',
+        },
       },
     },
   });
   return {
     PDF_RENDERED: event('pdfRendered', 'PdfRenderedEvent', 'An async job rendered its PDF'),
-    RENDER_PDF_FAILED: event('renderPdfFailed', 'RenderPdfFailedEvent', 'An async job failed for good (after its last attempt)'),
+    RENDER_PDF_FAILED: event(
+      'renderPdfFailed',
+      'RenderPdfFailedEvent',
+      'An async job failed for good (after its last attempt)',
+    ),
   };
 }
 
@@ -317,7 +400,8 @@ export function openApiDocument(version: string, options: { playground?: boolean
     info: {
       title: 'pdfrender',
       version,
-      description: 'HTML to PDF through headless Chromium; follows the RenderPDF.io API. Every error answers JSON {outcome, message}, outcome being its code.',
+      description:
+        'HTML to PDF through headless Chromium; follows the RenderPDF.io API. Every error answers JSON {outcome, message}, outcome being its code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
@@ -325,7 +409,9 @@ export function openApiDocument(version: string, options: { playground?: boolean
     paths: Object.fromEntries(
       Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [
         path,
-        Object.fromEntries(Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)])),
+        Object.fromEntries(
+          Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]),
+        ),
       ]),
     ),
     webhooks: webhookOperations(),
@@ -335,8 +421,16 @@ export function openApiDocument(version: string, options: { playground?: boolean
       headers,
       responses: { MethodNotAllowed: errorResponses(['METHOD_NOT_ALLOWED'])[405] },
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: "one of the server's API keys; required when it has any" },
-        webhookKey: { type: 'http', scheme: 'bearer', description: "the webhook endpoint's key, given when it was added (never its signing secret)" },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "one of the server's API keys; required when it has any",
+        },
+        webhookKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "the webhook endpoint's key, given when it was added (never its signing secret)",
+        },
       },
     },
   };

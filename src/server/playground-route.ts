@@ -11,7 +11,10 @@ import { playgroundCss, playgroundHtml, playgroundPolicy } from './playground-pa
 import { playgroundScript } from './playground-script.js';
 
 /** Mount the page, its script and its style sheet on `app`. */
-export function playgroundRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: Pick<AppDeps, 'config'>): void {
+export function playgroundRoutes(
+  app: Hono<{ Variables: { apiKey: string | undefined } }>,
+  deps: Pick<AppDeps, 'config'>,
+): void {
   // Built when first asked for, as the OpenAPI document is: reading the schema takes ~12 ms, which every start would pay.
   let html: string | undefined;
   // The function's own text: it was written to need nothing from outside its body.

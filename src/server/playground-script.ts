@@ -25,7 +25,11 @@ export function playgroundScript(): void {
   let pdfUrl: string | undefined;
   let renders = 0;
 
-  const element = <K extends keyof HTMLElementTagNameMap>(tag: K, properties: Record<string, unknown> = {}, ...children: Array<Node | string>) => {
+  const element = <K extends keyof HTMLElementTagNameMap>(
+    tag: K,
+    properties: Record<string, unknown> = {},
+    ...children: Array<Node | string>
+  ) => {
     const made: HTMLElementTagNameMap[K] = Object.assign(document.createElement(tag), properties);
     made.append(...children);
     return made;
@@ -35,9 +39,12 @@ export function playgroundScript(): void {
   // One control per field, with the schema's help as its tooltip and its default as the placeholder.
   function controlFor(field: PlaygroundField): HTMLElement {
     const common = { name: field.name, id: `field-${field.name}`, title: field.description };
-    if (field.kind === 'switch') return element('input', { ...common, type: 'checkbox', checked: field.default === true });
+    if (field.kind === 'switch')
+      return element('input', { ...common, type: 'checkbox', checked: field.default === true });
     if (field.kind === 'choice') {
-      const choices = (field.choices ?? []).map((choice) => element('option', { value: choice, selected: choice === field.default }, choice));
+      const choices = (field.choices ?? []).map((choice) =>
+        element('option', { value: choice, selected: choice === field.default }, choice),
+      );
       return element('select', common, ...choices);
     }
     const placeholder = field.default === undefined ? '' : String(field.default);
@@ -58,7 +65,13 @@ export function playgroundScript(): void {
   const options = byId('options');
   for (const field of setup.options) {
     if (field.name === formatFields[0]) options.append(option('paper format', formatSelect, 'text'));
-    options.append(option(field.name, controlFor(field), field.kind === 'switch' ? 'switch' : field.multiline ? 'text wide' : 'text'));
+    options.append(
+      option(
+        field.name,
+        controlFor(field),
+        field.kind === 'switch' ? 'switch' : field.multiline ? 'text wide' : 'text',
+      ),
+    );
   }
 
   // The request body: every editor with text and every option changed from its default.
@@ -71,14 +84,19 @@ export function playgroundScript(): void {
       } else if (field.kind === 'choice') {
         if (input.value !== field.default) sent[field.name] = input.value;
       } else if (input.value.trim() !== '') {
-        sent[field.name] = field.numeric && /^-?\d+(\.\d+)?$/.test(input.value.trim()) ? Number(input.value) : input.value;
+        sent[field.name] =
+          field.numeric && /^-?\d+(\.\d+)?$/.test(input.value.trim()) ? Number(input.value) : input.value;
       }
     }
     return sent;
   }
   const headers = (): Record<string, string> => {
     const key = keyInput.value.trim();
-    return { 'Content-Type': 'application/json', Accept: 'application/pdf', ...(key && { Authorization: `Bearer ${key}` }) };
+    return {
+      'Content-Type': 'application/json',
+      Accept: 'application/pdf',
+      ...(key && { Authorization: `Bearer ${key}` }),
+    };
   };
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   function showRequest(): void {
@@ -101,9 +119,14 @@ export function playgroundScript(): void {
   const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
   // What the render report headers say was left out of the document.
   function reportOf(response: Response): string[] {
-    const notes = response.headers.get('X-Pdfrender-Warnings') ? [`warning: ${response.headers.get('X-Pdfrender-Warnings')}`] : [];
+    const notes = response.headers.get('X-Pdfrender-Warnings')
+      ? [`warning: ${response.headers.get('X-Pdfrender-Warnings')}`]
+      : [];
     for (const kind of ['Blocked', 'Failed']) {
-      const issues = JSON.parse(response.headers.get(`X-Pdfrender-${kind}`) ?? '[]') as Array<{ url: string; reason: string }>;
+      const issues = JSON.parse(response.headers.get(`X-Pdfrender-${kind}`) ?? '[]') as Array<{
+        url: string;
+        reason: string;
+      }>;
       notes.push(...issues.map((issue) => `${kind.toLowerCase()}: ${issue.url} (${issue.reason})`));
     }
     return notes;
@@ -118,7 +141,12 @@ export function playgroundScript(): void {
     const started = performance.now();
     try {
       const sent = body();
-      const response = await fetch(endpoint, { method: 'POST', headers: headers(), body: JSON.stringify(sent), signal: mine.signal });
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify(sent),
+        signal: mine.signal,
+      });
       if (response.ok) {
         // Typed here, so the frame shows a PDF whatever a proxy on the way said it was (never HTML of this origin).
         const pdf = new Blob([await response.arrayBuffer()], { type: 'application/pdf' });
@@ -163,7 +191,10 @@ export function playgroundScript(): void {
   // Whichever format both paper fields name (an empty field is its default), else custom.
   function matchFormat(): void {
     const current = (name: string) => control(name)!.value.trim() || control(name)!.placeholder;
-    formatSelect.value = Object.entries(setup.formats).find(([, sizes]) => formatFields.every((name) => sizes[name] === current(name)))?.[0] ?? '';
+    formatSelect.value =
+      Object.entries(setup.formats).find(([, sizes]) =>
+        formatFields.every((name) => sizes[name] === current(name)),
+      )?.[0] ?? '';
   }
   formatSelect.addEventListener('change', () => {
     const sizes = setup.formats[formatSelect.value];
@@ -189,7 +220,12 @@ export function playgroundScript(): void {
     localStorage.setItem(
       stored,
       JSON.stringify(
-        Object.fromEntries(fields.map((field) => [field.name, field.kind === 'switch' ? control(field.name)!.checked : control(field.name)!.value])),
+        Object.fromEntries(
+          fields.map((field) => [
+            field.name,
+            field.kind === 'switch' ? control(field.name)!.checked : control(field.name)!.value,
+          ]),
+        ),
       ),
     );
   form.addEventListener('input', (event) => {

@@ -22,12 +22,17 @@ interface UrlDeps {
 export function publicBase(c: Context, deps: UrlDeps): string {
   if (deps.config.publicUrl) return deps.config.publicUrl.replace(/\/+$/, '');
   const bound = deps.listening.address;
-  if (!bound) throw new Error('absolute URLs asked for before the server listens (give --public-url to build them without a listener)');
+  if (!bound)
+    throw new Error(
+      'absolute URLs asked for before the server listens (give --public-url to build them without a listener)',
+    );
   if (!isWildcard(bound.address)) return `http://${urlHost(deps.config.host, bound.address)}:${bound.port}`;
   const socket = connectionOf(c);
   const local = socket?.localAddress && normalizeAddress(socket.localAddress);
   if (!local || !socket.localPort)
-    throw new Error('a wildcard listener has no address of its own, and this request came without a connection; set --public-url');
+    throw new Error(
+      'a wildcard listener has no address of its own, and this request came without a connection; set --public-url',
+    );
   return `http://${bracketed(local)}:${socket.localPort}`;
 }
 

@@ -30,7 +30,10 @@ export function rateLimitPolicy(deps: AppDeps): MiddlewareHandler<{ Variables: {
     c.res.headers.set('RateLimit-Policy', policy);
     if (!c.res.headers.has('RateLimit')) {
       const now = clock.now();
-      c.res.headers.set('RateLimit', limitHeader(config.rateLimit, await rateWindows.peek(callerKey(c, config), now), now));
+      c.res.headers.set(
+        'RateLimit',
+        limitHeader(config.rateLimit, await rateWindows.peek(callerKey(c, config), now), now),
+      );
     }
   };
 }
@@ -55,9 +58,13 @@ export function rateLimit(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKe
     c.header('RateLimit-Policy', policyHeader(config.rateLimit));
     c.header('RateLimit', limitHeader(config.rateLimit, window, now));
     if (count > config.rateLimit) {
-      throw new PdfRenderError('RATE_LIMITED', `rate limit of ${config.rateLimit} render-sync requests per minute reached; try again in ${reset} s`, {
-        retryAfter: reset,
-      });
+      throw new PdfRenderError(
+        'RATE_LIMITED',
+        `rate limit of ${config.rateLimit} render-sync requests per minute reached; try again in ${reset} s`,
+        {
+          retryAfter: reset,
+        },
+      );
     }
     await next();
   };

@@ -24,7 +24,9 @@ export async function readBody(c: Context): Promise<unknown> {
       form = await c.req.formData();
     } catch {
       // undici says only "Failed to parse body as FormData"; say what usually causes it.
-      throw bodyError('is not valid multipart/form-data: check that the Content-Type has the boundary the body uses (let your HTTP client set it)');
+      throw bodyError(
+        'is not valid multipart/form-data: check that the Content-Type has the boundary the body uses (let your HTTP client set it)',
+      );
     }
     const parts: Array<[string, FormDataEntryValue]> = [];
     form.forEach((value, name) => parts.push([name, value]));
@@ -36,7 +38,8 @@ export async function readBody(c: Context): Promise<unknown> {
       if (text === undefined) (problems[name] ??= []).push('is an uploaded file that is not valid UTF-8 text');
       else entries.push([name, text]);
     }
-    if (Object.keys(problems).length > 0) throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file is not UTF-8 text', { fieldErrors: problems });
+    if (Object.keys(problems).length > 0)
+      throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file is not UTF-8 text', { fieldErrors: problems });
     return fieldsOf(entries);
   }
   throw new PdfRenderError(

@@ -50,9 +50,14 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
         return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
       }
       return c.json(
-        { outcome: 'SUCCESS', fileUrl, pages: result.pages, bytes: result.bytes, blocked: network.blocked, failed: network.failed } satisfies z.infer<
-          typeof renderSyncAnswer
-        >,
+        {
+          outcome: 'SUCCESS',
+          fileUrl,
+          pages: result.pages,
+          bytes: result.bytes,
+          blocked: network.blocked,
+          failed: network.failed,
+        } satisfies z.infer<typeof renderSyncAnswer>,
         200,
       );
     });

@@ -73,7 +73,18 @@ export async function startRuntime(options: {
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = config.jobLease;
   const workers = startWorkers(
-    { engine, queue, files, clock, retentionMs: config.retention, leaseMs, onEvent: () => sender.wake(), events: options.events, write, storage },
+    {
+      engine,
+      queue,
+      files,
+      clock,
+      retentionMs: config.retention,
+      leaseMs,
+      onEvent: () => sender.wake(),
+      events: options.events,
+      write,
+      storage,
+    },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
     // already waits for the page, so no page idles between jobs (async ran at 0.85 x sync's
     // throughput with one loop per page). Sync requests still go first: the engine serves them
@@ -100,7 +111,8 @@ export async function startRuntime(options: {
   };
   /** Set by drain: a process on its way out. A library caller's close waits for everything. */
   let graceEnds: number | undefined;
-  const bounded = (work: Promise<void>) => (graceEnds === undefined ? work : valueWithin(work, Math.max(closeWithinMs, graceEnds - Date.now()), undefined));
+  const bounded = (work: Promise<void>) =>
+    graceEnds === undefined ? work : valueWithin(work, Math.max(closeWithinMs, graceEnds - Date.now()), undefined);
   return {
     deps,
     drain(giveUp, ends) {

@@ -35,7 +35,10 @@ type Answer<K extends keyof typeof webhookAnswers> = z.infer<(typeof webhookAnsw
 /** Mount the routes on `app`. */
 export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.get('/api/webhooks', async (c) =>
-    c.json({ outcome: 'SUCCESS', webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)) } satisfies Answer<'list'>),
+    c.json({
+      outcome: 'SUCCESS',
+      webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)),
+    } satisfies Answer<'list'>),
   );
   app.post('/api/webhooks', async (c) => {
     const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
@@ -49,7 +52,12 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
       const { created: _created, ...endpoint } = result;
       return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'created'>, 201);
     }
-    return c.json({ outcome: 'SUCCESS', ...withoutCredentials(result.endpoint), reenabled: true, released: result.released } satisfies Answer<'reenabled'>);
+    return c.json({
+      outcome: 'SUCCESS',
+      ...withoutCredentials(result.endpoint),
+      reenabled: true,
+      released: result.released,
+    } satisfies Answer<'reenabled'>);
   });
   app.post('/api/webhooks/:id/enable', async (c) => {
     const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
@@ -65,10 +73,14 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
   });
   app.post('/api/webhooks/:id/rotate', async (c) => {
     // An empty body (no Content-Type needed) rotates both.
-    const empty = c.req.header('content-length') === '0' || (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
+    const empty =
+      c.req.header('content-length') === '0' ||
+      (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
-    const endpoint = await deps.write(() => deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }));
+    const endpoint = await deps.write(() =>
+      deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }),
+    );
     await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'rotated'>);

@@ -12,10 +12,14 @@ import type { ErrorCode } from '../errors.js';
 import type { QueueBounds } from './queue-bounds.js';
 
 /** The same methods, each answering a promise. */
-export type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+export type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
+};
 
 /** The same methods, each answering its value itself: what a synchronous backend (SQLite) implements. */
-export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
+export type Sync<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+};
 
 // ---------------------------------------------------------------------------------------------
 // The async job queue
@@ -193,7 +197,13 @@ export interface Deliveries {
    * PostgreSQL), kept from other senders for a lease of `leaseMs` that the sender renews while the
    * attempt lasts; if the sender dies mid-attempt, the delivery is due again when its lease runs out.
    */
-  claim(now: number, limit: number, leaseMs: number, perEndpoint?: number, inFlight?: Record<string, number>): Promise<Delivery[]>;
+  claim(
+    now: number,
+    limit: number,
+    leaseMs: number,
+    perEndpoint?: number,
+    inFlight?: Record<string, number>,
+  ): Promise<Delivery[]>;
   /** Extend the leases of the attempts `ids` still in flight to `until`; returns how many were. */
   renew(ids: number[], until: number): Promise<number>;
   /** The receiver answered 2xx. */
@@ -259,7 +269,10 @@ export interface WebhookEndpoints {
    * which its receiver already checks) and its held deliveries are sent; any other URL gets a new
    * endpoint.
    */
-  addOrEnable(url: string, now: number): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)>;
+  addOrEnable(
+    url: string,
+    now: number,
+  ): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)>;
   /** Enable an endpoint and send what it holds (also when it was active: nothing changes then but stragglers); null when there is none. */
   enable(id: string, now: number): Promise<Enabled | null>;
   /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */

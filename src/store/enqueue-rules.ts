@@ -17,7 +17,8 @@ import { PdfRenderError } from '../errors.js';
 import type { EnqueueInput } from './contract.js';
 
 /** What an enqueue came to: queued, the job the same request queued before, or which rule refused it. */
-export type EnqueueVerdict = 'queued' | 'retry' | 'duplicate' | 'total-jobs' | 'total-bytes' | 'caller-jobs' | 'caller-bytes';
+export type EnqueueVerdict =
+  'queued' | 'retry' | 'duplicate' | 'total-jobs' | 'total-bytes' | 'caller-jobs' | 'caller-bytes';
 
 /** What the database held when it judged: the identifier's last use, and the queue's jobs and request bytes, in total and of the caller. */
 export interface EnqueueFigures {
@@ -40,9 +41,15 @@ export function requestDigest(input: { request: unknown; priority: number }): st
  * identifier's last use carried this request's digest and its job is still kept. The order is the
  * rules' order, and pdfrender_enqueue_v2's.
  */
-export function judgeEnqueue(held: EnqueueFigures, sameRequest: boolean, input: EnqueueInput, requestBytes: number): EnqueueVerdict {
+export function judgeEnqueue(
+  held: EnqueueFigures,
+  sameRequest: boolean,
+  input: EnqueueInput,
+  requestBytes: number,
+): EnqueueVerdict {
   const { bounds } = input;
-  if (held.seenAt !== null && held.seenAt > input.now - input.dedupeWindowMs) return sameRequest ? 'retry' : 'duplicate';
+  if (held.seenAt !== null && held.seenAt > input.now - input.dedupeWindowMs)
+    return sameRequest ? 'retry' : 'duplicate';
   if (held.jobs >= bounds.maxQueue) return 'total-jobs';
   if (held.jobs > 0 && held.bytes + requestBytes > bounds.maxQueueBytes) return 'total-bytes';
   if (held.callerJobs >= bounds.maxQueuePerCaller) return 'caller-jobs';
@@ -53,7 +60,8 @@ export function judgeEnqueue(held: EnqueueFigures, sameRequest: boolean, input: 
 /** Seconds a caller refused for a full queue is told to wait: about as long as a few renders take. */
 const fullRetryAfter = 30;
 
-const full = (message: string) => new PdfRenderError('QUEUE_FULL', `${message}; try again when some have finished`, { retryAfter: fullRetryAfter });
+const full = (message: string) =>
+  new PdfRenderError('QUEUE_FULL', `${message}; try again when some have finished`, { retryAfter: fullRetryAfter });
 
 /** The refusal a verdict other than queued or retry stands for, worded from the figures the database read. */
 export function enqueueRefusal(

@@ -32,4 +32,7 @@ export function queuedJob(id: string, input: EnqueueInput): Job {
 }
 
 /** The error of an attempt whose lease ran out (its server died or stalled). */
-export const leaseExpiredError: JobError = { code: 'RENDER_PDF_FAILED', message: 'the render stopped before finishing (its lease expired)' };
+export const leaseExpiredError: JobError = {
+  code: 'RENDER_PDF_FAILED',
+  message: 'the render stopped before finishing (its lease expired)',
+};

@@ -72,15 +72,28 @@ async function s3For({ config, env }: BackendOptions): Promise<S3Blobs | undefin
   if (!config.files) return undefined;
   // The S3 client and the PostgreSQL driver are loaded only when asked for.
   const { s3Blobs } = await import('./files/s3-blobs.js');
-  return s3Blobs({ ...config.files, ...s3Connection(env), ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
+  return s3Blobs({
+    ...config.files,
+    ...s3Connection(env),
+    ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}),
+  });
 }
 
 const s3Check = (s3: S3Blobs | undefined): StorageCheck[] => (s3 ? [() => s3.check()] : []);
 
 /** The parts every backend builds the same way once it has its store, blobs and looks. */
-function assemble(options: BackendOptions, store: Store, blobs: Blobs, looks: StorageLooks, extra: { clock?: Clock; close: () => Promise<void> }): Backend {
+function assemble(
+  options: BackendOptions,
+  store: Store,
+  blobs: Blobs,
+  looks: StorageLooks,
+  extra: { clock?: Clock; close: () => Promise<void> },
+): Backend {
   const storage = storageMonitor(looks, options.events);
-  const write = storeWriter({ waitMs: options.config.busyTimeout, onFault: (fault, bytes) => storage.report(fault, bytes) });
+  const write = storeWriter({
+    waitMs: options.config.busyTimeout,
+    onFault: (fault, bytes) => storage.report(fault, bytes),
+  });
   return {
     store,
     files: fileStore(store.fileIndex, blobs, write),

@@ -22,7 +22,11 @@ export interface OpenedStore {
  * Open the store at `database` (a PostgreSQL URL), else of `dataDir` (absolute), creating and
  * migrating it as needed; `eventOf` makes a finished job's webhook event (a redelivery writes one).
  */
-export async function openStore(options: { dataDir: string; database?: string | undefined; eventOf: JobEventBuilder }): Promise<OpenedStore> {
+export async function openStore(options: {
+  dataDir: string;
+  database?: string | undefined;
+  eventOf: JobEventBuilder;
+}): Promise<OpenedStore> {
   if (!options.database) {
     const store = sqliteStore(openDb(databasePath(options.dataDir)), options.eventOf);
     return { store, now: () => Date.now(), close: () => store.close() };

@@ -12,11 +12,18 @@
  */
 export function isPostgresError(error: unknown): error is Error & { code: string; severity: string } {
   const fields = error as { code?: unknown; severity?: unknown } | null;
-  return error instanceof Error && typeof fields?.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) && typeof fields.severity === 'string';
+  return (
+    error instanceof Error &&
+    typeof fields?.code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(fields.code) &&
+    typeof fields.severity === 'string'
+  );
 }
 
 /** The storage code of a PostgreSQL or node-postgres error, or undefined when it is not a storage fault. */
-export function postgresStorageCode(error: unknown): 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY' | undefined {
+export function postgresStorageCode(
+  error: unknown,
+): 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE' | 'DATABASE_BUSY' | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
   if (isPostgresError(error)) return sqlState(error.code);
@@ -27,8 +34,18 @@ export function postgresStorageCode(error: unknown): 'STORAGE_FULL' | 'STORAGE_U
 }
 
 // The errnos of a server that cannot be reached (node-postgres passes the socket's error on).
-const networkErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const driverMessages = /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout)/;
+const networkErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+const driverMessages =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout)/;
 // pg-pool's answer to a caller that waited too long for a free connection of a full pool: load, not an outage.
 const fullPool = /^timeout exceeded when trying to connect/;
 
@@ -47,8 +64,10 @@ export function postgresFaultWords(error: unknown): string | undefined {
   if (isPostgresError(error) && error.code === '53300')
     return "the server's database has no connection to spare (too many connections, 53300); try again shortly";
   if (!(error instanceof Error)) return undefined;
-  if (fullPool.test(error.message)) return 'every connection this server has to its database is in use, and none came free in time; try again shortly';
-  if (silent.test(error.message)) return "the server's database did not answer in time (--database-timeout); try again later or another instance";
+  if (fullPool.test(error.message))
+    return 'every connection this server has to its database is in use, and none came free in time; try again shortly';
+  if (silent.test(error.message))
+    return "the server's database did not answer in time (--database-timeout); try again later or another instance";
   return undefined;
 }
 

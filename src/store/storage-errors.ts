@@ -17,14 +17,16 @@ const retryAfter: Record<StorageCode, number> = { STORAGE_FULL: 30, STORAGE_UNAV
 // Safe for any caller: no paths (the operator's log has them).
 const messages: Record<StorageCode, string> = {
   STORAGE_FULL: "the server's storage is full, so nothing more can be stored there; try again later",
-  STORAGE_UNAVAILABLE: "the server's storage is unavailable (its data folder was removed, replaced or made read-only); try again later or another instance",
+  STORAGE_UNAVAILABLE:
+    "the server's storage is unavailable (its data folder was removed, replaced or made read-only); try again later or another instance",
   DATABASE_BUSY: "the server's database is locked by another process; try again shortly",
 };
 
 // The same faults on a PostgreSQL server (several instances share it, so another may still answer).
 const postgresMessages: Record<StorageCode, string> = {
   STORAGE_FULL: "the server's database is full, so nothing more can be stored there; try again later",
-  STORAGE_UNAVAILABLE: "the server's database cannot be reached or cannot take writes; try again later or another instance",
+  STORAGE_UNAVAILABLE:
+    "the server's database cannot be reached or cannot take writes; try again later or another instance",
   DATABASE_BUSY: "the server's database is busy with a conflicting change; try again shortly",
 };
 
@@ -69,8 +71,10 @@ export function databaseFault(error: unknown): PdfRenderError | undefined {
 // The health monitor's refusals for a storage shared by instances (a database, a bucket): not a data folder.
 const sharedMessages: Record<StorageCode, string> = {
   ...postgresMessages,
-  STORAGE_FULL: "the server's shared storage (its database or file bucket) is full, so nothing more can be stored there; try again later",
-  STORAGE_UNAVAILABLE: "the server's shared storage (its database or file bucket) cannot be reached or cannot take writes; try again later or another instance",
+  STORAGE_FULL:
+    "the server's shared storage (its database or file bucket) is full, so nothing more can be stored there; try again later",
+  STORAGE_UNAVAILABLE:
+    "the server's shared storage (its database or file bucket) cannot be reached or cannot take writes; try again later or another instance",
 };
 
 /** The PdfRenderError of a storage fault known by its code (the health monitor's own findings), worded for a data dir or, when `shared`, a shared storage. */
@@ -87,5 +91,10 @@ export function isStorageFault(error: unknown): error is PdfRenderError {
 export function postgresFault(error: unknown): PdfRenderError | undefined {
   if (isPdfRenderError(error)) return isStorageFault(error) ? error : undefined;
   const code = postgresStorageCode(error);
-  return code ? new PdfRenderError(code, postgresFaultWords(error) ?? postgresMessages[code], { cause: error, retryAfter: retryAfter[code] }) : undefined;
+  return code
+    ? new PdfRenderError(code, postgresFaultWords(error) ?? postgresMessages[code], {
+        cause: error,
+        retryAfter: retryAfter[code],
+      })
+    : undefined;
 }

@@ -34,7 +34,10 @@ const outOfConnectionsPauseMs = 250;
  * PdfRenderErrors with a storage code (and go to `onFault` first: the health monitor), anything
  * else as it was thrown.
  */
-export function storeWriter(options: { waitMs: number; onFault?: (error: PdfRenderError, bytes?: number) => void }): StoreWrite {
+export function storeWriter(options: {
+  waitMs: number;
+  onFault?: (error: PdfRenderError, bytes?: number) => void;
+}): StoreWrite {
   const now = () => performance.now();
   return async <T>(work: () => T, writeOptions: WriteOptions = {}): Promise<Awaited<T>> => {
     const waitMs = writeOptions.waitMs ?? options.waitMs;
@@ -49,7 +52,8 @@ export function storeWriter(options: { waitMs: number; onFault?: (error: PdfRend
           options.onFault?.(fault, writeOptions.bytes);
           throw fault;
         }
-        if (isPostgresError(fault.cause) && fault.cause.code === '53300') pause = Math.max(pause, outOfConnectionsPauseMs);
+        if (isPostgresError(fault.cause) && fault.cause.code === '53300')
+          pause = Math.max(pause, outOfConnectionsPauseMs);
       }
       // Jittered, so writers that met the same lock do not all come back at once.
       await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));

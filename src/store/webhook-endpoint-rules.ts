@@ -14,7 +14,14 @@ export function newWebhookKey(): string {
 
 /** A new active endpoint for `url`, with a fresh id, key and secret: what both stores insert. */
 export function newEndpoint(url: string, now: number): WebhookEndpoint {
-  return { id: `wh_${randomBytes(9).toString('base64url')}`, url, key: newWebhookKey(), secret: newWebhookSecret(), createdAt: now, disabledAt: null };
+  return {
+    id: `wh_${randomBytes(9).toString('base64url')}`,
+    url,
+    key: newWebhookKey(),
+    secret: newWebhookSecret(),
+    createdAt: now,
+    disabledAt: null,
+  };
 }
 
 /** An endpoint without its key and secret, as listings show it. */
@@ -29,7 +36,9 @@ export function validateWebhookUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new PdfRenderError('VALIDATION_FAILED', `"${url}" is not a URL`, { fieldErrors: { url: ['must be an absolute http or https URL'] } });
+    throw new PdfRenderError('VALIDATION_FAILED', `"${url}" is not a URL`, {
+      fieldErrors: { url: ['must be an absolute http or https URL'] },
+    });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new PdfRenderError('VALIDATION_FAILED', `webhook URLs must be http or https, not ${parsed.protocol}`, {

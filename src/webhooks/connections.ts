@@ -29,7 +29,11 @@ export function webhookConnections(): WebhookConnections {
       let agent = agents.get(key);
       if (agent)
         agents.delete(key); // put back last below: the map is in order of use
-      else agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, timeout: idleMs }) : new HttpAgent({ keepAlive: true, timeout: idleMs });
+      else
+        agent =
+          url.protocol === 'https:'
+            ? new HttpsAgent({ keepAlive: true, timeout: idleMs })
+            : new HttpAgent({ keepAlive: true, timeout: idleMs });
       agents.set(key, agent);
       // Let go, not destroyed: a delivery in flight on it finishes, and its idle sockets close after idleMs.
       if (agents.size > maxAgents) agents.delete(agents.keys().next().value!);

@@ -81,7 +81,12 @@ export function startSender(deps: {
       deps
         .write(() => deps.deliveries.renew([...claimed], deps.clock.now() + deps.leaseMs))
         .catch((error: unknown) => {
-          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook delivery lease renewal failed; retrying at the next one', error });
+          if (!isStorageFault(error))
+            deps.events({
+              level: 'error',
+              message: 'webhook delivery lease renewal failed; retrying at the next one',
+              error,
+            });
         })
         .finally(() => (renewing = false));
     },
@@ -129,10 +134,15 @@ export function startSender(deps: {
           : error instanceof Error
             ? error.message
             : String(error);
-      return deps.write(() => deps.deliveries.failed(delivery, null, reason, deps.clock.now()), { waitMs: outcomeWaitMs });
+      return deps.write(() => deps.deliveries.failed(delivery, null, reason, deps.clock.now()), {
+        waitMs: outcomeWaitMs,
+      });
     }
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
-    if (status >= 200 && status < 300) return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), { waitMs: outcomeWaitMs });
+    if (status >= 200 && status < 300)
+      return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), {
+        waitMs: outcomeWaitMs,
+      });
     if (status === 410) {
       await deps.write(() => deps.webhooks.disable(delivery.endpointId, deps.clock.now()), { waitMs: outcomeWaitMs });
       return deps.write(
@@ -144,9 +154,12 @@ export function startSender(deps: {
         { waitMs: outcomeWaitMs },
       );
     }
-    await deps.write(() => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs), {
-      waitMs: outcomeWaitMs,
-    });
+    await deps.write(
+      () => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs),
+      {
+        waitMs: outcomeWaitMs,
+      },
+    );
   };
 
   const start = (delivery: Delivery) => {
@@ -155,7 +168,8 @@ export function startSender(deps: {
     const running: Promise<void> = attempt(delivery)
       .catch((error) => {
         // A storage fault is the health monitor's to log; the delivery is due again when its hold runs out.
-        if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook delivery failed unexpectedly', error });
+        if (!isStorageFault(error))
+          deps.events({ level: 'error', message: 'webhook delivery failed unexpectedly', error });
       })
       .finally(() => {
         inFlight.delete(running);
@@ -187,17 +201,23 @@ export function startSender(deps: {
     }
     const room = maxInFlight - inFlight.size;
     claiming = (
-      room > 0 ? deps.write(() => deps.deliveries.claim(deps.clock.now(), room, deps.leaseMs, maxInFlightPerEndpoint, perEndpoint)) : Promise.resolve([])
+      room > 0
+        ? deps.write(() =>
+            deps.deliveries.claim(deps.clock.now(), room, deps.leaseMs, maxInFlightPerEndpoint, perEndpoint),
+          )
+        : Promise.resolve([])
     )
       .then(
         (due) => {
           // One of this sender's own attempts comes back if its lease ran out while it waited (renewals
           // that failed): it is in flight already, and renewed again from here.
           due.filter((delivery) => !claimed.has(delivery.id)).forEach(start);
-          heldBack = inFlight.size >= maxInFlight || Object.values(perEndpoint).some((count) => count >= maxInFlightPerEndpoint);
+          heldBack =
+            inFlight.size >= maxInFlight || Object.values(perEndpoint).some((count) => count >= maxInFlightPerEndpoint);
         },
         (error: unknown) => {
-          if (!isStorageFault(error)) deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
+          if (!isStorageFault(error))
+            deps.events({ level: 'error', message: 'webhook sender error; retrying shortly', error });
         },
       )
       .finally(() => {

@@ -7,6 +7,8 @@ import { webhookSecretKey } from '../webhook-secret.js';
 
 /** The signature header value for one delivery. */
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', webhookSecretKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  const mac = createHmac('sha256', webhookSecretKey(secret))
+    .update(`${id}.${timestampSeconds}.${body}`)
+    .digest('base64');
   return `v1,${mac}`;
 }

@@ -25,7 +25,9 @@ export async function checkWebhookUrl(url: string, allowPrivate: boolean, resolv
       error instanceof RefusedUrlError
         ? `${error.message}; a receiver on this machine or a private network needs --allow-private-webhooks`
         : `cannot resolve its host: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-    throw new PdfRenderError('VALIDATION_FAILED', `webhook URL ${normalised} is refused: ${reason}`, { fieldErrors: { url: [reason] } });
+    throw new PdfRenderError('VALIDATION_FAILED', `webhook URL ${normalised} is refused: ${reason}`, {
+      fieldErrors: { url: [reason] },
+    });
   }
   return normalised;
 }

@@ -22,7 +22,10 @@ const logo = `data:image/svg+xml;base64,${Buffer.from(read('logo.svg')).toString
 const invoice: SoakDocument = {
   name: 'invoice',
   fields: {
-    htmlContent: read('invoice.html').replace('<link rel="stylesheet" href="invoice.css">', `<style>${read('invoice.css')}</style>`),
+    htmlContent: read('invoice.html').replace(
+      '<link rel="stylesheet" href="invoice.css">',
+      `<style>${read('invoice.css')}</style>`,
+    ),
     headerHtmlContent: read('header.html').replace('src="logo.svg"', `src="${logo}"`),
     footerHtmlContent: read('footer.html'),
     marginTop: '0.8in',
@@ -70,7 +73,10 @@ const dialogs: SoakDocument = {
 };
 
 /** Renders fine but for the server's deadline. */
-export const runaway: SoakDocument = { name: 'runaway', fields: { htmlContent: '<p>never printed</p><script>while (true) {}</script>' } };
+export const runaway: SoakDocument = {
+  name: 'runaway',
+  fields: { htmlContent: '<p>never printed</p><script>while (true) {}</script>' },
+};
 
 /** The documents that must render, in the order the mix cycles through them. */
 export const documents: SoakDocument[] = [invoice, letter, scripted, dialogs];

@@ -46,7 +46,10 @@ const transports: Transport[] = ['sync-json', 'sync-pdf', 'multipart', 'async'];
 /** What request number `i` sends: every transport meets every document. */
 function plan(i: number): { transport: Transport; document: SoakDocument } {
   if (i % runawayEvery === runawayEvery / 2) return { transport: 'sync-json', document: runaway };
-  return { transport: transports[i % transports.length]!, document: documents[(i + Math.floor(i / transports.length)) % documents.length]! };
+  return {
+    transport: transports[i % transports.length]!,
+    document: documents[(i + Math.floor(i / transports.length)) % documents.length]!,
+  };
 }
 
 interface Sample {
@@ -62,7 +65,20 @@ interface Sample {
 
 /** Start `pdfrender serve` and wait for the address it prints; its stderr is read (and the tail kept) until it exits. */
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; log: string[] }> {
-  const args = ['serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '100000', '--concurrency', '2', '--timeout', '3s', '--allow-private-webhooks'];
+  const args = [
+    'serve',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--rate-limit',
+    '100000',
+    '--concurrency',
+    '2',
+    '--timeout',
+    '3s',
+    '--allow-private-webhooks',
+  ];
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   const log: string[] = [];
   let partial = '';
@@ -119,17 +135,24 @@ it(
         res.writeHead(204).end();
         webhooks += 1;
         try {
-          const event = new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as {
+          const event = new Webhook(secret).verify(
+            Buffer.concat(chunks).toString('utf8'),
+            req.headers as Record<string, string>,
+          ) as {
             type: string;
             payload: { id: string; url?: string; pages?: number; error?: string };
           };
           const document = awaiting.get(event.payload.id);
           awaiting.delete(event.payload.id);
           if (!document) fail(`webhook for ${event.payload.id}: not awaited (a duplicate or an unknown job)`);
-          else if (event.type !== 'PDF_RENDERED') fail(`webhook for ${event.payload.id} (${document.name}): ${event.type} ${event.payload.error ?? ''}`);
+          else if (event.type !== 'PDF_RENDERED')
+            fail(`webhook for ${event.payload.id} (${document.name}): ${event.type} ${event.payload.error ?? ''}`);
           else if (event.payload.pages !== document.expect!.pages)
-            fail(`webhook for ${event.payload.id} (${document.name}): ${event.payload.pages} pages, expected ${document.expect!.pages}`);
-          else if (webhooks % 10 === 0) pdfChecks.push(checkPdfAt(event.payload.url!, document, `async ${event.payload.id}`));
+            fail(
+              `webhook for ${event.payload.id} (${document.name}): ${event.payload.pages} pages, expected ${document.expect!.pages}`,
+            );
+          else if (webhooks % 10 === 0)
+            pdfChecks.push(checkPdfAt(event.payload.url!, document, `async ${event.payload.id}`));
         } catch (error) {
           fail(`webhook: ${(error as Error).message}`);
         }
@@ -139,9 +162,13 @@ it(
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pdf-ready`;
     // Loopback webhook URLs are refused unless --allow-private-webhooks is given (here and on serve).
-    const added = execFileSync(process.execPath, [bin, 'webhooks', 'add', hookUrl, '--data-dir', dataDir, '--json', '--allow-private-webhooks'], {
-      encoding: 'utf8',
-    });
+    const added = execFileSync(
+      process.execPath,
+      [bin, 'webhooks', 'add', hookUrl, '--data-dir', dataDir, '--json', '--allow-private-webhooks'],
+      {
+        encoding: 'utf8',
+      },
+    );
     secret = (JSON.parse(added) as { secret: string }).secret;
 
     const server = await startServer(dataDir);
@@ -197,8 +224,12 @@ it(
         }
         const identifier = `soak-${i}`;
         awaiting.set(identifier, document); // before the request: the webhook may beat the 202
-        const response = await fetch(`${server.url}/api/pdfs/render-async`, json({ ...document.fields, identifier })).catch((error: Error) => error);
-        const body = response instanceof Response ? ((await response.json().catch(() => ({}))) as { outcome?: string }) : {};
+        const response = await fetch(
+          `${server.url}/api/pdfs/render-async`,
+          json({ ...document.fields, identifier }),
+        ).catch((error: Error) => error);
+        const body =
+          response instanceof Response ? ((await response.json().catch(() => ({}))) as { outcome?: string }) : {};
         if (!(response instanceof Response)) {
           awaiting.delete(identifier);
           return `${where}: ${response.message}`;
@@ -225,7 +256,8 @@ it(
         const form = new FormData();
         for (const [name, value] of Object.entries(document.fields)) {
           // The HTML fields as uploaded files, the rest as plain form fields, as curl -F would send them.
-          if (name.endsWith('HtmlContent') || name === 'htmlContent') form.append(name, new Blob([value], { type: 'text/html' }), `${name}.html`);
+          if (name.endsWith('HtmlContent') || name === 'htmlContent')
+            form.append(name, new Blob([value], { type: 'text/html' }), `${name}.html`);
           else form.append(name, value);
         }
         init = { method: 'POST', body: form, signal };
@@ -301,13 +333,24 @@ it(
     // +2 keeps a smaller baseline from failing on that churn, while a leak (one per render) still shows.
     const chromiumLimit = Math.max(figures.chromiumBaseline * 1.2, figures.chromiumBaseline + 2);
 
-    const columns = ['phase', 'renders', 'seconds', 'rssMb', 'pssMb', 'processes', 'chromium', 'awaitingWebhooks'] as const;
+    const columns = [
+      'phase',
+      'renders',
+      'seconds',
+      'rssMb',
+      'pssMb',
+      'processes',
+      'chromium',
+      'awaitingWebhooks',
+    ] as const;
     const table = [
       `| ${columns.join(' | ')} |`,
       `|${columns.map(() => '---').join('|')}|`,
       ...samples.map((s) => `| ${columns.map((c) => s[c]).join(' | ')} |`),
     ];
-    console.log(`${table.join('\n')}\n\n${JSON.stringify({ ...figures, rssLimitMb: Math.round(rssLimit * 10) / 10, chromiumLimit }, null, 2)}`);
+    console.log(
+      `${table.join('\n')}\n\n${JSON.stringify({ ...figures, rssLimitMb: Math.round(rssLimit * 10) / 10, chromiumLimit }, null, 2)}`,
+    );
     if (errors.length > 0) console.log(`first errors:\n${errors.slice(0, 20).join('\n')}`);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(
@@ -316,9 +359,14 @@ it(
     );
 
     expect(errors.slice(0, 20)).toEqual([]);
-    expect(baseline.length, 'too few samples after warm-up: lower SOAK_SAMPLE_EVERY or SOAK_WARMUP').toBe(baselineSamples);
+    expect(baseline.length, 'too few samples after warm-up: lower SOAK_SAMPLE_EVERY or SOAK_WARMUP').toBe(
+      baselineSamples,
+    );
     expect(figures.rssMaxMb, `RSS grew past baseline ${figures.rssBaselineMb} MB + 20%`).toBeLessThanOrEqual(rssLimit);
-    expect(figures.chromiumMax, `Chromium processes grew past baseline ${figures.chromiumBaseline} + max(20%, 2)`).toBeLessThanOrEqual(chromiumLimit);
+    expect(
+      figures.chromiumMax,
+      `Chromium processes grew past baseline ${figures.chromiumBaseline} + max(20%, 2)`,
+    ).toBeLessThanOrEqual(chromiumLimit);
     expect(figures.chromiumLeftAfterStop, 'Chromium processes outlived the server').toBe(0);
   },
   20 * 60_000,

@@ -65,7 +65,10 @@ export async function remainingAfter(profileDir: string, ms: number): Promise<nu
 }
 
 /** The one browser `parent` started, once it runs (up to `ms`); undefined if none or several did. */
-export async function onlyBrowserOf(parent: number, ms = 10_000): Promise<{ pid: number; profile: string } | undefined> {
+export async function onlyBrowserOf(
+  parent: number,
+  ms = 10_000,
+): Promise<{ pid: number; profile: string } | undefined> {
   let found = browsersOf(parent);
   for (const until = Date.now() + ms; found.size !== 1 && Date.now() < until; found = browsersOf(parent))
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -53,7 +53,9 @@ export interface ServeProcess {
 
 /** Start `pdfrender serve --port 0 ...args` as a user would, and wait for its "listening on" line. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let stderr = '';
   const exited = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
   const url = await new Promise<string>((resolvePromise, reject) => {

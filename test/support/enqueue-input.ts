@@ -2,7 +2,12 @@
 import type { EnqueueInput } from '../../src/store/contract.js';
 
 /** Bounds no test reaches unless it means to. */
-export const roomyBounds = { maxQueue: 10_000, maxQueuePerCaller: 10_000, maxQueueBytes: 1024 ** 3, maxQueueBytesPerCaller: 1024 ** 3 };
+export const roomyBounds = {
+  maxQueue: 10_000,
+  maxQueuePerCaller: 10_000,
+  maxQueueBytes: 1024 ** 3,
+  maxQueueBytesPerCaller: 1024 ** 3,
+};
 
 /** An enqueue with a fresh identifier, as of 1,000,000 ms, with `overrides`. */
 export const enqueueInput = (overrides: Partial<EnqueueInput> = {}): EnqueueInput => ({

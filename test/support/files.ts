@@ -25,7 +25,11 @@ export async function removeTempDirs(): Promise<void> {
 }
 
 /** A 2x2 red PNG, for tests that need a raster image on disk or over HTTP. */
-export const redPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
+export const redPng = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** A script that keeps a document's renderer busy for `ms` (a heavy document, as far as the browser can tell). */
-export const busyScript = (ms: number) => `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;
+export const busyScript = (ms: number) =>
+  `<script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;

@@ -50,7 +50,10 @@ export async function startDeployment(
     instances = await startInstances(count, database, args, env);
     await addEndpoint(database, hook.url);
     const unsettled = async () =>
-      Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")).rows[0]!.n);
+      Number(
+        (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'"))
+          .rows[0]!.n,
+      );
     return {
       cluster,
       database,
@@ -80,10 +83,20 @@ export const identifiersAt = (hook: Receiver, prefix = '') =>
   new Set(hook.received.map((arrival) => eventOf(arrival).payload.id).filter((id) => id.startsWith(prefix))).size;
 
 /** Start `count` instances on `database` at the same moment, each with `--concurrency 1` (2 cores) and `args`. */
-export async function startInstances(count: number, database: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess[]> {
+export async function startInstances(
+  count: number,
+  database: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess[]> {
   const dataDirs = await Promise.all(Array.from({ length: count }, () => tempDir()));
   const started = await Promise.allSettled(
-    dataDirs.map((dataDir) => startServe(['--database', database, '--data-dir', dataDir, '--concurrency', '1', '--allow-private-webhooks', ...args], env)),
+    dataDirs.map((dataDir) =>
+      startServe(
+        ['--database', database, '--data-dir', dataDir, '--concurrency', '1', '--allow-private-webhooks', ...args],
+        env,
+      ),
+    ),
   );
   const up = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = started.find((result) => result.status === 'rejected');
@@ -120,11 +133,17 @@ export async function renderAsync(
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { jobId?: string; statusUrl?: string; outcome?: string } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { jobId?: string; statusUrl?: string; outcome?: string },
+  };
 }
 
 /** A job's status as `base` reports it. */
-export async function jobStatus(base: string, jobId: string): Promise<{ status: string; attempts: number; fileUrl?: string; identifier: string }> {
+export async function jobStatus(
+  base: string,
+  jobId: string,
+): Promise<{ status: string; attempts: number; fileUrl?: string; identifier: string }> {
   const response = await fetch(`${base}/api/pdfs/jobs/${jobId}`);
   expect(response.status).toBe(200);
   return (await response.json()) as { status: string; attempts: number; fileUrl?: string; identifier: string };
@@ -134,7 +153,11 @@ export async function jobStatus(base: string, jobId: string): Promise<{ status: 
 export const onInstance = (url: string, base: string): string => `${base}${new URL(url).pathname}`;
 
 /** Run `work` over `items` with at most `width` at once (a client with a connection pool). */
-export async function inParallel<T, R>(items: T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: T[],
+  width: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(

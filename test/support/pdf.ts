@@ -7,7 +7,10 @@ import { dirname, join } from 'node:path';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 // The 14 standard fonts' data, for PDFs that name one without embedding it (pdfjs warns otherwise).
-const standardFontDataUrl = join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts/');
+const standardFontDataUrl = join(
+  dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')),
+  'standard_fonts/',
+);
 
 /** Open a PDF with pdfjs, which transfers (detaches) the buffer it is given: it gets a copy. */
 const open = (data: Uint8Array, options: { useSystemFonts?: boolean } = {}) =>
@@ -48,7 +51,12 @@ export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
       const content = await page.getTextContent();
       const items = content.items
         .filter((item): item is Extract<typeof item, { str: string }> => 'str' in item && item.str.trim() !== '')
-        .map((item) => ({ text: item.str, x: item.transform[4], y: item.transform[5], fontSize: Math.hypot(item.transform[2], item.transform[3]) }));
+        .map((item) => ({
+          text: item.str,
+          x: item.transform[4],
+          y: item.transform[5],
+          fontSize: Math.hypot(item.transform[2], item.transform[3]),
+        }));
       for (const style of Object.values(content.styles)) fontNames.add(style.fontFamily);
       await page.getOperatorList(); // loads the fonts, so their names are known below
       for (const key of Object.keys(content.styles)) {
@@ -85,7 +93,10 @@ export async function readPdfInfo(data: Uint8Array): Promise<Record<string, stri
 }
 
 /** Fill colours (as "#rrggbb") and the number of images painted on one page. */
-export async function readPaint(data: Uint8Array, pageNumber = 1): Promise<{ fillColors: Set<string>; images: number }> {
+export async function readPaint(
+  data: Uint8Array,
+  pageNumber = 1,
+): Promise<{ fillColors: Set<string>; images: number }> {
   const document = await open(data);
   try {
     const page = await document.getPage(pageNumber);

@@ -12,7 +12,9 @@ export interface Arrival {
  * A receiver on an ephemeral port that keeps each request's headers and body; `answer` responds to
  * the n-th request (default 200; doing nothing leaves it hanging).
  */
-export async function receiver(answer: (res: ServerResponse, index: number) => void = (res) => res.writeHead(200).end()) {
+export async function receiver(
+  answer: (res: ServerResponse, index: number) => void = (res) => res.writeHead(200).end(),
+) {
   const received: Arrival[] = [];
   const arrived = new EventEmitter();
   const server = createServer((req, res) => {

@@ -22,9 +22,13 @@ export interface LocalS3 {
 export async function startS3(bucket = 'pdfrender-test'): Promise<LocalS3> {
   const directory = mkdtempSync(join(tmpdir(), 'pdfrender-s3-'));
   // s3rver 3.7 makes its list continuation tokens with DES, which Node 17+ keeps in OpenSSL's legacy provider.
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', resolve(import.meta.dirname, 's3rver.cjs'), directory, bucket], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', resolve(import.meta.dirname, 's3rver.cjs'), directory, bucket],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -38,7 +42,11 @@ export async function startS3(bucket = 'pdfrender-test'): Promise<LocalS3> {
       });
       child.on('error', reject);
       child.on('close', (code) =>
-        reject(new Error(`s3rver (the dev dependency "s3rver") could not start, exit ${code}: ${stderr.trim() || stdout.trim() || 'no output'}`)),
+        reject(
+          new Error(
+            `s3rver (the dev dependency "s3rver") could not start, exit ${code}: ${stderr.trim() || stdout.trim() || 'no output'}`,
+          ),
+        ),
       );
     });
     return {

@@ -3,7 +3,13 @@
 const S3rver = require('s3rver');
 
 const [directory, bucket] = process.argv.slice(2);
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+const server = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  silent: true,
+  directory,
+  configureBuckets: [{ name: bucket }],
+});
 server.run().then(
   ({ port }) => process.stdout.write(`${JSON.stringify({ port })}\n`),
   (error) => {

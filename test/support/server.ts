@@ -51,7 +51,10 @@ export async function startServer(
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it), which
   // the test moves ahead the same way (to a retry's time, say, rather than wait for it).
   const start = Date.UTC(2026, 10, 22, 12, 0, 0);
-  const clock: TestServer['clock'] = { time: start, now: () => (options.realClock ? Date.now() + clock.time - start : clock.time) };
+  const clock: TestServer['clock'] = {
+    time: start,
+    now: () => (options.realClock ? Date.now() + clock.time - start : clock.time),
+  };
   const logs: AccessLogEntry[] = [];
   const events: LogEvent[] = [];
   const runtime = await startRuntime({

@@ -11,7 +11,9 @@ export const isRoot = process.getuid?.() === 0;
 
 /** A child process (node + better-sqlite3) that holds the write lock of `dbPath` until released. */
 export async function holdWriteLock(dbPath: string): Promise<{ release(): Promise<void> }> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'hold-lock.mjs'), dbPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'hold-lock.mjs'), dbPath], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let output = '';
   const lookers: Array<() => void> = [];
   child.stdout.on('data', (chunk: Buffer) => {

@@ -46,7 +46,9 @@ const sqlite: Backend = {
         return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
       },
       async breakDeliveries() {
-        db.exec("CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+        db.exec(
+          "CREATE TEMP TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+        );
         return async () => void db.exec('DROP TRIGGER no_deliveries');
       },
       blobs: diskBlobs(join(dataDir, 'files')),
@@ -100,13 +102,18 @@ const postgres: Backend = {
       store: postgresStore(pool, webhookEvent),
       async sql<Row>(text: string, ...params: unknown[]) {
         let n = 0;
-        const { rows } = await pool.query({ text: text.replace(/\?/g, () => `$${(n += 1)}`), values: params, types: { getTypeParser: bigintAsNumber } });
+        const { rows } = await pool.query({
+          text: text.replace(/\?/g, () => `$${(n += 1)}`),
+          values: params,
+          types: { getTypeParser: bigintAsNumber },
+        });
         return rows as Row[];
       },
       async breakDeliveries() {
         await pool.query(`CREATE FUNCTION no_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
           CREATE TRIGGER no_deliveries BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION no_deliveries()`);
-        return async () => void (await pool.query('DROP TRIGGER no_deliveries ON webhook_deliveries; DROP FUNCTION no_deliveries()'));
+        return async () =>
+          void (await pool.query('DROP TRIGGER no_deliveries ON webhook_deliveries; DROP FUNCTION no_deliveries()'));
       },
       blobs: postgresBlobs(pool),
       close: async () => void (pool.ended || (await pool.end())),
@@ -116,7 +123,9 @@ const postgres: Backend = {
 
 // Raw rows read like the store's: BIGINT as numbers.
 const bigintAsNumber = ((oid: number, format?: 'text' | 'binary') =>
-  oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'];
+  oid === pg.types.builtins.INT8
+    ? Number
+    : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'];
 
 /** Both backends, for describe.each. */
 export const backends: Backend[] = [sqlite, postgres];

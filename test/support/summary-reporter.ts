@@ -9,7 +9,11 @@ export default class SummaryReporter implements Reporter {
     const count = { passed: 0, failed: 0, skipped: 0, pending: 0 };
     for (const module of testModules) for (const test of module.children.allTests()) count[test.result().state] += 1;
     // A file that failed to load has no tests but is a failure all the same.
-    const brokenFiles = testModules.filter((module) => module.state() === 'failed' && [...module.children.allTests()].length === 0).length;
-    process.stdout.write(`\ntests: ${count.passed} passed, ${count.failed + brokenFiles} failed, ${count.skipped} skipped\n`);
+    const brokenFiles = testModules.filter(
+      (module) => module.state() === 'failed' && [...module.children.allTests()].length === 0,
+    ).length;
+    process.stdout.write(
+      `\ntests: ${count.passed} passed, ${count.failed + brokenFiles} failed, ${count.skipped} skipped\n`,
+    );
   }
 }

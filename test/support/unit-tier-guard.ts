@@ -20,7 +20,8 @@ const refuse =
 
 // The CommonJS object behind `node:child_process`; syncBuiltinESMExports carries the change to its ES module exports too.
 const childProcess = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
-for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) childProcess[name] = refuse(`child_process.${name}`);
+for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'])
+  childProcess[name] = refuse(`child_process.${name}`);
 syncBuiltinESMExports();
 
 // A pool's connections are Clients too.

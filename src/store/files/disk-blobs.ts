@@ -38,7 +38,8 @@ export function diskBlobs(dir: string): Blobs {
       const names = await readdir(dir);
       const ids = names.map((name) => pdfName.exec(name)?.[1]).filter((id): id is string => id !== undefined);
       const rowed = new Set<string>();
-      for (let start = 0; start < ids.length; start += 500) for (const id of await known(ids.slice(start, start + 500))) rowed.add(id);
+      for (let start = 0; start < ids.length; start += 500)
+        for (const id of await known(ids.slice(start, start + 500))) rowed.add(id);
       for (const name of names) {
         const id = pdfName.exec(name)?.[1];
         // A temporary file is a write that never finished, left by a version that renamed them into place.

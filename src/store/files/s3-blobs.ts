@@ -50,7 +50,10 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     // Only the checksums S3 demands: some S3-compatible servers refuse the newer CRC headers. Puts carry a Content-MD5 instead, the older check they all know.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5_000, socketTimeout: options.idleTimeoutMs ?? 30_000 },
+    requestHandler: {
+      connectionTimeout: options.connectTimeoutMs ?? 5_000,
+      socketTimeout: options.idleTimeoutMs ?? 30_000,
+    },
   });
   const { bucket } = options;
   const folder = options.prefix === '' ? '' : `${options.prefix}/`;
@@ -72,18 +75,36 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     const orphans = ids.filter((id) => !rowed.has(id));
     if (orphans.length === 0) return;
     const answer = await s3Call(() =>
-      client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: orphans.map((id) => ({ Key: keyOf(id) })), Quiet: true } })),
+      client.send(
+        new DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: orphans.map((id) => ({ Key: keyOf(id) })), Quiet: true },
+        }),
+      ),
     );
     // A multi-delete answers 200 with the keys it could not delete listed: their fault is the store's.
     const failed = answer.Errors ?? [];
     if (failed.length > 0)
-      throw s3Unavailable(`the S3 store did not delete ${failed.length} of ${orphans.length} left-over files (${failed[0]?.Code ?? 'no code'})`, failed);
+      throw s3Unavailable(
+        `the S3 store did not delete ${failed.length} of ${orphans.length} left-over files (${failed[0]?.Code ?? 'no code'})`,
+        failed,
+      );
   };
 
   return {
     async put(id, bytes) {
       const md5 = createHash('md5').update(bytes).digest('base64');
-      await s3Call(() => client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(id), Body: bytes, ContentType: 'application/pdf', ContentMD5: md5 })));
+      await s3Call(() =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: keyOf(id),
+            Body: bytes,
+            ContentType: 'application/pdf',
+            ContentMD5: md5,
+          }),
+        ),
+      );
     },
 
     async get(id) {
@@ -111,14 +132,22 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       let token: string | undefined;
       do {
         const page = await s3Call(() =>
-          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, MaxKeys: options.pageSize ?? 1000, ContinuationToken: token })),
+          client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: folder,
+              MaxKeys: options.pageSize ?? 1000,
+              ContinuationToken: token,
+            }),
+          ),
         );
         // S3 lists in key order and its token says where to go on, so deleting listed keys does not skip any.
         const old = (page.Contents ?? [])
           .filter((object) => object.LastModified !== undefined && object.LastModified.getTime() < before)
           .map((object) => idOf(object.Key ?? ''))
           .filter((id): id is string => id !== undefined);
-        for (let start = 0; start < old.length; start += knownBatch) await deleteUnknown(old.slice(start, start + knownBatch), known);
+        for (let start = 0; start < old.length; start += knownBatch)
+          await deleteUnknown(old.slice(start, start + knownBatch), known);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     },
@@ -128,7 +157,10 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
         return null;
       } catch (error) {
-        return { code: 'STORAGE_UNAVAILABLE', reason: s3Problem(error) ?? `the S3 bucket cannot be checked (${(error as Error).name})` };
+        return {
+          code: 'STORAGE_UNAVAILABLE',
+          reason: s3Problem(error) ?? `the S3 bucket cannot be checked (${(error as Error).name})`,
+        };
       }
     },
 

@@ -42,8 +42,10 @@ export function s3Problem(error: unknown): string | undefined {
       return 'no S3 credentials were found, so access cannot be granted (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)';
     return undefined;
   }
-  if (status === 401 || status === 403) return `the S3 store refused access (${status} ${name}): check the credentials and the bucket's policy`;
-  if (name === 'NoSuchBucket' || (name === 'NotFound' && status === 404)) return `the S3 bucket does not exist (${status} ${name})`;
+  if (status === 401 || status === 403)
+    return `the S3 store refused access (${status} ${name}): check the credentials and the bucket's policy`;
+  if (name === 'NoSuchBucket' || (name === 'NotFound' && status === 404))
+    return `the S3 bucket does not exist (${status} ${name})`;
   if (status === 301 || status === 307 || name === 'PermanentRedirect')
     return `the S3 bucket is in another region or behind another endpoint (${status} ${name}): check AWS_REGION and --s3-endpoint`;
   if (status >= 500) return `the S3 store is failing (${status} ${name})`;
@@ -54,10 +56,14 @@ export function s3Problem(error: unknown): string | undefined {
 export function s3Unavailable(problem: string, cause?: unknown): PdfRenderError {
   // Retry-After as any unavailable storage gets it; the message names the problem (it names no endpoint or key).
   const { retryAfter } = storageError('STORAGE_UNAVAILABLE');
-  return new PdfRenderError('STORAGE_UNAVAILABLE', `the server's file storage is unavailable: ${problem}; try again later or another instance`, {
-    cause,
-    retryAfter,
-  });
+  return new PdfRenderError(
+    'STORAGE_UNAVAILABLE',
+    `the server's file storage is unavailable: ${problem}; try again later or another instance`,
+    {
+      cause,
+      retryAfter,
+    },
+  );
 }
 
 /** Run one S3 call, turning a fault of the store into STORAGE_UNAVAILABLE (other errors pass unchanged). */

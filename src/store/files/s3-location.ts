@@ -21,7 +21,8 @@ export function parseFilesLocation(text: string): FilesLocation | { problem: str
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/]*)(?:\/(.*))?$/.exec(text.trim());
   if (!match) return { problem: `must be an S3 location such as ${example} (got "${text}")` };
   const [, scheme, bucket, path = ''] = match as unknown as [string, string, string, string | undefined];
-  if (scheme.toLowerCase() !== 's3') return { problem: `must start with s3:// (got the scheme "${scheme}://"); for example ${example}` };
+  if (scheme.toLowerCase() !== 's3')
+    return { problem: `must start with s3:// (got the scheme "${scheme}://"); for example ${example}` };
   if (bucket === '') return { problem: `names no bucket: give one after s3://, as in ${example}` };
   if (!bucketName.test(bucket)) {
     return {
@@ -33,7 +34,8 @@ export function parseFilesLocation(text: string): FilesLocation | { problem: str
   if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
     return { problem: `the prefix "${path}" has an empty, "." or ".." part; use plain folder names, as in ${example}` };
   }
-  if (/[?#]/.test(prefix)) return { problem: `the prefix "${path}" has a "?" or "#"; use plain folder names, as in ${example}` };
+  if (/[?#]/.test(prefix))
+    return { problem: `the prefix "${path}" has a "?" or "#"; use plain folder names, as in ${example}` };
   return { bucket, prefix };
 }
 
@@ -48,7 +50,10 @@ export const filesLocationField = z.string().transform((value, ctx) => {
 });
 
 /** The `--s3-endpoint` setting: the base URL of an S3-compatible server (MinIO, a local one), http or https. */
-export const s3EndpointField = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as "http://127.0.0.1:9000"' });
+export const s3EndpointField = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http:// or https:// URL such as "http://127.0.0.1:9000"',
+});
 
 /** How the client reaches and signs in to the store. */
 export interface S3Connection {
@@ -83,7 +88,13 @@ export function s3Connection(env: NodeJS.ProcessEnv): S3Connection {
     region,
     ...(endpoint ? { endpoint } : {}),
     ...(accessKeyId && secretAccessKey
-      ? { credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } }
+      ? {
+          credentials: {
+            accessKeyId,
+            secretAccessKey,
+            ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+          },
+        }
       : {}),
   };
 }

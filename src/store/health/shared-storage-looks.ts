@@ -33,14 +33,17 @@ export function roundTripCheck(name: string, roundTrip: () => Promise<void>): St
     raceAbort(roundTrip(), AbortSignal.timeout(lookTimeoutMs)).then(
       () => null,
       (error: unknown): StorageFault | null =>
-        (error as { code?: unknown }).code === 'DATABASE_BUSY' ? null : { code: 'STORAGE_UNAVAILABLE', reason: `${name} does not answer: ${describe(error)}` },
+        (error as { code?: unknown }).code === 'DATABASE_BUSY'
+          ? null
+          : { code: 'STORAGE_UNAVAILABLE', reason: `${name} does not answer: ${describe(error)}` },
     );
 }
 
 // /readyz answers anyone: the code of what failed (ECONNREFUSED, 28P01), never a message that may
 // name hosts, users or buckets.
 function describe(error: unknown): string {
-  if (error instanceof DOMException && error.name === 'TimeoutError') return `no answer within ${lookTimeoutMs / 1000} s`;
+  if (error instanceof DOMException && error.name === 'TimeoutError')
+    return `no answer within ${lookTimeoutMs / 1000} s`;
   const cause = (error as { cause?: unknown }).cause ?? error;
   const code = (cause as { code?: unknown }).code;
   return typeof code === 'string' ? `error ${code}` : callerError(error).message;
@@ -48,5 +51,11 @@ function describe(error: unknown): string {
 
 /** Looks for a shared storage made of what `checks` look at, described in the log as `where`. */
 export function sharedStorageLooks(where: string, checks: StorageCheck[]): StorageLooks {
-  return { where, recovery: 'until it answers again', shared: true, look: () => firstFault(checks), confirm: async () => null };
+  return {
+    where,
+    recovery: 'until it answers again',
+    shared: true,
+    look: () => firstFault(checks),
+    confirm: async () => null,
+  };
 }

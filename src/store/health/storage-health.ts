@@ -86,12 +86,18 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
           const now = await stat(entry.path);
           return now.dev === entry.dev && now.ino === entry.ino
             ? null
-            : { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} was replaced: it is not the one this server opened` };
+            : {
+                code: 'STORAGE_UNAVAILABLE',
+                reason: `${entry.label} was replaced: it is not the one this server opened`,
+              };
         } catch (error) {
           const code = (error as { code?: unknown }).code;
           return {
             code: 'STORAGE_UNAVAILABLE',
-            reason: code === 'ENOENT' || code === 'ENOTDIR' ? `${entry.label} was deleted` : `${entry.label} cannot be read: ${describeErrno(error)}`,
+            reason:
+              code === 'ENOENT' || code === 'ENOTDIR'
+                ? `${entry.label} was deleted`
+                : `${entry.label} cannot be read: ${describeErrno(error)}`,
           };
         }
       }),
@@ -105,11 +111,15 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
         () => null,
         (error: unknown) => error,
       );
-      if (refused) return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(refused)}` };
+      if (refused)
+        return { code: 'STORAGE_UNAVAILABLE', reason: `${entry.label} is not writable: ${describeErrno(refused)}` };
     }
     return null;
   };
-  const unreadable = (error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the data dir cannot be checked: ${describeErrno(error)}` });
+  const unreadable = (error: unknown): StorageFault => ({
+    code: 'STORAGE_UNAVAILABLE',
+    reason: `the data dir cannot be checked: ${describeErrno(error)}`,
+  });
 
   return {
     where: `data dir ${options.dataDir}`,
@@ -122,7 +132,10 @@ export function dataDirLooks(options: { dataDir: string; dbPath: string; filesDi
       const free = space.bavail * space.bsize;
       return free >= needBytes
         ? null
-        : { code: 'STORAGE_FULL', reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs` };
+        : {
+            code: 'STORAGE_FULL',
+            reason: `the data dir's file system has ${kib(free)} free, less than the ${kib(needBytes)} it needs`,
+          };
     },
     // After a write that landed: only whether it landed in the files this server reads. Free space
     // and writability are the timer's to see; a write just made says enough of them.
@@ -150,7 +163,10 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
       return;
     }
     if (next) {
-      const refusal = next.code === 'STORAGE_FULL' ? '507 STORAGE_FULL until space is freed' : `503 STORAGE_UNAVAILABLE ${looks.recovery}`;
+      const refusal =
+        next.code === 'STORAGE_FULL'
+          ? '507 STORAGE_FULL until space is freed'
+          : `503 STORAGE_UNAVAILABLE ${looks.recovery}`;
       events({
         level: 'error',
         message: `storage ${next.code === 'STORAGE_FULL' ? 'full' : 'unavailable'}: ${next.reason} (${looks.where}); renders, async jobs and webhook changes get ${refusal}; queued jobs wait`,
@@ -170,7 +186,10 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
 
   const check = () =>
     (running ??= look()
-      .catch((error: unknown): StorageFault => ({ code: 'STORAGE_UNAVAILABLE', reason: `the storage cannot be checked: ${describeErrno(error)}` }))
+      .catch((error: unknown): StorageFault => ({
+        code: 'STORAGE_UNAVAILABLE',
+        reason: `the storage cannot be checked: ${describeErrno(error)}`,
+      }))
       .then((next) => {
         set(next);
         return next;
@@ -200,7 +219,8 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
           lastBusyLog = performance.now();
           events({
             level: 'warn',
-            message: 'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY',
+            message:
+              'the database is locked by another process: writes wait for it, up to --busy-timeout, then answer 503 DATABASE_BUSY',
             code: error.code,
           });
         }
@@ -208,7 +228,10 @@ export function storageMonitor(looks: StorageLooks, events: EventLog): StorageHe
       }
       if (error.code === 'STORAGE_FULL') {
         fullNeeds = Math.max(fullNeeds ?? 0, minFree, 2 * bytes);
-        set({ code: 'STORAGE_FULL', reason: `a write${bytes > 0 ? ` of ${kib(bytes)}` : ''} failed: ${describeErrno(error.cause)}` });
+        set({
+          code: 'STORAGE_FULL',
+          reason: `a write${bytes > 0 ? ` of ${kib(bytes)}` : ''} failed: ${describeErrno(error.cause)}`,
+        });
       } else {
         set({ code: 'STORAGE_UNAVAILABLE', reason: `a write failed: ${describeErrno(error.cause)}` });
       }

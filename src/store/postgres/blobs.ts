@@ -16,10 +16,11 @@ const dbNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 export function postgresBlobs(pool: pg.Pool): Blobs {
   return {
     async put(id: string, bytes: Uint8Array) {
-      await query(pool, `INSERT INTO blobs (id, bytes, created_at) VALUES ($1, $2, ${dbNow}) ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [
-        id,
-        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      ]);
+      await query(
+        pool,
+        `INSERT INTO blobs (id, bytes, created_at) VALUES ($1, $2, ${dbNow}) ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`,
+        [id, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+      );
     },
     async get(id: string) {
       const found = await row<{ bytes: Buffer }>(pool, 'SELECT bytes FROM blobs WHERE id = $1', [id]);
@@ -32,7 +33,11 @@ export function postgresBlobs(pool: pg.Pool): Blobs {
     async removeOrphans(before: number, known: (ids: string[]) => Promise<Set<string>>) {
       for (let after = ''; ;) {
         const ids = (
-          await rows<{ id: string }>(pool, 'SELECT id FROM blobs WHERE created_at < $1 AND id > $2 ORDER BY id LIMIT $3', [before, after, orphanBatch])
+          await rows<{ id: string }>(
+            pool,
+            'SELECT id FROM blobs WHERE created_at < $1 AND id > $2 ORDER BY id LIMIT $3',
+            [before, after, orphanBatch],
+          )
         ).map((r) => r.id);
         if (ids.length === 0) return;
         const rowed = await known(ids);

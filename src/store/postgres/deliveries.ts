@@ -34,7 +34,8 @@ const logColumns = `SELECT d.id, d.event_id AS "eventId", d.job_id AS "jobId", d
 /** The deliveries table in the database of `pool`. */
 export function postgresDeliveries(pool: pg.Pool): Deliveries {
   return {
-    queueEvent: (jobId: string, event: unknown, now: number) => transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
+    queueEvent: (jobId: string, event: unknown, now: number) =>
+      transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
 
     claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit) =>
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).
@@ -69,7 +70,11 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     },
 
     log: async (limit: number, failedOnly = false) =>
-      rows<DeliveryLogEntry>(pool, `${logColumns} ${failedOnly ? "WHERE d.status = 'failed'" : ''} ORDER BY d.id DESC LIMIT $1`, [limit]),
+      rows<DeliveryLogEntry>(
+        pool,
+        `${logColumns} ${failedOnly ? "WHERE d.status = 'failed'" : ''} ORDER BY d.id DESC LIMIT $1`,
+        [limit],
+      ),
 
     async hold(id: number, now: number, answered?: { status: number; error: string }) {
       // Held only while its endpoint is still disabled: one enabled again meanwhile gets the delivery due now.

@@ -20,11 +20,17 @@ export function postgresFileIndex(pool: pg.Pool): FileIndex {
         file.expiresAt,
       ]);
     },
-    find: async (id: string, now: number) => (await row<StoredFile>(pool, `SELECT ${columns} FROM files WHERE id = $1 AND expires_at > $2`, [id, now])) ?? null,
-    expired: (now: number) => rows<StoredFile>(pool, `SELECT ${columns} FROM files WHERE expires_at <= $1 ORDER BY expires_at, id`, [now]),
+    find: async (id: string, now: number) =>
+      (await row<StoredFile>(pool, `SELECT ${columns} FROM files WHERE id = $1 AND expires_at > $2`, [id, now])) ??
+      null,
+    expired: (now: number) =>
+      rows<StoredFile>(pool, `SELECT ${columns} FROM files WHERE expires_at <= $1 ORDER BY expires_at, id`, [now]),
     async remove(id: string) {
       await query(pool, 'DELETE FROM files WHERE id = $1', [id]);
     },
-    known: async (ids: string[]) => new Set((await rows<{ id: string }>(pool, 'SELECT id FROM files WHERE id = ANY($1::text[])', [ids])).map((r) => r.id)),
+    known: async (ids: string[]) =>
+      new Set(
+        (await rows<{ id: string }>(pool, 'SELECT id FROM files WHERE id = ANY($1::text[])', [ids])).map((r) => r.id),
+      ),
   };
 }

@@ -111,24 +111,28 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
       let held: EnqueueRow;
       try {
         // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
-        held = (await row<EnqueueRow>(client, 'SELECT * FROM pdfrender_enqueue_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)', [
-          id,
-          input.caller,
-          input.identifier,
-          input.priority,
-          request,
-          requestBytes,
-          input.baseUrl,
-          input.maxAttempts,
-          input.now,
-          input.dedupeWindowMs,
-          bounds.maxQueue,
-          bounds.maxQueueBytes,
-          bounds.maxQueuePerCaller,
-          bounds.maxQueueBytesPerCaller,
-          requestDigest(input),
-          deadline,
-        ]))!;
+        held = (await row<EnqueueRow>(
+          client,
+          'SELECT * FROM pdfrender_enqueue_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)',
+          [
+            id,
+            input.caller,
+            input.identifier,
+            input.priority,
+            request,
+            requestBytes,
+            input.baseUrl,
+            input.maxAttempts,
+            input.now,
+            input.dedupeWindowMs,
+            bounds.maxQueue,
+            bounds.maxQueueBytes,
+            bounds.maxQueuePerCaller,
+            bounds.maxQueueBytesPerCaller,
+            requestDigest(input),
+            deadline,
+          ],
+        ))!;
         release();
       } catch (error) {
         release(true);
@@ -141,12 +145,18 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         throw outcomeUnknown(input.now + input.dedupeWindowMs - (clock?.now() ?? input.now), error);
       }
       if (held.verdict === 'late') {
-        throw new PdfRenderError('STORAGE_UNAVAILABLE', 'the request reached the database after this server had stopped waiting for it; nothing was queued', {
-          retryAfter: 5,
-        });
+        throw new PdfRenderError(
+          'STORAGE_UNAVAILABLE',
+          'the request reached the database after this server had stopped waiting for it; nothing was queued',
+          {
+            retryAfter: 5,
+          },
+        );
       }
       if (held.verdict === 'retry') {
-        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [held.replay_of]).catch((error: unknown) => {
+        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [
+          held.replay_of,
+        ]).catch((error: unknown) => {
           // Queued before, so this 503 must not read as "nothing was queued" alone.
           if (!isStorageFault(error)) throw error;
           throw new PdfRenderError(
@@ -178,7 +188,11 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
     },
 
     heartbeat: async (id: string, worker: string, leaseUntil: number) =>
-      (await changes(pool, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'", [leaseUntil, id, worker])) > 0,
+      (await changes(
+        pool,
+        "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'",
+        [leaseUntil, id, worker],
+      )) > 0,
 
     complete: (id: string, worker: string, now: number, result: JobResult) =>
       transaction(
@@ -189,7 +203,15 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
             `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
              error = NULL, error_code = NULL, lease_until = NULL
            WHERE id = $6 AND claimed_by = $7 AND status = 'rendering' RETURNING ${eventColumns}`,
-            [now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker],
+            [
+              now,
+              result.fileId,
+              result.pages,
+              result.bytes,
+              result.network ? JSON.stringify(result.network) : null,
+              id,
+              worker,
+            ],
           );
           if (done) {
             await queueEvent(tx, id, eventOf(finishedJob(done)), now);
@@ -197,7 +219,11 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
           }
           // A completion tried again after its commit's answer was lost (the connection dropped) finds
           // its own result there: done, not taken over (the worker would otherwise drop the PDF it names).
-          const already = await row<{ file_id: string | null }>(tx, "SELECT file_id FROM jobs WHERE id = $1 AND status = 'succeeded'", [id]);
+          const already = await row<{ file_id: string | null }>(
+            tx,
+            "SELECT file_id FROM jobs WHERE id = $1 AND status = 'succeeded'",
+            [id],
+          );
           return already?.file_id === result.fileId;
         },
         locks.webhookWrite,
@@ -245,7 +271,9 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
             "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= $1",
             [jobsBefore],
           );
-          await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [jobsBefore]);
+          await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [
+            jobsBefore,
+          ]);
           await query(
             tx,
             "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)",

@@ -32,7 +32,10 @@ export interface LostEnqueue {
 export async function afterLostAnswer(pool: pg.Pool, lost: LostEnqueue): Promise<'queued' | 'not queued' | 'unknown'> {
   const until = performance.now() + lookForMs;
   while (performance.now() < until) {
-    const seen = await raceAbort(look(pool, lost), AbortSignal.timeout(Math.max(1, Math.round(until - performance.now())))).catch(() => undefined);
+    const seen = await raceAbort(
+      look(pool, lost),
+      AbortSignal.timeout(Math.max(1, Math.round(until - performance.now()))),
+    ).catch(() => undefined);
     if (seen?.queued) return 'queued';
     if (seen && (seen.late || (seen.session === null && lost.session !== undefined))) return 'not queued';
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
@@ -61,10 +64,11 @@ function look(pool: pg.Pool, lost: LostEnqueue): Promise<Seen> {
         [lost.jobId, lost.deadline, lost.session?.pid ?? null, lost.session?.startedAt ?? null],
       ))!;
       if (!seen.queued && !seen.late && seen.session === 'idle') {
-        await query(tx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz AND state = 'idle'", [
-          lost.session!.pid,
-          lost.session!.startedAt,
-        ]);
+        await query(
+          tx,
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz AND state = 'idle'",
+          [lost.session!.pid, lost.session!.startedAt],
+        );
       }
       return seen;
     },

@@ -37,7 +37,8 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       if (version < migrations.length) {
         await query(client, 'BEGIN');
         try {
-          for (let next = version; next < migrations.length; next += 1) await query(client, migrations[next]!, [], migrationWaitMs);
+          for (let next = version; next < migrations.length; next += 1)
+            await query(client, migrations[next]!, [], migrationWaitMs);
           await query(client, 'DELETE FROM pdfrender_schema');
           await query(client, 'INSERT INTO pdfrender_schema (version) VALUES ($1)', [migrations.length]);
           await query(client, 'COMMIT');
@@ -48,7 +49,9 @@ export async function migratePostgres(pool: pg.Pool, migrations: string[] = post
       }
       return version;
     } finally {
-      await client.query(`SELECT pg_advisory_unlock(${locks.migrate.key}); RESET lock_timeout`).catch(() => (broken = true));
+      await client
+        .query(`SELECT pg_advisory_unlock(${locks.migrate.key}); RESET lock_timeout`)
+        .catch(() => (broken = true));
     }
   } catch (error) {
     broken = true;

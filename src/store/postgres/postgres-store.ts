@@ -114,10 +114,14 @@ function openingError(url: string, error: unknown): unknown {
   }
   if (!isStorageFault(error)) return error;
   const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return new PdfRenderError(error.code, `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`, {
-    cause: error,
-    retryAfter: error.retryAfter,
-  });
+  return new PdfRenderError(
+    error.code,
+    `PostgreSQL at ${where.host}${where.pathname}: ${error.message}${typeof code === 'string' ? ` (${code})` : ''}`,
+    {
+      cause: error,
+      retryAfter: error.retryAfter,
+    },
+  );
 }
 
 /** Why the server refused our credentials, when that is what `error` says: a class 28 SQLSTATE, or the driver finding no password to answer a password request with. */
@@ -125,7 +129,8 @@ function credentialsRefusal(error: unknown): string | undefined {
   const sent = [error, (error as { cause?: unknown } | null)?.cause].find(isPostgresError);
   if (sent?.code.startsWith('28')) return `${sent.message} (${sent.code})`;
   // node-postgres's words when the server asks for a password (SCRAM or MD5) and it has none.
-  if (error instanceof Error && /password must be a string/.test(error.message)) return 'it asks for a password and none was given';
+  if (error instanceof Error && /password must be a string/.test(error.message))
+    return 'it asks for a password and none was given';
   return undefined;
 }
 
@@ -142,7 +147,11 @@ export interface OpenedDatabase {
  * Open the database at `url`: a pool, the schema migrated (once, however many instances start at
  * once), the database's clock measured, the Store. A storage fault on the way says where it met it.
  */
-export async function openPostgresDatabase(url: string, eventOf: JobEventBuilder, options: PostgresPoolOptions = {}): Promise<OpenedDatabase> {
+export async function openPostgresDatabase(
+  url: string,
+  eventOf: JobEventBuilder,
+  options: PostgresPoolOptions = {},
+): Promise<OpenedDatabase> {
   const pool = postgresPool(url, options);
   let clock: DatabaseClock | undefined;
   try {

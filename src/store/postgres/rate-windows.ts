@@ -23,7 +23,11 @@ export function postgresRateWindows(pool: pg.Pool): RateWindows {
     },
     async peek(key: string, now: number) {
       const start = windowStart(now);
-      const counted = await row<{ count: number }>(pool, 'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2', [key, start]);
+      const counted = await row<{ count: number }>(
+        pool,
+        'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2',
+        [key, start],
+      );
       return { count: counted?.count ?? 0, resetAt: start + windowMs };
     },
     async prune(now: number) {

@@ -30,7 +30,8 @@ export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): R
           );
           // A job swept after its retention may still have deliveries waiting; those can go again.
           if (!job && !first) return { outcome: 'no-such-job' };
-          if (job && job.status !== 'succeeded' && job.status !== 'failed') return { outcome: 'unfinished', status: job.status as JobStatus };
+          if (job && job.status !== 'succeeded' && job.status !== 'failed')
+            return { outcome: 'unfinished', status: job.status as JobStatus };
           // Held ones stay held (their endpoint is disabled); one in flight (claimed_until ahead) is left alone.
           const reset = await changes(
             tx,
@@ -38,7 +39,10 @@ export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): R
            WHERE job_id = $1 AND status != 'held' AND (claimed_until IS NULL OR claimed_until <= $2) AND endpoint_id IN (${active})`,
             [jobId, now],
           );
-          const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(eventOf(finishedJob(job!))) };
+          const event = first ?? {
+            event_id: `evt_${randomBytes(12).toString('base64url')}`,
+            body: JSON.stringify(eventOf(finishedJob(job!))),
+          };
           const created = await changes(
             tx,
             `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)
@@ -52,9 +56,11 @@ export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): R
             `SELECT (SELECT count(*) FROM webhook_deliveries WHERE job_id = $1 AND claimed_until > $2) AS in_flight, (SELECT count(*) FROM (${active}) a) AS active`,
             [jobId, now],
           ))!;
-          const held = await rows<{ endpoint_id: string }>(tx, "SELECT endpoint_id FROM webhook_deliveries WHERE job_id = $1 AND status = 'held' ORDER BY id", [
-            jobId,
-          ]);
+          const held = await rows<{ endpoint_id: string }>(
+            tx,
+            "SELECT endpoint_id FROM webhook_deliveries WHERE job_id = $1 AND status = 'held' ORDER BY id",
+            [jobId],
+          );
           return {
             outcome: 'done',
             queued: reset + created,

@@ -25,7 +25,9 @@ const sessions = new WeakMap<pg.ClientBase, Session>();
 export async function learnSession(client: pg.ClientBase): Promise<void> {
   // Not knowing it only makes a lost answer wait for its deadline: never a reason to refuse the connection.
   const { rows } = await client
-    .query<Session>('SELECT pg_backend_pid() AS pid, backend_start::text AS "startedAt" FROM pg_stat_activity WHERE pid = pg_backend_pid()')
+    .query<Session>(
+      'SELECT pg_backend_pid() AS pid, backend_start::text AS "startedAt" FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+    )
     .catch(() => ({ rows: [] as Session[] }));
   if (rows[0]) sessions.set(client, rows[0]);
 }
@@ -39,7 +41,9 @@ export type Sql = pg.Pool | pg.PoolClient;
 // int8 fits a double for every value the store writes (ms timestamps, counts, ids).
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === pg.types.builtins.INT8
+      ? Number
+      : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** Run one statement (within `timeoutMs` when given, else the pool's query timeout); rows with BIGINTs as numbers. Storage faults throw as PdfRenderErrors. */
@@ -50,19 +54,32 @@ export async function query<Row extends pg.QueryResultRow = Record<string, never
   timeoutMs?: number,
 ): Promise<pg.QueryResult<Row>> {
   try {
-    return await sql.query<Row>({ text, values, types, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) });
+    return await sql.query<Row>({
+      text,
+      values,
+      types,
+      ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }),
+    });
   } catch (error) {
     throw postgresFault(error) ?? error;
   }
 }
 
 /** The rows of one statement. */
-export async function rows<Row extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<Row[]> {
+export async function rows<Row extends pg.QueryResultRow>(
+  sql: Sql,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
   return (await query<Row>(sql, text, values)).rows;
 }
 
 /** The first row of one statement, or undefined. */
-export async function row<Row extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<Row | undefined> {
+export async function row<Row extends pg.QueryResultRow>(
+  sql: Sql,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row | undefined> {
   return (await query<Row>(sql, text, values)).rows[0];
 }
 
@@ -117,12 +134,21 @@ export interface AdvisoryLock {
  * committed before it began, so the read-then-write steps are serialized by the lock, or lock
  * their rows (FOR UPDATE) themselves.
  */
-export async function transaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, lock?: AdvisoryLock): Promise<T> {
+export async function transaction<T>(
+  pool: pg.Pool,
+  work: (tx: pg.PoolClient) => Promise<T>,
+  lock?: AdvisoryLock,
+): Promise<T> {
   const { client, release } = await connect(pool);
   let broken = false;
   try {
     // BEGIN and the lock in one round trip (the simple protocol runs both; the key is one of ours, never input).
-    await query(client, lock ? `BEGIN; SELECT ${lock.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(${lock.key})` : 'BEGIN');
+    await query(
+      client,
+      lock
+        ? `BEGIN; SELECT ${lock.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(${lock.key})`
+        : 'BEGIN',
+    );
     const result = await work(client);
     await query(client, 'COMMIT');
     return result;

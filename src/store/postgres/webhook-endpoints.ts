@@ -55,15 +55,18 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
     },
     addOrEnable: async (url: string, now: number) => {
       const valid = validateWebhookUrl(url);
-      return change(pool, async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
-        const disabled = await row<{ id: string }>(
-          tx,
-          'SELECT id FROM webhook_endpoints WHERE url = $1 AND disabled_at IS NOT NULL ORDER BY created_at, seq LIMIT 1',
-          [valid],
-        );
-        if (disabled) return { created: false, ...(await enable(tx, disabled.id, now))! };
-        return { created: true, ...(await add(tx, valid, now)) };
-      });
+      return change(
+        pool,
+        async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
+          const disabled = await row<{ id: string }>(
+            tx,
+            'SELECT id FROM webhook_endpoints WHERE url = $1 AND disabled_at IS NOT NULL ORDER BY created_at, seq LIMIT 1',
+            [valid],
+          );
+          if (disabled) return { created: false, ...(await enable(tx, disabled.id, now))! };
+          return { created: true, ...(await add(tx, valid, now)) };
+        },
+      );
     },
     enable: (id: string, now: number) => change(pool, (tx) => enable(tx, id, now)),
     rotate: (id: string, which: Rotation) =>
@@ -81,12 +84,18 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
         `SELECT ${columns}, (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held') AS held
          FROM webhook_endpoints e ORDER BY e.created_at, e.seq`,
       ),
-    any: async () => (await row<{ found: boolean }>(pool, 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found'))!.found,
-    get: async (id: string) => (await row<WebhookEndpoint>(pool, `SELECT ${columns} FROM webhook_endpoints WHERE id = $1`, [id])) ?? null,
+    any: async () =>
+      (await row<{ found: boolean }>(pool, 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found'))!.found,
+    get: async (id: string) =>
+      (await row<WebhookEndpoint>(pool, `SELECT ${columns} FROM webhook_endpoints WHERE id = $1`, [id])) ?? null,
     disable: (id: string, now: number) =>
       change(pool, async (tx) => {
         if ((await changes(tx, 'UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1', [id, now])) > 0) {
-          await query(tx, `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = $1 AND status = 'pending' AND ${settled}`, [id, now]);
+          await query(
+            tx,
+            `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = $1 AND status = 'pending' AND ${settled}`,
+            [id, now],
+          );
         }
       }),
     remove: (id: string, now: number) =>

@@ -56,8 +56,12 @@ export function deliveries(db: Db) {
   const logColumns = `SELECT d.id, d.event_id, d.job_id, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.last_error, d.created_at, d.next_attempt_at, d.delivered_at
      FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
   const log = db.prepare<[number], DeliveryLogRow>(`${logColumns} ORDER BY d.id DESC LIMIT ?`);
-  const failedLog = db.prepare<[number], DeliveryLogRow>(`${logColumns} WHERE d.status = 'failed' ORDER BY d.id DESC LIMIT ?`);
-  const hold = db.prepare<[number, number, number]>('UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id = ?');
+  const failedLog = db.prepare<[number], DeliveryLogRow>(
+    `${logColumns} WHERE d.status = 'failed' ORDER BY d.id DESC LIMIT ?`,
+  );
+  const hold = db.prepare<[number, number, number]>(
+    'UPDATE webhook_deliveries SET next_attempt_at = ?, claimed_until = ? WHERE id = ?',
+  );
   const delivered = db.prepare(
     "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, delivered_at = ?, claimed_until = NULL WHERE id = ?",
   );
@@ -83,11 +87,26 @@ export function deliveries(db: Db) {
     "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, claimed_until = NULL WHERE id = ?",
   );
 
-  const claim = db.transaction((now: number, limit: number, leaseMs: number, perEndpoint: number, inFlight: Record<string, number>): Delivery[] => {
-    const rows = due.all({ now, limit, perEndpoint, busy: JSON.stringify(inFlight) });
-    for (const row of rows) hold.run(now + leaseMs, now + leaseMs, row.id);
-    return rows.map((row) => ({ id: row.id, eventId: row.event_id, jobId: row.job_id, endpointId: row.endpoint_id, body: row.body, attempts: row.attempts }));
-  });
+  const claim = db.transaction(
+    (
+      now: number,
+      limit: number,
+      leaseMs: number,
+      perEndpoint: number,
+      inFlight: Record<string, number>,
+    ): Delivery[] => {
+      const rows = due.all({ now, limit, perEndpoint, busy: JSON.stringify(inFlight) });
+      for (const row of rows) hold.run(now + leaseMs, now + leaseMs, row.id);
+      return rows.map((row) => ({
+        id: row.id,
+        eventId: row.event_id,
+        jobId: row.job_id,
+        endpointId: row.endpoint_id,
+        body: row.body,
+        attempts: row.attempts,
+      }));
+    },
+  );
 
   const toEntry = (row: DeliveryLogRow): DeliveryLogEntry => ({
     id: row.id,
@@ -106,10 +125,16 @@ export function deliveries(db: Db) {
 
   return {
     queueEvent(jobId: string, event: unknown, now: number): number {
-      return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now).changes;
+      return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now)
+        .changes;
     },
-    claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit, inFlight: Record<string, number> = {}): Delivery[] =>
-      claim.immediate(now, limit, leaseMs, perEndpoint, inFlight),
+    claim: (
+      now: number,
+      limit: number,
+      leaseMs: number,
+      perEndpoint: number = limit,
+      inFlight: Record<string, number> = {},
+    ): Delivery[] => claim.immediate(now, limit, leaseMs, perEndpoint, inFlight),
     renew(ids: number[], until: number): number {
       return extend.run(until, until, JSON.stringify(ids)).changes;
     },
@@ -123,7 +148,13 @@ export function deliveries(db: Db) {
       return (failedOnly ? failedLog : log).all(limit).map(toEntry);
     },
     hold(id: number, now: number, answered?: { status: number; error: string }): void {
-      keep.run({ id, attempted: answered ? 1 : 0, status: answered?.status ?? null, error: answered?.error ?? null, now });
+      keep.run({
+        id,
+        attempted: answered ? 1 : 0,
+        status: answered?.status ?? null,
+        error: answered?.error ?? null,
+        now,
+      });
     },
     abandon(id: number, status: number | null, error: string): void {
       giveUp.run(status, error, id);

@@ -10,7 +10,13 @@ interface FileRow {
   expires_at: number;
 }
 
-const fromRow = (row: FileRow): StoredFile => ({ id: row.id, pages: row.pages, bytes: row.bytes, createdAt: row.created_at, expiresAt: row.expires_at });
+const fromRow = (row: FileRow): StoredFile => ({
+  id: row.id,
+  pages: row.pages,
+  bytes: row.bytes,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
 
 /** The files table of a data dir. */
 export function fileIndex(db: Db) {
@@ -21,7 +27,9 @@ export function fileIndex(db: Db) {
   const byId = db.prepare<[string, number], FileRow>('SELECT * FROM files WHERE id = ? AND expires_at > ?');
   const expired = db.prepare<[number], FileRow>('SELECT * FROM files WHERE expires_at <= ?');
   const remove = db.prepare<[string]>('DELETE FROM files WHERE id = ?');
-  const known = db.prepare<[string], { id: string }>('SELECT id FROM files WHERE id IN (SELECT value FROM json_each(?))');
+  const known = db.prepare<[string], { id: string }>(
+    'SELECT id FROM files WHERE id IN (SELECT value FROM json_each(?))',
+  );
   return {
     insert(file: StoredFile): void {
       insert.run(file.id, `${file.id}.pdf`, file.pages, file.bytes, file.createdAt, file.expiresAt);

@@ -8,7 +8,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from '../../errors.js';
-import type { EnqueueInput, Job, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus, Sync } from '../contract.js';
+import type {
+  EnqueueInput,
+  Job,
+  JobError,
+  JobEventBuilder,
+  JobQueue,
+  JobResult,
+  JobStatus,
+  Sync,
+} from '../contract.js';
 import { deliveries } from './deliveries.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { enqueueRefusal, judgeEnqueue, requestDigest } from '../enqueue-rules.js';
@@ -108,8 +117,12 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     "SELECT * FROM jobs WHERE status = 'rendering' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?))",
   );
   const forgetIdentifiers = db.prepare<[number]>('DELETE FROM identifiers WHERE seen_at <= ?');
-  const dropFinished = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?");
-  const dropDeliveries = db.prepare<[]>("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND job_id NOT IN (SELECT id FROM jobs)");
+  const dropFinished = db.prepare<[number]>(
+    "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= ?",
+  );
+  const dropDeliveries = db.prepare<[]>(
+    "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND job_id NOT IN (SELECT id FROM jobs)",
+  );
   // A held event lives as long as the job it tells of (whose file and status go at the same time):
   // this bounds what a disabled endpoint holds by what the jobs table holds.
   const expireHeld = db.prepare<[number]>(
@@ -122,26 +135,56 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     const requestBytes = Buffer.byteLength(request);
     const before = seen.get(input.caller, input.identifier);
     const sums = held(input.caller);
-    const figures = { seenAt: before?.seen_at ?? null, ...sums.total, callerJobs: sums.caller.jobs, callerBytes: sums.caller.bytes };
+    const figures = {
+      seenAt: before?.seen_at ?? null,
+      ...sums.total,
+      callerJobs: sums.caller.jobs,
+      callerBytes: sums.caller.bytes,
+    };
     const original = before?.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
     const verdict = judgeEnqueue(figures, original !== undefined, input, requestBytes);
     if (verdict === 'retry') return fromRow(original!);
     if (verdict !== 'queued') throw enqueueRefusal(verdict, figures, input, requestBytes);
     const id = `job_${randomBytes(12).toString('base64url')}`;
     remember.run(input.caller, input.identifier, input.now, digest, id);
-    insert.run(id, input.caller, input.identifier, input.priority, request, requestBytes, input.baseUrl, input.maxAttempts, input.now, input.now);
+    insert.run(
+      id,
+      input.caller,
+      input.identifier,
+      input.priority,
+      request,
+      requestBytes,
+      input.baseUrl,
+      input.maxAttempts,
+      input.now,
+      input.now,
+    );
     return queuedJob(id, input);
   });
 
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
-    const done = succeed.get(now, result.fileId, result.pages, result.bytes, result.network ? JSON.stringify(result.network) : null, id, worker);
+    const done = succeed.get(
+      now,
+      result.fileId,
+      result.pages,
+      result.bytes,
+      result.network ? JSON.stringify(result.network) : null,
+      id,
+      worker,
+    );
     if (!done) return false;
     outbox.queueEvent(id, eventOf(finishedJob(done)), now);
     return true;
   });
 
   /** Record a failed attempt by `worker`; after the last, queue the failure event. */
-  const settle = (id: string, worker: string | null, now: number, error: JobError, retryAt: number): JobStatus | null => {
+  const settle = (
+    id: string,
+    worker: string | null,
+    now: number,
+    error: JobError,
+    retryAt: number,
+  ): JobStatus | null => {
     if (settleFailure.run(now, retryAt, error.message, error.code, id, worker).changes === 0) return null;
     const row = byId.get(id)!;
     if (row.status === 'failed') outbox.queueEvent(id, eventOf(finishedJob(row)), now);
@@ -173,10 +216,14 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
       const row = take.get({ worker, now, leaseUntil: now + leaseMs });
       return row ? fromRow(row) : null;
     },
-    heartbeat: (id: string, worker: string, leaseUntil: number): boolean => extend.run(leaseUntil, id, worker).changes > 0,
-    complete: (id: string, worker: string, now: number, result: JobResult): boolean => complete.immediate(id, worker, now, result),
-    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null => fail.immediate(id, worker, now, error, retryAt),
-    release: (id: string, worker: string, availableAt: number): boolean => giveBack.run(availableAt, id, worker).changes > 0,
+    heartbeat: (id: string, worker: string, leaseUntil: number): boolean =>
+      extend.run(leaseUntil, id, worker).changes > 0,
+    complete: (id: string, worker: string, now: number, result: JobResult): boolean =>
+      complete.immediate(id, worker, now, result),
+    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null =>
+      fail.immediate(id, worker, now, error, retryAt),
+    release: (id: string, worker: string, availableAt: number): boolean =>
+      giveBack.run(availableAt, id, worker).changes > 0,
     requeueExpired: (now: number, inHand: string[] = []): number => requeueExpired.immediate(now, inHand),
     get: (id: string): Job | null => {
       const row = byId.get(id);

@@ -188,7 +188,10 @@ export function openDb(path: string): Db {
     db.pragma('secure_delete = ON');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > migrations.length) {
-      throw new PdfRenderError('STORAGE_UNAVAILABLE', `${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`);
+      throw new PdfRenderError(
+        'STORAGE_UNAVAILABLE',
+        `${path} was written by a newer pdfrender (schema ${version}); upgrade pdfrender to use it`,
+      );
     }
     const current = db;
     current
@@ -210,10 +213,19 @@ export function openDb(path: string): Db {
 function openError(path: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   if (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT')) {
-    return new PdfRenderError('STORAGE_UNAVAILABLE', `${path} is not a pdfrender database (${error.message}); move it away or choose another --data-dir`, {
-      cause: error,
-    });
+    return new PdfRenderError(
+      'STORAGE_UNAVAILABLE',
+      `${path} is not a pdfrender database (${error.message}); move it away or choose another --data-dir`,
+      {
+        cause: error,
+      },
+    );
   }
-  if (error.code.startsWith('SQLITE_BUSY')) return new PdfRenderError('DATABASE_BUSY', `${path} stayed locked by another process; try again`, { cause: error });
-  return new PdfRenderError('STORAGE_UNAVAILABLE', `cannot open the database ${path}: ${error.message} (${error.code})`, { cause: error });
+  if (error.code.startsWith('SQLITE_BUSY'))
+    return new PdfRenderError('DATABASE_BUSY', `${path} stayed locked by another process; try again`, { cause: error });
+  return new PdfRenderError(
+    'STORAGE_UNAVAILABLE',
+    `cannot open the database ${path}: ${error.message} (${error.code})`,
+    { cause: error },
+  );
 }

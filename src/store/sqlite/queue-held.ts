@@ -9,7 +9,9 @@ import type { Held } from '../queue-bounds.js';
 /** What a data dir's queue holds, in total and of one caller; read it inside the transaction that queues the job. */
 export function queueHeld(db: Db) {
   // Both sums are read from the jobs_held index alone, never from the rows and their requests.
-  const total = db.prepare<[], Held>("SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0) AS bytes FROM jobs WHERE status IN ('queued', 'rendering')");
+  const total = db.prepare<[], Held>(
+    "SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0) AS bytes FROM jobs WHERE status IN ('queued', 'rendering')",
+  );
   const ofCaller = db.prepare<[string], Held>(
     "SELECT count(*) AS jobs, coalesce(sum(request_bytes), 0) AS bytes FROM jobs WHERE status IN ('queued', 'rendering') AND caller = ?",
   );

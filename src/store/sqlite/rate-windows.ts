@@ -13,7 +13,9 @@ export function rateWindows(db: Db) {
      ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1
      RETURNING count`,
   );
-  const read = db.prepare<[string, number], { count: number }>('SELECT count FROM rate_windows WHERE key = ? AND window_start = ?');
+  const read = db.prepare<[string, number], { count: number }>(
+    'SELECT count FROM rate_windows WHERE key = ? AND window_start = ?',
+  );
   const prune = db.prepare<[number]>('DELETE FROM rate_windows WHERE window_start < ?');
   return {
     hit(key: string, now: number): WindowCount {

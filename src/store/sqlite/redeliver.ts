@@ -14,7 +14,9 @@ const active = 'SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL';
 
 /** Redeliveries on a data dir. */
 export function redeliveries(db: Db, eventOf: JobEventBuilder) {
-  const job = db.prepare<[string], FinishedJobRow>('SELECT id, identifier, base_url, status, file_id, pages, bytes, error, error_code FROM jobs WHERE id = ?');
+  const job = db.prepare<[string], FinishedJobRow>(
+    'SELECT id, identifier, base_url, status, file_id, pages, bytes, error, error_code FROM jobs WHERE id = ?',
+  );
   const firstDelivery = db.prepare<[string], { event_id: string; body: string }>(
     'SELECT event_id, body FROM webhook_deliveries WHERE job_id = ? ORDER BY id LIMIT 1',
   );
@@ -29,18 +31,26 @@ export function redeliveries(db: Db, eventOf: JobEventBuilder) {
      WHERE e.disabled_at IS NULL AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.job_id = @job AND d.endpoint_id = e.id)
      ORDER BY e.created_at, e.rowid`,
   );
-  const inFlight = db.prepare<[string, number], { count: number }>('SELECT COUNT(*) AS count FROM webhook_deliveries WHERE job_id = ? AND claimed_until > ?');
+  const inFlight = db.prepare<[string, number], { count: number }>(
+    'SELECT COUNT(*) AS count FROM webhook_deliveries WHERE job_id = ? AND claimed_until > ?',
+  );
   const activeCount = db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM (${active})`);
-  const held = db.prepare<[string], { endpoint_id: string }>("SELECT endpoint_id FROM webhook_deliveries WHERE job_id = ? AND status = 'held' ORDER BY id");
+  const held = db.prepare<[string], { endpoint_id: string }>(
+    "SELECT endpoint_id FROM webhook_deliveries WHERE job_id = ? AND status = 'held' ORDER BY id",
+  );
 
   const redeliver = db.transaction((jobId: string, now: number): Redelivery => {
     const row = job.get(jobId);
     const first = firstDelivery.get(jobId);
     // A job swept after its retention may still have deliveries waiting; those can go again.
     if (!row && !first) return { outcome: 'no-such-job' };
-    if (row && row.status !== 'succeeded' && row.status !== 'failed') return { outcome: 'unfinished', status: row.status as JobStatus };
+    if (row && row.status !== 'succeeded' && row.status !== 'failed')
+      return { outcome: 'unfinished', status: row.status as JobStatus };
     const reset = again.run({ job: jobId, now }).changes;
-    const event = first ?? { event_id: `evt_${randomBytes(12).toString('base64url')}`, body: JSON.stringify(eventOf(finishedJob(row!))) };
+    const event = first ?? {
+      event_id: `evt_${randomBytes(12).toString('base64url')}`,
+      body: JSON.stringify(eventOf(finishedJob(row!))),
+    };
     const created = create.run({ event: event.event_id, job: jobId, body: event.body, now }).changes;
     return {
       outcome: 'done',

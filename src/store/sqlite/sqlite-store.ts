@@ -16,7 +16,10 @@ import { webhookEndpoints } from './webhook-endpoints.js';
 function asAsync<T extends object>(methods: T): Async<T> {
   const wrapped: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(methods)) {
-    wrapped[name] = typeof member === 'function' ? (...args: unknown[]) => new Promise((resolve) => resolve(member(...args))) : member;
+    wrapped[name] =
+      typeof member === 'function'
+        ? (...args: unknown[]) => new Promise((resolve) => resolve(member(...args)))
+        : member;
   }
   return wrapped as Async<T>;
 }

@@ -67,13 +67,19 @@ export function webhookEndpoints(db: Db) {
     if (!row) return null;
     setDisabled.run(null, id);
     // Also releases any held while it was active (an attempt that settled after it was enabled).
-    return { endpoint: fromRow({ ...row, disabled_at: null }), wasDisabled: row.disabled_at !== null, released: releaseDeliveries.run({ id, now }).changes };
+    return {
+      endpoint: fromRow({ ...row, disabled_at: null }),
+      wasDisabled: row.disabled_at !== null,
+      released: releaseDeliveries.run({ id, now }).changes,
+    };
   });
-  const addOrEnable = db.transaction((url: string, now: number): ({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled) => {
-    const disabled = disabledWithUrl.get(url);
-    if (disabled) return { created: false, ...enable(disabled.id, now)! };
-    return { created: true, ...add(url, now) };
-  });
+  const addOrEnable = db.transaction(
+    (url: string, now: number): ({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled) => {
+      const disabled = disabledWithUrl.get(url);
+      if (disabled) return { created: false, ...enable(disabled.id, now)! };
+      return { created: true, ...add(url, now) };
+    },
+  );
   const remove = db.transaction((id: string, now: number): { unsent: number } | null => {
     if (!byId.get(id)) return null;
     const unsent = dropDeliveries.run({ id, now }).changes;
