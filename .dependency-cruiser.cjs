@@ -83,11 +83,41 @@ const storeRooms = [
   },
 ].map((rule) => ({ severity: 'error', ...rule }));
 
+/**
+ * The engine's rooms: browser/ (the Chromium process: find, launch, user, watchdog, records),
+ * pages/ (the page pool and one render on a page: guard, waits, print), templates/ (header and
+ * footer templates: crawl, fetch, inline, rewrite), and at its root the render function (engine.ts)
+ * and what the rooms share (the deadline, local file access). The browser knows nothing of pages or
+ * templates; pages use the browser's host but not the templates; templates report what they could
+ * not load in the page guard's terms but never touch a browser.
+ */
+const engineRooms = [
+  {
+    name: 'no-pages-or-templates-from-browser',
+    comment: 'engine/browser/ is the Chromium process alone: it imports no page or template code',
+    from: { path: '^src/engine/browser/' },
+    to: { path: '^src/engine/(pages|templates)/' },
+  },
+  {
+    name: 'no-templates-from-pages',
+    comment: 'engine/pages/ renders a document on a page; templates are prepared before (engine.ts hands them over)',
+    from: { path: '^src/engine/pages/' },
+    to: { path: '^src/engine/templates/' },
+  },
+  {
+    name: 'no-browser-from-templates',
+    comment: 'engine/templates/ prepares header and footer templates without a browser',
+    from: { path: '^src/engine/templates/' },
+    to: { path: '^src/engine/browser/' },
+  },
+].map((rule) => ({ severity: 'error', ...rule }));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
     ...storeRooms,
+    ...engineRooms,
     {
       name: 'no-circular',
       comment: 'an import cycle ties modules that should stand apart',

@@ -23,8 +23,8 @@ import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer-core';
-import { requireBrowser } from '../dist/engine/find-browser.js';
-import { chromiumFlags } from '../dist/engine/browser-process.js';
+import { requireBrowser } from '../dist/engine/browser/find-browser.js';
+import { chromiumFlags } from '../dist/engine/browser/browser-process.js';
 
 const { values, positionals: inputs } = parseArgs({
   allowPositionals: true,

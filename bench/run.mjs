@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { requireBrowser } from '../dist/engine/find-browser.js';
+import { requireBrowser } from '../dist/engine/browser/find-browser.js';
 import { batch } from './cases/batch.mjs';
 import { memoryGrowth } from './cases/memory-growth.mjs';
 import { scaleOut } from './cases/scale-out.mjs';

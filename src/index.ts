@@ -15,13 +15,13 @@ export {
   type RenderOptions,
   type RenderResult,
 } from './engine/engine.js';
-export { findBrowser, requireBrowser, type FoundBrowser } from './engine/find-browser.js';
+export { findBrowser, requireBrowser, type FoundBrowser } from './engine/browser/find-browser.js';
 export {
   defaultFetcher,
   type FetchBudget,
   type ResourceFetcher,
   type FetchedResource,
-} from './engine/template-fetch.js';
+} from './engine/templates/template-fetch.js';
 export { PdfRenderError, isPdfRenderError, type ErrorCode, type FieldErrors } from './errors.js';
 export { publicOnly, type NetworkPolicy } from './network/policy.js';
 export type { FileAccess } from './engine/file-access.js';

@@ -6,7 +6,7 @@
 import type { CDPSession } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { FrameGate } from '../src/engine/frame-gate.js';
+import { FrameGate } from '../src/engine/pages/frame-gate.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { redPng } from './support/files.js';

@@ -5,7 +5,7 @@
  */
 import { createServer, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchBrowser } from '../src/engine/browser-watchdog.js';
+import { watchBrowser } from '../src/engine/browser/browser-watchdog.js';
 import { until } from './support/wait.js';
 
 let echo: ReturnType<typeof createServer>;

@@ -11,9 +11,9 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Readable, Writable } from 'node:stream';
-import { spawnBrowser } from '../src/engine/browser-process.js';
-import { launchIdentity } from '../src/engine/browser-user.js';
-import { launchBrowser } from '../src/engine/launch.js';
+import { spawnBrowser } from '../src/engine/browser/browser-process.js';
+import { launchIdentity } from '../src/engine/browser/browser-user.js';
+import { launchBrowser } from '../src/engine/browser/launch.js';
 import { parseProcStat } from '../src/proc-stat.js';
 import { executablePath } from './support/browser.js';
 import {

@@ -10,7 +10,7 @@ import {
   requireBrowser,
   systemBrowserPaths,
   type FindBrowserOptions,
-} from '../src/engine/find-browser.js';
+} from '../src/engine/browser/find-browser.js';
 import { PdfRenderError } from '../src/errors.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 

@@ -5,7 +5,7 @@
  */
 import puppeteer from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
-import { browserArgs, chromiumFlags } from '../src/engine/browser-process.js';
+import { browserArgs, chromiumFlags } from '../src/engine/browser/browser-process.js';
 
 /** Switch name to value ('' for a bare switch), features split into sets; later switches win, as in Chromium. */
 function switches(args: readonly string[]): Map<string, string | Set<string>> {

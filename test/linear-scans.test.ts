@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { countPdfPages } from '../src/engine/page-count.js';
+import { countPdfPages } from '../src/engine/pages/page-count.js';
 import {
   stylesheetReferences,
   templateFetches,

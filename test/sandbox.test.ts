@@ -9,9 +9,9 @@ import { chmod, mkdir, readFile, stat, truncate, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeSandbox, launchIdentity } from '../src/engine/browser-user.js';
+import { describeSandbox, launchIdentity } from '../src/engine/browser/browser-user.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { maxFileBytes } from '../src/engine/file-response.js';
+import { maxFileBytes } from '../src/engine/pages/file-response.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { browsersOf } from './support/chromium-processes.js';

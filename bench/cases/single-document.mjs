@@ -12,7 +12,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { countPdfPages } from '../../dist/engine/page-count.js';
+import { countPdfPages } from '../../dist/engine/pages/page-count.js';
 import { alternate } from '../lib/alternate.mjs';
 import { printFlags } from '../lib/documents.mjs';
 import { runProcess } from '../lib/run-process.mjs';

@@ -7,10 +7,10 @@
  * asks for exactly that binary, those flags and that user (takeEarlyBrowser), and otherwise it is
  * killed and removed.
  */
-import { spawnEarlyBrowser } from '../engine/browser-process.js';
-import { launchIdentity } from '../engine/browser-user.js';
-import { findBrowser } from '../engine/find-browser.js';
-import { engineBrowserFlags } from '../engine/engine-flags.js';
+import { spawnEarlyBrowser } from '../engine/browser/browser-process.js';
+import { launchIdentity } from '../engine/browser/browser-user.js';
+import { findBrowser } from '../engine/browser/find-browser.js';
+import { engineBrowserFlags } from '../engine/browser/engine-flags.js';
 import { reserveProxyPort } from '../network/proxy-port.js';
 import { commandName } from './command-name.js';
 

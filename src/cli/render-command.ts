@@ -10,7 +10,7 @@ import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { writeFileAtomic } from '../atomic-write.js';
 import { checkRequest, createEngine, type Engine } from '../engine/engine.js';
-import { requireBrowser } from '../engine/find-browser.js';
+import { requireBrowser } from '../engine/browser/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError, callerError, exitCodeFor, labelFieldErrors } from '../errors.js';
 import { parseRenderRequest, type RenderRequest } from '../request.js';

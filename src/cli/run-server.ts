@@ -5,7 +5,7 @@
  */
 import type { ServeConfig } from '../config.js';
 import { createEngine } from '../engine/engine.js';
-import { requireBrowser } from '../engine/find-browser.js';
+import { requireBrowser } from '../engine/browser/find-browser.js';
 import { eventLogWriter } from '../event-log.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { valueWithin } from '../race.js';

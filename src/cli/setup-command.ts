@@ -9,8 +9,13 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
-import { browserUserName, launchIdentity } from '../engine/browser-user.js';
-import { browserCachePath, browserInstallHint, findBrowser, type FoundBrowser } from '../engine/find-browser.js';
+import { browserUserName, launchIdentity } from '../engine/browser/browser-user.js';
+import {
+  browserCachePath,
+  browserInstallHint,
+  findBrowser,
+  type FoundBrowser,
+} from '../engine/browser/find-browser.js';
 import { PdfRenderError } from '../errors.js';
 import { makeFolder } from '../make-folder.js';
 import type { CliIO } from './io.js';

@@ -13,21 +13,21 @@ import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { raceAbort } from '../race.js';
 import type { RenderRequest } from '../request.js';
-import { BrowserGone } from './browser-gone.js';
-import { BrowserHost } from './browser-host.js';
-import { browserRecord } from './browser-record.js';
-import { engineBrowserFlags } from './engine-flags.js';
+import { BrowserGone } from './browser/browser-gone.js';
+import { BrowserHost } from './browser/browser-host.js';
+import { browserRecord } from './browser/browser-record.js';
+import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
-import { buildTemplate } from './header-footer.js';
+import { buildTemplate } from './templates/header-footer.js';
 import type { FileAccess } from './file-access.js';
-import { inlineTemplateResources } from './inline-templates.js';
-import { defaultFetcher, type ResourceFetcher } from './template-fetch.js';
-import { countPdfPages } from './page-count.js';
-import { finishPdf, needsFinishing } from './finish-pdf.js';
-import { guardPage, type NetworkReport } from './page-guard.js';
-import { PagePool, type Slot } from './page-pool.js';
-import { printDocument, resetPage, type Printed, type Templates } from './print-document.js';
-import { pastTheEnd } from './print-pdf.js';
+import { inlineTemplateResources } from './templates/inline-templates.js';
+import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
+import { countPdfPages } from './pages/page-count.js';
+import { finishPdf, needsFinishing } from './pages/finish-pdf.js';
+import { guardPage, type NetworkReport } from './pages/page-guard.js';
+import { PagePool, type Slot } from './pages/page-pool.js';
+import { printDocument, resetPage, type Printed, type Templates } from './pages/print-document.js';
+import { pastTheEnd } from './pages/print-pdf.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */

@@ -7,7 +7,7 @@
  * instances) implements them as they are. Chosen in one place at start-up (open-backend.ts). The
  * contract test suite (test/store-contract*.test.ts) runs the same calls against both.
  */
-import type { NetworkReport } from '../engine/page-guard.js';
+import type { NetworkReport } from '../engine/pages/page-guard.js';
 import type { ErrorCode } from '../errors.js';
 import type { QueueBounds } from './queue-bounds.js';
 

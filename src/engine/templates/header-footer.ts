@@ -6,7 +6,7 @@
  * style sheet with sane defaults before the user's template; the user's own rules come later in
  * the same document, or are more specific, so explicit styles still win.
  */
-import { formatInches } from '../length.js';
+import { formatInches } from '../../length.js';
 
 /** The default font size of header and footer text. */
 export const defaultTemplateFontSize = '10px';

@@ -10,8 +10,8 @@ import type { Browser, ConnectOptions } from 'puppeteer-core';
 // which starts Chromium itself, never uses.
 import { Puppeteer } from 'puppeteer-core/internal/common/Puppeteer.js';
 import { PipeTransport } from 'puppeteer-core/internal/node/PipeTransport.js';
-import { PdfRenderError } from '../errors.js';
-import { valueWithin } from '../race.js';
+import { PdfRenderError } from '../../errors.js';
+import { valueWithin } from '../../race.js';
 import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
 import { browserInstallHint } from './find-browser.js';

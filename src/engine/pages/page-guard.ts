@@ -5,9 +5,9 @@
  * own folder when the CLI renders a file, which pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import { failureHeader, refusalHeader, type EgressProxy } from '../network/egress-proxy.js';
-import { networkRefusal, urlRefusal, type RefusalCode } from '../network/refusal.js';
-import { fileJudge, type FileAccess } from './file-access.js';
+import { failureHeader, refusalHeader, type EgressProxy } from '../../network/egress-proxy.js';
+import { networkRefusal, urlRefusal, type RefusalCode } from '../../network/refusal.js';
+import { fileJudge, type FileAccess } from '../file-access.js';
 import { fulfilFile } from './file-response.js';
 
 /**

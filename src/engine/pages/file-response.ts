@@ -4,7 +4,7 @@
  * the user rendering them.
  */
 import type { CDPSession } from 'puppeteer-core';
-import { fileType, LocalFileError, readLocalFile } from './local-file.js';
+import { fileType, LocalFileError, readLocalFile } from '../local-file.js';
 
 /**
  * The largest file handed over: it travels base64 in one DevTools message, held whole in memory on

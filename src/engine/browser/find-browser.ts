@@ -5,7 +5,7 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 /** Where a browser path came from, for messages ("found by PDFRENDER_CHROME"). */
 export type BrowserSource = '--chrome' | 'PDFRENDER_CHROME' | 'PUPPETEER_EXECUTABLE_PATH' | 'PATH' | 'system' | 'setup';

@@ -10,11 +10,11 @@
  * before bytes are kept), the images and style sheets its templates carry, how many its style
  * sheets bring in and how deep their imports go, and the fetches at a time.
  */
-import { scanHtml } from '../markup/html-tags.js';
-import { templateReferences, usesUrlClass } from '../markup/template-references.js';
+import { scanHtml } from '../../markup/html-tags.js';
+import { templateReferences, usesUrlClass } from '../../markup/template-references.js';
 import { ByteBudget } from './byte-budget.js';
 import type { FetchManyOptions } from './fetch-many.js';
-import type { NetworkReport } from './page-guard.js';
+import type { NetworkReport } from '../pages/page-guard.js';
 import { crawl, resolveReferences } from './template-crawl.js';
 import { TemplateReport, type Origin } from './template-report.js';
 import { rewriteTemplates } from './template-rewrite.js';
@@ -72,14 +72,12 @@ export async function inlineTemplateResources(
   );
   const templatesOf = (origin: Origin) =>
     typeof origin === 'number' ? [origin] : [...(sheetTemplates.get(origin) ?? [])];
-  const leftOut = report
-    .failures()
-    .map(({ issue, what, origins }) => ({
-      url: issue.url,
-      what,
-      reason: issue.reason,
-      templates: [...new Set([...origins].flatMap(templatesOf))].sort(),
-    }));
+  const leftOut = report.failures().map(({ issue, what, origins }) => ({
+    url: issue.url,
+    what,
+    reason: issue.reason,
+    templates: [...new Set([...origins].flatMap(templatesOf))].sort(),
+  }));
   return {
     templates: rewritten,
     network: report.network(),

@@ -4,7 +4,7 @@
  * The PDF holds caller text (Chromium copies the document's title into it), so the scan is one
  * pass: each search below only moves forward (see forward-search.ts).
  */
-import { forwardIndex, forwardSearch } from '../markup/forward-search.js';
+import { forwardIndex, forwardSearch } from '../../markup/forward-search.js';
 
 /** The number of pages in `pdf`: the largest /Count of its /Pages nodes (the root's). */
 export function countPdfPages(pdf: Uint8Array): number {

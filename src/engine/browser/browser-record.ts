@@ -9,9 +9,9 @@
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
-import { makeFolder } from '../make-folder.js';
-import { parseProcStat } from '../proc-stat.js';
+import { writeFileAtomic } from '../../atomic-write.js';
+import { makeFolder } from '../../make-folder.js';
+import { parseProcStat } from '../../proc-stat.js';
 import { killGroup } from './browser-process.js';
 import { isAlive, profilePrefix } from './profile-owner.js';
 

@@ -6,8 +6,8 @@
  * waiting for.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PdfRenderError } from '../errors.js';
-import { waitExpressionScript, type RenderRequest } from '../request.js';
+import { PdfRenderError } from '../../errors.js';
+import { waitExpressionScript, type RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld } from './print-pdf.js';
 

@@ -3,7 +3,7 @@
  * that the CLI's early start (cli/early-start.ts) spawns exactly the browser the engine would
  * launch; a browser started with other switches is not taken, and a second one is launched.
  */
-import { egressProxyFlags } from '../network/proxy-port.js';
+import { egressProxyFlags } from '../../network/proxy-port.js';
 
 /** The engine's own switches for a browser whose traffic goes through the egress proxy at `proxyUrl`. */
 export function engineBrowserFlags(proxyUrl: string): string[] {

@@ -7,9 +7,9 @@
  * too large for Node to make, and would break the connection every other render shares.
  */
 import type { Protocol } from 'puppeteer-core';
-import { PdfRenderError } from '../errors.js';
-import { chromiumPageRanges, pageRangesOf } from '../page-ranges.js';
-import type { RenderRequest } from '../request.js';
+import { PdfRenderError } from '../../errors.js';
+import { chromiumPageRanges, pageRangesOf } from '../../page-ranges.js';
+import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is

@@ -2,9 +2,9 @@
  * The steps of one render on a warm page: a fresh document at the base URL, the content, its
  * resources and fonts, then Chromium's printToPDF; afterwards the page is wiped for the next one.
  */
-import { PdfRenderError } from '../errors.js';
-import { pageRangesOf } from '../page-ranges.js';
-import type { RenderRequest } from '../request.js';
+import { PdfRenderError } from '../../errors.js';
+import { pageRangesOf } from '../../page-ranges.js';
+import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from './page-guard.js';

@@ -11,8 +11,8 @@
  * custom properties and what it imports as data: URLs in turn, so its rules keep their order,
  * media, layers and conditions exactly.
  */
-import { PdfRenderError } from '../errors.js';
-import type { TemplateReference } from '../markup/template-references.js';
+import { PdfRenderError } from '../../errors.js';
+import type { TemplateReference } from '../../markup/template-references.js';
 import { megabytes } from './fetch-many.js';
 import type { Crawled, Resolved } from './template-crawl.js';
 import type { TemplateReport } from './template-report.js';

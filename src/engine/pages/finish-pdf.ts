@@ -7,7 +7,7 @@
  * which costs time in proportion to its size, so this runs only when asked and within the render's
  * deadline.
  */
-import type { PdfMetadata } from '../request.js';
+import type { PdfMetadata } from '../../request.js';
 
 export interface Finishing {
   /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 import { setprivArgs, type BrowserUser, type LaunchIdentity } from './browser-user.js';
 import { markProfile, profilePrefix } from './profile-owner.js';
 

@@ -4,10 +4,10 @@
  * the shared budget) in bytes. Web fonts and everything else a template cannot load are not
  * fetched at all: they are reported and left out.
  */
-import { stylesheetReferences, type TemplateReference } from '../markup/template-references.js';
+import { stylesheetReferences, type TemplateReference } from '../../markup/template-references.js';
 import type { ByteBudget } from './byte-budget.js';
 import { fetchMany, type FetchManyOptions } from './fetch-many.js';
-import type { ResourceIssue } from './page-guard.js';
+import type { ResourceIssue } from '../pages/page-guard.js';
 import type { FetchedResource } from './template-fetch.js';
 import type { Origin, TemplateReport } from './template-report.js';
 

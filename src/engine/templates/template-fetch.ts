@@ -3,12 +3,12 @@
  * network policy documents are held to, file: URLs under the documents' file rule. Every byte is
  * taken from the request's budget before it is kept.
  */
-import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
-import { urlRefusal } from '../network/refusal.js';
-import type { NetworkPolicy } from '../network/policy.js';
-import type { Resolver } from '../network/resolve-checked.js';
-import { fileDecision, type FileAccess } from './file-access.js';
-import { fileType, readLocalFile } from './local-file.js';
+import { pinnedRequest, RefusedUrlError } from '../../network/pinned-request.js';
+import { urlRefusal } from '../../network/refusal.js';
+import type { NetworkPolicy } from '../../network/policy.js';
+import type { Resolver } from '../../network/resolve-checked.js';
+import { fileDecision, type FileAccess } from '../file-access.js';
+import { fileType, readLocalFile } from '../local-file.js';
 
 /** Bytes of a fetched resource and its media type. */
 export interface FetchedResource {

@@ -4,13 +4,13 @@
  * context, so clearing one page's cookies never touches a document rendering next to it.
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
-import { PdfRenderError } from '../errors.js';
-import { raceAbort, valueWithin } from '../race.js';
-import { BrowserGone } from './browser-gone.js';
+import { PdfRenderError } from '../../errors.js';
+import { raceAbort, valueWithin } from '../../race.js';
+import { BrowserGone } from '../browser/browser-gone.js';
 import { frameGateOf, type FrameGate } from './frame-gate.js';
 import { openControlledPage } from './open-page.js';
-import { deadlineSignal } from './deadline.js';
-import type { BrowserHost } from './browser-host.js';
+import { deadlineSignal } from '../deadline.js';
+import type { BrowserHost } from '../browser/browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
 

@@ -3,11 +3,11 @@
  * request's budget before it is kept. A URL that fails is reported (blocked or failed) and left
  * out; passing the budget fails the request, since what was asked for together is too big.
  */
-import { PdfRenderError } from '../errors.js';
-import { RefusedUrlError } from '../network/pinned-request.js';
+import { PdfRenderError } from '../../errors.js';
+import { RefusedUrlError } from '../../network/pinned-request.js';
 import type { ByteBudget } from './byte-budget.js';
-import { LocalFileError } from './local-file.js';
-import type { ResourceIssue } from './page-guard.js';
+import { LocalFileError } from '../local-file.js';
+import type { ResourceIssue } from '../pages/page-guard.js';
 import type { FetchedResource, ResourceFetcher } from './template-fetch.js';
 
 /** Header and footer resources fetched at once for one request. */
