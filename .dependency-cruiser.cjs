@@ -11,18 +11,20 @@
  *             job's webhook event is made by a builder the server passes in
  *   queue, webhooks
  *             the async worker loop; webhook signing, delivery and policy (peers: neither imports the other)
- *   server    the Hono app, its routes, the API's answers and paths, and the runtime; config.ts, the serve settings
+ *   server    the Hono app and the runtime (root), routes/, edge/ (guards, limits, the caller, the access
+ *             log), api/ (the API's answers, paths and OpenAPI document), playground/; config.ts, the
+ *             serve settings
  *   cli       the commands; main.ts
  *   index.ts  the public API
  */
 const layers = [
-  { name: 'basics', path: '^src/(markup/|[^/]+\\.ts$)', pathNot: '^src/(config|index)\\.ts$' },
+  { name: 'basics', path: '^src/(markup/|[^/]+\\.ts$)', pathNot: '^src/index\\.ts$' },
   { name: 'network', path: '^src/network/' },
   { name: 'engine', path: '^src/engine/' },
   { name: 'store', path: '^src/store/' },
   { name: 'queue', path: '^src/queue/', peers: '^src/webhooks/' },
   { name: 'webhooks', path: '^src/webhooks/', peers: '^src/queue/' },
-  { name: 'server', path: '^src/(server/|config\\.ts$)' },
+  { name: 'server', path: '^src/server/' },
   { name: 'cli', path: '^src/cli/' },
   { name: 'index', path: '^src/index\\.ts$' },
 ];
@@ -112,12 +114,42 @@ const engineRooms = [
   },
 ].map((rule) => ({ severity: 'error', ...rule }));
 
+/**
+ * The server's rooms: edge/ (what every request meets first: the host and cross-site guards, auth,
+ * the body limit, the rate limit, who the caller is, the access log), routes/ (one file per API
+ * route or group), api/ (what the API answers: schemas, paths, webhook events, the OpenAPI
+ * document), playground/ (the page and its assets); the app, its dependencies, the listener and the
+ * runtime at the root. The edge answers before any route runs, so it imports none of them; routes
+ * and the playground stand apart.
+ */
+const serverRooms = [
+  {
+    name: 'no-routes-from-edge',
+    comment: 'server/edge/ runs before any route: it imports no route, API document or playground code',
+    from: { path: '^src/server/edge/' },
+    to: { path: '^src/server/(routes|api|playground)/' },
+  },
+  {
+    name: 'no-playground-from-routes',
+    comment: 'the API routes and the playground stand apart',
+    from: { path: '^src/server/routes/' },
+    to: { path: '^src/server/playground/' },
+  },
+  {
+    name: 'no-routes-from-playground',
+    comment: 'the API routes and the playground stand apart',
+    from: { path: '^src/server/playground/' },
+    to: { path: '^src/server/routes/' },
+  },
+].map((rule) => ({ severity: 'error', ...rule }));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
     ...storeRooms,
     ...engineRooms,
+    ...serverRooms,
     {
       name: 'no-circular',
       comment: 'an import cycle ties modules that should stand apart',

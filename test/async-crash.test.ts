@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { browsersOf, remainingAfter } from './support/chromium-processes.js';
 import { startServe } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';

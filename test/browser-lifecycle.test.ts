@@ -9,7 +9,7 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunOptions } from '../src/cli/run-options.js';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { createEngine } from '../src/engine/engine.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';

@@ -11,7 +11,7 @@ import { redeliveries } from '../src/store/sqlite/redeliver.js';
 import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { Deliveries, Sync, WebhookEndpoint } from '../src/store/contract.js';
-import { webhookEvent } from '../src/server/job-event.js';
+import { webhookEvent } from '../src/server/api/job-event.js';
 
 afterAll(removeTempDirs);
 

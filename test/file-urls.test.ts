@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';

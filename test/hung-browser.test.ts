@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunOptions } from '../src/cli/run-options.js';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { killLater, killLeftovers, onlyBrowserOf, remainingAfter, stateOf } from './support/chromium-processes.js';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { busyScript, removeTempDirs, tempDir } from './support/files.js';

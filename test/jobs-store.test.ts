@@ -13,7 +13,7 @@ import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { enqueueInput } from './support/enqueue-input.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import type { EnqueueInput, JobError, JobQueue, Sync } from '../src/store/contract.js';
-import { webhookEvent } from '../src/server/job-event.js';
+import { webhookEvent } from '../src/server/api/job-event.js';
 
 afterAll(removeTempDirs);
 

@@ -21,7 +21,7 @@ import {
   renderSyncAnswer,
   webhookAnswers,
   webhookEvents,
-} from '../src/server/api-answers.js';
+} from '../src/server/api/api-answers.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs, tempDir } from './support/files.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { startServe } from './support/cli.js';

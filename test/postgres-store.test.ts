@@ -20,7 +20,7 @@ import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-in
 import { holdingProxy } from './support/holding-proxy.js';
 import { emptyDatabase, freshDatabase, poolOn, postgresCluster, stopPostgres } from './support/store-backends.js';
 import { until } from './support/wait.js';
-import { webhookEvent } from '../src/server/job-event.js';
+import { webhookEvent } from '../src/server/api/job-event.js';
 
 afterAll(stopPostgres);
 

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { errorResponse } from '../src/server/error-response.js';
-import { readBody } from '../src/server/read-body.js';
+import { readBody } from '../src/server/routes/read-body.js';
 
 let lastBody: unknown;
 const app = new Hono();

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';

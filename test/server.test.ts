@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { accessLogWriter } from '../src/server/access-log.js';
+import { accessLogWriter } from '../src/server/edge/access-log.js';
 import { createApp } from '../src/server/app.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';

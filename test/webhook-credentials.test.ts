@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { migrations, openDb } from '../src/store/sqlite/open-db.js';
 import type { WebhookEndpoint } from '../src/store/contract.js';

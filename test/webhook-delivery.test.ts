@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadServeConfig } from '../src/config.js';
+import { loadServeConfig } from '../src/server/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { executablePath } from './support/browser.js';

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { flagName } from '../config.js';
+import { flagName } from '../server/config.js';
 import { PdfRenderError } from '../errors.js';
 import { findPaperFormat, paperFormats } from '../paper-formats.js';
 import { renderRequestFields } from '../request.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PdfRenderError, labelFieldErrors } from '../errors.js';
-import { flagName, serveSettings } from '../config.js';
+import { flagName, serveSettings } from '../server/config.js';
 import { policySettings } from '../network/policy-settings.js';
 import { parseWith } from '../request.js';
 

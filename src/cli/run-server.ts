@@ -3,16 +3,16 @@
  * and on SIGINT/SIGTERM stops accepting requests and async jobs, lets renders in flight finish
  * (bounded by --shutdown-grace, see stop-server.ts), then closes the browser and the database.
  */
-import type { ServeConfig } from '../config.js';
+import { reachedFromThisMachineOnly, type ServeConfig } from '../server/config.js';
 import { createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/browser/find-browser.js';
 import { eventLogWriter } from '../event-log.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { valueWithin } from '../race.js';
 import { createApp } from '../server/app.js';
-import { accessLogWriter } from '../server/access-log.js';
+import { accessLogWriter } from '../server/edge/access-log.js';
 import { listen } from '../server/listen.js';
-import { isLoopbackHost } from '../server/client-address.js';
+import { isLoopbackHost } from '../network/addresses.js';
 import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
 import { describeBackend } from '../store/open-backend.js';
@@ -106,7 +106,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     }
     if (config.playground) {
       // Public when others can reach it: bound elsewhere than loopback, or behind a proxy (--public-url).
-      const local = isLoopbackHost(config.host) && !config.publicUrl;
+      const local = reachedFromThisMachineOnly(config);
       io.stderr.write(
         local
           ? `pdfrender: playground at http://${bracketed(config.host)}:${port}/ (--no-playground turns it off)\n`

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { resolveSetting, serveSettings } from '../config.js';
+import { resolveSetting, serveSettings } from '../server/config.js';
 import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
@@ -15,7 +15,7 @@ import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../s
 import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
-import { webhookEvent } from '../server/job-event.js';
+import { webhookEvent } from '../server/api/job-event.js';
 
 /** Where the endpoints live: a data dir's SQLite database, or a PostgreSQL database. */
 interface Where {

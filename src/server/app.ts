@@ -6,22 +6,22 @@ import { Hono, type Context } from 'hono';
 import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
-import { accessLog } from './access-log.js';
-import { asyncRoutes } from './async-routes.js';
-import { apiKeyAuth } from './auth.js';
-import { requestBodyLimit } from './body-limit.js';
-import { corsAnswers, crossSiteGuard } from './cross-site.js';
+import { accessLog } from './edge/access-log.js';
+import { asyncRoutes } from './routes/async-routes.js';
+import { apiKeyAuth } from './edge/auth.js';
+import { requestBodyLimit } from './edge/body-limit.js';
+import { corsAnswers, crossSiteGuard } from './edge/cross-site.js';
 import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
-import { filesRoute, isFileDownload } from './files-route.js';
-import { healthRoutes } from './health-routes.js';
-import { hostGuard } from './host-guard.js';
-import { openApiDocument } from './openapi.js';
-import { playgroundRoutes } from './playground-route.js';
+import { filesRoute, isFileDownload } from './routes/files-route.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { hostGuard } from './edge/host-guard.js';
+import { openApiDocument } from './api/openapi.js';
+import { playgroundRoutes } from './playground/playground-route.js';
 import { publicBase } from './public-url.js';
-import { rateLimitPolicy } from './rate-limit.js';
-import { renderSyncPaths, renderSyncRoute } from './render-sync-route.js';
-import { webhooksRoutes } from './webhooks-routes.js';
+import { rateLimitPolicy } from './edge/rate-limit.js';
+import { renderSyncPaths, renderSyncRoute } from './routes/render-sync-route.js';
+import { webhooksRoutes } from './routes/webhooks-routes.js';
 
 export interface AppOptions {
   /**

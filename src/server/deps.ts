@@ -1,6 +1,6 @@
 /** What the HTTP app is built from: passed in, so tests can drive it with their own clock. */
 import type { Clock } from '../clock.js';
-import type { ServeConfig } from '../config.js';
+import type { ServeConfig } from './config.js';
 import type { Engine } from '../engine/engine.js';
 import type { EventLog } from '../event-log.js';
 import type { StorageHealth } from '../store/health/storage-health.js';

@@ -5,9 +5,9 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
-import type { ServeConfig } from '../config.js';
+import type { ServeConfig } from './config.js';
 import { PdfRenderError } from '../errors.js';
-import { CountedResponse } from './counted-response.js';
+import { CountedResponse } from './edge/counted-response.js';
 import type { Listening } from './public-url.js';
 import { bracketed } from './public-url.js';
 

@@ -4,9 +4,9 @@
  * that is a wildcard (0.0.0.0, ::), the local address the connection arrived on.
  */
 import type { Context } from 'hono';
-import type { ServeConfig } from '../config.js';
-import { addressRange, normalizeAddress } from './client-address.js';
-import { connectionOf } from './connection.js';
+import type { ServeConfig } from './config.js';
+import { addressRange, normalizeAddress } from '../network/addresses.js';
+import { connectionOf } from './edge/connection.js';
 
 /** Where the server listens; listen() fills `address` in once it does (port 0 resolved to the real port). */
 export interface Listening {

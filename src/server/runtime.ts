@@ -3,7 +3,7 @@
  * async workers and the webhook sender. Built here once for the CLI and the tests alike.
  */
 import { systemClock, type Clock } from '../clock.js';
-import type { ServeConfig } from '../config.js';
+import type { ServeConfig } from './config.js';
 import type { Engine } from '../engine/engine.js';
 import type { EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';
@@ -13,7 +13,7 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
-import { webhookEvent } from './job-event.js';
+import { webhookEvent } from './api/job-event.js';
 
 /**
  * A stopping server's close waits for the webhook sender, then the database, for what is left of

@@ -1,5 +1,5 @@
 /** A real pdfrender server on an ephemeral port, with a real SQLite data dir and a clock the test moves. */
-import { loadServeConfig } from '../../src/config.js';
+import { loadServeConfig } from '../../src/server/config.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { Resolver } from '../../src/network/resolve-checked.js';
 import { engineNetworkOptions } from '../../src/network/policy-settings.js';

@@ -16,7 +16,7 @@ import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Blobs, Store } from '../../src/store/contract.js';
 import { tempDir } from './files.js';
 import { endPool, startCluster, type Cluster } from './postgres.js';
-import { webhookEvent } from '../../src/server/job-event.js';
+import { webhookEvent } from '../../src/server/api/job-event.js';
 
 export interface Opened {
   store: Store;

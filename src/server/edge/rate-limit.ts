@@ -7,10 +7,10 @@
  * run before it, so their 421 and 403 carry no rate-limit headers.
  */
 import type { MiddlewareHandler } from 'hono';
-import { PdfRenderError } from '../errors.js';
-import { windowMs } from '../store/rate-window.js';
+import { PdfRenderError } from '../../errors.js';
+import { windowMs } from '../../store/rate-window.js';
 import { callerKey } from './caller.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../deps.js';
 
 /** The RateLimit-Policy header value: the one "sync" quota per window. */
 export function policyHeader(rateLimit: number): string {

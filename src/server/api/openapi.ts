@@ -13,11 +13,11 @@ import {
   webhookAnswers,
   webhookEvents,
 } from './api-answers.js';
-import type { ErrorCode } from '../errors.js';
-import { asyncRenderRequestSchema, renderRequestSchema } from '../request.js';
+import type { ErrorCode } from '../../errors.js';
+import { asyncRenderRequestSchema, renderRequestSchema } from '../../request.js';
 import { errorResponses, header, headers } from './openapi-errors.js';
 import { embedded } from './openapi-schema.js';
-import { addWebhookRequestSchema, rotateRequestSchema } from './webhooks-routes.js';
+import { addWebhookRequestSchema, rotateRequestSchema } from '../routes/webhooks-routes.js';
 
 type Method = 'get' | 'post' | 'delete';
 

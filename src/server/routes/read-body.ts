@@ -4,7 +4,7 @@
  * A body that cannot be decoded is the caller's mistake: 422 with `errors.body`, never a 500.
  */
 import type { Context } from 'hono';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 /** The body as a plain object of fields, ready for the request schema. */
 export async function readBody(c: Context): Promise<unknown> {

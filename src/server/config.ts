@@ -6,12 +6,13 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { labelFieldErrors, PdfRenderError } from './errors.js';
-import { booleanField, byteSizeField, durationField, numberField, optionalBooleanField } from './fields.js';
-import { isLoopbackHost, trustProxyField } from './server/client-address.js';
-import { listSetting, policySettings } from './network/policy-settings.js';
-import { parseNamed, parseWith } from './request.js';
-import { filesLocationField, s3EndpointField } from './store/files/s3-location.js';
+import { labelFieldErrors, PdfRenderError } from '../errors.js';
+import { booleanField, byteSizeField, durationField, numberField, optionalBooleanField } from '../fields.js';
+import { isLoopbackHost } from '../network/addresses.js';
+import { trustProxyField } from '../network/trust-proxy.js';
+import { listSetting, policySettings } from '../network/policy-settings.js';
+import { parseNamed, parseWith } from '../request.js';
+import { filesLocationField, s3EndpointField } from '../store/files/s3-location.js';
 
 /**
  * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is
@@ -393,6 +394,14 @@ type Settings = typeof serveSettings;
 /** What --dedupe-window must leave after --database-timeout: the 5 s a lost answer is looked for, and time for the caller to send again. */
 const dedupeMarginMs = 20_000;
 
+/**
+ * Whether a server with these settings is reached from this machine only: bound to loopback, with no
+ * --public-url saying a proxy makes it reachable elsewhere (the playground's default, and what the
+ * start-up line says of it).
+ */
+export const reachedFromThisMachineOnly = (config: { host: string; publicUrl?: string | undefined }): boolean =>
+  isLoopbackHost(config.host) && !config.publicUrl;
+
 const serveConfigSchema = z
   .object(
     Object.fromEntries(Object.entries(serveSettings).map(([key, s]) => [key, s.schema])) as {
@@ -413,7 +422,7 @@ const serveConfigSchema = z
   // As the host guard judges it: a loopback server without --public-url is reached from this machine only.
   .transform((config) => ({
     ...config,
-    playground: config.playground ?? (isLoopbackHost(config.host) && !config.publicUrl),
+    playground: config.playground ?? reachedFromThisMachineOnly(config),
   }));
 
 /** The server's validated settings. */

@@ -3,7 +3,7 @@
  * (api-answers.ts): what the server passes the store as its JobEventBuilder, so the job store (when
  * the job finishes) and a redelivery (of a job that has no delivery yet) send the same body.
  */
-import type { FinishedJob } from '../store/contract.js';
+import type { FinishedJob } from '../../store/contract.js';
 import type { WebhookEvent } from './api-answers.js';
 import { fileUrlPath } from './api-paths.js';
 

@@ -1,7 +1,7 @@
 /** One access-log line per request: method, path, status, ms, bytes; pretty or JSON lines. */
 import type { MiddlewareHandler } from 'hono';
 import { CountedResponse } from './counted-response.js';
-import type { AccessLogEntry } from './deps.js';
+import type { AccessLogEntry } from '../deps.js';
 
 /** Middleware that measures each request and hands the entry to `log`. */
 export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandler {

@@ -4,8 +4,8 @@
  * --private-files it needs no API key: its id is 128 random bits, the URL itself is the capability.
  */
 import type { Context, Hono } from 'hono';
-import { PdfRenderError } from '../errors.js';
-import type { AppDeps } from './deps.js';
+import { PdfRenderError } from '../../errors.js';
+import type { AppDeps } from '../deps.js';
 
 /** The path of a file download, as it is routed. */
 export const filePath = /^\/api\/pdfs\/files\/[^/]+$/;

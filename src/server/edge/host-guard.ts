@@ -5,10 +5,10 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ServeConfig } from '../config.js';
-import { PdfRenderError } from '../errors.js';
-import { addressRange, normalizeAddress } from './client-address.js';
-import type { Listening } from './public-url.js';
-import { bracketed, urlHost } from './public-url.js';
+import { PdfRenderError } from '../../errors.js';
+import { addressRange, normalizeAddress } from '../../network/addresses.js';
+import type { Listening } from '../public-url.js';
+import { bracketed, urlHost } from '../public-url.js';
 
 /** Middleware refusing (421 HOST_NOT_ALLOWED) a Host this loopback server does not answer to; a no-op elsewhere. */
 export function hostGuard(deps: {

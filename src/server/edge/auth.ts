@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
 

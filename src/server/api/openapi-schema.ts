@@ -3,7 +3,7 @@
  * and a field taking an object or a string of JSON shown with the object's keys.
  */
 import { z } from 'zod';
-import { jsonObjectShapes } from '../fields.js';
+import { jsonObjectShapes } from '../../fields.js';
 
 /** The JSON Schema of a zod schema as the document embeds it (no $schema of its own). */
 export function embedded(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {

@@ -7,7 +7,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 // What a browser page needs to read besides the body: rate limit and retry advice, the render's
 // report headers, and where an answer's file lives.

@@ -4,13 +4,13 @@
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { webhookAnswers } from './api-answers.js';
-import { PdfRenderError } from '../errors.js';
-import { booleanField } from '../fields.js';
-import { parseWith } from '../request.js';
-import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
-import type { AppDeps } from './deps.js';
-import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
+import type { webhookAnswers } from '../api/api-answers.js';
+import { PdfRenderError } from '../../errors.js';
+import { booleanField } from '../../fields.js';
+import { parseWith } from '../../request.js';
+import { withoutCredentials } from '../../store/webhook-endpoint-rules.js';
+import type { AppDeps } from '../deps.js';
+import { checkWebhookUrl } from '../../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';
 
 /** What POST /api/webhooks/:id/rotate replaces; neither named means both. */

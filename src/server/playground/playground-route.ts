@@ -5,7 +5,7 @@
  * and rate limit as any caller's.
  */
 import type { Context, Hono } from 'hono';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../deps.js';
 import { playgroundSetup } from './playground-fields.js';
 import { playgroundCss, playgroundHtml, playgroundPolicy } from './playground-page.js';
 import { playgroundScript } from './playground-script.js';

@@ -4,9 +4,9 @@
  * answers with them, so the three cannot drift apart. (The request's own schema is request.ts.)
  */
 import { z } from 'zod';
-import { failureCodes } from '../engine/pages/page-guard.js';
-import { errorCodes, type ErrorCode } from '../errors.js';
-import { refusalCodes } from '../network/refusal.js';
+import { failureCodes } from '../../engine/pages/page-guard.js';
+import { errorCodes, type ErrorCode } from '../../errors.js';
+import { refusalCodes } from '../../network/refusal.js';
 
 const count = (description: string) => z.int().min(0).describe(description);
 const instant = (description: string) => z.iso.datetime().describe(description);

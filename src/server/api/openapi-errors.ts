@@ -4,7 +4,7 @@
  * api-answers.ts and the headers that status carries.
  */
 import { errorAnswer } from './api-answers.js';
-import { httpStatusFor, type ErrorCode } from '../errors.js';
+import { httpStatusFor, type ErrorCode } from '../../errors.js';
 import { embedded } from './openapi-schema.js';
 
 /** Why each code is answered, as the document says it. */

@@ -3,8 +3,8 @@
  * schema shows up in the page with its help text and default, and no field name is written twice.
  */
 import { z } from 'zod';
-import { paperFormats } from '../paper-formats.js';
-import { renderRequestFields } from '../request.js';
+import { paperFormats } from '../../paper-formats.js';
+import { renderRequestFields } from '../../request.js';
 
 type FieldName = keyof typeof renderRequestFields;
 

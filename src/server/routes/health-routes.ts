@@ -4,10 +4,10 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { healthAnswers } from './api-answers.js';
-import { callerError } from '../errors.js';
-import { raceAbort } from '../race.js';
-import type { AppDeps } from './deps.js';
+import type { healthAnswers } from '../api/api-answers.js';
+import { callerError } from '../../errors.js';
+import { raceAbort } from '../../race.js';
+import type { AppDeps } from '../deps.js';
 
 /** How long the readiness probe waits for a write lock held elsewhere (a moment's lock is not unreadiness). */
 const lockWaitMs = 1_000;

@@ -5,13 +5,13 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { asyncAccepted, jobAnswer } from './api-answers.js';
-import { fileUrlPath, jobStatusPath } from './api-paths.js';
-import { PdfRenderError } from '../errors.js';
-import { asyncRenderRequestSchema, parseWith } from '../request.js';
-import { callerKey } from './caller.js';
-import type { AppDeps } from './deps.js';
-import { absoluteUrl, publicBase } from './public-url.js';
+import type { asyncAccepted, jobAnswer } from '../api/api-answers.js';
+import { fileUrlPath, jobStatusPath } from '../api/api-paths.js';
+import { PdfRenderError } from '../../errors.js';
+import { asyncRenderRequestSchema, parseWith } from '../../request.js';
+import { callerKey } from '../edge/caller.js';
+import type { AppDeps } from '../deps.js';
+import { absoluteUrl, publicBase } from '../public-url.js';
 import { readBody } from './read-body.js';
 
 /** Mount the routes on `app`. */

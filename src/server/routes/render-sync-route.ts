@@ -6,16 +6,16 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { renderSyncAnswer } from './api-answers.js';
-import { fileUrlPath } from './api-paths.js';
-import { publicReport } from '../engine/pages/page-guard.js';
-import { logReportDetail } from '../event-log.js';
-import { parseRenderRequest } from '../request.js';
+import type { renderSyncAnswer } from '../api/api-answers.js';
+import { fileUrlPath } from '../api/api-paths.js';
+import { publicReport } from '../../engine/pages/page-guard.js';
+import { logReportDetail } from '../../event-log.js';
+import { parseRenderRequest } from '../../request.js';
 import { prefersPdf } from './accept.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../deps.js';
 import { setNetworkHeaders } from './network-headers.js';
-import { absoluteUrl } from './public-url.js';
-import { rateLimit } from './rate-limit.js';
+import { absoluteUrl } from '../public-url.js';
+import { rateLimit } from '../edge/rate-limit.js';
 import { readBody } from './read-body.js';
 
 /** The paths of render-sync: negotiated, and the PDF itself. */

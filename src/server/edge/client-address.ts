@@ -1,0 +1,31 @@
+/**
+ * The client's address, as `--trust-proxy` says to read it. Like Express's `trust proxy`: the
+ * chain is the socket's peer followed by the X-Forwarded-For entries from the right (each proxy
+ * appends the address it saw), and it is walked from the server outwards only through hops we
+ * trust. The leftmost entries are whatever the client wrote, so they are never taken unless every
+ * hop before them is trusted.
+ */
+import ipaddr from 'ipaddr.js';
+import { normalizeAddress } from '../../network/addresses.js';
+import type { TrustProxy } from '../../network/trust-proxy.js';
+
+/** The client's address: the socket's peer, or the X-Forwarded-For entry the last trusted proxy wrote. */
+export function clientAddress(
+  socketPeer: string | undefined,
+  forwardedFor: string | undefined,
+  trust: TrustProxy,
+): string | undefined {
+  const peer = socketPeer === undefined ? undefined : (normalizeAddress(socketPeer) ?? socketPeer);
+  if (peer === undefined || trust === 0 || (Array.isArray(trust) && trust.length === 0) || !forwardedFor) return peer;
+  // Nearest first: the socket's peer, then X-Forwarded-For from the right.
+  const chain = [peer, ...forwardedFor.split(',').reverse().map(normalizeAddress)];
+  let index = 0;
+  // A hop is passed only to a well-formed address: garbage from the far side stops the walk at the last good one.
+  while (chain[index + 1] && (typeof trust === 'number' ? index < trust : isTrusted(chain[index]!, trust))) index += 1;
+  return chain[index]!;
+}
+
+function isTrusted(address: string, ranges: Exclude<TrustProxy, number>): boolean {
+  const parsed = ipaddr.parse(address);
+  return ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+}
