@@ -139,6 +139,17 @@ describe.each(backends)('$name store: queue', (backend) => {
     ).toBe('queued');
   });
 
+  it('lets one request of any size into a queue, or a caller, that holds nothing', async () => {
+    const tiny = { ...bounds, maxQueueBytes: 100, maxQueueBytesPerCaller: 100 };
+    expect((await queue.enqueue(job({ request: { htmlContent: 'x'.repeat(1000) }, bounds: tiny }))).status).toBe(
+      'queued',
+    );
+    // Now the queue holds more than its byte bound: the next one, of another caller, is refused.
+    expect(
+      isPdfRenderError(await refusal(queue.enqueue(job({ caller: 'key:other', bounds: tiny }))), 'QUEUE_FULL'),
+    ).toBe(true);
+  });
+
   it('keeps the request while an attempt may follow, and drops it when the job succeeds or fails for good', async () => {
     const storedRequest = async (id: string) =>
       (await opened.sql<{ request: string | null }>('SELECT request FROM jobs WHERE id = ?', id))[0]!.request;
