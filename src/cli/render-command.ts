@@ -224,7 +224,10 @@ async function renderAll(
   const outcomes: Array<DocumentOutcome & { exitCode: number }> = new Array(documents.length);
   let next = 0;
   // Twice the engine's concurrency in flight, so reading and writing files overlaps rendering;
-  // the engine's pool still bounds how many documents Chromium renders at once.
+  // the engine's pool still bounds how many documents Chromium renders at once. Not p-map: on
+  // abort (Ctrl-C, SIGTERM) it rejects at once and leaves the documents in flight running unwatched,
+  // where this stops taking new ones and waits for those in flight, so each is written whole and
+  // reported before the run says it stopped.
   const worker = async () => {
     while (next < documents.length && !io.signal.aborted) {
       const index = next++;

@@ -4,6 +4,11 @@
  * appends the address it saw), and it is walked from the server outwards only through hops we
  * trust. The leftmost entries are whatever the client wrote, so they are never taken unless every
  * hop before them is trusted.
+ *
+ * Not proxy-addr (jshttp, what Express uses), though this is its walk: it reads a Node
+ * IncomingMessage (the routes have Hono's request and the socket's peer, and the tests'
+ * app.request() has no socket at all), and it brings ipaddr.js 1.x beside the 2.x every other
+ * address check here uses, so an IPv4-mapped or bracketed address would be spelt two ways.
  */
 import ipaddr from 'ipaddr.js';
 import { normalizeAddress } from '../../network/addresses.js';
