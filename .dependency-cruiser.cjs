@@ -89,9 +89,9 @@ const storeRooms = [
  * The engine's rooms: browser/ (the Chromium process: find, launch, user, watchdog, records),
  * pages/ (the page pool and one render on a page: guard, waits, print), templates/ (header and
  * footer templates: crawl, fetch, inline, rewrite), and at its root the render function (engine.ts)
- * and what the rooms share (the deadline, local file access). The browser knows nothing of pages or
- * templates; pages use the browser's host but not the templates; templates report what they could
- * not load in the page guard's terms but never touch a browser.
+ * and what the rooms share (the deadline, local file access, the report of URLs a render could not
+ * load). The browser knows nothing of pages or templates; pages use the browser's host but not the
+ * templates; templates touch neither a browser nor a page.
  */
 const engineRooms = [
   {
@@ -107,10 +107,10 @@ const engineRooms = [
     to: { path: '^src/engine/templates/' },
   },
   {
-    name: 'no-browser-from-templates',
-    comment: 'engine/templates/ prepares header and footer templates without a browser',
+    name: 'no-browser-or-pages-from-templates',
+    comment: 'engine/templates/ prepares header and footer templates without a browser or a page',
     from: { path: '^src/engine/templates/' },
-    to: { path: '^src/engine/browser/' },
+    to: { path: '^src/engine/(browser|pages)/' },
   },
 ].map((rule) => ({ severity: 'error', ...rule }));
 
@@ -128,6 +128,13 @@ const serverRooms = [
     comment: 'server/edge/ runs before any route: it imports no route, API document or playground code',
     from: { path: '^src/server/edge/' },
     to: { path: '^src/server/(routes|api|playground)/' },
+  },
+  {
+    name: 'no-routes-from-api',
+    comment:
+      'server/api/ is what the API answers and takes, as schemas and a document: it imports no route, edge or playground code',
+    from: { path: '^src/server/api/' },
+    to: { path: '^src/server/(routes|edge|playground)/' },
   },
   {
     name: 'no-playground-from-routes',

@@ -1,7 +1,7 @@
 /**
  * The render request: one zod schema for CLI flags, the CLI's JSON request file and the HTTP bodies.
  * It is the single source of the request's types, its validation, its help text and the request
- * bodies of the OpenAPI document (server/openapi.ts).
+ * bodies of the OpenAPI document (server/api/openapi.ts).
  */
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError, type FieldErrors } from './errors.js';

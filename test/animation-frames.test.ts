@@ -1,5 +1,5 @@
 /**
- * Pooled pages run no screen frames of their own (src/engine/frame-gate.ts): what a document's
+ * Pooled pages run no screen frames of their own (src/engine/pages/frame-gate.ts): what a document's
  * script waits a frame for must still reach its PDF, and one document stuck in a frame must neither
  * hold up nor crash another caller's.
  */

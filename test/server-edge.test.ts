@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/server/config.js';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { normalizeAddress } from '../src/network/addresses.js';
+import { normalizeAddress } from '../src/network/address-spelling.js';
 import { clientAddress } from '../src/server/edge/client-address.js';
 import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';

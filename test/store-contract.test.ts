@@ -6,7 +6,7 @@
  * files and blobs.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { NetworkReport } from '../src/engine/pages/page-guard.js';
+import type { NetworkReport } from '../src/engine/network-report.js';
 import { isPdfRenderError } from '../src/errors.js';
 import type { JobError, JobQueue, Store } from '../src/store/contract.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';

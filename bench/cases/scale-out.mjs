@@ -28,7 +28,7 @@ const renderWarmUp = 4;
 /** A fresh, migrated store with one webhook endpoint (the receiver is never called: deliveries are recorded, not sent). */
 async function freshTarget({ root, work, cluster, backend, name }) {
   const { openStore } = await import(pathToFileURL(join(root, 'dist/store/open-store.js')).href);
-  const { webhookEvent } = await import(pathToFileURL(join(root, 'dist/server/job-event.js')).href);
+  const { webhookEvent } = await import(pathToFileURL(join(root, 'dist/server/api/job-event.js')).href);
   const dataDir = await mkdtemp(join(work, 'scale-'));
   await mkdir(join(dataDir, 'files'));
   const url = backend === 'postgres' ? await cluster.createDatabase(name) : undefined;

@@ -19,7 +19,7 @@ const { root, backend, url, dataDir, enqueue: share, producers, loops } = worker
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { storeWriter } = await dist('store/store-writer.js');
 const { fileStore } = await dist('store/files/file-store.js');
-const { webhookEvent } = await dist('server/job-event.js');
+const { webhookEvent } = await dist('server/api/job-event.js');
 
 /** The store and blobs of this instance, opened the way open-backend.ts opens them for serve. */
 async function openInstance() {

@@ -12,7 +12,7 @@ import { valueWithin } from '../race.js';
 import { createApp } from '../server/app.js';
 import { accessLogWriter } from '../server/edge/access-log.js';
 import { listen } from '../server/listen.js';
-import { isLoopbackHost } from '../network/addresses.js';
+import { isLoopbackHost } from '../network/address-spelling.js';
 import { bracketed, isWildcard } from '../server/public-url.js';
 import { startRuntime } from '../server/runtime.js';
 import { describeBackend } from '../store/open-backend.js';

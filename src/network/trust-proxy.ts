@@ -1,11 +1,11 @@
 /**
  * The --trust-proxy setting: which proxies in front of the server are trusted to say who the client
- * is (edge/client-address.ts walks X-Forwarded-For through them).
+ * is (server/edge/client-address.ts walks X-Forwarded-For through them).
  */
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { booleanWord } from '../fields.js';
-import { normalizeAddress, unmapped } from './addresses.js';
+import { normalizeAddress, unmapped } from './address-spelling.js';
 
 /** Trusted proxies: a number of hops (0: none, the socket's peer is the client) or addresses and CIDR ranges. */
 export type TrustProxy = number | Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;

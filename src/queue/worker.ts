@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
-import { publicReport } from '../engine/pages/page-guard.js';
+import { publicReport } from '../engine/network-report.js';
 import { callerError } from '../errors.js';
 import { logReportDetail, type EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError } from '../errors.js';
 import { booleanField, byteSizeField, durationField, numberField, optionalBooleanField } from '../fields.js';
-import { isLoopbackHost } from '../network/addresses.js';
+import { isLoopbackHost } from '../network/address-spelling.js';
 import { trustProxyField } from '../network/trust-proxy.js';
 import { listSetting, policySettings } from '../network/policy-settings.js';
 import { parseNamed, parseWith } from '../request.js';

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ServeConfig } from './config.js';
-import { addressRange, normalizeAddress } from '../network/addresses.js';
+import { addressRange, normalizeAddress } from '../network/address-spelling.js';
 import { connectionOf } from './edge/connection.js';
 
 /** Where the server listens; listen() fills `address` in once it does (port 0 resolved to the real port). */

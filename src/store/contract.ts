@@ -4,10 +4,10 @@
  * dir (the default: nothing to set up) implements each part synchronously (`satisfies Sync<...>` in
  * sqlite/jobs.ts, sqlite/deliveries.ts, ...; sqlite/sqlite-store.ts answers them as promises, each call whole before its
  * promise is made, so no transaction spans an await); PostgreSQL (postgres/, shared by several
- * instances) implements them as they are. Chosen in one place at start-up (open-backend.ts). The
+ * instances) implements them as they are. Chosen at start-up by the assembly (open-backend.ts for serve, open-store.ts for the CLI's commands). The
  * contract test suite (test/store-contract*.test.ts) runs the same calls against both.
  */
-import type { NetworkReport } from '../engine/pages/page-guard.js';
+import type { NetworkReport } from '../engine/network-report.js';
 import type { ErrorCode } from '../errors.js';
 import type { QueueBounds } from './queue-bounds.js';
 
@@ -126,7 +126,8 @@ export interface JobQueue {
   heartbeat(id: string, worker: string, leaseUntil: number): Promise<boolean>;
   /**
    * Mark a job done and queue its PDF_RENDERED event in the same transaction; false when `worker`
-   * no longer holds it (its lease ran out and another took it).
+   * no longer holds it (its lease ran out and another took it). True again for a completion tried
+   * again after its commit's answer was lost, when the job stands succeeded with this very file.
    */
   complete(id: string, worker: string, now: number, result: JobResult): Promise<boolean>;
   /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
@@ -410,7 +411,7 @@ export interface Store {
   webhooks: WebhookEndpoints;
   redeliveries: Redeliveries;
   rateWindows: RateWindows;
-  /** The rows of rendered files; their bytes are in a Blobs, and file-store.ts makes the two one FileStore. */
+  /** The rows of rendered files; their bytes are in a Blobs, and files/file-store.ts makes the two one FileStore. */
   fileIndex: FileIndex;
   /** Resolves once a write could be made now (a lock taken and let go, a round trip): /readyz's database check. */
   ping(): Promise<void>;

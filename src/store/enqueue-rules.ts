@@ -91,5 +91,8 @@ export function enqueueRefusal(
       return full(
         `your queued jobs hold ${held.callerBytes} bytes of requests already, and this one (${requestBytes} bytes) would pass the bound of ${bounds.maxQueueBytesPerCaller} bytes per caller`,
       );
+    default:
+      // A verdict this version does not know (a database function newer than this code): a bug, said as one.
+      throw new Error(`an enqueue was refused for no rule this version knows (${String(verdict)})`);
   }
 }

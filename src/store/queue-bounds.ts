@@ -14,9 +14,3 @@ export interface QueueBounds {
   /** Request bytes of one caller's jobs queued or rendering (--max-queue-bytes-per-caller). */
   maxQueueBytesPerCaller: number;
 }
-
-/** Jobs queued or rendering and the bytes of their requests (in total, or of one caller). */
-export interface Held {
-  jobs: number;
-  bytes: number;
-}

@@ -6,40 +6,10 @@
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { failureHeader, refusalHeader, type EgressProxy } from '../../network/egress-proxy.js';
-import { networkRefusal, urlRefusal, type RefusalCode } from '../../network/refusal.js';
+import { networkRefusal, urlRefusal } from '../../network/refusal.js';
 import { fileJudge, type FileAccess } from '../file-access.js';
+import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from '../network-report.js';
 import { fulfilFile } from './file-response.js';
-
-/**
- * Why a URL failed to load: the server answered an HTTP error, the load failed (a net:: error), a
- * header or footer template refers to what Chromium cannot load there (a web font, a script), or a
- * document with no base URL refers to a relative one (relative-urls.ts).
- */
-export const failureCodes = ['HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED', 'RELATIVE_URL'] as const;
-export type FailureCode = (typeof failureCodes)[number];
-
-/**
- * A URL a document asked for and did not get: a code and a reason safe for any caller (see
- * network/refusal.ts), and the detail for the operator's log only (never sent to a caller).
- */
-export interface ResourceIssue {
-  url: string;
-  code: RefusalCode | FailureCode;
-  reason: string;
-  detail?: string;
-}
-
-/** The URLs of one render that the policy refused (`blocked`) or that failed to load (`failed`). */
-export interface NetworkReport {
-  blocked: ResourceIssue[];
-  failed: ResourceIssue[];
-}
-
-/** The report as callers see it: each issue's url, code and safe reason, without the operator's detail. */
-export function publicReport(report: NetworkReport): NetworkReport {
-  const strip = (issues: ResourceIssue[]) => issues.map(({ url, code, reason }) => ({ url, code, reason }));
-  return { blocked: strip(report.blocked), failed: strip(report.failed) };
-}
 
 export interface PageGuard {
   /**
@@ -76,12 +46,6 @@ const pausedSchemes = [
   'view-source',
   'ftp',
 ];
-// Reports are capped, so a document that asks for a million URLs cannot grow one without bound.
-export const maxIssues = 100;
-
-/** A URL as reports keep it: long enough to tell, bounded so that a report stays small. */
-export const cappedUrl = (url: string): string => url.slice(0, 2000);
-
 /** Install the guard on a new page. */
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;

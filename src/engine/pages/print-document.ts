@@ -7,7 +7,7 @@ import { pageRangesOf } from '../../page-ranges.js';
 import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
-import type { ResourceIssue } from './page-guard.js';
+import type { ResourceIssue } from '../network-report.js';
 import { printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { waitForConditions } from './wait-conditions.js';

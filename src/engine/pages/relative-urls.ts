@@ -4,7 +4,7 @@
  * them, and nothing would say they were missing. They are read from the page (pdfrender's own
  * world) and reported as failed, a `RELATIVE_URL` each.
  */
-import type { ResourceIssue } from './page-guard.js';
+import type { ResourceIssue } from '../network-report.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld } from './print-pdf.js';
 

@@ -7,7 +7,7 @@ import { PdfRenderError } from '../../errors.js';
 import { RefusedUrlError } from '../../network/pinned-request.js';
 import type { ByteBudget } from './byte-budget.js';
 import { LocalFileError } from '../local-file.js';
-import type { ResourceIssue } from '../pages/page-guard.js';
+import type { ResourceIssue } from '../network-report.js';
 import type { FetchedResource, ResourceFetcher } from './template-fetch.js';
 
 /** Header and footer resources fetched at once for one request. */

@@ -14,7 +14,7 @@ import { scanHtml } from '../../markup/html-tags.js';
 import { templateReferences, usesUrlClass } from '../../markup/template-references.js';
 import { ByteBudget } from './byte-budget.js';
 import type { FetchManyOptions } from './fetch-many.js';
-import type { NetworkReport } from '../pages/page-guard.js';
+import type { NetworkReport } from '../network-report.js';
 import { crawl, resolveReferences } from './template-crawl.js';
 import { TemplateReport, type Origin } from './template-report.js';
 import { rewriteTemplates } from './template-rewrite.js';

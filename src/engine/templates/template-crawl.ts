@@ -7,7 +7,7 @@
 import { stylesheetReferences, type TemplateReference } from '../../markup/template-references.js';
 import type { ByteBudget } from './byte-budget.js';
 import { fetchMany, type FetchManyOptions } from './fetch-many.js';
-import type { ResourceIssue } from '../pages/page-guard.js';
+import type { ResourceIssue } from '../network-report.js';
 import type { FetchedResource } from './template-fetch.js';
 import type { Origin, TemplateReport } from './template-report.js';
 

@@ -4,7 +4,7 @@
  * cannot work in a template), with what referred to it and from where, for the warnings.
  */
 // Capped as a page's report is, so a template that names a million fonts cannot grow it without bound.
-import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from '../pages/page-guard.js';
+import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from '../network-report.js';
 
 /** Where a reference was found: a template (its index) or a fetched style sheet (its URL). */
 export type Origin = number | string;

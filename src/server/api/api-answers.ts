@@ -4,7 +4,7 @@
  * answers with them, so the three cannot drift apart. (The request's own schema is request.ts.)
  */
 import { z } from 'zod';
-import { failureCodes } from '../../engine/pages/page-guard.js';
+import { failureCodes } from '../../engine/network-report.js';
 import { errorCodes, type ErrorCode } from '../../errors.js';
 import { refusalCodes } from '../../network/refusal.js';
 

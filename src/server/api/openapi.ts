@@ -17,7 +17,7 @@ import type { ErrorCode } from '../../errors.js';
 import { asyncRenderRequestSchema, renderRequestSchema } from '../../request.js';
 import { errorResponses, header, headers } from './openapi-errors.js';
 import { embedded } from './openapi-schema.js';
-import { addWebhookRequestSchema, rotateRequestSchema } from '../routes/webhooks-routes.js';
+import { addWebhookRequestSchema, rotateRequestSchema } from './webhook-requests.js';
 
 type Method = 'get' | 'post' | 'delete';
 

@@ -11,7 +11,7 @@
  * address check here uses, so an IPv4-mapped or bracketed address would be spelt two ways.
  */
 import ipaddr from 'ipaddr.js';
-import { normalizeAddress } from '../../network/addresses.js';
+import { normalizeAddress } from '../../network/address-spelling.js';
 import type { TrustProxy } from '../../network/trust-proxy.js';
 
 /** The client's address: the socket's peer, or the X-Forwarded-For entry the last trusted proxy wrote. */

@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ServeConfig } from '../config.js';
 import { PdfRenderError } from '../../errors.js';
-import { addressRange, normalizeAddress } from '../../network/addresses.js';
+import { addressRange, normalizeAddress } from '../../network/address-spelling.js';
 import type { Listening } from '../public-url.js';
 import { bracketed, urlHost } from '../public-url.js';
 

@@ -4,7 +4,7 @@
  * size proxies accept; the count header says how many there were in all.
  */
 import type { Context } from 'hono';
-import type { NetworkReport } from '../../engine/pages/page-guard.js';
+import type { NetworkReport } from '../../engine/network-report.js';
 
 const maxHeaderChars = 4000;
 

@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { renderSyncAnswer } from '../api/api-answers.js';
 import { fileUrlPath } from '../api/api-paths.js';
-import { publicReport } from '../../engine/pages/page-guard.js';
+import { publicReport } from '../../engine/network-report.js';
 import { logReportDetail } from '../../event-log.js';
 import { parseRenderRequest } from '../../request.js';
 import { prefersPdf } from './accept.js';

@@ -3,28 +3,15 @@
  * POST /api/webhooks/:id/enable: the same endpoints as `pdfrender webhooks`.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { webhookAnswers } from '../api/api-answers.js';
+import { addWebhookRequestSchema, rotateRequestSchema } from '../api/webhook-requests.js';
 import { PdfRenderError } from '../../errors.js';
-import { booleanField } from '../../fields.js';
 import { parseWith } from '../../request.js';
 import { withoutCredentials } from '../../store/webhook-endpoint-rules.js';
 import type { AppDeps } from '../deps.js';
 import { checkWebhookUrl } from '../../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';
-
-/** What POST /api/webhooks/:id/rotate replaces; neither named means both. */
-export const rotateRequestSchema = z
-  .strictObject({
-    key: booleanField('replace the key, the Bearer token of its deliveries'),
-    secret: booleanField('replace the signing secret'),
-  })
-  .describe('what to replace; neither named (or no body) replaces both');
-
-/** What POST /api/webhooks takes: the URL to notify. */
-export const addWebhookRequestSchema = z.object({
-  url: z.string({ error: 'is required: the http or https URL to notify' }).describe('the http or https URL to notify'),
-});
 
 /** The 404 of a route given an id no endpoint has. */
 const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${id}`);

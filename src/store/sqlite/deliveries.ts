@@ -124,6 +124,7 @@ export function deliveries(db: Db) {
   });
 
   return {
+    // Called inside the transaction that settles the job (jobs.ts), so both happen or neither.
     queueEvent(jobId: string, event: unknown, now: number): number {
       return insertEvent.run(`evt_${randomBytes(12).toString('base64url')}`, jobId, JSON.stringify(event), now, now)
         .changes;

@@ -141,7 +141,10 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
       callerJobs: sums.caller.jobs,
       callerBytes: sums.caller.bytes,
     };
-    const original = before?.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
+    // The job the same request queued, looked up only while the identifier's window lasts (a retry's only case).
+    const within = before !== undefined && before.seen_at > input.now - input.dedupeWindowMs;
+    const original =
+      within && before.request_digest === digest && before.job_id !== null ? byId.get(before.job_id) : undefined;
     const verdict = judgeEnqueue(figures, original !== undefined, input, requestBytes);
     if (verdict === 'retry') return fromRow(original!);
     if (verdict !== 'queued') throw enqueueRefusal(verdict, figures, input, requestBytes);

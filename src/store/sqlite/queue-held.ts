@@ -4,7 +4,12 @@
  * that only one of them fits under.
  */
 import type { Db } from './open-db.js';
-import type { Held } from '../queue-bounds.js';
+
+/** Jobs queued or rendering and the bytes of their requests (in total, or of one caller). */
+export interface Held {
+  jobs: number;
+  bytes: number;
+}
 
 /** What a data dir's queue holds, in total and of one caller; read it inside the transaction that queues the job. */
 export function queueHeld(db: Db) {
