@@ -3,23 +3,21 @@
  * requests (validated by the one schema), the engine renders them, and each PDF is written
  * atomically beside its input, into --out-dir, to -o, or to standard output.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { text } from 'node:stream/consumers';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { writeFileAtomic } from '../atomic-write.js';
-import { checkRequest, createEngine, type Engine } from '../engine/engine.js';
+import { checkRequest, createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/browser/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
-import { PdfRenderError, callerError, exitCodeFor, labelFieldErrors } from '../errors.js';
-import { parseRenderRequest, type RenderRequest } from '../request.js';
+import { PdfRenderError } from '../errors.js';
 import type { CliIO } from './io.js';
-import { planDocuments, type PlannedDocument } from './plan-documents.js';
+import { planDocuments } from './plan-documents.js';
 import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
 import { colorLevel, painter } from './color.js';
-import { createReporter, type DocumentOutcome, type Reporter } from './ui.js';
+import { renderAll } from './render-batch.js';
+import { readRequestFile, validate } from './request-file.js';
+import { createReporter, type DocumentOutcome } from './ui.js';
 import { watchAndRender } from './watch.js';
 
 // Where a setting shared with serve means something else here (the CLI reads no environment twins).
@@ -211,163 +209,9 @@ async function runRender(
   }
 }
 
-async function renderAll(
-  io: CliIO,
-  engine: Engine,
-  documents: PlannedDocument[],
-  shared: Record<string, unknown>,
-  sources: Record<string, string>,
-  requestFile: string | undefined,
-  reporter: Reporter,
-): Promise<Array<DocumentOutcome & { exitCode: number }>> {
-  reporter.start(documents.length);
-  const outcomes: Array<DocumentOutcome & { exitCode: number }> = new Array(documents.length);
-  let next = 0;
-  // Twice the engine's concurrency in flight, so reading and writing files overlaps rendering;
-  // the engine's pool still bounds how many documents Chromium renders at once. Not p-map: on
-  // abort (Ctrl-C, SIGTERM) it rejects at once and leaves the documents in flight running unwatched,
-  // where this stops taking new ones and waits for those in flight, so each is written whole and
-  // reported before the run says it stopped.
-  const worker = async () => {
-    while (next < documents.length && !io.signal.aborted) {
-      const index = next++;
-      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile);
-      reporter.document(outcomes[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(documents.length, engine.concurrency * 2) }, worker));
-  if (io.signal.aborted) throw io.signal.reason;
-  return outcomes;
-}
-
-async function renderOne(
-  io: CliIO,
-  engine: Engine,
-  document: PlannedDocument,
-  shared: Record<string, unknown>,
-  sources: Record<string, string>,
-  requestFile: string | undefined,
-): Promise<DocumentOutcome & { exitCode: number }> {
-  const started = performance.now();
-  const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
-  try {
-    const request = validate(
-      { ...shared, ...(await documentFields(io, document)) },
-      sources,
-      requestFile,
-      engine.check,
-    );
-    // A file's own URL, so a header's `url` class prints it (standard input has none).
-    const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
-    const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
-    if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
-    else await writeStdout(io.stdout, result.pdf);
-    const { blocked, failed } = result.network;
-    return {
-      input: document.label,
-      output,
-      pages: result.pages,
-      bytes: result.bytes,
-      ms: performance.now() - started,
-      warnings: result.warnings,
-      blocked,
-      failed,
-      files: result.files,
-      exitCode: 0,
-    };
-  } catch (error) {
-    if (io.signal.aborted) throw io.signal.reason;
-    // One rule with the server: the safe message and its code, the cause for the log (stderr).
-    const { code, message } = callerError(error);
-    return {
-      input: document.label,
-      output: null,
-      ms: performance.now() - started,
-      error: message.replaceAll('\n', '; '),
-      errorCode: code,
-      cause: error,
-      warnings: [],
-      exitCode: exitCodeFor(error),
-    };
-  }
-}
-
 // A local file that failed to load (not there yet) counts for --watch too: making it renders again.
 function missingFiles(outcome: DocumentOutcome): string[] {
   return (outcome.failed ?? [])
     .filter((issue) => issue.url.startsWith('file:'))
     .map((issue) => fileURLToPath(issue.url));
-}
-
-// The request fields the input gives: its HTML, or the URL of a page to load, in place of either
-// one a --request file holds.
-async function documentFields(
-  io: CliIO,
-  document: PlannedDocument,
-): Promise<{ htmlContent: string | null; url: string | null } | undefined> {
-  switch (document.source.kind) {
-    case 'file':
-      return { htmlContent: await readFile(document.source.path, 'utf8'), url: null };
-    case 'stdin':
-      return { htmlContent: await text(io.stdin), url: null };
-    case 'url':
-      return { htmlContent: null, url: document.source.url };
-    case 'request':
-      return undefined; // htmlContent or url is in the request file
-  }
-}
-
-async function readRequestFile(path: string): Promise<Record<string, unknown>> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new PdfRenderError(
-      'USAGE',
-      `--request: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new PdfRenderError('VALIDATION_FAILED', `--request: ${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new PdfRenderError('VALIDATION_FAILED', `--request: ${path} must hold a JSON object of request fields`);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** Parse a request and check it against what the engine can do; on failure the error's lines name the flag (or the request file) behind each field. */
-function validate(
-  input: Record<string, unknown>,
-  sources: Record<string, string>,
-  requestFile: string | undefined,
-  check: (request: RenderRequest) => void,
-) {
-  try {
-    const request = parseRenderRequest(input);
-    check(request);
-    return request;
-  } catch (error) {
-    if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
-    // A nested field (metadata.title) is named by the flag that set its top field (--metadata); a
-    // shorthand such as --margin sets four fields, and one bad value is one line, not four.
-    throw labelFieldErrors(error.fieldErrors, (field) => fieldLabel(field, sources[field.split('.')[0]!], requestFile));
-  }
-}
-
-// The flag that set the field ("--scale", "--margin"), or "scale in req.json" from the file.
-function fieldLabel(field: string, flag: string | undefined, requestFile: string | undefined): string {
-  // "--metadata creationDate" for a key inside the flag's value.
-  if (flag) return field.includes('.') ? `${flag} ${field.slice(field.indexOf('.') + 1)}` : flag;
-  if (requestFile && field !== 'htmlContent' && field !== 'url') return `${field} in ${requestFile}`;
-  return field;
-}
-
-function writeStdout(stdout: NodeJS.WritableStream, data: Uint8Array): Promise<void> {
-  return new Promise((resolvePromise, reject) =>
-    stdout.write(data, (error) => (error ? reject(error) : resolvePromise())),
-  );
 }
