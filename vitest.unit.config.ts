@@ -20,6 +20,7 @@ const unitTestFiles = [
   'test/browser-watchdog.test.ts',
   'test/cli-conventions.test.ts',
   'test/deliveries-store.test.ts',
+  'test/docs-links.test.ts',
   'test/egress-proxy.test.ts',
   'test/find-browser.test.ts',
   'test/jobs-store.test.ts',
