@@ -32,6 +32,7 @@ const unitTestFiles = [
   'test/read-body.test.ts',
   'test/request.test.ts',
   'test/s3-location.test.ts',
+  'test/settings-reference.test.ts',
 ];
 
 const dist = resolve(import.meta.dirname, 'dist');
