@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServeProcess } from './support/cli.js';
 import { removeTempDirs } from './support/files.js';
 import { holdingProxy } from './support/holding-proxy.js';
-import { addEndpoint, eventOf, renderAsync, startInstances, stopInstances } from './support/instances.js';
+import {
+  addEndpoint,
+  deliveryLogSettled,
+  eventOf,
+  renderAsync,
+  startInstances,
+  stopInstances,
+} from './support/instances.js';
 import { startCluster, type Cluster } from './support/postgres.js';
 import { receiver, type Receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
@@ -54,14 +61,7 @@ async function deliveredOnce(identifier: string) {
     () => hook.received.some((arrival) => eventOf(arrival).payload.id === identifier),
     `the event of ${identifier}`,
   );
-  await until(
-    async () =>
-      Number(
-        (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'"))
-          .rows[0]!.n,
-      ) === 0,
-    'the delivery log to settle',
-  );
+  await deliveryLogSettled(db);
   return hook.received.map(eventOf).filter((event) => event.payload.id === identifier);
 }
 

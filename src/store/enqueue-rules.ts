@@ -29,11 +29,13 @@ export interface EnqueueFigures {
   callerBytes: number;
 }
 
-/** What makes two sends of an identifier the same request: its request (defaults applied) and priority, hashed (SHA-256, base64url). */
-export function requestDigest(input: { request: unknown; priority: number }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([input.priority, input.request]))
-    .digest('base64url');
+/**
+ * What makes two sends of an identifier the same request: its priority and its request (defaults
+ * applied) as the store writes it, `requestJson`, hashed (SHA-256, base64url). Taken from the JSON
+ * the store serializes anyway, so an enqueue serializes its request once.
+ */
+export function requestDigest(priority: number, requestJson: string): string {
+  return createHash('sha256').update(`${priority}\n${requestJson}`).digest('base64url');
 }
 
 /**

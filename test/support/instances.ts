@@ -49,11 +49,6 @@ export async function startDeployment(
     const db = cluster.pool(database, 2);
     instances = await startInstances(count, database, args, env);
     await addEndpoint(database, hook.url);
-    const unsettled = async () =>
-      Number(
-        (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'"))
-          .rows[0]!.n,
-      );
     return {
       cluster,
       database,
@@ -61,12 +56,22 @@ export async function startDeployment(
       hook,
       instances,
       stop,
-      settled: () => until(async () => (await unsettled()) === 0, 'the delivery log to settle').then(() => undefined),
+      settled: () => deliveryLogSettled(db),
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Wait until the shared delivery log has nothing left to send, so no event can still come. */
+export async function deliveryLogSettled(db: pg.Pool): Promise<void> {
+  const unsettled = async () =>
+    Number(
+      (await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'"))
+        .rows[0]!.n,
+    );
+  await until(async () => (await unsettled()) === 0, 'the delivery log to settle');
 }
 
 /** A webhook as the receiver got it. */

@@ -129,7 +129,7 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
             bounds.maxQueueBytes,
             bounds.maxQueuePerCaller,
             bounds.maxQueueBytesPerCaller,
-            requestDigest(input),
+            requestDigest(input.priority, request),
             deadline,
           ],
         ))!;

@@ -129,9 +129,8 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= ?",
   );
 
-  // The digest is taken before the transaction, which holds the write lock.
-  const enqueue = db.transaction((input: EnqueueInput, digest: string): Job => {
-    const request = JSON.stringify(input.request);
+  // The request is serialized and hashed before the transaction, which holds the write lock.
+  const enqueue = db.transaction((input: EnqueueInput, request: string, digest: string): Job => {
     const requestBytes = Buffer.byteLength(request);
     const before = seen.get(input.caller, input.identifier);
     const sums = held(input.caller);
@@ -213,7 +212,10 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   });
 
   return {
-    enqueue: (input: EnqueueInput): Job => enqueue.immediate(input, requestDigest(input)),
+    enqueue: (input: EnqueueInput): Job => {
+      const request = JSON.stringify(input.request);
+      return enqueue.immediate(input, request, requestDigest(input.priority, request));
+    },
     claim(worker: string, now: number, leaseMs: number): Job | null {
       // One statement, so no transaction of its own: it takes the write lock or meets it (DATABASE_BUSY) whole.
       const row = take.get({ worker, now, leaseUntil: now + leaseMs });
