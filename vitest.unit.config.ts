@@ -31,6 +31,7 @@ const unitTestFiles = [
   'test/plan-documents.test.ts',
   'test/read-body.test.ts',
   'test/request.test.ts',
+  'test/retrying-store.test.ts',
   'test/s3-location.test.ts',
   'test/settings-reference.test.ts',
 ];

@@ -53,11 +53,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const sweep = async () => {
       const now = deps.clock.now();
       await deps.files.sweep(now);
-      await deps.write(() => deps.rateWindows.prune(now));
+      await deps.rateWindows.prune(now);
       // A finished job's row goes when its file does.
-      const { heldExpired } = await deps.write(() =>
-        deps.queue.sweep(now - config.dedupeWindow, now - config.retention),
-      );
+      const { heldExpired } = await deps.queue.sweep(now - config.dedupeWindow, now - config.retention);
       if (heldExpired > 0)
         deps.events({
           level: 'warn',

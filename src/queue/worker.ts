@@ -20,7 +20,6 @@ import { parseRenderRequest } from '../request.js';
 import type { FileStore, Job, JobQueue, StoredFile } from '../store/contract.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
-import type { StoreWrite } from '../store/store-writer.js';
 
 const pollMs = 1_000;
 /** The longest pause of a loop after errors in a row (each error doubles it from pollMs). */
@@ -47,8 +46,6 @@ export interface WorkerDeps {
   onEvent: () => void;
   /** The operator's log: the cause of every failed attempt (its caller only sees a safe message). */
   events: EventLog;
-  /** Every store call goes through it: waits out a lock held elsewhere without blocking. */
-  write: StoreWrite;
   /** While it reports a fault, no job is taken. */
   storage: StorageHealth;
 }
@@ -102,7 +99,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
   const settle = async <T>(work: () => T): Promise<Awaited<T>> => {
     for (let pause = pollMs / 2; ; pause = Math.min(pause * 2, 5_000)) {
       try {
-        return await deps.write(work);
+        return await work();
       } catch (error) {
         if (!isStorageFault(error) || givingUp()) throw error;
       }
@@ -127,9 +124,9 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         // attempts this way has queued its failure event.
         if (deps.clock.now() >= nextExpiryCheck) {
           nextExpiryCheck = deps.clock.now() + pollMs;
-          if ((await deps.write(() => deps.queue.requeueExpired(deps.clock.now(), [...inHand]))) > 0) deps.onEvent();
+          if ((await deps.queue.requeueExpired(deps.clock.now(), [...inHand])) > 0) deps.onEvent();
         }
-        const job = await deps.write(() => deps.queue.claim(holder, deps.clock.now(), deps.leaseMs));
+        const job = await deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
         failures = 0;
         if (job) await run(job, holder);
         else await sleep();
@@ -152,8 +149,8 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         // One beat at a time: a beat waiting for a lock is not joined by the next.
         if (beating) return;
         beating = true;
-        deps
-          .write(() => deps.queue.heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs))
+        deps.queue
+          .heartbeat(job.id, holder, deps.clock.now() + deps.leaseMs)
           .catch((error: unknown) => {
             if (!isStorageFault(error))
               deps.events({

@@ -5,7 +5,6 @@ import type { Engine } from '../engine/engine.js';
 import type { EventLog } from '../event-log.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
 import type { FileStore, JobQueue, RateWindows, Store, WebhookEndpoints } from '../store/contract.js';
-import type { StoreWrite } from '../store/store-writer.js';
 import type { Listening } from './public-url.js';
 
 /** One access-log entry. */
@@ -20,7 +19,7 @@ export interface AccessLogEntry {
 export interface AppDeps {
   config: ServeConfig;
   engine: Engine;
-  /** Everything durable (SQLite or PostgreSQL); the members below are its parts. */
+  /** Everything durable (SQLite or PostgreSQL); the members below are its parts. Each write waits out a lock held elsewhere without blocking (retrying-store.ts). */
   store: Store;
   rateWindows: RateWindows;
   files: FileStore;
@@ -31,8 +30,8 @@ export interface AppDeps {
   /** Tell the webhook sender deliveries are due now (held events released), rather than at its next poll. */
   wakeSender: () => void;
   clock: Clock;
-  /** Every store write goes through it (awaited): a lock held by another process is waited out without blocking, up to --busy-timeout (then 503 DATABASE_BUSY). */
-  write: StoreWrite;
+  /** The store with writes that wait up to `waitMs` for a lock (the others wait up to --busy-timeout, then 503 DATABASE_BUSY). */
+  waiting(waitMs: number): Store;
   /** The data dir's health: work that needs storage is refused while it is full or gone. */
   storage: StorageHealth;
   /** Receives one entry per request. */

@@ -10,7 +10,7 @@ import { valueWithin } from '../race.js';
 import { startWorkers } from '../queue/worker.js';
 import { openBackend } from '../store/open-backend.js';
 import type { Resolver } from '../network/resolve-checked.js';
-import { defaultWebhookUserAgent, startSender } from '../webhooks/sender.js';
+import { defaultWebhookUserAgent, outcomeWaitMs, startSender } from '../webhooks/sender.js';
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
 import { webhookEvent } from './api/job-event.js';
@@ -52,7 +52,7 @@ export async function startRuntime(options: {
 }): Promise<Runtime> {
   const { config, engine } = options;
   const backend = await openBackend({ config, events: options.events, env: options.env ?? {}, eventOf: webhookEvent });
-  const { store, files, storage, write } = backend;
+  const { store, files, storage } = backend;
   const { queue, webhooks } = store;
   // The database's clock when instances share one (leases, dedupe and rate windows compare times
   // written by other machines); a clock the caller gives (a test's) wins.
@@ -67,7 +67,7 @@ export async function startRuntime(options: {
     policy: webhookPolicy(config.allowPrivateWebhooks),
     resolver: options.resolver,
     events: options.events,
-    write,
+    outcomes: backend.waiting(outcomeWaitMs),
   });
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
@@ -82,7 +82,6 @@ export async function startRuntime(options: {
       leaseMs,
       onEvent: () => sender.wake(),
       events: options.events,
-      write,
       storage,
     },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
@@ -102,7 +101,7 @@ export async function startRuntime(options: {
     wakeWorkers: () => workers.wake(),
     wakeSender: () => sender.wake(),
     clock,
-    write,
+    waiting: backend.waiting,
     storage,
     log: options.log,
     events: options.events,

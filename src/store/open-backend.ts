@@ -1,9 +1,9 @@
 /**
  * The one place `pdfrender serve` chooses its backend: SQLite in the data dir (the default), or
  * PostgreSQL with --database; rendered files beside it (the data dir's files/ folder, a table of
- * the database) or in S3 with --files. Answers the store, the file store, the storage health that
- * watches all of them, the writer every store call goes through, and (on PostgreSQL) the
- * database's clock, which instances on several machines must share for leases and windows.
+ * the database) or in S3 with --files. Answers the store (its writes waiting out locks through the
+ * store writer), the file store, the storage health that watches all of them, and (on PostgreSQL)
+ * the database's clock, which instances on several machines must share for leases and windows.
  */
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -19,13 +19,16 @@ import { firstFault, roundTripCheck, sharedStorageLooks, type StorageCheck } fro
 import { sqliteStore } from './sqlite/sqlite-store.js';
 import { dataDirLooks, storageMonitor, type StorageHealth, type StorageLooks } from './health/storage-health.js';
 import type { Blobs, FileStore, JobEventBuilder, Store } from './contract.js';
-import { storeWriter, type StoreWrite } from './store-writer.js';
+import { retryingStore } from './retrying-store.js';
+import { storeWriter } from './store-writer.js';
 
 export interface Backend {
+  /** Each write waits out a lock held elsewhere without blocking, up to --busy-timeout (then 503 DATABASE_BUSY), and reports storage faults to `storage`. */
   store: Store;
+  /** The same store with writes waiting up to `waitMs` instead. */
+  waiting(waitMs: number): Store;
   files: FileStore;
   storage: StorageHealth;
-  write: StoreWrite;
   /** The database's clock (PostgreSQL), for every time the store compares across instances; undefined: this machine's is the only one. */
   clock?: Clock;
   /** Stop watching and close every connection (after the work using them stopped). */
@@ -94,11 +97,12 @@ function assemble(
     waitMs: options.config.busyTimeout,
     onFault: (fault, bytes) => storage.report(fault, bytes),
   });
+  const retried = retryingStore(store, write);
   return {
-    store,
-    files: fileStore(store.fileIndex, blobs, write),
+    store: retried,
+    waiting: (waitMs) => retryingStore(store, write, { waitMs }),
+    files: fileStore(retried.fileIndex, blobs, write),
     storage,
-    write,
     ...(extra.clock ? { clock: extra.clock } : {}),
     async close() {
       storage.stop();

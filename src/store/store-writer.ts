@@ -3,8 +3,9 @@
  * write meeting another process's lock would stop the whole event loop until the lock is released
  * (a 10 s lock froze /healthz for 9.5 s). The server's connection waits for no lock instead, and a
  * write that meets one is tried again after a growing pause (the loop serves everything else
- * meanwhile), until it lands or its bound passes (503 DATABASE_BUSY). Every store call goes through
- * here awaited, so a store that is asynchronous itself (PostgreSQL) fits the same call sites.
+ * meanwhile), until it lands or its bound passes (503 DATABASE_BUSY). Every write of the server's
+ * store goes through here (retrying-store.ts wraps the store where the backend is opened), awaited,
+ * so a store that is asynchronous itself (PostgreSQL) fits the same call sites.
  */
 import type { PdfRenderError } from '../errors.js';
 import { isPostgresError } from './postgres-errors.js';

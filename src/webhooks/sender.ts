@@ -14,7 +14,6 @@ import type { Resolver } from '../network/resolve-checked.js';
 import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import { isStorageFault } from '../store/storage-errors.js';
-import type { StoreWrite } from '../store/store-writer.js';
 import type { Deliveries, Delivery, WebhookEndpoints } from '../store/contract.js';
 import { webhookConnections } from './connections.js';
 import { signWebhook } from './signing.js';
@@ -25,7 +24,7 @@ const maxInFlight = 32;
 /** Attempts in flight to one endpoint at once, so a receiver that never answers cannot take every slot. */
 const maxInFlightPerEndpoint = 4;
 /** How long the outcome of an attempt may wait for a lock held elsewhere before it is given up (and the event sent again later). */
-const outcomeWaitMs = 60_000;
+export const outcomeWaitMs = 60_000;
 
 /**
  * The User-Agent of deliveries without --webhook-user-agent: RenderPDF.io's documented one first, as
@@ -56,8 +55,8 @@ export function startSender(deps: {
   resolver?: Resolver | undefined;
   /** The operator's log, for the sender's own unexpected errors. */
   events: EventLog;
-  /** Every store write goes through it: waits out a lock held elsewhere without blocking. */
-  write: StoreWrite;
+  /** The same two parts with writes that wait up to outcomeWaitMs for a lock: an attempt's outcome is worth waiting to record. */
+  outcomes: { deliveries: Deliveries; webhooks: WebhookEndpoints };
   /** How long a claimed attempt stays this sender's without a renewal (--job-lease, as the workers' jobs). */
   leaseMs: number;
 }): Sender {
@@ -78,8 +77,8 @@ export function startSender(deps: {
       // receivers already dedupe (webhook-id).
       if (renewing || claimed.size === 0) return;
       renewing = true;
-      deps
-        .write(() => deps.deliveries.renew([...claimed], deps.clock.now() + deps.leaseMs))
+      deps.deliveries
+        .renew([...claimed], deps.clock.now() + deps.leaseMs)
         .catch((error: unknown) => {
           if (!isStorageFault(error))
             deps.events({
@@ -96,9 +95,9 @@ export function startSender(deps: {
 
   const attempt = async (delivery: Delivery) => {
     const endpoint = await deps.webhooks.get(delivery.endpointId);
-    if (!endpoint) return deps.write(() => deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
+    if (!endpoint) return deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed');
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
-    if (endpoint.disabledAt !== null) return deps.write(() => deps.deliveries.hold(delivery.id, deps.clock.now()));
+    if (endpoint.disabledAt !== null) return deps.deliveries.hold(delivery.id, deps.clock.now());
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
@@ -134,31 +133,23 @@ export function startSender(deps: {
           : error instanceof Error
             ? error.message
             : String(error);
-      return deps.write(() => deps.deliveries.failed(delivery, null, reason, deps.clock.now()), {
-        waitMs: outcomeWaitMs,
-      });
+      return deps.outcomes.deliveries.failed(delivery, null, reason, deps.clock.now());
     }
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
-    if (status >= 200 && status < 300)
-      return deps.write(() => deps.deliveries.succeeded(delivery.id, status, deps.clock.now()), {
-        waitMs: outcomeWaitMs,
-      });
+    if (status >= 200 && status < 300) return deps.outcomes.deliveries.succeeded(delivery.id, status, deps.clock.now());
     if (status === 410) {
-      await deps.write(() => deps.webhooks.disable(delivery.endpointId, deps.clock.now()), { waitMs: outcomeWaitMs });
-      return deps.write(
-        () =>
-          deps.deliveries.hold(delivery.id, deps.clock.now(), {
-            status,
-            error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled',
-          }),
-        { waitMs: outcomeWaitMs },
-      );
+      await deps.outcomes.webhooks.disable(delivery.endpointId, deps.clock.now());
+      return deps.outcomes.deliveries.hold(delivery.id, deps.clock.now(), {
+        status,
+        error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled',
+      });
     }
-    await deps.write(
-      () => deps.deliveries.failed(delivery, status, `the receiver answered ${status}`, deps.clock.now(), retryAfterMs),
-      {
-        waitMs: outcomeWaitMs,
-      },
+    await deps.outcomes.deliveries.failed(
+      delivery,
+      status,
+      `the receiver answered ${status}`,
+      deps.clock.now(),
+      retryAfterMs,
     );
   };
 
@@ -202,9 +193,7 @@ export function startSender(deps: {
     const room = maxInFlight - inFlight.size;
     claiming = (
       room > 0
-        ? deps.write(() =>
-            deps.deliveries.claim(deps.clock.now(), room, deps.leaseMs, maxInFlightPerEndpoint, perEndpoint),
-          )
+        ? deps.deliveries.claim(deps.clock.now(), room, deps.leaseMs, maxInFlightPerEndpoint, perEndpoint)
         : Promise.resolve([])
     )
       .then(

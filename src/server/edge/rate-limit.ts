@@ -52,7 +52,7 @@ export function rateLimit(deps: AppDeps): MiddlewareHandler<{ Variables: { apiKe
   const { config, rateWindows, clock } = deps;
   return async (c, next) => {
     const now = clock.now();
-    const window = await deps.write(() => rateWindows.hit(callerKey(c, config), now));
+    const window = await rateWindows.hit(callerKey(c, config), now);
     const { count } = window;
     const reset = secondsUntil(window.resetAt, now);
     c.header('RateLimit-Policy', policyHeader(config.rateLimit));

@@ -27,19 +27,17 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
         'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks',
       );
     }
-    const job = await deps.write(() =>
-      deps.queue.enqueue({
-        caller: callerKey(c, deps.config),
-        identifier,
-        priority,
-        request,
-        baseUrl: publicBase(c, deps),
-        now: deps.clock.now(),
-        dedupeWindowMs: deps.config.dedupeWindow,
-        bounds: deps.config,
-        maxAttempts: deps.config.maxAttempts,
-      }),
-    );
+    const job = await deps.queue.enqueue({
+      caller: callerKey(c, deps.config),
+      identifier,
+      priority,
+      request,
+      baseUrl: publicBase(c, deps),
+      now: deps.clock.now(),
+      dedupeWindowMs: deps.config.dedupeWindow,
+      bounds: deps.config,
+      maxAttempts: deps.config.maxAttempts,
+    });
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();

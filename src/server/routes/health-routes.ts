@@ -50,10 +50,7 @@ export function healthRoutes(app: Hono<{ Variables: { apiKey: string | undefined
 async function databaseWritable(deps: AppDeps): Promise<string | null> {
   try {
     // Proves a write would succeed, without writing (SQLite: the write lock taken and let go).
-    await raceAbort(
-      deps.write(() => deps.store.ping(), { waitMs: lockWaitMs }),
-      AbortSignal.timeout(answerWithinMs),
-    );
+    await raceAbort(deps.waiting(lockWaitMs).ping(), AbortSignal.timeout(answerWithinMs));
     return null;
   } catch (error) {
     if (error instanceof DOMException && error.name === 'TimeoutError')

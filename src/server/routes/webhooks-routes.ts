@@ -30,7 +30,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
   app.post('/api/webhooks', async (c) => {
     const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    const result = await deps.write(() => deps.webhooks.addOrEnable(checked, deps.clock.now()));
+    const result = await deps.webhooks.addOrEnable(checked, deps.clock.now());
     await deps.storage.confirm();
     if (!result.created && result.released > 0) deps.wakeSender();
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
@@ -47,7 +47,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     } satisfies Answer<'reenabled'>);
   });
   app.post('/api/webhooks/:id/enable', async (c) => {
-    const enabled = await deps.write(() => deps.webhooks.enable(c.req.param('id'), deps.clock.now()));
+    const enabled = await deps.webhooks.enable(c.req.param('id'), deps.clock.now());
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
     if (enabled.released > 0) deps.wakeSender();
@@ -65,15 +65,16 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
       (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
-    const endpoint = await deps.write(() =>
-      deps.webhooks.rotate(c.req.param('id'), { key: both || which.key, secret: both || which.secret }),
-    );
+    const endpoint = await deps.webhooks.rotate(c.req.param('id'), {
+      key: both || which.key,
+      secret: both || which.secret,
+    });
     await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'rotated'>);
   });
   app.delete('/api/webhooks/:id', async (c) => {
-    const removed = await deps.write(() => deps.webhooks.remove(c.req.param('id'), deps.clock.now()));
+    const removed = await deps.webhooks.remove(c.req.param('id'), deps.clock.now());
     await deps.storage.confirm();
     if (!removed) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', unsent: removed.unsent } satisfies Answer<'removed'>);

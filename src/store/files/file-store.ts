@@ -14,7 +14,7 @@ const orphanAgeMs = 60 * 60_000;
 /** Left-overs are looked for at most this often (a listing of every file). */
 const orphanScanEveryMs = 60 * 60_000;
 
-/** One file store from an index and the blobs its rows name; every write goes through `write`. */
+/** One file store from an index (whose writes wait out locks themselves) and the blobs its rows name, written through `write`. */
 export function fileStore(index: FileIndex, blobs: Blobs, write: StoreWrite): FileStore {
   let nextOrphanScan = 0;
   return {
@@ -24,7 +24,7 @@ export function fileStore(index: FileIndex, blobs: Blobs, write: StoreWrite): Fi
       await write(() => blobs.put(id, pdf), { bytes: pdf.byteLength });
       const file: StoredFile = { id, pages, bytes: pdf.byteLength, createdAt: now, expiresAt: now + retentionMs };
       try {
-        await write(() => index.insert(file));
+        await index.insert(file);
       } catch (error) {
         await blobs.delete(id).catch(() => undefined);
         throw error;
@@ -32,7 +32,7 @@ export function fileStore(index: FileIndex, blobs: Blobs, write: StoreWrite): Fi
       return file;
     },
     async discard(file) {
-      await write(() => index.remove(file.id)).catch(() => undefined);
+      await index.remove(file.id).catch(() => undefined);
       await blobs.delete(file.id).catch(() => undefined);
     },
     find: (id, now) => index.find(id, now),
@@ -41,7 +41,7 @@ export function fileStore(index: FileIndex, blobs: Blobs, write: StoreWrite): Fi
       const expired = await index.expired(now);
       for (const file of expired) {
         await blobs.delete(file.id);
-        await write(() => index.remove(file.id));
+        await index.remove(file.id);
       }
       if (now >= nextOrphanScan) {
         nextOrphanScan = now + orphanScanEveryMs;

@@ -201,7 +201,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     return rows.length;
   });
 
-  // One transaction: a sweep retried after meeting a lock (deps.write) starts from nothing done, so
+  // One transaction: a sweep retried after meeting a lock (retrying-store.ts) starts from nothing done, so
   // its count of expired held events is whole.
   const sweep = db.transaction((identifiersBefore: number, jobsBefore: number) => {
     forgetIdentifiers.run(identifiersBefore);
