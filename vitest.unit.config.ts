@@ -30,6 +30,7 @@ const unitTestFiles = [
   'test/network-address.test.ts',
   'test/plan-documents.test.ts',
   'test/read-body.test.ts',
+  'test/render-flags.test.ts',
   'test/request.test.ts',
   'test/retrying-store.test.ts',
   'test/s3-location.test.ts',

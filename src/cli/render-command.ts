@@ -5,60 +5,38 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import { Command, type OptionValues } from 'commander';
+import type { z } from 'zod';
 import { checkRequest, createEngine } from '../engine/engine.js';
 import { requireBrowser } from '../engine/browser/find-browser.js';
 import { engineNetworkOptions } from '../network/policy-settings.js';
 import { PdfRenderError } from '../errors.js';
+import { parseWith } from '../request.js';
 import type { CliIO } from './io.js';
 import { planDocuments } from './plan-documents.js';
 import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
-import { parseRunOptions, runOptionFlags, runOptionsSchema } from './run-options.js';
+import { runFlags } from './run-options.js';
+import { globalFlagValues, renderFlags } from './render-flags.js';
 import { colorLevel, painter } from './color.js';
 import { renderAll } from './render-batch.js';
 import { readRequestFile, validate } from './request-file.js';
 import { createReporter, type DocumentOutcome } from './ui.js';
 import { watchAndRender } from './watch.js';
 
-// Where a setting shared with serve means something else here (the CLI reads no environment twins).
-const renderHelp: Record<string, string> = {
-  allowPrivateNetwork: 'accepted for symmetry with serve: the CLI reaches loopback and private addresses anyway (on)',
-};
-
 /** Build the `render` command; its action sets the exit code through `setExitCode`. */
 export function renderCommand(io: CliIO, setExitCode: (code: number) => void): Command {
   const command = new Command('render')
     .description('render HTML files to PDF')
-    .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input')
-    .option('-o, --output <file>', 'the PDF for a single input (- for standard output)')
-    .option('--out-dir <dir>', 'folder for the PDFs of many inputs (each named after its input)')
-    .option(
-      '--keep-folders',
-      "with --out-dir, keep each input's folder (below the inputs' common folder), so inputs of the same name stay apart",
-    )
-    .option('--request <file.json>', 'a JSON file in the HTTP API request shape; flags override its fields')
-    .option(
-      '--watch',
-      'render again whenever an input, a header or footer file, the --request file or a local file the documents loaded changes (Ctrl-C stops)',
-    );
-  for (const option of requestOptions()) command.addOption(option);
-  // Commander names an option after its flag (--allow-host -> allowHost); run options are keyed by setting.
-  const runAttributes: Record<string, string> = {};
-  for (const [name, schema] of Object.entries(runOptionsSchema.shape)) {
-    const option = new Option(
-      runOptionFlags[name as keyof typeof runOptionFlags],
-      renderHelp[name] ?? schema.description?.replace(/ \(env: [^)]*\)/, ''),
-    );
-    if (name === 'allowHosts') option.argParser((value: string, previous: string[] = []) => [...previous, value]);
-    command.addOption(option);
-    runAttributes[name] = option.attributeName();
-  }
+    .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input');
+  // Help lists where documents come from and go, what they are rendered with, then how the run reports.
+  const options = [
+    ...renderFlags.options(['output', 'outDir', 'keepFolders', 'request', 'watch']),
+    ...requestOptions(),
+    ...runFlags.options(),
+    ...renderFlags.options(['json', 'quiet']),
+  ];
+  for (const option of options) command.addOption(option);
   command
-    .option(
-      '--json',
-      'print a JSON summary (per document: output, pages, bytes, ms, blocked and failed URLs, error) on standard output',
-    )
-    .option('-q, --quiet', 'print only errors')
     .addHelpText(
       'after',
       `
@@ -76,30 +54,28 @@ Examples:
 
 Exit codes: 0 all rendered, 1 a document failed to render, 2 usage, validation or no browser.`,
     )
-    .action(async (inputs: string[], options: Record<string, unknown>) => {
-      const run = Object.fromEntries(
-        Object.entries(runAttributes).map(([name, attribute]) => [name, options[attribute]]),
-      );
-      const { debug, color } = command.optsWithGlobals();
-      setExitCode(await runRender(io, inputs, { ...options, debug, color }, run));
+    .action(async (inputs: string[], parsed: OptionValues) => {
+      setExitCode(await runRender(io, inputs, parsed, parseWith(globalFlagValues, command.optsWithGlobals())));
     });
   return command;
 }
 
+// `parsed` is commander's options: render's own flags, the request flags and the run options, each read by its declaration.
 async function runRender(
   io: CliIO,
   inputs: string[],
-  options: Record<string, unknown>,
-  runFlags: Record<string, unknown>,
+  parsed: OptionValues,
+  { debug, color }: z.output<typeof globalFlagValues>,
 ): Promise<number> {
+  const options = renderFlags.read(parsed);
   if (options.json && options.output === '-')
     throw new PdfRenderError('USAGE', '--json and -o - both want standard output; write the PDF to a file');
-  const run = parseRunOptions(runFlags);
-  const requestFile = typeof options.request === 'string' ? options.request : undefined;
+  const run = runFlags.read(parsed);
+  const requestFile = options.request;
   // Read again for each --watch round: a header file or the request file may be what changed.
   const readShared = async () => {
     const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
-    const { fields, sources } = await requestFieldsFromFlags(options, io.cwd);
+    const { fields, sources } = await requestFieldsFromFlags(parsed, io.cwd);
     return { fromFile, shared: { ...fromFile, ...fields }, sources };
   };
   const { fromFile, shared, sources } = await readShared();
@@ -113,9 +89,9 @@ async function runRender(
 
   const documents = await planDocuments({
     inputs,
-    output: options.output as string | undefined,
-    outDir: options.outDir as string | undefined,
-    keepFolders: options.keepFolders === true,
+    output: options.output,
+    outDir: options.outDir,
+    keepFolders: options.keepFolders,
     requestFile,
     requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
     stdoutIsTTY: io.stdoutIsTTY,
@@ -146,17 +122,17 @@ async function runRender(
     // The CLI renders the user's own files: their folder and the whole network are open by default.
     files: 'document-folder',
     // A --watch round must see a style sheet as it is now, not as the last round loaded it.
-    rereadFiles: options.watch === true,
+    rereadFiles: options.watch,
     // Header and footer images follow the same rule (a --request body is often someone else's).
     ...network,
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
-  const chalk = painter(colorLevel(options.color as boolean | undefined, io.env, io.stderrIsTTY));
+  const chalk = painter(colorLevel(color, io.env, io.stderrIsTTY));
   let reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.
     await engine.start();
-    if (options.debug) io.stderr.write(`pdfrender: ${browser.executablePath}, ${await engine.sandbox()}\n`);
+    if (debug) io.stderr.write(`pdfrender: ${browser.executablePath}, ${await engine.sandbox()}\n`);
     // What each document loaded from disk, for --watch; a document that failed keeps what it loaded
     // last time (the script that broke it must stay watched, so that fixing it renders again).
     const loaded: string[][] = documents.map(() => []);
@@ -176,12 +152,12 @@ async function runRender(
     await watchAndRender({
       files: () => [
         ...documents.flatMap((document) => (document.source.kind === 'file' ? [document.source.path] : [])),
-        ...[...flagFiles(options), ...(requestFile ? [requestFile] : [])].map((file) => resolve(io.cwd, file)),
+        ...[...flagFiles(parsed), ...(requestFile ? [requestFile] : [])].map((file) => resolve(io.cwd, file)),
         ...loaded.flat(),
       ],
       ready: (count) =>
         io.stderr.write(`pdfrender: watching ${count} file${count === 1 ? '' : 's'} for changes (Ctrl-C stops)\n`),
-      ...(options.debug
+      ...(debug
         ? {
             seen: (file: string, counts: boolean) =>
               io.stderr.write(`pdfrender: changed: ${file}${counts ? '' : ' (not part of the documents)'}\n`),

@@ -3,11 +3,10 @@
  * settings as serve's (schema, help and flag), so `--concurrency 0` or `--timeout soon` gets the
  * same message either way; the CLI reads no environment twins.
  */
-import { z } from 'zod';
-import { PdfRenderError, labelFieldErrors } from '../errors.js';
-import { flagName, serveSettings } from '../server/config.js';
+import type { z } from 'zod';
+import { serveSettings } from '../server/config.js';
 import { policySettings } from '../network/policy-settings.js';
-import { parseWith } from '../request.js';
+import { flagSet } from './flag-set.js';
 
 const runSettings = {
   concurrency: serveSettings.concurrency,
@@ -19,34 +18,18 @@ const runSettings = {
   ...policySettings,
 };
 
-type RunSettings = typeof runSettings;
+// Where a setting shared with serve means something else here (the CLI reads no environment twins).
+const renderHelp: Partial<Record<keyof typeof runSettings, string>> = {
+  allowPrivateNetwork: 'accepted for symmetry with serve: the CLI reaches loopback and private addresses anyway (on)',
+};
 
-/** Run options and their help text. */
-export const runOptionsSchema = z.object(
-  Object.fromEntries(Object.entries(runSettings).map(([key, setting]) => [key, setting.schema])) as {
-    [K in keyof RunSettings]: RunSettings[K]['schema'];
-  },
-);
+/** The run options: their schema, their commander options and their typed values. */
+export const runFlags = flagSet(runSettings, {
+  help: (key, description) => renderHelp[key] ?? description.replace(/ \(env: [^)]*\)/, ''),
+  repeatable: ['allowHosts'],
+});
 
-/** The flag of each run option (commander syntax). */
-export const runOptionFlags = Object.fromEntries(
-  Object.entries(runSettings).map(([key, setting]) => [key, setting.flag]),
-) as Record<keyof RunSettings, string>;
+export type RunOptions = z.output<typeof runFlags.schema>;
 
-export type RunOptions = z.output<typeof runOptionsSchema>;
-
-/** Validate the run options (keyed by option name, as in runOptionsSchema). */
-export function parseRunOptions(options: Record<string, unknown>): RunOptions {
-  try {
-    return parseWith(
-      runOptionsSchema,
-      Object.fromEntries(Object.keys(runOptionsSchema.shape).map((key) => [key, options[key]])),
-    );
-  } catch (error) {
-    if (!(error instanceof PdfRenderError) || !error.fieldErrors) throw error;
-    // Name the flag behind each field (maxPages is --max-pages).
-    throw labelFieldErrors(error.fieldErrors, (field) =>
-      field in runOptionFlags ? flagName(runOptionFlags[field as keyof RunSettings]) : undefined,
-    );
-  }
-}
+/** Validate the run options (keyed by option name, as in runSettings); a bad one names its flag. */
+export const parseRunOptions: (options: Record<string, unknown>) => RunOptions = runFlags.parse;
