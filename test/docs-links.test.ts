@@ -4,17 +4,10 @@
  * lower case, punctuation dropped, spaces as hyphens). Links to other sites are not fetched (no test
  * touches the internet).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = resolve(import.meta.dirname, '..');
-const pages = [
-  'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+import { pages, readPage, root } from './support/markdown.js';
 
 /** GitHub's anchor for a heading. */
 const anchorOf = (heading: string) =>
@@ -27,10 +20,8 @@ const anchorOf = (heading: string) =>
 /** The anchors of a page's headings (outside code blocks). */
 function anchors(page: string): Set<string> {
   const found = new Set<string>();
-  let code = false;
-  for (const line of readFileSync(join(root, page), 'utf8').split('\n')) {
-    if (line.startsWith('```')) code = !code;
-    const heading = !code && /^#{1,6} (.*)$/.exec(line);
+  for (const { text } of readPage(page).prose) {
+    const heading = /^#{1,6} (.*)$/.exec(text);
     if (heading) found.add(anchorOf(heading[1]!));
   }
   return found;
@@ -39,11 +30,8 @@ function anchors(page: string): Set<string> {
 /** The relative links of a page (outside code blocks): [text](target). */
 function links(page: string): string[] {
   const found: string[] = [];
-  let code = false;
-  for (const line of readFileSync(join(root, page), 'utf8').split('\n')) {
-    if (line.startsWith('```')) code = !code;
-    if (code) continue;
-    for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) if (!/^[a-z]+:/.test(match[1]!)) found.push(match[1]!);
+  for (const { text } of readPage(page).prose) {
+    for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) if (!/^[a-z]+:/.test(match[1]!)) found.push(match[1]!);
   }
   return found;
 }

@@ -23,10 +23,12 @@ const commands: Record<string, (io: CliIO, setExitCode: (code: number) => void) 
   setup: async (io) => (await import('./setup-command.js')).setupCommand(io),
 };
 
-/** Run pdfrender with `argv` (without node and the script) and return the exit code. */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
-  let exitCode = 0;
-  const debug = argv.includes('--debug');
+/**
+ * The program that runs `argv`: pdfrender's own options and the command `argv` names (every command
+ * when it names none it knows, so help lists them all), each writing to `io` and throwing where
+ * commander would exit. Parsing it runs the command; its actions set the exit code through `setExitCode`.
+ */
+export async function buildProgram(argv: string[], io: CliIO, setExitCode: (code: number) => void): Promise<Command> {
   const program = new Command('pdfrender')
     .description('Render HTML, with an optional header and footer, into PDF through headless Chromium.')
     .version(version, '-V, --version')
@@ -41,7 +43,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   // Without a known command (help, a typo) every command is loaded, so help lists them all.
   const named = commandName(argv);
   const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
-  for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, (code) => (exitCode = code)))))
+  for (const command of await Promise.all(wanted.map((name) => commands[name]!(io, setExitCode))))
     program.addCommand(command);
   const configure = (command: Command): void => {
     command
@@ -51,6 +53,14 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     command.commands.forEach(configure);
   };
   program.commands.forEach(configure);
+  return program;
+}
+
+/** Run pdfrender with `argv` (without node and the script) and return the exit code. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const debug = argv.includes('--debug');
+  const program = await buildProgram(argv, io, (code) => (exitCode = code));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
