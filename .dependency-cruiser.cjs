@@ -71,6 +71,13 @@ const storeRooms = [
     to: { path: '^src/store/sqlite/' },
   },
   {
+    name: 'no-backend-from-statements',
+    comment:
+      'statements/ holds the SQL both backends run, written once with the dialect differences named (dialect.ts): it imports neither backend nor a driver',
+    from: { path: '^src/store/statements/' },
+    to: { path: '^src/store/(sqlite|postgres)/|^node_modules/(pg|better-sqlite3)/' },
+  },
+  {
     name: 'no-store-room-from-files-or-health',
     comment: 'files/ and health/ serve both backends: they import neither',
     from: { path: '^src/store/(files|health)/' },
@@ -81,7 +88,7 @@ const storeRooms = [
     comment:
       "the store's root (the contract and the shared rules) imports no room; only the assembly (open-backend.ts, open-store.ts) puts them together",
     from: { path: '^src/store/[^/]+\\.ts$', pathNot: '^src/store/open-(backend|store)\\.ts$' },
-    to: { path: '^src/store/(sqlite|postgres|files|health)/' },
+    to: { path: '^src/store/(sqlite|postgres|files|health|statements)/' },
   },
 ].map((rule) => ({ severity: 'error', ...rule }));
 

@@ -34,6 +34,7 @@ const unitTestFiles = [
   'test/render-flags.test.ts',
   'test/request.test.ts',
   'test/retrying-store.test.ts',
+  'test/store-statements.test.ts',
   'test/s3-location.test.ts',
   'test/settings-reference.test.ts',
 ];

@@ -4,33 +4,30 @@
  */
 import type pg from 'pg';
 import type { FileIndex, StoredFile } from '../contract.js';
+import { postgresDialect } from '../statements/dialect.js';
+import { fileIndexStatements } from '../statements/file-index.js';
+import { named } from './named.js';
 import { query, row, rows } from './sql.js';
 
-const columns = 'id, pages, bytes, created_at AS "createdAt", expires_at AS "expiresAt"';
+const statements = fileIndexStatements(postgresDialect);
 
 /** The file index in the database of `pool`. */
 export function postgresFileIndex(pool: pg.Pool): FileIndex {
   return {
     async insert(file: StoredFile) {
-      await query(pool, 'INSERT INTO files (id, pages, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-        file.id,
-        file.pages,
-        file.bytes,
-        file.createdAt,
-        file.expiresAt,
-      ]);
+      await query(pool, ...named(statements.insert, { ...file }));
     },
     find: async (id: string, now: number) =>
-      (await row<StoredFile>(pool, `SELECT ${columns} FROM files WHERE id = $1 AND expires_at > $2`, [id, now])) ??
-      null,
-    expired: (now: number) =>
-      rows<StoredFile>(pool, `SELECT ${columns} FROM files WHERE expires_at <= $1 ORDER BY expires_at, id`, [now]),
+      (await row<StoredFile>(pool, ...named(statements.find, { id, now }))) ?? null,
+    expired: (now: number) => rows<StoredFile>(pool, ...named(statements.expired, { now })),
     async remove(id: string) {
-      await query(pool, 'DELETE FROM files WHERE id = $1', [id]);
+      await query(pool, ...named(statements.remove, { id }));
     },
     known: async (ids: string[]) =>
       new Set(
-        (await rows<{ id: string }>(pool, 'SELECT id FROM files WHERE id = ANY($1::text[])', [ids])).map((r) => r.id),
+        (await rows<{ id: string }>(pool, ...named(statements.known, { ids: postgresDialect.list(ids) }))).map(
+          (found) => found.id,
+        ),
       ),
   };
 }

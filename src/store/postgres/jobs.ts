@@ -13,25 +13,18 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
 import { enqueueRefusal, requestDigest, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
-import { eventColumns, finishedJob, type FinishedJobRow } from '../job-events.js';
+import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { EnqueueInput, Job, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus } from '../contract.js';
+import type { EnqueueInput, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus } from '../contract.js';
+import { postgresDialect } from '../statements/dialect.js';
+import { completeParams, failParams, jobStatements, toJob, type JobRow } from '../statements/jobs.js';
 import { queueEvent } from './deliveries.js';
 import { afterLostAnswer } from './lost-answer.js';
+import { named } from './named.js';
 import { changes, connect, locks, query, row, rows, sessionOf, transaction, type Sql } from './sql.js';
 
-// The columns of a Job, named as its fields; request and network are JSON text.
-const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
-  created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
-  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
-
-type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
-const toJob = (r: JobRow): Job => ({
-  ...r,
-  request: r.request === null ? null : JSON.parse(r.request),
-  network: r.network === null ? null : JSON.parse(r.network),
-});
+const statements = jobStatements(postgresDialect);
 
 /** What pdfrender_enqueue_v2 answers (schema.ts): the verdict of enqueue-rules.ts, or late (past its deadline: nothing queued), and the figures it read. */
 interface EnqueueRow {
@@ -76,16 +69,7 @@ async function settle(
   error: JobError,
   retryAt: number,
 ): Promise<JobStatus | null> {
-  const settled = await row<FinishedJobRow>(
-    tx,
-    `UPDATE jobs SET
-       status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
-       request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
-       finished_at = CASE WHEN attempts >= max_attempts THEN $1::bigint ELSE NULL END,
-       available_at = $2, error = $3, error_code = $4, lease_until = NULL, claimed_by = NULL
-     WHERE id = $5 AND claimed_by = $6 AND status = 'rendering' RETURNING ${eventColumns}`,
-    [now, retryAt, error.message, error.code, id, worker],
-  );
+  const settled = await row<FinishedJobRow>(tx, ...named(statements.fail, failParams(id, worker, now, error, retryAt)));
   if (!settled) return null;
   if (settled.status === 'failed') await queueEvent(tx, id, eventOf(finishedJob(settled)), now);
   return settled.status as JobStatus;
@@ -154,17 +138,17 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         );
       }
       if (held.verdict === 'retry') {
-        const original = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [
-          held.replay_of,
-        ]).catch((error: unknown) => {
-          // Queued before, so this 503 must not read as "nothing was queued" alone.
-          if (!isStorageFault(error)) throw error;
-          throw new PdfRenderError(
-            'STORAGE_UNAVAILABLE',
-            'this request queued nothing new: the same request queued its job before, but the database stopped answering before that job could be read; send it again to be told that job',
-            { cause: error, retryAfter: 5 },
-          );
-        });
+        const original = await row<JobRow>(pool, ...named(statements.get, { id: held.replay_of })).catch(
+          (error: unknown) => {
+            // Queued before, so this 503 must not read as "nothing was queued" alone.
+            if (!isStorageFault(error)) throw error;
+            throw new PdfRenderError(
+              'STORAGE_UNAVAILABLE',
+              'this request queued nothing new: the same request queued its job before, but the database stopped answering before that job could be read; send it again to be told that job',
+              { cause: error, retryAfter: 5 },
+            );
+          },
+        );
         if (original) return toJob(original);
         // Swept between the two statements (a retention shorter than the window): a duplicate, as it would be now.
         throw enqueueRefusal('duplicate', figuresOf(held), input, requestBytes);
@@ -176,23 +160,12 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
 
     async claim(worker: string, now: number, leaseMs: number) {
       // SKIP LOCKED: a job another instance is taking right now is passed over, not waited for.
-      const claimed = await row<JobRow>(
-        pool,
-        `UPDATE jobs SET status = 'rendering', claimed_by = $1, claimed_at = $2, lease_until = $3, attempts = attempts + 1
-         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND available_at <= $2 ORDER BY priority DESC, created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-           AND status = 'queued'
-         RETURNING ${jobColumns}`,
-        [worker, now, now + leaseMs],
-      );
+      const claimed = await row<JobRow>(pool, ...named(statements.claim, { worker, now, leaseUntil: now + leaseMs }));
       return claimed ? toJob(claimed) : null;
     },
 
     heartbeat: async (id: string, worker: string, leaseUntil: number) =>
-      (await changes(
-        pool,
-        "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'",
-        [leaseUntil, id, worker],
-      )) > 0,
+      (await changes(pool, ...named(statements.heartbeat, { id, worker, leaseUntil }))) > 0,
 
     complete: (id: string, worker: string, now: number, result: JobResult) =>
       transaction(
@@ -200,18 +173,7 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         async (tx) => {
           const done = await row<FinishedJobRow>(
             tx,
-            `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = $1, file_id = $2, pages = $3, bytes = $4, network = $5,
-             error = NULL, error_code = NULL, lease_until = NULL
-           WHERE id = $6 AND claimed_by = $7 AND status = 'rendering' RETURNING ${eventColumns}`,
-            [
-              now,
-              result.fileId,
-              result.pages,
-              result.bytes,
-              result.network ? JSON.stringify(result.network) : null,
-              id,
-              worker,
-            ],
+            ...named(statements.complete, completeParams(id, worker, now, result)),
           );
           if (done) {
             await queueEvent(tx, id, eventOf(finishedJob(done)), now);
@@ -233,30 +195,25 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
       transaction(pool, (tx) => settle(tx, eventOf, id, worker, now, error, retryAt), locks.webhookWrite),
 
     release: async (id: string, worker: string, availableAt: number) =>
-      (await changes(
-        pool,
-        "UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = $1, lease_until = NULL, claimed_by = NULL WHERE id = $2 AND claimed_by = $3 AND status = 'rendering'",
-        [availableAt, id, worker],
-      )) > 0,
+      (await changes(pool, ...named(statements.release, { id, worker, availableAt }))) > 0,
 
     requeueExpired: (now: number, inHand: string[] = []) =>
       transaction(
         pool,
         async (tx) => {
           // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
-          const expired = await rows<{ id: string; claimed_by: string }>(
+          const expired = await rows<{ id: string; claimedBy: string }>(
             tx,
-            "SELECT id, claimed_by FROM jobs WHERE status = 'rendering' AND lease_until < $1 AND NOT (id = ANY($2::text[])) ORDER BY seq FOR UPDATE SKIP LOCKED",
-            [now, inHand],
+            ...named(statements.expired, { now, inHand: postgresDialect.list(inHand) }),
           );
-          for (const job of expired) await settle(tx, eventOf, job.id, job.claimed_by, now, leaseExpiredError, now);
+          for (const job of expired) await settle(tx, eventOf, job.id, job.claimedBy, now, leaseExpiredError, now);
           return expired.length;
         },
         locks.webhookWrite,
       ),
 
     async get(id: string) {
-      const found = await row<JobRow>(pool, `SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
+      const found = await row<JobRow>(pool, ...named(statements.get, { id }));
       return found ? toJob(found) : null;
     },
 
@@ -265,19 +222,10 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
       transaction(
         pool,
         async (tx) => {
-          await query(tx, 'DELETE FROM identifiers WHERE seen_at <= $1', [identifiersBefore]);
-          const heldExpired = await changes(
-            tx,
-            "UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled' WHERE status = 'held' AND created_at <= $1",
-            [jobsBefore],
-          );
-          await query(tx, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= $1", [
-            jobsBefore,
-          ]);
-          await query(
-            tx,
-            "DELETE FROM webhook_deliveries d WHERE status IN ('delivered', 'failed') AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id)",
-          );
+          await query(tx, ...named(statements.forgetIdentifiers, { before: identifiersBefore }));
+          const heldExpired = await changes(tx, ...named(statements.expireHeld, { before: jobsBefore }));
+          await query(tx, ...named(statements.dropFinished, { before: jobsBefore }));
+          await query(tx, ...named(statements.dropDeliveries));
           return { heldExpired };
         },
         locks.webhookWrite,

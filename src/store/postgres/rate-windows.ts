@@ -6,6 +6,8 @@
 import type pg from 'pg';
 import { windowMs, windowStart } from '../rate-window.js';
 import type { RateWindows } from '../contract.js';
+import { rateWindowStatements as statements } from '../statements/rate-windows.js';
+import { named } from './named.js';
 import { query, row } from './sql.js';
 
 /** Rate-limit windows in the database of `pool`. */
@@ -13,25 +15,16 @@ export function postgresRateWindows(pool: pg.Pool): RateWindows {
   return {
     async hit(key: string, now: number) {
       const start = windowStart(now);
-      const counted = await row<{ count: number }>(
-        pool,
-        `INSERT INTO rate_windows (key, window_start, count) VALUES ($1, $2, 1)
-         ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count`,
-        [key, start],
-      );
+      const counted = await row<{ count: number }>(pool, ...named(statements.hit, { key, start }));
       return { count: counted!.count, resetAt: start + windowMs };
     },
     async peek(key: string, now: number) {
       const start = windowStart(now);
-      const counted = await row<{ count: number }>(
-        pool,
-        'SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2',
-        [key, start],
-      );
+      const counted = await row<{ count: number }>(pool, ...named(statements.peek, { key, start }));
       return { count: counted?.count ?? 0, resetAt: start + windowMs };
     },
     async prune(now: number) {
-      await query(pool, 'DELETE FROM rate_windows WHERE window_start < $1', [windowStart(now)]);
+      await query(pool, ...named(statements.prune, { start: windowStart(now) }));
     },
   };
 }

@@ -7,37 +7,27 @@
  * between, so none is queued pending for an endpoint just disabled.
  */
 import type pg from 'pg';
-import { newWebhookSecret } from '../../webhook-secret.js';
-import { newEndpoint, newWebhookKey, validateWebhookUrl } from '../webhook-endpoint-rules.js';
-import type { Enabled, Rotation, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
+import { newEndpoint, validateWebhookUrl } from '../webhook-endpoint-rules.js';
+import type { Enabled, ListedEndpoint, Rotation, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
+import { postgresDialect } from '../statements/dialect.js';
+import { rotationParams, webhookEndpointStatements } from '../statements/webhook-endpoints.js';
+import { named } from './named.js';
 import { changes, locks, query, row, rows, transaction, type Sql } from './sql.js';
 
-const columns = 'id, url, key, secret, created_at AS "createdAt", disabled_at AS "disabledAt"';
-// Attempts in flight (claimed_until ahead) are left to settle: their outcome decides.
-const settled = '(claimed_until IS NULL OR claimed_until <= $2)';
+const statements = webhookEndpointStatements(postgresDialect);
 
 async function add(tx: Sql, url: string, now: number): Promise<WebhookEndpoint> {
   const endpoint = newEndpoint(url, now);
-  await query(tx, 'INSERT INTO webhook_endpoints (id, url, key, secret, created_at) VALUES ($1, $2, $3, $4, $5)', [
-    endpoint.id,
-    url,
-    endpoint.key,
-    endpoint.secret,
-    now,
-  ]);
+  await query(tx, ...named(statements.insert, { ...endpoint }));
   return endpoint;
 }
 
 async function enable(tx: Sql, id: string, now: number): Promise<Enabled | null> {
-  const found = await row<WebhookEndpoint>(tx, `SELECT ${columns} FROM webhook_endpoints WHERE id = $1`, [id]);
+  const found = await row<WebhookEndpoint>(tx, ...named(statements.get, { id }));
   if (!found) return null;
-  await query(tx, 'UPDATE webhook_endpoints SET disabled_at = NULL WHERE id = $1', [id]);
+  await query(tx, ...named(statements.setDisabled, { id, disabledAt: null }));
   // Also releases any held while it was active (an attempt that settled after it was enabled).
-  const released = await changes(
-    tx,
-    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, last_error = NULL, claimed_until = NULL WHERE endpoint_id = $1 AND status = 'held'",
-    [id, now],
-  );
+  const released = await changes(tx, ...named(statements.releaseDeliveries, { id, now }));
   return { endpoint: { ...found, disabledAt: null }, wasDisabled: found.disabledAt !== null, released };
 }
 
@@ -58,11 +48,7 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
       return change(
         pool,
         async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
-          const disabled = await row<{ id: string }>(
-            tx,
-            'SELECT id FROM webhook_endpoints WHERE url = $1 AND disabled_at IS NOT NULL ORDER BY created_at, seq LIMIT 1',
-            [valid],
-          );
+          const disabled = await row<{ id: string }>(tx, ...named(statements.disabledWithUrl, { url: valid }));
           if (disabled) return { created: false, ...(await enable(tx, disabled.id, now))! };
           return { created: true, ...(await add(tx, valid, now)) };
         },
@@ -70,43 +56,23 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
     },
     enable: (id: string, now: number) => change(pool, (tx) => enable(tx, id, now)),
     rotate: (id: string, which: Rotation) =>
-      change(pool, async (tx) => {
-        const rotated = await row<WebhookEndpoint>(
-          tx,
-          `UPDATE webhook_endpoints SET key = coalesce($2, key), secret = coalesce($3, secret) WHERE id = $1 RETURNING ${columns}`,
-          [id, which.key ? newWebhookKey() : null, which.secret ? newWebhookSecret() : null],
-        );
-        return rotated ?? null;
-      }),
-    list: () =>
-      rows<WebhookEndpoint & { held: number }>(
+      change(
         pool,
-        `SELECT ${columns}, (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held') AS held
-         FROM webhook_endpoints e ORDER BY e.created_at, e.seq`,
+        async (tx) => (await row<WebhookEndpoint>(tx, ...named(statements.rotate, rotationParams(id, which)))) ?? null,
       ),
-    any: async () =>
-      (await row<{ found: boolean }>(pool, 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found'))!.found,
-    get: async (id: string) =>
-      (await row<WebhookEndpoint>(pool, `SELECT ${columns} FROM webhook_endpoints WHERE id = $1`, [id])) ?? null,
+    list: () => rows<ListedEndpoint>(pool, ...named(statements.list)),
+    any: async () => (await row<{ found: number }>(pool, ...named(statements.any)))!.found === 1,
+    get: async (id: string) => (await row<WebhookEndpoint>(pool, ...named(statements.get, { id }))) ?? null,
     disable: (id: string, now: number) =>
       change(pool, async (tx) => {
-        if ((await changes(tx, 'UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1', [id, now])) > 0) {
-          await query(
-            tx,
-            `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = $1 AND status = 'pending' AND ${settled}`,
-            [id, now],
-          );
-        }
+        if ((await changes(tx, ...named(statements.setDisabled, { id, disabledAt: now }))) > 0)
+          await query(tx, ...named(statements.holdDeliveries, { id, now }));
       }),
     remove: (id: string, now: number) =>
       change(pool, async (tx) => {
-        if (!(await row(tx, 'SELECT 1 FROM webhook_endpoints WHERE id = $1', [id]))) return null;
-        const unsent = await changes(
-          tx,
-          `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was removed' WHERE endpoint_id = $1 AND status IN ('pending', 'held') AND ${settled}`,
-          [id, now],
-        );
-        await query(tx, 'DELETE FROM webhook_endpoints WHERE id = $1', [id]);
+        if (!(await row(tx, ...named(statements.get, { id })))) return null;
+        const unsent = await changes(tx, ...named(statements.dropDeliveries, { id, now }));
+        await query(tx, ...named(statements.delete, { id }));
         return { unsent };
       }),
   };

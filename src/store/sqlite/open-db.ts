@@ -168,6 +168,20 @@ export const migrations: string[] = [
   // neither: a send of theirs again is refused as before.
   `ALTER TABLE identifiers ADD COLUMN request_digest TEXT;
    ALTER TABLE identifiers ADD COLUMN job_id TEXT;`,
+  // A file's bytes are found by its id since the files moved behind Blobs, so the path column goes
+  // (its insert is then the statement PostgreSQL runs, statements/file-index.ts). Rebuilt because
+  // SQLite cannot drop a NOT NULL column.
+  `CREATE TABLE files_v11 (
+     id TEXT PRIMARY KEY,
+     pages INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   INSERT INTO files_v11 (id, pages, bytes, created_at, expires_at) SELECT id, pages, bytes, created_at, expires_at FROM files;
+   DROP TABLE files;
+   ALTER TABLE files_v11 RENAME TO files;
+   CREATE INDEX files_expiry ON files (expires_at);`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

@@ -1,0 +1,84 @@
+/**
+ * The statements of the job queue (contract.ts JobQueue), one per operation for both stores. The
+ * enqueue is each store's own: SQLite's reads and writes run in TypeScript within one IMMEDIATE
+ * transaction (sqlite/jobs.ts), PostgreSQL's in one database function under an advisory lock
+ * (postgres/schema.ts); both judge by enqueue-rules.ts.
+ */
+import type { Job, JobError, JobResult } from '../contract.js';
+import { eventColumns } from '../job-events.js';
+import type { Dialect } from './dialect.js';
+
+/** The columns of a Job, named as its fields; request and network are JSON text (toJob parses them). */
+const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
+  created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
+  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
+
+/** A job as the statements return it. */
+export type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
+
+export const toJob = (row: JobRow): Job => ({
+  ...row,
+  request: row.request === null ? null : JSON.parse(row.request),
+  network: row.network === null ? null : JSON.parse(row.network),
+});
+
+/** A claimed job's row, written only by its holder (fencing): a worker whose lease ran out and was taken over writes nothing. */
+const held = "id = :id AND claimed_by = :worker AND status = 'rendering'";
+
+export const jobStatements = (d: Dialect) => ({
+  get: `SELECT ${jobColumns} FROM jobs WHERE id = :id`,
+  // One statement reads the row (and its request) once: the next ready job, taken, as it is then.
+  claim: `UPDATE jobs SET status = 'rendering', claimed_by = :worker, claimed_at = :now, lease_until = :leaseUntil, attempts = attempts + 1
+     WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND available_at <= :now
+                 ORDER BY priority DESC, created_at, ${d.writeOrder} LIMIT 1 ${d.skipLocked})
+       AND status = 'queued'
+     RETURNING ${jobColumns}`,
+  heartbeat: `UPDATE jobs SET lease_until = :leaseUntil WHERE ${held}`,
+  complete: `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = :now, file_id = :fileId, pages = :pages, bytes = :bytes,
+       network = :network, error = NULL, error_code = NULL, lease_until = NULL
+     WHERE ${held} RETURNING ${eventColumns}`,
+  // After the last attempt the job fails and drops its request; before it, it waits for the next.
+  fail: `UPDATE jobs SET
+       status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+       request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
+       finished_at = CASE WHEN attempts >= max_attempts THEN CAST(:now AS BIGINT) ELSE NULL END,
+       available_at = :retryAt, error = :error, error_code = :code, lease_until = NULL, claimed_by = NULL
+     WHERE ${held} RETURNING ${eventColumns}`,
+  // A storage fault is not the document's: the job goes back without spending the attempt its claim counted.
+  release: `UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = :availableAt, lease_until = NULL, claimed_by = NULL
+     WHERE ${held}`,
+  // Jobs this process's workers still hold are theirs to settle, even past their lease: a write
+  // lock held elsewhere, or a full disk, may have kept their heartbeats from landing.
+  expired: `SELECT id, claimed_by AS "claimedBy" FROM jobs
+     WHERE status = 'rendering' AND lease_until < :now AND NOT (${d.among('id', 'inHand', 'text')})
+     ORDER BY ${d.writeOrder} ${d.skipLocked}`,
+  forgetIdentifiers: 'DELETE FROM identifiers WHERE seen_at <= :before',
+  // A held event lives as long as the job it tells of (whose file and status go at the same time):
+  // this bounds what a disabled endpoint holds by what the jobs table holds.
+  expireHeld: `UPDATE webhook_deliveries SET status = 'failed', last_error = 'held until its job passed the retention period; the endpoint was never enabled'
+     WHERE status = 'held' AND created_at <= :before`,
+  dropFinished: "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= :before",
+  dropDeliveries: `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed')
+     AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = webhook_deliveries.job_id)`,
+});
+
+/** The parameters of `complete`. */
+export const completeParams = (id: string, worker: string, now: number, result: JobResult) => ({
+  id,
+  worker,
+  now,
+  fileId: result.fileId,
+  pages: result.pages,
+  bytes: result.bytes,
+  network: result.network ? JSON.stringify(result.network) : null,
+});
+
+/** The parameters of `fail`. */
+export const failParams = (id: string, worker: string | null, now: number, error: JobError, retryAt: number) => ({
+  id,
+  worker,
+  now,
+  retryAt,
+  error: error.message,
+  code: error.code,
+});
