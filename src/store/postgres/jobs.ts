@@ -8,17 +8,16 @@
  * job names its holder (fencing), and a job's final status and its webhook deliveries are one
  * transaction.
  */
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import { isPdfRenderError, PdfRenderError } from '../../errors.js';
-import { enqueueRefusal, requestDigest, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
+import { enqueueRefusal, type EnqueueFigures, type EnqueueVerdict } from '../enqueue-rules.js';
 import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { isStorageFault } from '../storage-errors.js';
 import type { EnqueueInput, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
-import { completeParams, failParams, jobStatements, toJob, type JobRow } from '../statements/jobs.js';
+import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
 import { queueEvent } from './deliveries.js';
 import { afterLostAnswer } from './lost-answer.js';
 import { named } from './named.js';
@@ -83,9 +82,8 @@ async function settle(
 export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?: Clock): JobQueue {
   return {
     async enqueue(input: EnqueueInput) {
-      const request = JSON.stringify(input.request);
-      const requestBytes = Buffer.byteLength(request);
-      const id = `job_${randomBytes(12).toString('base64url')}`;
+      const job = newJob(input);
+      const { id, requestBytes } = job;
       const { bounds } = input;
       // Refused here, nothing was sent: the fault is the answer.
       const { client, release } = await connect(pool);
@@ -97,25 +95,20 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         // One round trip: the lock, the dedupe and bound reads and the inserts run in the database (schema.ts).
         held = (await row<EnqueueRow>(
           client,
-          'SELECT * FROM pdfrender_enqueue_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)',
-          [
-            id,
-            input.caller,
-            input.identifier,
-            input.priority,
-            request,
-            requestBytes,
-            input.baseUrl,
-            input.maxAttempts,
-            input.now,
-            input.dedupeWindowMs,
-            bounds.maxQueue,
-            bounds.maxQueueBytes,
-            bounds.maxQueuePerCaller,
-            bounds.maxQueueBytesPerCaller,
-            requestDigest(input.priority, request),
-            deadline,
-          ],
+          ...named(
+            `SELECT * FROM pdfrender_enqueue_v2(:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, :maxAttempts,
+               :now, :dedupeWindowMs, :maxQueue, :maxQueueBytes, :maxQueuePerCaller, :maxQueueBytesPerCaller, :digest, :deadline)`,
+            {
+              ...job,
+              dedupeWindowMs: input.dedupeWindowMs,
+              // Picked, not spread: the server passes its whole configuration as the bounds.
+              maxQueue: bounds.maxQueue,
+              maxQueueBytes: bounds.maxQueueBytes,
+              maxQueuePerCaller: bounds.maxQueuePerCaller,
+              maxQueueBytesPerCaller: bounds.maxQueueBytesPerCaller,
+              deadline,
+            },
+          ),
         ))!;
         release();
       } catch (error) {

@@ -6,7 +6,6 @@
  * A job's final status and its webhook deliveries are written in one transaction, so a crash
  * between the two cannot lose the event, and drops the job's request: nothing reads it after.
  */
-import { randomBytes } from 'node:crypto';
 import type {
   EnqueueInput,
   Job,
@@ -19,10 +18,10 @@ import type {
 } from '../contract.js';
 import { deliveries } from './deliveries.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
-import { enqueueRefusal, judgeEnqueue, requestDigest } from '../enqueue-rules.js';
+import { enqueueRefusal, judgeEnqueue } from '../enqueue-rules.js';
 import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import { sqliteDialect } from '../statements/dialect.js';
-import { completeParams, failParams, jobStatements, toJob, type JobRow } from '../statements/jobs.js';
+import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
 import type { Db } from './open-db.js';
 import { queueHeld } from './queue-held.js';
 
@@ -39,9 +38,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
      ON CONFLICT (caller, identifier) DO UPDATE SET seen_at = excluded.seen_at, request_digest = excluded.request_digest, job_id = excluded.job_id`,
   );
   const held = queueHeld(db);
-  const insert = db.prepare(
+  const insert = db.prepare<ReturnType<typeof newJob>>(
     `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+     VALUES (:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, 'queued', :maxAttempts, :now, :now)`,
   );
   const byId = db.prepare<{ id: string }, JobRow>(statements.get);
   const take = db.prepare<{ worker: string; now: number; leaseUntil: number }, JobRow>(statements.claim);
@@ -56,8 +55,8 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const dropDeliveries = db.prepare<[]>(statements.dropDeliveries);
 
   // The request is serialized and hashed before the transaction, which holds the write lock.
-  const enqueue = db.transaction((input: EnqueueInput, request: string, digest: string): Job => {
-    const requestBytes = Buffer.byteLength(request);
+  const enqueue = db.transaction((input: EnqueueInput, job: ReturnType<typeof newJob>): Job => {
+    const { requestBytes, digest } = job;
     const before = seen.get(input.caller, input.identifier);
     const sums = held(input.caller);
     const figures = {
@@ -75,21 +74,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     const verdict = judgeEnqueue(figures, original !== undefined, input, requestBytes);
     if (verdict === 'retry') return toJob(original!);
     if (verdict !== 'queued') throw enqueueRefusal(verdict, figures, input, requestBytes);
-    const id = `job_${randomBytes(12).toString('base64url')}`;
-    remember.run(input.caller, input.identifier, input.now, digest, id);
-    insert.run(
-      id,
-      input.caller,
-      input.identifier,
-      input.priority,
-      request,
-      requestBytes,
-      input.baseUrl,
-      input.maxAttempts,
-      input.now,
-      input.now,
-    );
-    return queuedJob(id, input);
+    remember.run(input.caller, input.identifier, input.now, digest, job.id);
+    insert.run(job);
+    return queuedJob(job.id, input);
   });
 
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
@@ -132,10 +119,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   });
 
   return {
-    enqueue: (input: EnqueueInput): Job => {
-      const request = JSON.stringify(input.request);
-      return enqueue.immediate(input, request, requestDigest(input.priority, request));
-    },
+    enqueue: (input: EnqueueInput): Job => enqueue.immediate(input, newJob(input)),
     claim(worker: string, now: number, leaseMs: number): Job | null {
       // One statement, so no transaction of its own: it takes the write lock or meets it (DATABASE_BUSY) whole.
       const row = take.get({ worker, now, leaseUntil: now + leaseMs });

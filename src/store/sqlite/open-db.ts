@@ -11,6 +11,23 @@ import { ensureFolder, requireWritableFileIfPresent } from '../data-dir.js';
 
 export type Db = Database.Database;
 
+// The columns of the jobs table that its rebuild (migration 8) kept as they were: written once,
+// each migration's SQL the same as it shipped.
+const jobsKeptColumns = `base_url TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     max_attempts INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     available_at INTEGER NOT NULL,
+     claimed_by TEXT,
+     claimed_at INTEGER,
+     lease_until INTEGER,
+     finished_at INTEGER,
+     file_id TEXT,
+     pages INTEGER,
+     bytes INTEGER,
+     error TEXT`;
+
 // Each entry moves the schema one version up; never edit one that has shipped, add another.
 // Exported so tests can build a data dir as an older pdfrender left it.
 export const migrations: string[] = [
@@ -42,20 +59,7 @@ export const migrations: string[] = [
      identifier TEXT NOT NULL,
      priority INTEGER NOT NULL,
      request TEXT NOT NULL,
-     base_url TEXT NOT NULL,
-     status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
-     attempts INTEGER NOT NULL DEFAULT 0,
-     max_attempts INTEGER NOT NULL,
-     created_at INTEGER NOT NULL,
-     available_at INTEGER NOT NULL,
-     claimed_by TEXT,
-     claimed_at INTEGER,
-     lease_until INTEGER,
-     finished_at INTEGER,
-     file_id TEXT,
-     pages INTEGER,
-     bytes INTEGER,
-     error TEXT
+     ${jobsKeptColumns}
    );
    CREATE INDEX jobs_ready ON jobs (status, priority DESC, available_at, created_at);
    CREATE INDEX jobs_leases ON jobs (status, lease_until);
@@ -96,20 +100,7 @@ export const migrations: string[] = [
      caller TEXT NOT NULL,
      identifier TEXT NOT NULL,
      priority INTEGER NOT NULL,
-     base_url TEXT NOT NULL,
-     status TEXT NOT NULL CHECK (status IN ('queued', 'rendering', 'succeeded', 'failed')),
-     attempts INTEGER NOT NULL DEFAULT 0,
-     max_attempts INTEGER NOT NULL,
-     created_at INTEGER NOT NULL,
-     available_at INTEGER NOT NULL,
-     claimed_by TEXT,
-     claimed_at INTEGER,
-     lease_until INTEGER,
-     finished_at INTEGER,
-     file_id TEXT,
-     pages INTEGER,
-     bytes INTEGER,
-     error TEXT,
+     ${jobsKeptColumns},
      error_code TEXT,
      network TEXT,
      request_bytes INTEGER NOT NULL,

@@ -4,7 +4,9 @@
  * transaction (sqlite/jobs.ts), PostgreSQL's in one database function under an advisory lock
  * (postgres/schema.ts); both judge by enqueue-rules.ts.
  */
-import type { Job, JobError, JobResult } from '../contract.js';
+import { randomBytes } from 'node:crypto';
+import type { EnqueueInput, Job, JobError, JobResult } from '../contract.js';
+import { requestDigest } from '../enqueue-rules.js';
 import { eventColumns } from '../job-events.js';
 import type { Dialect } from './dialect.js';
 
@@ -61,6 +63,26 @@ export const jobStatements = (d: Dialect) => ({
   dropDeliveries: `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed')
      AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = webhook_deliveries.job_id)`,
 });
+
+/**
+ * A new job as both stores' enqueues write it: its id, and its request serialized once (outside
+ * any lock), whose size the queue bounds count and whose digest tells a retry of the same request.
+ */
+export function newJob(input: EnqueueInput) {
+  const request = JSON.stringify(input.request);
+  return {
+    id: `job_${randomBytes(12).toString('base64url')}`,
+    caller: input.caller,
+    identifier: input.identifier,
+    priority: input.priority,
+    request,
+    requestBytes: Buffer.byteLength(request),
+    digest: requestDigest(input.priority, request),
+    baseUrl: input.baseUrl,
+    maxAttempts: input.maxAttempts,
+    now: input.now,
+  };
+}
 
 /** The parameters of `complete`. */
 export const completeParams = (id: string, worker: string, now: number, result: JobResult) => ({
