@@ -158,12 +158,33 @@ const serverRooms = [
 ].map((rule) => ({ severity: 'error', ...rule }));
 
 /** @type {import('dependency-cruiser').IConfiguration} */
+/**
+ * The CLI's rooms: render/ (`pdfrender render`: its flags, the batch, watch, progress output) and
+ * serve/ (`pdfrender serve`: its flags, the run, the stop), with the program and what both share
+ * (run options, flag sets, io) at the root. Neither command's room reaches into the other's.
+ */
+const cliRooms = [
+  {
+    name: 'no-serve-from-render',
+    comment: "`render` and `serve` share what they share through cli/'s root, not each other's files",
+    from: { path: '^src/cli/render/' },
+    to: { path: '^src/cli/serve/' },
+  },
+  {
+    name: 'no-render-from-serve',
+    comment: "`render` and `serve` share what they share through cli/'s root, not each other's files",
+    from: { path: '^src/cli/serve/' },
+    to: { path: '^src/cli/render/' },
+  },
+].map((rule) => ({ severity: 'error', ...rule }));
+
 module.exports = {
   forbidden: [
     ...upward,
     ...storeRooms,
     ...engineRooms,
     ...serverRooms,
+    ...cliRooms,
     {
       name: 'no-circular',
       comment: 'an import cycle ties modules that should stand apart',

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { colorFlag, colorLevel, painter } from '../src/cli/color.js';
 import type { CliIO } from '../src/cli/io.js';
 import { runCli } from '../src/cli/program.js';
-import { createReporter, progressLine } from '../src/cli/ui.js';
+import { createReporter, progressLine } from '../src/cli/render/ui.js';
 
 // eslint-disable-next-line no-control-regex -- the escape that starts an ANSI colour sequence
 const ansi = /\x1b\[/;

@@ -25,7 +25,7 @@ import { type Command, Option } from 'commander';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
-import { flagFiles, requestFieldsFromFlags } from '../src/cli/request-flags.js';
+import { flagFiles, requestFieldsFromFlags } from '../src/cli/render/request-flags.js';
 import { parseRunOptions } from '../src/cli/run-options.js';
 import { PdfRenderError } from '../src/errors.js';
 import { asyncRenderRequestSchema, parseRenderRequest, parseWith, renderRequestSchema } from '../src/request.js';

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planDocuments, type PlanInput } from '../src/cli/plan-documents.js';
+import { planDocuments, type PlanInput } from '../src/cli/render/plan-documents.js';
 import { PdfRenderError } from '../src/errors.js';
 import { folderWith, removeTempDirs } from './support/files.js';
 

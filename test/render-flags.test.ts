@@ -7,9 +7,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../src/cli/io.js';
-import { renderCommand } from '../src/cli/render-command.js';
-import { renderFlags } from '../src/cli/render-flags.js';
-import { requestOptions } from '../src/cli/request-flags.js';
+import { renderCommand } from '../src/cli/render/render-command.js';
+import { renderFlags } from '../src/cli/render/render-flags.js';
+import { requestOptions } from '../src/cli/render/request-flags.js';
 import { runFlags } from '../src/cli/run-options.js';
 import { PdfRenderError } from '../src/errors.js';
 

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { watchAndRender } from '../src/cli/watch.js';
+import { watchAndRender } from '../src/cli/render/watch.js';
 import { bin, pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf, readingOrder } from './support/pdf.js';

@@ -17,8 +17,8 @@ export const version: string = JSON.parse(readFileSync(new URL('../../package.js
  * not pay for the store and webhook modules (about 20 ms of start-up).
  */
 const commands: Record<string, (io: CliIO, setExitCode: (code: number) => void) => Promise<Command>> = {
-  render: async (io, setExitCode) => (await import('./render-command.js')).renderCommand(io, setExitCode),
-  serve: async (io) => (await import('./serve-command.js')).serveCommand(io, version),
+  render: async (io, setExitCode) => (await import('./render/render-command.js')).renderCommand(io, setExitCode),
+  serve: async (io) => (await import('./serve/serve-command.js')).serveCommand(io, version),
   webhooks: async (io) => (await import('./webhooks-command.js')).webhooksCommand(io),
   setup: async (io) => (await import('./setup-command.js')).setupCommand(io),
 };

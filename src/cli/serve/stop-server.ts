@@ -7,8 +7,8 @@
  * and an orchestrator's stop timeout sized to it never kills a render.
  */
 import type { ServerType } from '@hono/node-server';
-import { PdfRenderError } from '../errors.js';
-import type { Runtime } from '../server/runtime.js';
+import { PdfRenderError } from '../../errors.js';
+import type { Runtime } from '../../server/runtime.js';
 
 /** How long each step after the grace may wait: answers reaching their clients, requests stuck elsewhere than a render. */
 const afterGraceMs = 2_000;

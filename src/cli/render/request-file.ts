@@ -4,8 +4,8 @@
  * request file).
  */
 import { readFile } from 'node:fs/promises';
-import { PdfRenderError, labelFieldErrors } from '../errors.js';
-import { parseRenderRequest, type RenderRequest } from '../request.js';
+import { PdfRenderError, labelFieldErrors } from '../../errors.js';
+import { parseRenderRequest, type RenderRequest } from '../../request.js';
 
 /** The request fields a --request file holds: a JSON object, or a clear error naming the file. */
 export async function readRequestFile(path: string): Promise<Record<string, unknown>> {

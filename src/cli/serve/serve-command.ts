@@ -3,8 +3,8 @@
  * is loaded only when the command runs, so that `pdfrender render` never pays for the server stack.
  */
 import { Command, Option } from 'commander';
-import { loadServeConfig, serveSettings } from '../server/config.js';
-import type { CliIO } from './io.js';
+import { loadServeConfig, serveSettings } from '../../server/config.js';
+import type { CliIO } from '../io.js';
 
 /** Build the `serve` command. */
 export function serveCommand(io: CliIO, version: string): Command {

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PdfRenderError } from '../errors.js';
+import { PdfRenderError } from '../../errors.js';
 
 /** Where one PDF is delivered. */
 export type Destination = { kind: 'file'; path: string } | { kind: 'stdout' };

@@ -3,20 +3,20 @@
  * and on SIGINT/SIGTERM stops accepting requests and async jobs, lets renders in flight finish
  * (bounded by --shutdown-grace, see stop-server.ts), then closes the browser and the database.
  */
-import { reachedFromThisMachineOnly, type ServeConfig } from '../server/config.js';
-import { createEngine } from '../engine/engine.js';
-import { requireBrowser } from '../engine/browser/find-browser.js';
-import { eventLogWriter } from '../event-log.js';
-import { engineNetworkOptions } from '../network/policy-settings.js';
-import { valueWithin } from '../race.js';
-import { createApp } from '../server/app.js';
-import { accessLogWriter } from '../server/edge/access-log.js';
-import { listen } from '../server/listen.js';
-import { isLoopbackHost } from '../network/address-spelling.js';
-import { bracketed, isWildcard } from '../server/public-url.js';
-import { startRuntime } from '../server/runtime.js';
-import { describeBackend } from '../store/open-backend.js';
-import type { CliIO } from './io.js';
+import { reachedFromThisMachineOnly, type ServeConfig } from '../../server/config.js';
+import { createEngine } from '../../engine/engine.js';
+import { requireBrowser } from '../../engine/browser/find-browser.js';
+import { eventLogWriter } from '../../event-log.js';
+import { engineNetworkOptions } from '../../network/policy-settings.js';
+import { valueWithin } from '../../race.js';
+import { createApp } from '../../server/app.js';
+import { accessLogWriter } from '../../server/edge/access-log.js';
+import { listen } from '../../server/listen.js';
+import { isLoopbackHost } from '../../network/address-spelling.js';
+import { bracketed, isWildcard } from '../../server/public-url.js';
+import { startRuntime } from '../../server/runtime.js';
+import { describeBackend } from '../../store/open-backend.js';
+import type { CliIO } from '../io.js';
 import { stopServer } from './stop-server.js';
 
 const sweepEveryMs = 60_000;

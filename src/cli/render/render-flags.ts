@@ -4,7 +4,7 @@
  * request flags (request-flags.ts) and the run options (run-options.ts).
  */
 import { z } from 'zod';
-import { flagSet } from './flag-set.js';
+import { flagSet } from '../flag-set.js';
 
 // A switch commander sets to true when given; absent is off.
 const onOff = (help: string) => z.boolean().default(false).describe(help);

@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
-import { writeFileAtomic } from '../atomic-write.js';
-import type { Engine } from '../engine/engine.js';
-import { callerError, exitCodeFor } from '../errors.js';
-import type { CliIO } from './io.js';
+import { writeFileAtomic } from '../../atomic-write.js';
+import type { Engine } from '../../engine/engine.js';
+import { callerError, exitCodeFor } from '../../errors.js';
+import type { CliIO } from '../io.js';
 import type { PlannedDocument } from './plan-documents.js';
 import { validate } from './request-file.js';
 import type { DocumentOutcome, Reporter } from './ui.js';

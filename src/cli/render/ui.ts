@@ -7,8 +7,8 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
-import { publicReport, type ResourceIssue } from '../engine/network-report.js';
-import { causeChain, PdfRenderError } from '../errors.js';
+import { publicReport, type ResourceIssue } from '../../engine/network-report.js';
+import { causeChain, PdfRenderError } from '../../errors.js';
 
 /** What happened to one document, as printed and as in the JSON summary. */
 export interface DocumentOutcome {

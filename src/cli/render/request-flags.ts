@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { flagName } from '../server/config.js';
-import { PdfRenderError } from '../errors.js';
-import { findPaperFormat, paperFormats } from '../paper-formats.js';
-import { renderRequestFields } from '../request.js';
+import { flagName } from '../../server/config.js';
+import { PdfRenderError } from '../../errors.js';
+import { findPaperFormat, paperFormats } from '../../paper-formats.js';
+import { renderRequestFields } from '../../request.js';
 
 type Field = keyof typeof renderRequestFields;
 
