@@ -156,8 +156,9 @@ describe('the OpenAPI document', () => {
       expect({ path, status: response.status, allow: response.headers.get('allow') }).toEqual({
         path,
         status: 405,
+        // A GET route answers HEAD too.
         allow: Object.keys(operations)
-          .map((method) => method.toUpperCase())
+          .flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]))
           .join(', '),
       });
     }

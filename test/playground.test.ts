@@ -195,7 +195,7 @@ describe('the playground page', () => {
     expect(policy).toContain('frame-src blob:');
     // GET only: anything else is a 405 naming it.
     const post = await fetch(`${server.url}/`, { method: 'POST' });
-    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET']);
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 });
 

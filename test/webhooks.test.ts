@@ -192,7 +192,7 @@ describe('/api/webhooks', () => {
         headers: { Authorization: 'Bearer k' },
       });
       expect(wrongMethod.status).toBe(405);
-      expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+      expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD, POST');
     } finally {
       await server.close();
     }

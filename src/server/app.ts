@@ -3,6 +3,7 @@
  * store, clock, log), so tests drive it with app.request() or over a real socket alike.
  */
 import { Hono, type Context } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
@@ -44,19 +45,25 @@ export function createApp(
     : deps;
   // A database error no store call classified (a read meeting a lock) still gets its documented status.
   app.onError((error, c) => errorResponse(c, databaseFault(error) ?? error, deps.events));
-  app.notFound((c) => {
-    const allowed = allowedMethods(app, c.req.path);
-    if (allowed.length > 0) {
-      c.header('Allow', allowed.join(', '));
-      return errorResponse(
-        c,
-        new PdfRenderError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`),
-        deps.events,
-      );
-    }
-    return errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events);
-  });
+  app.notFound((c) =>
+    errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events),
+  );
   app.use(accessLog(deps.log));
+  // Hono's own: a 404 at a path that a route serves with other methods becomes 405 with Allow (read
+  // off app.routes, GET bringing HEAD), answered in the API's error shape.
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, allowed) => {
+        c.header('Allow', allowed.join(', '));
+        const error = new PdfRenderError(
+          'METHOD_NOT_ALLOWED',
+          `${c.req.method} is not allowed here; use ${allowed.join(' or ')}`,
+        );
+        return errorResponse(c, error, deps.events);
+      },
+    }),
+  );
   app.use(hostGuard(deps));
   // Before everything that can refuse, so a browser page allowed by --cors-origin can read why.
   if (deps.config.corsOrigins.length > 0) app.use(corsAnswers(deps.config.corsOrigins));
@@ -105,21 +112,6 @@ export function createApp(
   webhooksRoutes(app, routeDeps);
   if (deps.config.playground) playgroundRoutes(app, routeDeps);
   return app;
-}
-
-/** The methods `app`'s routes take at `path`, read off the routes themselves (middleware is mounted for ALL). */
-function allowedMethods(app: { routes: Array<{ method: string; path: string }> }, path: string): string[] {
-  // A route path ("/api/pdfs/jobs/:jobId") as a pattern of the paths it serves.
-  const serves = (route: string) =>
-    new RegExp(
-      `^${route
-        .split('/')
-        .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-        .join('/')}$`,
-    ).test(path);
-  return [
-    ...new Set(app.routes.filter((route) => route.method !== 'ALL' && serves(route.path)).map((route) => route.method)),
-  ];
 }
 
 /** Where the OpenAPI document says the API answers: this server's public base, or relative to the document when there is none yet (a test's app without a listener). */
