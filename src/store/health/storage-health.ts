@@ -46,14 +46,6 @@ const minFree = 1024 * 1024;
 /** The log says at most this often that writes met another process's lock. */
 const busyLogEveryMs = 30_000;
 
-interface Watched {
-  path: string;
-  /** Its name in the data dir, as /readyz says it. */
-  label: string;
-  dev: number;
-  ino: number;
-}
-
 /** How one kind of storage is looked at; storageMonitor keeps the state, the log and the timer. */
 export interface StorageLooks {
   /** Where the storage is, for the log ("data dir /srv/pdfrender", "the database and S3 bucket ..."). */
@@ -66,6 +58,15 @@ export interface StorageLooks {
   look(needBytes: number): Promise<StorageFault | null>;
   /** The quick look after a write and before acknowledging it: is what was written where it will be read? */
   confirm(): Promise<StorageFault | null>;
+}
+
+/** A path of the data dir as it was when the server opened it: the same file there later, or one put in its place. */
+interface Watched {
+  path: string;
+  /** Its name in the data dir, as /readyz says it. */
+  label: string;
+  dev: number;
+  ino: number;
 }
 
 /** The looks at a data dir: `dbPath` and `filesDir` (both existing) still the ones opened, writable, with room. */
