@@ -18,6 +18,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 const { root, backend, url, dataDir, enqueue: share, producers, loops } = workerData;
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { storeWriter } = await dist('store/store-writer.js');
+const { retryingStore } = await dist('store/retrying-store.js');
 const { fileStore } = await dist('store/files/file-store.js');
 const { webhookEvent } = await dist('server/api/job-event.js');
 
@@ -38,10 +39,12 @@ async function openInstance() {
   return { store: sqliteStore(db, webhookEvent), blobs: diskBlobs(join(dataDir, 'files')) };
 }
 
-const { store, blobs } = await openInstance();
-// The server's own writer: DATABASE_BUSY is tried again (--busy-timeout's default 10 s), anything else thrown.
+const opened = await openInstance();
+// The server's own writer: DATABASE_BUSY is tried again (--busy-timeout's default 10 s), anything else
+// thrown; every write of the store goes through it, as open-backend.ts builds it.
 const write = storeWriter({ waitMs: 10_000 });
-const files = fileStore(store.fileIndex, blobs, write);
+const store = retryingStore(opened.store, write);
+const files = fileStore(store.fileIndex, opened.blobs, write);
 await store.ping();
 
 // About what Chromium writes for a one-line page; the bytes go where serve keeps them (the database, or the data dir's files/).
@@ -96,8 +99,8 @@ let next = 0;
 async function produce() {
   while (!stopped && next < share) {
     const identifier = `t${threadId}-${next++}`;
-    await write(() =>
-      store.queue.enqueue({
+    await store.queue
+      .enqueue({
         caller: 'bench',
         identifier,
         priority: 0,
@@ -107,8 +110,8 @@ async function produce() {
         dedupeWindowMs: 60_000,
         bounds,
         maxAttempts: 3,
-      }),
-    ).then(workers.wake, failed);
+      })
+      .then(workers.wake, failed);
   }
 }
 
@@ -117,15 +120,13 @@ async function work(index) {
   const holder = `bench-${threadId}.${index}`;
   while (!stopped) {
     try {
-      const job = await write(() => store.queue.claim(holder, Date.now(), leaseMs));
+      const job = await store.queue.claim(holder, Date.now(), leaseMs);
       if (!job) {
         await workers.sleep(workerPollMs);
         continue;
       }
       const file = await files.save(pdf, 1, Date.now(), 3_600_000);
-      await write(() =>
-        store.queue.complete(job.id, holder, Date.now(), { fileId: file.id, pages: 1, bytes: file.bytes }),
-      );
+      await store.queue.complete(job.id, holder, Date.now(), { fileId: file.id, pages: 1, bytes: file.bytes });
       sender.wake();
     } catch (error) {
       failed(error);
@@ -138,7 +139,7 @@ async function work(index) {
 async function send() {
   while (!stopped) {
     try {
-      const due = await write(() => store.deliveries.claim(Date.now(), 32, 60_000, 32, {}));
+      const due = await store.deliveries.claim(Date.now(), 32, 60_000, 32, {});
       if (due.length === 0) {
         await sender.sleep(senderPollMs);
         continue;
@@ -146,7 +147,7 @@ async function send() {
       await Promise.all(
         due.map(async (delivery) => {
           await store.webhooks.get(delivery.endpointId);
-          await write(() => store.deliveries.succeeded(delivery.id, 204, Date.now()));
+          await store.deliveries.succeeded(delivery.id, 204, Date.now());
           delivered += 1;
         }),
       );
