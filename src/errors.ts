@@ -57,16 +57,20 @@ export class PdfRenderError extends Error {
   /** Seconds after which the caller may try again (rate limit, shutdown). */
   readonly retryAfter?: number;
 
+  /** What the caller is not told and the operator's log is (what a refused name resolved to, a DNS error). */
+  readonly detail?: string;
+
   constructor(
     code: ErrorCode,
     message: string,
-    options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number } = {},
+    options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number; detail?: string } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'PdfRenderError';
     this.code = code;
     if (options.fieldErrors) this.fieldErrors = options.fieldErrors;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    if (options.detail !== undefined) this.detail = options.detail;
   }
 }
 

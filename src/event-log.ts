@@ -26,6 +26,8 @@ export interface LogEvent {
   error?: unknown;
   /** Blocked or failed URLs with the detail their callers were not told. */
   issues?: LoggedIssue[];
+  /** What the caller was not told of a refusal (a webhook URL's resolved address, a DNS error). */
+  detail?: string;
 }
 
 /** Receives events for the operator's log. */
@@ -39,6 +41,7 @@ export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) 
       return write(JSON.stringify({ time, ...event, ...(error === undefined ? {} : { error: errorFields(error) }) }));
     const where = [event.request, event.jobId && `job ${event.jobId}`, event.code].filter(Boolean).join(' ');
     const lines = [`${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`];
+    if (event.detail) lines.push(`  ${event.detail}`);
     for (const issue of event.issues ?? [])
       lines.push(`  ${issue.url}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}`);
     if (error !== undefined) lines.push(...causeLines(error).map((line) => `  ${line}`));

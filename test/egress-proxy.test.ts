@@ -211,8 +211,12 @@ describe('pinned requests', () => {
     const resolver = async () => ['127.0.0.1'];
     const url = new URL(`http://reused.test:${targetPort}/pinned-request`);
     expect((await pinnedRequest(url, { policy: { network: 'all', allowHosts: [] }, resolver })).status).toBe(200);
-    await expect(pinnedRequest(url, { policy: { network: 'public', allowHosts: [] }, resolver })).rejects.toThrow(
-      'reused.test resolves to 127.0.0.1',
+    // The message is the caller's reason; where the name pointed is the operator's detail.
+    await expect(pinnedRequest(url, { policy: { network: 'public', allowHosts: [] }, resolver })).rejects.toMatchObject(
+      {
+        message: 'blocked by the network policy (public addresses only)',
+        refusal: { detail: expect.stringContaining('reused.test resolves to 127.0.0.1') },
+      },
     );
     expect(seen).toEqual([`reused.test:${targetPort} /pinned-request`]);
     seen.length = 0;

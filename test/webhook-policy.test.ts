@@ -6,6 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PdfRenderError } from '../src/errors.js';
+import type { Resolver } from '../src/network/resolve-checked.js';
 import { deliveries } from '../src/store/sqlite/deliveries.js';
 import { checkWebhookUrl } from '../src/webhooks/webhook-policy.js';
 import { removeTempDirs } from './support/files.js';
@@ -13,6 +15,19 @@ import { startServer } from './support/server.js';
 import { until } from './support/wait.js';
 
 afterAll(removeTempDirs);
+
+// What a caller is told of any webhook URL the network policy refuses.
+const safeReason =
+  'blocked by the network policy (public addresses only); a receiver on this machine or a private network needs --allow-private-webhooks';
+
+async function refusalOf(url: string, resolver: Resolver): Promise<PdfRenderError> {
+  const error = await checkWebhookUrl(url, false, resolver).then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(PdfRenderError);
+  return error as PdfRenderError;
+}
 
 describe('checkWebhookUrl', () => {
   it.each([
@@ -32,11 +47,24 @@ describe('checkWebhookUrl', () => {
     await expect(checkWebhookUrl(url, true)).resolves.toBe(new URL(url).href);
   });
 
-  it('refuses a name that resolves to a private address', async () => {
-    const resolver = async () => ['192.168.1.10'];
-    await expect(checkWebhookUrl('https://hooks.example.test/x', false, resolver)).rejects.toThrow(
-      'hooks.example.test resolves to 192.168.1.10, which is not a public address (private)',
-    );
+  // Issue 27 §5: the refusal once said "hooks.example.test resolves to 192.168.1.10" and, for a
+  // missing name, "ENOTFOUND": an oracle for the server's DNS. The caller now reads the policy's
+  // reason alone, the same for both; the address and the DNS error are the operator's detail.
+  it('refuses a name that resolves to a private address without saying the address', async () => {
+    const refusal = await refusalOf('https://hooks.example.test/x', async () => ['192.168.1.10']);
+    expect(refusal.fieldErrors).toEqual({ url: [safeReason] });
+    expect(JSON.stringify([refusal.message, refusal.fieldErrors])).not.toContain('192.168');
+    expect(refusal.detail).toContain('hooks.example.test resolves to 192.168.1.10, which is not a public address');
+  });
+
+  it('refuses a name that does not exist in the same words as a private one, without the DNS error', async () => {
+    const missing = await refusalOf('https://hooks.example.test/x', async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND hooks.example.test'), { code: 'ENOTFOUND' });
+    });
+    const internal = await refusalOf('https://hooks.example.test/x', async () => ['10.1.2.3']);
+    expect([missing.message, missing.fieldErrors]).toEqual([internal.message, internal.fieldErrors]);
+    expect(missing.message).not.toMatch(/ENOTFOUND|resolve/);
+    expect(missing.detail).toContain('ENOTFOUND');
   });
 
   it('accepts a name that resolves to public addresses only', async () => {
@@ -58,8 +86,33 @@ describe('webhook policy on a server', () => {
       expect(response.status).toBe(422);
       expect(await response.json()).toMatchObject({
         outcome: 'VALIDATION_FAILED',
-        errors: { url: [expect.stringContaining('not a public address (loopback)')] },
+        errors: { url: [safeReason] },
       });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('POST /api/webhooks tells the caller neither the DNS error of a missing name nor that it is missing', async () => {
+    const server = await startServer({ allowPrivateWebhooks: false });
+    try {
+      // .invalid never resolves (RFC 6761), so the system resolver fails it without the internet.
+      const response = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'http://db.corp.invalid/hook' }),
+      });
+      expect(response.status).toBe(422);
+      const text = await response.text();
+      expect(JSON.parse(text)).toMatchObject({ outcome: 'VALIDATION_FAILED', errors: { url: [safeReason] } });
+      expect(text).not.toMatch(/ENOTFOUND|EAI_AGAIN|resolve/);
+      // The operator's log has what the caller was not told.
+      expect(server.events).toContainEqual(
+        expect.objectContaining({
+          message: 'request refused',
+          detail: expect.stringMatching(/db\.corp\.invalid.*cannot resolve db\.corp\.invalid: (ENOTFOUND|EAI_AGAIN)/),
+        }),
+      );
     } finally {
       await server.close();
     }
@@ -95,9 +148,16 @@ describe('webhook policy on a server', () => {
       expect(entry).toMatchObject({
         status: 'pending',
         attempts: 1,
-        lastError: expect.stringContaining('refused by the network policy: rebind.example.test resolves to 127.0.0.1'),
+        lastError: 'refused by the network policy: blocked by the network policy (public addresses only)',
       });
       expect(hits).toBe(0);
+      // The endpoint's owner reads lastError back; only the operator's log says where the name pointed.
+      expect(server.events).toContainEqual(
+        expect.objectContaining({
+          message: 'webhook delivery attempt failed',
+          detail: expect.stringContaining('rebind.example.test resolves to 127.0.0.1'),
+        }),
+      );
     } finally {
       await server.close();
       receiver.close();

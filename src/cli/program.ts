@@ -82,6 +82,8 @@ function printError(io: CliIO, error: unknown, debug: boolean, level: Parameters
   const chalk = painter(level);
   const message = error instanceof Error ? error.message : String(error);
   for (const line of message.split('\n')) io.stderr.write(`${chalk.red('pdfrender:')} ${line}\n`);
+  // The CLI's user is the operator: the detail a server's caller is not told (what a name resolved to) is theirs.
+  if (isPdfRenderError(error) && error.detail) io.stderr.write(`${chalk.dim(`(${error.detail})`)}\n`);
   // The stack, then each cause's (a file's errno, the browser's own message), as the server's log has them.
   if (debug && error instanceof Error) io.stderr.write(`${causeLines(error).join('\n')}\n`);
   else if (!isPdfRenderError(error)) io.stderr.write('(run with --debug for the stack trace)\n');

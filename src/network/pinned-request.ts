@@ -39,13 +39,17 @@ export interface PinnedRequestOptions {
   agentFor?: ((url: URL, address: string) => Agent) | undefined;
 }
 
-/** An error that names a URL the policy refused (as opposed to one that failed to load); its message is the detail, for the operator. */
+/**
+ * An error that names a URL the policy refused (as opposed to one that failed to load). Its message
+ * is the reason any caller may see; the detail (what the name resolved to, the DNS error) is only in
+ * `refusal.detail`, for the operator's log, so passing the message on can never leak it.
+ */
 export class RefusedUrlError extends Error {
   override readonly name = 'RefusedUrlError';
   readonly refusal: Refusal;
 
   constructor(refused: Refusal) {
-    super(refused.detail ?? refused.reason);
+    super(refused.reason);
     this.refusal = refused;
   }
 }

@@ -24,6 +24,15 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
       error,
     });
   }
+  // A refusal whose detail the caller may not see (a webhook URL's resolved address): the operator may.
+  if (error instanceof PdfRenderError && error.detail !== undefined)
+    events({
+      level: 'info',
+      message: 'request refused',
+      request: `${c.req.method} ${c.req.path}`,
+      code,
+      detail: error.detail,
+    });
   if (!(error instanceof PdfRenderError)) return c.json({ outcome: code, message }, 500);
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
   const body: Record<string, unknown> = { outcome: code };

@@ -11,11 +11,12 @@
 import type { Clock } from '../clock.js';
 import type { EventLog } from '../event-log.js';
 import type { Resolver } from '../network/resolve-checked.js';
-import { pinnedRequest, RefusedUrlError } from '../network/pinned-request.js';
+import { pinnedRequest } from '../network/pinned-request.js';
 import type { NetworkPolicy } from '../network/policy.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { Deliveries, Delivery, WebhookEndpoints } from '../store/contract.js';
 import { webhookConnections } from './connections.js';
+import { deliveryFailureReason, failureDetail } from './delivery-failure.js';
 import { signWebhook } from './signing.js';
 
 const pollMs = 500;
@@ -126,13 +127,14 @@ export function startSender(deps: {
       const retryAfter = response.headers['retry-after'];
       retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, deps.clock.now());
     } catch (error) {
-      const reason = signal.aborted
-        ? `no answer within ${requestTimeoutMs / 1000} s`
-        : error instanceof RefusedUrlError
-          ? `refused by the network policy: ${error.message}`
-          : error instanceof Error
-            ? error.message
-            : String(error);
+      // The endpoint's owner reads this back; the address or DNS error behind it is the operator's.
+      const reason = signal.aborted ? `no answer within ${requestTimeoutMs / 1000} s` : deliveryFailureReason(error);
+      if (!signal.aborted)
+        deps.events({
+          level: 'info',
+          message: 'webhook delivery attempt failed',
+          detail: `${endpoint.url}: ${failureDetail(error)}`,
+        });
       return deps.outcomes.deliveries.failed(delivery, null, reason, deps.clock.now());
     }
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
