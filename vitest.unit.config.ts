@@ -37,6 +37,7 @@ const unitTestFiles = [
   'test/store-statements.test.ts',
   'test/s3-location.test.ts',
   'test/settings-reference.test.ts',
+  'test/wait-expression.test.ts',
 ];
 
 const dist = resolve(import.meta.dirname, 'dist');

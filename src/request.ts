@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError, type FieldErrors } from './errors.js';
-import vm from 'node:vm';
 import {
   booleanField,
   delayField,
@@ -18,6 +17,7 @@ import {
 } from './fields.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
+import { expressionProblem } from './wait-expression.js';
 
 /**
  * The largest paper side: 200 in (14 400 pt) is PDF's own page limit in Acrobat and most readers,
@@ -45,28 +45,13 @@ function checkPageUrl(url: string, ctx: z.RefinementCtx): void {
 /** The longest waitDelay: longer than any sensible deadline, and far inside what a Node timer can wait. */
 const maxWaitDelayMs = 10 * 60_000;
 
-/**
- * The script a waitForExpression runs in the page: the expression, awaited, as a boolean. The same
- * text is compiled at validation, so what passes there is what the page is given.
- */
-export const waitExpressionScript = (expression: string): string => `(async () => Boolean(await (${expression}\n)))()`;
-
 /** The longest selector or expression a wait may give. */
 const maxWaitChars = 10_000;
 
-// Compiled, never run, so a typo is a 422 naming the field rather than a render that waits out its
-// deadline. Inside an async function, the expression may use await.
+// Exactly one expression (wait-expression.ts), so it cannot close the wrapper it runs in.
 function checkExpression(expression: string | null, ctx: z.RefinementCtx): void {
-  if (expression === null) return;
-  try {
-    new vm.Script(waitExpressionScript(expression));
-  } catch (error) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be a JavaScript expression (${(error as Error).message})`,
-      input: expression,
-    });
-  }
+  const problem = expression === null ? null : expressionProblem(expression);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, input: expression });
 }
 
 const metadataText = (description: string) => optionalTextField(1000, description).optional();
@@ -150,7 +135,7 @@ export const renderRequestFields = {
   ),
   waitForExpression: optionalTextField(
     maxWaitChars,
-    "print once this JavaScript expression is truthy in the page (it may return a promise); needs the documents' JavaScript on",
+    "print once this JavaScript expression (exactly one) is truthy in the page (it may return a promise); needs the documents' JavaScript on",
   ).superRefine(checkExpression),
   waitDelay: delayField()
     .pipe(

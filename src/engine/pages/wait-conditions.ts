@@ -7,7 +7,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PdfRenderError } from '../../errors.js';
-import { waitExpressionScript, type RenderRequest } from '../../request.js';
+import type { RenderRequest } from '../../request.js';
+import { waitExpressionScript } from '../../wait-expression.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld } from './print-pdf.js';
 
@@ -60,20 +61,36 @@ export async function waitForConditions(
     );
   }
   if (expression) {
-    // In the page's own world, where its globals are; so the page counts as having run script.
+    // In the page's own world, where its globals are; so the page counts as having run script. The
+    // wrapper hands back a boolean, or a short account of a throw (wait-expression.ts), never the
+    // expression's value.
     const wrapped = waitExpressionScript(expression);
+    const waiting = `waitForExpression ${quoted(expression)} (to be truthy`;
+    let label = `${waiting})`;
+    // A throw (a global not set yet) is not an answer: it is tried again, as a false one is; while
+    // the last check threw, the label says what, so a deadline that runs out tells it.
+    const relabel = (next: string) => {
+      pending.delete(label);
+      pending.add((label = next));
+    };
+    const check = async () => {
+      const { result } = await slot.client.send('Runtime.evaluate', {
+        expression: wrapped,
+        awaitPromise: true,
+        returnByValue: true,
+      });
+      relabel(result.type === 'string' ? `${waiting}; it last threw ${JSON.stringify(result.value)})` : `${waiting})`);
+      return result.value === true;
+    };
     waits.push(
-      named(pending, `waitForExpression ${quoted(expression)} (to be truthy)`, () =>
-        until(slot, signal, async () => {
-          const { result, exceptionDetails } = await slot.client.send('Runtime.evaluate', {
-            expression: wrapped,
-            awaitPromise: true,
-            returnByValue: true,
-          });
-          // A throw (a global not set yet) is not an answer: it is tried again, as a false one is.
-          return !exceptionDetails && result.value === true;
-        }),
-      ),
+      (async () => {
+        pending.add(label);
+        try {
+          await until(slot, signal, check);
+        } finally {
+          pending.delete(label);
+        }
+      })(),
     );
   }
   await Promise.all(waits);
