@@ -12,6 +12,7 @@ import { executablePath } from './support/browser.js';
 import { removeTempDirs } from './support/files.js';
 import { startGate } from './support/gate.js';
 import { receiver } from './support/receiver.js';
+import { everyOwner } from '../src/store/owners.js';
 import { startServer, type TestServer } from './support/server.js';
 import { until } from './support/wait.js';
 
@@ -39,7 +40,8 @@ async function boundedServer(flags: Record<string, unknown>, hook: { url: string
     { engine },
     { realClock: true },
   );
-  await server.deps.webhooks.add(hook.url, Date.now());
+  // The operator's global endpoint: every key's jobs are announced to it.
+  await server.deps.webhooks.add(hook.url, Date.now(), everyOwner);
   return server;
 }
 

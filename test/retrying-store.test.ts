@@ -76,7 +76,7 @@ describe('the store the server uses', () => {
     const writes = Promise.all([
       store.webhooks.add('https://receiver.example/hook', 1_000),
       store.queue.claim('worker', 1_000, 60_000),
-      store.fileIndex.insert({ id: 'f', pages: 1, bytes: 10, createdAt: 1_000, expiresAt: 2_000 }),
+      store.fileIndex.insert({ id: 'f', pages: 1, bytes: 10, createdAt: 1_000, expiresAt: 2_000, owner: '' }),
       store.ping(),
     ]);
     await released;

@@ -7,6 +7,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/server/config.js';
+import { databasePath } from '../src/store/open-store.js';
+import { keyOwner } from '../src/store/owners.js';
+import { openDb } from '../src/store/sqlite/open-db.js';
+import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { pdfrender, startServe } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -256,6 +260,25 @@ describe('pdfrender serve', () => {
       }
     };
     await Promise.all(cases.map(check));
+  });
+
+  it('says at start which webhook endpoints belong to no key, since they receive no events once keys are set', async () => {
+    const dataDir = await tempDir();
+    const db = openDb(databasePath(dataDir));
+    const endpoints = webhookEndpoints(db);
+    endpoints.add('https://example.com/old', 1);
+    endpoints.add('https://example.com/theirs', 2, keyOwner('the-key'));
+    db.close();
+    const server = await startServe(['--api-key', 'the-key', '--data-dir', dataDir]);
+    try {
+      await until(
+        () => server.stderr().includes('pdfrender: 1 webhook endpoint belongs to no API key and receives no events'),
+        'the notice about endpoints of no key',
+      );
+      expect(server.stderr()).toContain('pdfrender webhooks assign <id> --for-key <key>');
+    } finally {
+      server.child.kill('SIGKILL');
+    }
   });
 
   it('warns when it listens beyond this machine without an API key', async () => {

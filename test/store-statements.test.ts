@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { named } from '../src/store/postgres/named.js';
 import { fileIndex } from '../src/store/sqlite/file-index.js';
 import { migrations, openDb } from '../src/store/sqlite/open-db.js';
+import { webhookEndpoints } from '../src/store/sqlite/webhook-endpoints.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
 afterAll(removeTempDirs);
@@ -39,8 +40,8 @@ describe('named parameters numbered for PostgreSQL', () => {
   });
 });
 
-describe('SQLite migration 11', () => {
-  it('keeps every file row of a schema 10 data dir, found by the shared statements', async () => {
+describe('SQLite migrations 11 and 12', () => {
+  it("keeps every file row of a schema 10 data dir, found by the shared statements, and makes what exists no key's", async () => {
     const path = join(await tempDir(), 'pdfrender.db');
     const old = new Database(path);
     for (const migration of migrations.slice(0, 10)) old.exec(migration);
@@ -48,6 +49,9 @@ describe('SQLite migration 11', () => {
     old
       .prepare('INSERT INTO files (id, path, pages, bytes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run('kept', 'kept.pdf', 3, 1234, 1_000, 9_000);
+    old
+      .prepare('INSERT INTO webhook_endpoints (id, url, secret, created_at, key) VALUES (?, ?, ?, ?, ?)')
+      .run('wh_old', 'https://example.com/hook', 'whsec_x', 1, 'whk_x');
     old.close();
 
     const db = openDb(path);
@@ -60,10 +64,13 @@ describe('SQLite migration 11', () => {
         bytes: 1234,
         createdAt: 1_000,
         expiresAt: 9_000,
+        // Made before owners existed: no key's (migration 12).
+        owner: '',
       });
-      index.insert({ id: 'new', pages: 1, bytes: 10, createdAt: 2_000, expiresAt: 3_000 });
+      index.insert({ id: 'new', pages: 1, bytes: 10, createdAt: 2_000, expiresAt: 3_000, owner: '' });
       expect(index.expired(5_000).map((file) => file.id)).toEqual(['new']);
       expect(index.known(['kept', 'new', 'gone'])).toEqual(new Set(['kept', 'new']));
+      expect(webhookEndpoints(db).get('wh_old')).toMatchObject({ url: 'https://example.com/hook', owner: '' });
     } finally {
       db.close();
     }

@@ -103,7 +103,7 @@ describe('pdfrender webhooks', () => {
       ]);
 
       const listed = await webhooksCli(['webhooks', 'list', '--data-dir', dataDir], dataDir);
-      expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  active`);
+      expect(listed.stdout.trim()).toBe(`${id}  http://127.0.0.1:9/hook  no key  active`);
       const asJson = JSON.parse(
         (await webhooksCli(['webhooks', 'list', '--json', '--show-secrets', '--data-dir', dataDir], dataDir)).stdout,
       );
@@ -111,8 +111,9 @@ describe('pdfrender webhooks', () => {
         expect.objectContaining({ id, key: expect.stringMatching(/^whk_/), secret: expect.stringMatching(/^whsec_/) }),
       ]);
       const hidden = (await webhooksCli(['webhooks', 'list', '--json', '--data-dir', dataDir], dataDir)).stdout;
+      // The operator sees whose it is ('' is no key's: added without --for-key or --global).
       expect(JSON.parse(hidden)).toEqual([
-        { id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0 },
+        { id, url: 'http://127.0.0.1:9/hook', createdAt: expect.any(Number), disabledAt: null, held: 0, owner: '' },
       ]);
 
       expect((await webhooksCli(['webhooks', 'remove', id!, '--data-dir', dataDir], dataDir)).stdout.trim()).toBe(

@@ -1,8 +1,9 @@
 /**
- * `pdfrender webhooks add <url> | list | remove <id> | rotate <id> | enable <id> | deliveries |
- * redeliver <jobId>`: manage the endpoints that async renders notify and their deliveries. They
- * live in the data dir's database, so a running server sees changes at once (and sends what a
- * command queued within a second).
+ * `pdfrender webhooks add <url> | list | remove <id> | rotate <id> | enable <id> | assign <id> |
+ * deliveries | redeliver <jobId>`: manage the endpoints that async renders notify and their
+ * deliveries. They live in the data dir's database, so a running server sees changes at once (and
+ * sends what a command queued within a second). These are the operator's: they see and change every
+ * key's endpoints.
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -12,6 +13,7 @@ import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
 import { openStore } from '../store/open-store.js';
 import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../store/contract.js';
+import { everyOwner, keyOwner, noOwner } from '../store/owners.js';
 import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
@@ -50,25 +52,33 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoint as JSON')
+    .option('--for-key <key>', forKeyHelp)
+    .option('--global', globalHelp)
     .option(
       '--allow-private-webhooks',
       `${serveSettings.allowPrivateWebhooks.schema.description} [env ${serveSettings.allowPrivateWebhooks.env}]`,
     )
-    .action(async (url: string, options: Where & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
+    .action(async (url: string, options: Where & Owning & { json?: boolean; allowPrivateWebhooks?: boolean }) => {
+      const owner = ownerFrom(options) ?? noOwner;
       const allowPrivate = resolveSetting(serveSettings.allowPrivateWebhooks, options.allowPrivateWebhooks, io.env);
       const checked = await checkWebhookUrl(url, allowPrivate);
-      const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now));
+      const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now, owner));
       if (result.created) {
         const { created: _created, ...endpoint } = result;
         return void print(
           options.json
             ? JSON.stringify(endpoint)
-            : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\n${credentials(endpoint)}`,
+            : `id:     ${endpoint.id}\nurl:    ${endpoint.url}\nowner:  ${ownerLabel(endpoint.owner)}\n${credentials(endpoint)}`,
         );
       }
       if (options.json)
         return void print(
-          JSON.stringify({ ...withoutCredentials(result.endpoint), reenabled: true, released: result.released }),
+          JSON.stringify({
+            ...withoutCredentials(result.endpoint),
+            owner: result.endpoint.owner,
+            reenabled: true,
+            released: result.released,
+          }),
         );
       print(
         `id:     ${result.endpoint.id}\nurl:    ${result.endpoint.url}\n${enabledLine(result)}; its key and signing secret are unchanged (\`pdfrender webhooks list --show-secrets\` shows them)`,
@@ -81,10 +91,18 @@ export function webhooksCommand(io: CliIO): Command {
     .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoints as JSON')
     .option('--show-secrets', 'include the keys and signing secrets')
-    .action(async (options: Where & { json?: boolean; showSecrets?: boolean }) => {
-      const list = await withEndpoints(options, (endpoints) => endpoints.list());
+    .option('--for-key <key>', 'only the endpoints of this API key')
+    .action(async (options: Where & { json?: boolean; showSecrets?: boolean; forKey?: string }) => {
+      const viewer = options.forKey === undefined ? undefined : keyOwner(options.forKey);
+      const list = await withEndpoints(options, (endpoints) => endpoints.list(viewer));
       if (options.json) {
-        print(JSON.stringify(list.map((endpoint) => (options.showSecrets ? endpoint : withoutCredentials(endpoint)))));
+        print(
+          JSON.stringify(
+            list.map((endpoint) =>
+              options.showSecrets ? endpoint : { ...withoutCredentials(endpoint), owner: endpoint.owner },
+            ),
+          ),
+        );
       } else if (list.length === 0) {
         print('no webhook endpoints; add one with `pdfrender webhooks add <url>`');
       } else {
@@ -93,11 +111,8 @@ export function webhooksCommand(io: CliIO): Command {
           const state = endpoint.disabledAt
             ? `disabled ${new Date(endpoint.disabledAt).toISOString()} (the receiver answered 410); ${held}: \`pdfrender webhooks enable ${endpoint.id}\` sends them`
             : 'active';
-          print(
-            [endpoint.id, endpoint.url, state, ...(options.showSecrets ? [endpoint.key, endpoint.secret] : [])].join(
-              '  ',
-            ),
-          );
+          const secrets = options.showSecrets ? [endpoint.key, endpoint.secret] : [];
+          print([endpoint.id, endpoint.url, ownerLabel(endpoint.owner), state, ...secrets].join('  '));
         }
       }
     });
@@ -143,6 +158,24 @@ export function webhooksCommand(io: CliIO): Command {
       print(options.json ? JSON.stringify(endpoint) : `id:     ${endpoint.id}\n${credentials(endpoint, which)}`);
     });
   group
+    .command('assign <id>')
+    .description(
+      "give an endpoint to an API key (it receives that key's jobs' events and the key manages it), make it global (every key's events), or no key's",
+    )
+    .option('--data-dir <dir>', dataDirHelp)
+    .option('--database <url>', databaseHelp)
+    .option('--for-key <key>', forKeyHelp)
+    .option('--global', globalHelp)
+    .option('--unowned', "no key's: it receives only the events of jobs sent with auth off")
+    .action(async (id: string, options: Where & Owning) => {
+      const owner = ownerFrom(options);
+      if (owner === undefined)
+        throw new PdfRenderError('USAGE', 'say whose the endpoint is: --for-key <key>, --global or --unowned');
+      const endpoint = await withEndpoints(options, (endpoints) => endpoints.assign(id, owner));
+      if (!endpoint) throw noEndpoint(id);
+      print(`${id}: ${ownerLabel(endpoint.owner)}`);
+    });
+  group
     .command('deliveries')
     .description('show the delivery log, newest first')
     .option('--data-dir <dir>', dataDirHelp)
@@ -177,7 +210,7 @@ export function webhooksCommand(io: CliIO): Command {
   group
     .command('redeliver <jobId>')
     .description(
-      "send a finished job's webhook event again, now, to every active endpoint, also those that never had it (a running server sends it within a second)",
+      "send a finished job's webhook event again, now, to every active endpoint of the job's API key and every global one, also those that never had it (a running server sends it within a second)",
     )
     .option('--data-dir <dir>', dataDirHelp)
     .option('--database <url>', databaseHelp)
@@ -187,6 +220,36 @@ export function webhooksCommand(io: CliIO): Command {
       );
     });
   return group;
+}
+
+const forKeyHelp =
+  "the endpoint is this API key's (one of serve's --api-key): it receives the events of that key's jobs, and that key manages it through /api/webhooks";
+const globalHelp = "the endpoint receives every key's jobs' events (no key sees or manages it through /api/webhooks)";
+
+/** Whose an endpoint is to be, as the flags say it. */
+interface Owning {
+  forKey?: string;
+  global?: boolean;
+  unowned?: boolean;
+}
+
+/** The owner the flags name (store/owners.ts), or undefined when they name none; more than one is a usage error. */
+function ownerFrom(options: Owning): string | undefined {
+  const named = [
+    ...(options.forKey !== undefined ? [keyOwner(options.forKey)] : []),
+    ...(options.global ? [everyOwner] : []),
+    ...(options.unowned ? [noOwner] : []),
+  ];
+  if (named.length > 1)
+    throw new PdfRenderError('USAGE', '--for-key, --global and --unowned name one owner each: give one');
+  return named[0];
+}
+
+/** An owner as the listings say it: a key by the first 12 hex digits of its SHA-256 (the key itself is never stored). */
+function ownerLabel(owner: string): string {
+  if (owner === everyOwner) return 'global';
+  if (owner === noOwner) return 'no key';
+  return `key ${owner.slice('key:'.length, 'key:'.length + 12)}`;
 }
 
 /** The error of a command given an id no endpoint has. */

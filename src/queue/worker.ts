@@ -18,6 +18,7 @@ import { logReportDetail, type EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
 import type { FileStore, Job, JobQueue, StoredFile } from '../store/contract.js';
+import { ownerOfCaller } from '../store/owners.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
 
@@ -170,7 +171,13 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         lane: 'background',
         signal: cut.signal,
       });
-      file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.retentionMs);
+      file = await deps.files.save(
+        result.pdf,
+        result.pages,
+        deps.clock.now(),
+        deps.retentionMs,
+        ownerOfCaller(job.caller),
+      );
       // Only the lease holder may finish the job; if the lease was lost, the new holder reports it.
       logReportDetail(deps.events, result.network, { jobId: job.id });
       const stored = file;

@@ -188,10 +188,11 @@ export interface DeliveryLogEntry {
  */
 export interface Deliveries {
   /**
-   * Queue `event` (as JSON, under a new webhook-id) for every endpoint, due now, held for a
-   * disabled one; returns how many deliveries.
+   * Queue `event` (as JSON, under a new webhook-id) for every endpoint of `owner` (the job's,
+   * owners.ts; default no key's) and every global one, due now, held for a disabled one; returns how
+   * many deliveries.
    */
-  queueEvent(jobId: string, event: unknown, now: number): Promise<number>;
+  queueEvent(jobId: string, event: unknown, now: number, owner?: string): Promise<number>;
   /**
    * Take up to `limit` due deliveries for sending, at most `perEndpoint` per endpoint counting the
    * attempts in flight (the caller's `inFlight` on SQLite; every sender's, from the table, on
@@ -239,6 +240,8 @@ export interface WebhookEndpoint {
   createdAt: number;
   /** When a receiver answered 410 Gone, after which its deliveries are held until it is enabled; null while active. */
   disabledAt: number | null;
+  /** Whose it is (owners.ts): it receives the events of that owner's jobs, or of every job when `*`. */
+  owner: string;
 }
 
 /** An endpoint as listings show it: with how many deliveries it holds (while disabled). */
@@ -262,26 +265,31 @@ export interface Rotation {
  * once in a running server. Each change of state and its deliveries' is one transaction.
  */
 export interface WebhookEndpoints {
-  /** Add an endpoint with a new key and a new secret. */
-  add(url: string, now: number): Promise<WebhookEndpoint>;
+  /** Add an endpoint of `owner` (owners.ts; default no key's) with a new key and a new secret. */
+  add(url: string, now: number, owner?: string): Promise<WebhookEndpoint>;
   /**
    * What `webhooks add` and POST /api/webhooks do: a URL that a disabled endpoint has is that
    * endpoint coming back, so it is enabled again (the oldest such, keeping its id, key and secret,
    * which its receiver already checks) and its held deliveries are sent; any other URL gets a new
-   * endpoint.
+   * endpoint. Only `owner`'s endpoints count: another owner's endpoint with the same URL is theirs.
    */
   addOrEnable(
     url: string,
     now: number,
+    owner?: string,
   ): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)>;
+  // The methods below that take `viewer` see only the endpoints that owner owns (another's is not
+  // there: null, absent from the list); without one (the operator, or auth off) they see every endpoint.
   /** Enable an endpoint and send what it holds (also when it was active: nothing changes then but stragglers); null when there is none. */
-  enable(id: string, now: number): Promise<Enabled | null>;
+  enable(id: string, now: number, viewer?: string): Promise<Enabled | null>;
   /** Replace an endpoint's key, secret or both; the next delivery attempt uses them. Null when there is no such endpoint. */
-  rotate(id: string, which: Rotation): Promise<WebhookEndpoint | null>;
+  rotate(id: string, which: Rotation, viewer?: string): Promise<WebhookEndpoint | null>;
   /** Every endpoint, oldest first, with how many deliveries each holds. */
-  list(): Promise<ListedEndpoint[]>;
-  /** Whether any endpoint exists, disabled ones included (their events are held). */
-  any(): Promise<boolean>;
+  list(viewer?: string): Promise<ListedEndpoint[]>;
+  /** Whether an endpoint would receive the events of `owner`'s jobs (its own or a global one; without `owner`, any endpoint), disabled ones included (their events are held). */
+  any(owner?: string): Promise<boolean>;
+  /** Give an endpoint to another owner (the operator's `webhooks assign`); null when there is none. */
+  assign(id: string, owner: string): Promise<WebhookEndpoint | null>;
   /** One endpoint, read afresh (a removed one is null). */
   get(id: string): Promise<WebhookEndpoint | null>;
   /** Hold everything for an endpoint until it is enabled again (its receiver answered 410 Gone). */
@@ -291,7 +299,7 @@ export interface WebhookEndpoints {
    * removed", `unsent` of them: `webhooks redeliver <jobId>` sends a job's event to the current
    * endpoints). Null when there was none with that id.
    */
-  remove(id: string, now: number): Promise<{ unsent: number } | null>;
+  remove(id: string, now: number, viewer?: string): Promise<{ unsent: number } | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +362,8 @@ export interface StoredFile {
   bytes: number;
   createdAt: number;
   expiresAt: number;
+  /** The owner of the render that made it (owners.ts): with --private-files, only that key downloads it. */
+  owner: string;
 }
 
 /**
@@ -363,8 +373,8 @@ export interface StoredFile {
  * row names (left by a crash between the two steps).
  */
 export interface FileStore {
-  /** Store a PDF until `now + retentionMs`: the bytes first, then the row (or neither). Storage faults throw with a storage code. */
-  save(pdf: Uint8Array, pages: number, now: number, retentionMs: number): Promise<StoredFile>;
+  /** Store `owner`'s PDF until `now + retentionMs`: the bytes first, then the row (or neither). Storage faults throw with a storage code. */
+  save(pdf: Uint8Array, pages: number, now: number, retentionMs: number, owner: string): Promise<StoredFile>;
   /** Remove a file saved for a job that then could not be finished (best effort: the sweep gets the rest). */
   discard(file: StoredFile): Promise<void>;
   /** A file that has not expired yet, or null. */

@@ -9,6 +9,8 @@ import type { FinishedJob } from './contract.js';
 /** The columns of a finished job that its event is made of. */
 export interface FinishedJobRow {
   id: string;
+  /** Whose job it is: its event goes to that owner's endpoints (owners.ts ownerOfCaller). */
+  caller: string;
   identifier: string;
   base_url: string;
   status: string;
@@ -20,7 +22,7 @@ export interface FinishedJobRow {
 }
 
 /** The columns of FinishedJobRow, for a statement that returns them. */
-export const eventColumns = 'id, identifier, base_url, status, file_id, pages, bytes, error, error_code';
+export const eventColumns = 'id, caller, identifier, base_url, status, file_id, pages, bytes, error, error_code';
 
 /** The job a FinishedJobRow is (its status succeeded or failed). */
 export const finishedJob = (row: FinishedJobRow): FinishedJob => ({

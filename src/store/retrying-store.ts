@@ -45,6 +45,7 @@ const kinds: { [P in Part]: Kinds<Store[P]> } = {
     get: 'read',
     disable: 'write',
     remove: 'write',
+    assign: 'write',
   },
   redeliveries: { redeliver: 'write' },
   rateWindows: { hit: 'write', peek: 'read', prune: 'write' },

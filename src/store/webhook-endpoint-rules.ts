@@ -12,8 +12,8 @@ export function newWebhookKey(): string {
   return `whk_${randomBytes(32).toString('hex')}`;
 }
 
-/** A new active endpoint for `url`, with a fresh id, key and secret: what both stores insert. */
-export function newEndpoint(url: string, now: number): WebhookEndpoint {
+/** A new active endpoint of `owner` for `url`, with a fresh id, key and secret: what both stores insert. */
+export function newEndpoint(url: string, now: number, owner: string): WebhookEndpoint {
   return {
     id: `wh_${randomBytes(9).toString('base64url')}`,
     url,
@@ -21,12 +21,13 @@ export function newEndpoint(url: string, now: number): WebhookEndpoint {
     secret: newWebhookSecret(),
     createdAt: now,
     disabledAt: null,
+    owner,
   };
 }
 
-/** An endpoint without its key and secret, as listings show it. */
-export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret'> {
-  const { key: _key, secret: _secret, ...rest } = endpoint;
+/** An endpoint as API listings show it: without its key and secret, and without its owner (the caller's own key, as a digest). */
+export function withoutCredentials<T extends WebhookEndpoint>(endpoint: T): Omit<T, 'key' | 'secret' | 'owner'> {
+  const { key: _key, secret: _secret, owner: _owner, ...rest } = endpoint;
   return rest;
 }
 

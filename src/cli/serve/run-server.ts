@@ -16,6 +16,7 @@ import { isLoopbackHost } from '../../network/address-spelling.js';
 import { bracketed, isWildcard } from '../../server/public-url.js';
 import { startRuntime } from '../../server/runtime.js';
 import { describeBackend } from '../../store/open-backend.js';
+import { noOwner } from '../../store/owners.js';
 import type { CliIO } from '../io.js';
 import { stopServer } from './stop-server.js';
 
@@ -97,6 +98,14 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       io.stderr.write(
         'pdfrender: file URLs download without the API key (their ids are unguessable, as RenderPDF.io clients expect); --private-files requires it\n',
       );
+    // Endpoints from before owners (or added without --for-key) receive no key's events once keys are set.
+    if (config.apiKeys.length > 0) {
+      const unowned = (await deps.store.webhooks.list(noOwner)).length;
+      if (unowned > 0)
+        io.stderr.write(
+          `pdfrender: ${unowned} webhook endpoint${unowned === 1 ? ' belongs' : 's belong'} to no API key and receive${unowned === 1 ? 's' : ''} no events while keys are set; give each to a key (\`pdfrender webhooks assign <id> --for-key <key>\`) or to every key (\`--global\`)\n`,
+        );
+    }
     if (!config.publicUrl && isWildcard(config.host)) {
       io.stderr.write(
         `pdfrender: no --public-url: file and status URLs name the local address each request arrived on; set --public-url to the address callers use\n`,

@@ -9,7 +9,8 @@ import type { asyncAccepted, jobAnswer } from '../api/api-answers.js';
 import { fileUrlPath, jobStatusPath } from '../api/api-paths.js';
 import { PdfRenderError } from '../../errors.js';
 import { asyncRenderRequestSchema, parseWith } from '../../request.js';
-import { callerKey } from '../edge/caller.js';
+import { callerKey, keyOf } from '../edge/caller.js';
+import { noOwner } from '../../store/owners.js';
 import type { AppDeps } from '../deps.js';
 import { absoluteUrl, publicBase } from '../public-url.js';
 import { readBody } from './read-body.js';
@@ -20,11 +21,15 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
     // Refused now, as a 422, rather than as a failed job later.
     deps.engine.check(request);
-    // A disabled endpoint counts: the job's event is held for it and sent once it is enabled again.
-    if (!(await deps.webhooks.any())) {
+    // An endpoint that would receive the job's event: the key's own or a global one (with auth off,
+    // no key's). A disabled one counts: the event is held for it and sent once it is enabled again.
+    const key = keyOf(c);
+    if (!(await deps.webhooks.any(key ?? noOwner))) {
       throw new PdfRenderError(
         'WEBHOOK_NOT_CONFIGURED',
-        'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks',
+        key
+          ? 'no webhook endpoint of this API key is configured: add one with POST /api/webhooks, sending this key'
+          : 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks',
       );
     }
     const job = await deps.queue.enqueue({
@@ -55,7 +60,10 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
 
   app.get('/api/pdfs/jobs/:jobId', async (c) => {
     const job = await deps.queue.get(c.req.param('jobId'));
-    if (!job) throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
+    // Another key's job is not there (404, as an id nobody has: an id is not confirmed to exist).
+    const key = keyOf(c);
+    if (!job || (key !== undefined && job.caller !== key))
+      throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
     return c.json({
       outcome: 'SUCCESS',
       jobId: job.id,

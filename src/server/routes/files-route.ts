@@ -2,10 +2,12 @@
  * GET /api/pdfs/files/:fileId: download a rendered PDF until its retention period ends. RenderPDF.io
  * calls fileUrl a downloadable URL and its clients fetch it with no credentials, so unless
  * --private-files it needs no API key: its id is 128 random bits, the URL itself is the capability.
+ * With --private-files it needs the key whose render made it.
  */
 import type { Context, Hono } from 'hono';
 import { PdfRenderError } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
+import { keyOf } from '../edge/caller.js';
 
 /** The path of a file download, as it is routed. */
 export const filePath = /^\/api\/pdfs\/files\/[^/]+$/;
@@ -17,7 +19,10 @@ export const isFileDownload = (c: Context) =>
 /** Mount the route on `app`. */
 export function filesRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.get('/api/pdfs/files/:fileId', async (c) => {
-    const file = await deps.files.find(c.req.param('fileId'), deps.clock.now());
+    const found = await deps.files.find(c.req.param('fileId'), deps.clock.now());
+    // With --private-files a download carries a key, and another key's file is not there (404).
+    const key = keyOf(c);
+    const file = found && (key === undefined || found.owner === key) ? found : null;
     const pdf = file ? await deps.files.read(file) : null;
     if (!file || !pdf) throw new PdfRenderError('NOT_FOUND', 'no such file, or its retention period has ended');
     c.header('Content-Type', 'application/pdf');

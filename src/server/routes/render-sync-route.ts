@@ -16,6 +16,8 @@ import type { AppDeps } from '../deps.js';
 import { setNetworkHeaders } from './network-headers.js';
 import { absoluteUrl } from '../public-url.js';
 import { rateLimit } from '../edge/rate-limit.js';
+import { keyOf } from '../edge/caller.js';
+import { noOwner } from '../../store/owners.js';
 import { readBody } from './read-body.js';
 
 /** The paths of render-sync: negotiated, and the PDF itself. */
@@ -39,7 +41,13 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
       logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
       const network = publicReport(result.network);
       setNetworkHeaders(c, network);
-      const file = await deps.files.save(result.pdf, result.pages, deps.clock.now(), deps.config.retention);
+      const file = await deps.files.save(
+        result.pdf,
+        result.pages,
+        deps.clock.now(),
+        deps.config.retention,
+        keyOf(c) ?? noOwner,
+      );
       // The file URL promises a download: not from a data dir that was deleted or replaced.
       await deps.storage.confirm();
       const fileUrl = absoluteUrl(c, deps, fileUrlPath(file.id));

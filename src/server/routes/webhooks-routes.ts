@@ -1,6 +1,8 @@
 /**
  * GET, POST /api/webhooks, DELETE /api/webhooks/:id, POST /api/webhooks/:id/rotate and
- * POST /api/webhooks/:id/enable: the same endpoints as `pdfrender webhooks`.
+ * POST /api/webhooks/:id/enable: the same endpoints as `pdfrender webhooks`. With auth on, a key
+ * sees and manages only the endpoints it added (another's is 404, as an id nobody has), and they
+ * receive only its jobs' events; the operator's `pdfrender webhooks` sees them all.
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
@@ -12,6 +14,8 @@ import { withoutCredentials } from '../../store/webhook-endpoint-rules.js';
 import type { AppDeps } from '../deps.js';
 import { checkWebhookUrl } from '../../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';
+import { keyOf } from '../edge/caller.js';
+import { noOwner } from '../../store/owners.js';
 
 /** The 404 of a route given an id no endpoint has. */
 const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${id}`);
@@ -24,19 +28,20 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
   app.get('/api/webhooks', async (c) =>
     c.json({
       outcome: 'SUCCESS',
-      webhooks: (await deps.webhooks.list()).map((endpoint) => withoutCredentials(endpoint)),
+      webhooks: (await deps.webhooks.list(keyOf(c))).map((endpoint) => withoutCredentials(endpoint)),
     } satisfies Answer<'list'>),
   );
   app.post('/api/webhooks', async (c) => {
     const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    const result = await deps.webhooks.addOrEnable(checked, deps.clock.now());
+    const result = await deps.webhooks.addOrEnable(checked, deps.clock.now(), keyOf(c) ?? noOwner);
     await deps.storage.confirm();
     if (!result.created && result.released > 0) deps.wakeSender();
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
     // disabled endpoint enabled again keeps them and does not show them again.
     if (result.created) {
-      const { created: _created, ...endpoint } = result;
+      // The owner is the caller's own key (as a digest): not part of the answer.
+      const { created: _created, owner: _owner, ...endpoint } = result;
       return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'created'>, 201);
     }
     return c.json({
@@ -47,7 +52,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     } satisfies Answer<'reenabled'>);
   });
   app.post('/api/webhooks/:id/enable', async (c) => {
-    const enabled = await deps.webhooks.enable(c.req.param('id'), deps.clock.now());
+    const enabled = await deps.webhooks.enable(c.req.param('id'), deps.clock.now(), keyOf(c));
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
     if (enabled.released > 0) deps.wakeSender();
@@ -65,16 +70,18 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
       (!c.req.header('content-type') && (await c.req.arrayBuffer()).byteLength === 0);
     const which = parseWith(rotateRequestSchema, empty ? {} : await readBody(c));
     const both = !which.key && !which.secret;
-    const endpoint = await deps.webhooks.rotate(c.req.param('id'), {
-      key: both || which.key,
-      secret: both || which.secret,
-    });
+    const endpoint = await deps.webhooks.rotate(
+      c.req.param('id'),
+      { key: both || which.key, secret: both || which.secret },
+      keyOf(c),
+    );
     await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
-    return c.json({ outcome: 'SUCCESS', ...endpoint } satisfies Answer<'rotated'>);
+    const { owner: _owner, ...rotated } = endpoint;
+    return c.json({ outcome: 'SUCCESS', ...rotated } satisfies Answer<'rotated'>);
   });
   app.delete('/api/webhooks/:id', async (c) => {
-    const removed = await deps.webhooks.remove(c.req.param('id'), deps.clock.now());
+    const removed = await deps.webhooks.remove(c.req.param('id'), deps.clock.now(), keyOf(c));
     await deps.storage.confirm();
     if (!removed) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', unsent: removed.unsent } satisfies Answer<'removed'>);

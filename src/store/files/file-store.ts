@@ -18,11 +18,18 @@ const orphanScanEveryMs = 60 * 60_000;
 export function fileStore(index: FileIndex, blobs: Blobs, write: StoreWrite): FileStore {
   let nextOrphanScan = 0;
   return {
-    async save(pdf, pages, now, retentionMs) {
+    async save(pdf, pages, now, retentionMs, owner) {
       const id = randomBytes(16).toString('base64url');
       // Through the writer, so a full disk or a missing folder reaches the health monitor.
       await write(() => blobs.put(id, pdf), { bytes: pdf.byteLength });
-      const file: StoredFile = { id, pages, bytes: pdf.byteLength, createdAt: now, expiresAt: now + retentionMs };
+      const file: StoredFile = {
+        id,
+        pages,
+        bytes: pdf.byteLength,
+        createdAt: now,
+        expiresAt: now + retentionMs,
+        owner,
+      };
       try {
         await index.insert(file);
       } catch (error) {

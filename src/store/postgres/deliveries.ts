@@ -12,6 +12,7 @@ import type { Deliveries, Delivery, DeliveryLogEntry } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import { named } from './named.js';
+import { noOwner } from '../owners.js';
 import { changes, locks, query, rows, transaction, type Sql } from './sql.js';
 
 const statements = deliveryStatements(postgresDialect);
@@ -20,16 +21,16 @@ const statements = deliveryStatements(postgresDialect);
  * Queue `event` for every endpoint in `tx` (held for a disabled one); returns how many deliveries.
  * The caller holds the webhooks lock (shared), so no endpoint changes between this and its commit.
  */
-export async function queueEvent(tx: Sql, jobId: string, event: unknown, now: number): Promise<number> {
+export async function queueEvent(tx: Sql, jobId: string, event: unknown, now: number, owner: string): Promise<number> {
   const eventId = `evt_${randomBytes(12).toString('base64url')}`;
-  return changes(tx, ...named(statements.queueEvent, { eventId, jobId, body: JSON.stringify(event), now }));
+  return changes(tx, ...named(statements.queueEvent, { eventId, jobId, body: JSON.stringify(event), now, owner }));
 }
 
 /** The deliveries table in the database of `pool`. */
 export function postgresDeliveries(pool: pg.Pool): Deliveries {
   return {
-    queueEvent: (jobId: string, event: unknown, now: number) =>
-      transaction(pool, (tx) => queueEvent(tx, jobId, event, now), locks.webhookWrite),
+    queueEvent: (jobId: string, event: unknown, now: number, owner = noOwner) =>
+      transaction(pool, (tx) => queueEvent(tx, jobId, event, now, owner), locks.webhookWrite),
 
     claim: (now: number, limit: number, leaseMs: number, perEndpoint: number = limit) =>
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).

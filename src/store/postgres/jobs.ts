@@ -19,6 +19,7 @@ import type { EnqueueInput, JobError, JobEventBuilder, JobQueue, JobResult, JobS
 import { postgresDialect } from '../statements/dialect.js';
 import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
 import { queueEvent } from './deliveries.js';
+import { ownerOfCaller } from '../owners.js';
 import { afterLostAnswer } from './lost-answer.js';
 import { named } from './named.js';
 import { changes, connect, locks, query, row, rows, sessionOf, transaction, type Sql } from './sql.js';
@@ -70,7 +71,8 @@ async function settle(
 ): Promise<JobStatus | null> {
   const settled = await row<FinishedJobRow>(tx, ...named(statements.fail, failParams(id, worker, now, error, retryAt)));
   if (!settled) return null;
-  if (settled.status === 'failed') await queueEvent(tx, id, eventOf(finishedJob(settled)), now);
+  if (settled.status === 'failed')
+    await queueEvent(tx, id, eventOf(finishedJob(settled)), now, ownerOfCaller(settled.caller));
   return settled.status as JobStatus;
 }
 
@@ -169,7 +171,7 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
             ...named(statements.complete, completeParams(id, worker, now, result)),
           );
           if (done) {
-            await queueEvent(tx, id, eventOf(finishedJob(done)), now);
+            await queueEvent(tx, id, eventOf(finishedJob(done)), now, ownerOfCaller(done.caller));
             return true;
           }
           // A completion tried again after its commit's answer was lost (the connection dropped) finds

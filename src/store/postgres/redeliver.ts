@@ -10,6 +10,7 @@ import type { JobEventBuilder, JobStatus, Redeliveries, Redelivery } from '../co
 import { postgresDialect } from '../statements/dialect.js';
 import { redeliverStatements } from '../statements/redeliver.js';
 import { named } from './named.js';
+import { ownerOfCaller } from '../owners.js';
 import { changes, locks, row, rows, transaction } from './sql.js';
 
 const statements = redeliverStatements(postgresDialect);
@@ -35,13 +36,19 @@ export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): R
             event_id: `evt_${randomBytes(12).toString('base64url')}`,
             body: JSON.stringify(eventOf(finishedJob(job!))),
           };
-          const created = await changes(
-            tx,
-            ...named(statements.create, { eventId: event.event_id, jobId, body: event.body, now }),
-          );
+          // Whose the job is decides which new endpoints get it; a swept job's owner is not known, so its
+          // event goes again only where it went before.
+          const owner = job ? ownerOfCaller(job.caller) : null;
+          const created =
+            owner === null
+              ? 0
+              : await changes(
+                  tx,
+                  ...named(statements.create, { eventId: event.event_id, jobId, body: event.body, now, owner }),
+                );
           const counts = (await row<{ inFlight: number; active: number }>(
             tx,
-            ...named(statements.counts, { jobId, now }),
+            ...named(statements.counts, { jobId, now, owner }),
           ))!;
           const held = await rows<{ endpoint_id: string }>(tx, ...named(statements.held, { jobId }));
           return {

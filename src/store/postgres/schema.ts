@@ -192,4 +192,10 @@ export const postgresMigrations: string[] = [
      SELECT e.seen_at, e.jobs, e.bytes, e.caller_jobs, e.caller_bytes, e.verdict = 'queued' FROM pdfrender_enqueue_v2(p_id, p_caller, p_identifier, p_priority,
        p_request, p_request_bytes, p_base_url, p_max_attempts, p_now, p_window, p_max_queue, p_max_queue_bytes, p_max_per_caller, p_max_bytes_per_caller, NULL, NULL) e
    $$;`,
+  // Owners (owners.ts), as SQLite's migration 12: an endpoint receives only its owner's jobs' events
+  // (or every job's, '*'); with --private-files a file is downloaded only with its owner's key. What
+  // exists is no key's (''). An instance of the version before, during a rolling upgrade, adds
+  // endpoints as no key's and queues events for every endpoint, as it did.
+  `ALTER TABLE webhook_endpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+   ALTER TABLE files ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
 ];

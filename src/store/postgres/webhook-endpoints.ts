@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import { newEndpoint, validateWebhookUrl } from '../webhook-endpoint-rules.js';
+import { noOwner } from '../owners.js';
 import type { Enabled, ListedEndpoint, Rotation, WebhookEndpoint, WebhookEndpoints } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { rotationParams, webhookEndpointStatements } from '../statements/webhook-endpoints.js';
@@ -16,14 +17,14 @@ import { changes, locks, query, row, rows, transaction, type Sql } from './sql.j
 
 const statements = webhookEndpointStatements(postgresDialect);
 
-async function add(tx: Sql, url: string, now: number): Promise<WebhookEndpoint> {
-  const endpoint = newEndpoint(url, now);
+async function add(tx: Sql, url: string, now: number, owner: string): Promise<WebhookEndpoint> {
+  const endpoint = newEndpoint(url, now, owner);
   await query(tx, ...named(statements.insert, { ...endpoint }));
   return endpoint;
 }
 
-async function enable(tx: Sql, id: string, now: number): Promise<Enabled | null> {
-  const found = await row<WebhookEndpoint>(tx, ...named(statements.get, { id }));
+async function enable(tx: Sql, id: string, now: number, viewer: string | null): Promise<Enabled | null> {
+  const found = await row<WebhookEndpoint>(tx, ...named(statements.seen, { id, viewer }));
   if (!found) return null;
   await query(tx, ...named(statements.setDisabled, { id, disabledAt: null }));
   // Also releases any held while it was active (an attempt that settled after it was enabled).
@@ -39,38 +40,45 @@ function change<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Prom
 /** The webhook endpoint table in the database of `pool`. */
 export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
   return {
-    add: async (url: string, now: number) => {
+    add: async (url: string, now: number, owner = noOwner) => {
       const valid = validateWebhookUrl(url);
-      return change(pool, (tx) => add(tx, valid, now));
+      return change(pool, (tx) => add(tx, valid, now, owner));
     },
-    addOrEnable: async (url: string, now: number) => {
+    addOrEnable: async (url: string, now: number, owner = noOwner) => {
       const valid = validateWebhookUrl(url);
       return change(
         pool,
         async (tx): Promise<({ created: true } & WebhookEndpoint) | ({ created: false } & Enabled)> => {
-          const disabled = await row<{ id: string }>(tx, ...named(statements.disabledWithUrl, { url: valid }));
-          if (disabled) return { created: false, ...(await enable(tx, disabled.id, now))! };
-          return { created: true, ...(await add(tx, valid, now)) };
+          const disabled = await row<{ id: string }>(tx, ...named(statements.disabledWithUrl, { url: valid, owner }));
+          if (disabled) return { created: false, ...(await enable(tx, disabled.id, now, null))! };
+          return { created: true, ...(await add(tx, valid, now, owner)) };
         },
       );
     },
-    enable: (id: string, now: number) => change(pool, (tx) => enable(tx, id, now)),
-    rotate: (id: string, which: Rotation) =>
+    enable: (id: string, now: number, viewer?: string) => change(pool, (tx) => enable(tx, id, now, viewer ?? null)),
+    rotate: (id: string, which: Rotation, viewer?: string) =>
       change(
         pool,
-        async (tx) => (await row<WebhookEndpoint>(tx, ...named(statements.rotate, rotationParams(id, which)))) ?? null,
+        async (tx) =>
+          (await row<WebhookEndpoint>(
+            tx,
+            ...named(statements.rotate, { ...rotationParams(id, which), viewer: viewer ?? null }),
+          )) ?? null,
       ),
-    list: () => rows<ListedEndpoint>(pool, ...named(statements.list)),
-    any: async () => (await row<{ found: number }>(pool, ...named(statements.any)))!.found === 1,
+    list: (viewer?: string) => rows<ListedEndpoint>(pool, ...named(statements.list, { viewer: viewer ?? null })),
+    any: async (owner?: string) =>
+      (await row<{ found: number }>(pool, ...named(statements.any, { owner: owner ?? null })))!.found === 1,
+    assign: (id: string, owner: string) =>
+      change(pool, async (tx) => (await row<WebhookEndpoint>(tx, ...named(statements.assign, { id, owner }))) ?? null),
     get: async (id: string) => (await row<WebhookEndpoint>(pool, ...named(statements.get, { id }))) ?? null,
     disable: (id: string, now: number) =>
       change(pool, async (tx) => {
         if ((await changes(tx, ...named(statements.setDisabled, { id, disabledAt: now }))) > 0)
           await query(tx, ...named(statements.holdDeliveries, { id, now }));
       }),
-    remove: (id: string, now: number) =>
+    remove: (id: string, now: number, viewer?: string) =>
       change(pool, async (tx) => {
-        if (!(await row(tx, ...named(statements.get, { id })))) return null;
+        if (!(await row(tx, ...named(statements.seen, { id, viewer: viewer ?? null })))) return null;
         const unsent = await changes(tx, ...named(statements.dropDeliveries, { id, now }));
         await query(tx, ...named(statements.delete, { id }));
         return { unsent };

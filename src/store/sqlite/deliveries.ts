@@ -10,6 +10,7 @@ import type { Deliveries, Delivery, DeliveryLogEntry, Sync } from '../contract.j
 import { sqliteDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import type { Db } from './open-db.js';
+import { noOwner } from '../owners.js';
 
 const statements = deliveryStatements(sqliteDialect);
 
@@ -54,9 +55,9 @@ export function deliveries(db: Db) {
 
   return {
     // Called inside the transaction that settles the job (jobs.ts), so both happen or neither.
-    queueEvent(jobId: string, event: unknown, now: number): number {
+    queueEvent(jobId: string, event: unknown, now: number, owner = noOwner): number {
       const eventId = `evt_${randomBytes(12).toString('base64url')}`;
-      return insertEvent.run({ eventId, jobId, body: JSON.stringify(event), now }).changes;
+      return insertEvent.run({ eventId, jobId, body: JSON.stringify(event), now, owner }).changes;
     },
     claim: (
       now: number,

@@ -24,6 +24,7 @@ import { sqliteDialect } from '../statements/dialect.js';
 import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
 import type { Db } from './open-db.js';
 import { queueHeld } from './queue-held.js';
+import { ownerOfCaller } from '../owners.js';
 
 const statements = jobStatements(sqliteDialect);
 
@@ -82,7 +83,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const complete = db.transaction((id: string, worker: string, now: number, result: JobResult): boolean => {
     const done = succeed.get(completeParams(id, worker, now, result));
     if (!done) return false;
-    outbox.queueEvent(id, eventOf(finishedJob(done)), now);
+    outbox.queueEvent(id, eventOf(finishedJob(done)), now, ownerOfCaller(done.caller));
     return true;
   });
 
@@ -96,7 +97,8 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   ): JobStatus | null => {
     const settled = settleFailure.get(failParams(id, worker, now, error, retryAt));
     if (!settled) return null;
-    if (settled.status === 'failed') outbox.queueEvent(id, eventOf(finishedJob(settled)), now);
+    if (settled.status === 'failed')
+      outbox.queueEvent(id, eventOf(finishedJob(settled)), now, ownerOfCaller(settled.caller));
     return settled.status as JobStatus;
   };
 

@@ -173,6 +173,10 @@ export const migrations: string[] = [
    DROP TABLE files;
    ALTER TABLE files_v11 RENAME TO files;
    CREATE INDEX files_expiry ON files (expires_at);`,
+  // Owners (owners.ts): an endpoint receives only its owner's jobs' events (or every job's, '*'), and
+  // with --private-files a file is downloaded only with its owner's key. What exists is no key's ('').
+  `ALTER TABLE webhook_endpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+   ALTER TABLE files ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

@@ -11,6 +11,7 @@ import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import { sqliteDialect } from '../statements/dialect.js';
 import { redeliverStatements } from '../statements/redeliver.js';
 import type { Db } from './open-db.js';
+import { ownerOfCaller } from '../owners.js';
 
 const statements = redeliverStatements(sqliteDialect);
 
@@ -19,8 +20,12 @@ export function redeliveries(db: Db, eventOf: JobEventBuilder) {
   const job = db.prepare<{ jobId: string }, FinishedJobRow>(statements.job);
   const firstDelivery = db.prepare<{ jobId: string }, { event_id: string; body: string }>(statements.firstDelivery);
   const again = db.prepare<{ jobId: string; now: number }>(statements.again);
-  const create = db.prepare<{ eventId: string; jobId: string; body: string; now: number }>(statements.create);
-  const counts = db.prepare<{ jobId: string; now: number }, { inFlight: number; active: number }>(statements.counts);
+  const create = db.prepare<{ eventId: string; jobId: string; body: string; now: number; owner: string }>(
+    statements.create,
+  );
+  const counts = db.prepare<{ jobId: string; now: number; owner: string | null }, { inFlight: number; active: number }>(
+    statements.counts,
+  );
   const held = db.prepare<{ jobId: string }, { endpoint_id: string }>(statements.held);
 
   const redeliver = db.transaction((jobId: string, now: number): Redelivery => {
@@ -35,12 +40,16 @@ export function redeliveries(db: Db, eventOf: JobEventBuilder) {
       event_id: `evt_${randomBytes(12).toString('base64url')}`,
       body: JSON.stringify(eventOf(finishedJob(row!))),
     };
-    const created = create.run({ eventId: event.event_id, jobId, body: event.body, now }).changes;
+    // Whose the job is decides which new endpoints get it; a swept job's owner is not known, so its
+    // event goes again only where it went before.
+    const owner = row ? ownerOfCaller(row.caller) : null;
+    const created =
+      owner === null ? 0 : create.run({ eventId: event.event_id, jobId, body: event.body, now, owner }).changes;
     return {
       outcome: 'done',
       queued: reset + created,
       created,
-      ...counts.get({ jobId, now })!,
+      ...counts.get({ jobId, now, owner })!,
       heldFor: held.all({ jobId }).map((h) => h.endpoint_id),
     };
   });

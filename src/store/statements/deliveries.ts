@@ -22,11 +22,12 @@ const endpointDisabled =
   'EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id AND e.disabled_at IS NOT NULL)';
 
 export const deliveryStatements = (d: Dialect) => ({
-  // One row per endpoint, read in the same statement, so the event and the endpoint list agree; a
-  // disabled endpoint's row is held, so the event is kept for it rather than never written.
+  // One row per endpoint of the job's owner and per global one, read in the same statement, so the
+  // event and the endpoint list agree; a disabled endpoint's row is held, so the event is kept for it
+  // rather than never written.
   queueEvent: `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)
      SELECT :eventId, :jobId, id, :body, CASE WHEN disabled_at IS NULL THEN 'pending' ELSE 'held' END, :now, :now
-     FROM webhook_endpoints ORDER BY created_at, ${d.writeOrder}`,
+     FROM webhook_endpoints WHERE owner IN (:owner, '*') ORDER BY created_at, ${d.writeOrder}`,
   // Only attempts still claimed (not settled since): a lease renewed after its outcome was written would hide the next attempt.
   renew: `UPDATE webhook_deliveries SET next_attempt_at = :until, claimed_until = :until
      WHERE ${d.among('id', 'ids', 'bigint')} AND status = 'pending' AND claimed_until IS NOT NULL`,

@@ -2,11 +2,11 @@
 import type { Dialect } from './dialect.js';
 
 /** The columns of a StoredFile, named as its fields. */
-const columns = 'id, pages, bytes, created_at AS "createdAt", expires_at AS "expiresAt"';
+const columns = 'id, pages, bytes, created_at AS "createdAt", expires_at AS "expiresAt", owner';
 
 export const fileIndexStatements = (d: Dialect) => ({
-  insert:
-    'INSERT INTO files (id, pages, bytes, created_at, expires_at) VALUES (:id, :pages, :bytes, :createdAt, :expiresAt)',
+  insert: `INSERT INTO files (id, pages, bytes, created_at, expires_at, owner)
+     VALUES (:id, :pages, :bytes, :createdAt, :expiresAt, :owner)`,
   find: `SELECT ${columns} FROM files WHERE id = :id AND expires_at > :now`,
   expired: `SELECT ${columns} FROM files WHERE expires_at <= :now ORDER BY expires_at, id`,
   remove: 'DELETE FROM files WHERE id = :id',
