@@ -1,27 +1,37 @@
 /**
  * Request bodies in the three encodings RenderPDF.io clients send: JSON, multipart/form-data
  * (where the HTML fields may be uploaded files) and application/x-www-form-urlencoded.
- * A body that cannot be decoded is the caller's mistake: 422 with `errors.body`, never a 500.
+ * A body that cannot be decoded is the caller's mistake: 422 with `errors.body`, never a 500. A body
+ * too complex to parse without stalling the server (body-shape.ts) is a 413, refused before parsing.
  */
 import type { Context } from 'hono';
 import { PdfRenderError } from '../../errors.js';
+import { checkJsonShape, checkMultipartParts, checkUrlEncodedFields } from './body-shape.js';
 
 /** The body as a plain object of fields, ready for the request schema. */
 export async function readBody(c: Context): Promise<unknown> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) {
     const text = await bodyText(c);
+    checkJsonShape(text);
     try {
       return JSON.parse(text);
     } catch (error) {
       throw bodyError(`is not valid JSON: ${(error as Error).message}`);
     }
   }
-  if (type === 'application/x-www-form-urlencoded') return fieldsOf(parseUrlEncoded(await bodyText(c)));
+  if (type === 'application/x-www-form-urlencoded') {
+    const text = await bodyText(c);
+    checkUrlEncodedFields(text);
+    return fieldsOf(parseUrlEncoded(text));
+  }
   if (type === 'multipart/form-data') {
+    const contentType = c.req.header('content-type')!;
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    checkMultipartParts(bytes, contentType);
     let form: FormData;
     try {
-      form = await c.req.formData();
+      form = await new Response(bytes, { headers: { 'Content-Type': contentType } }).formData();
     } catch {
       // undici says only "Failed to parse body as FormData"; say what usually causes it.
       throw bodyError(
