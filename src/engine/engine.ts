@@ -342,7 +342,9 @@ export function createEngine(options: EngineOptions): Engine {
       // The page is wiped for the next caller after this one has its answer, so the reset is no part
       // of its wait; the page (and its place in the pool) comes back once the reset is done.
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
-      if (printed)
+      // A page that had a frame of another origin is closed with its context instead: what that frame
+      // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
+      if (printed && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) => pool.release(slot, clean));
       else pool.release(slot, false);
     }
