@@ -185,6 +185,20 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.claim('w', 10, 1000)).toBeNull();
   });
 
+  it("shares the workers between callers: the next job is the caller's with the fewest rendering, whatever priorities the others sent", async () => {
+    const [x, y, z] = ['key:x', 'key:y', 'key:z'];
+    const xJobs = [];
+    for (let i = 0; i < 8; i += 1) xJobs.push(await queue.enqueue(job({ caller: x, priority: 10, now: 1 + i })));
+    const yLow = await queue.enqueue(job({ caller: y, priority: 0, now: 20 }));
+    const yHigh = await queue.enqueue(job({ caller: y, priority: 5, now: 21 }));
+    const zJob = await queue.enqueue(job({ caller: z, priority: -5, now: 22 }));
+    const order = [];
+    for (let i = 0; i < 6; i += 1) order.push((await queue.claim(`w${i}`, 100, 60_000))!.id);
+    // Each caller's first before anyone's second; within a caller, its priority; among callers as
+    // far along, the higher priority.
+    expect(order).toEqual([xJobs[0]!.id, yHigh.id, zJob.id, xJobs[1]!.id, yLow.id, xJobs[2]!.id]);
+  });
+
   it('leases a job to one worker: only the holder heartbeats, completes, fails or releases it', async () => {
     const queued = await queue.enqueue(job());
     expect(await queue.claim('worker-a', 2_000_000, 30_000)).toMatchObject({

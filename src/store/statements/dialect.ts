@@ -12,20 +12,20 @@ export interface Dialect {
   among(column: string, param: string, type: 'text' | 'bigint'): string;
   /** A list as a parameter of `among` takes it. */
   list(values: readonly (string | number)[]): unknown;
-  /** After a pick of rows another instance may be taking at the same moment: pass them over rather than wait (PostgreSQL). SQLite has one writer at a time. */
-  skipLocked: string;
+  /** After a pick of rows (of the table `of` names, in a join) another instance may be taking at the same moment: pass them over rather than wait (PostgreSQL). SQLite has one writer at a time. */
+  skipLocked(of?: string): string;
 }
 
 export const sqliteDialect: Dialect = {
   writeOrder: 'rowid',
   among: (column, param) => `${column} IN (SELECT value FROM json_each(:${param}))`,
   list: (values) => JSON.stringify(values),
-  skipLocked: '',
+  skipLocked: () => '',
 };
 
 export const postgresDialect: Dialect = {
   writeOrder: 'seq',
   among: (column, param, type) => `${column} = ANY(:${param}::${type}[])`,
   list: (values) => values,
-  skipLocked: 'FOR UPDATE SKIP LOCKED',
+  skipLocked: (of) => `FOR UPDATE${of ? ` OF ${of}` : ''} SKIP LOCKED`,
 };
