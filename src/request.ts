@@ -268,7 +268,9 @@ export const asyncRenderRequestSchema = z
       ),
     priority: numberField({ ...priorityRange, integer: true })
       .prefault(0)
-      .describe(`${priorityRange.min} to ${priorityRange.max}, higher first (default 0)`),
+      .describe(
+        `${priorityRange.min} to ${priorityRange.max}, higher first among the caller's own jobs (default 0); callers share the workers whatever their priorities`,
+      ),
   })
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
