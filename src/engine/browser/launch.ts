@@ -14,6 +14,7 @@ import { PdfRenderError } from '../../errors.js';
 import { valueWithin } from '../../race.js';
 import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
+import { withoutRuntimeEvents } from './runtime-events-off.js';
 import { browserInstallHint } from './find-browser.js';
 
 export interface LaunchedBrowser {
@@ -121,7 +122,8 @@ export async function launchBrowser(
 /** Puppeteer over the browser's DevTools pipe, once it answers; rejects if it exits or takes too long first. */
 async function connect(started: BrowserProcess): Promise<Browser> {
   const { child, exited } = started;
-  const transport = new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable);
+  // No target's Runtime domain is ever enabled: its events carry a document's console and exceptions by value.
+  const transport = withoutRuntimeEvents(new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable));
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`it did not answer within ${startTimeoutMs / 1000} s`)), startTimeoutMs);

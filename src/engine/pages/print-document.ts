@@ -200,14 +200,11 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
     client.send('Page.resetNavigationHistory'),
     // Kept per tab, across navigations: clearing data for an origin does not reach them. With
     // JavaScript off nothing could have set them, and Chromium refuses the call.
-    page
-      .evaluate(() => {
-        window.name = '';
-        try {
-          sessionStorage.clear();
-        } catch {
-          // opaque origins (about:blank) have no storage
-        }
+    // On pdfrender's own session: puppeteer's evaluate needs the Runtime domain, which is kept off (runtime-events-off.ts).
+    // Opaque origins (about:blank) have no storage, hence the try.
+    client
+      .send('Runtime.evaluate', {
+        expression: "window.name = ''; try { sessionStorage.clear(); } catch {}",
       })
       .catch(unlessScriptProhibited),
     clearStorage(slot, origins),
