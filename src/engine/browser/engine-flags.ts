@@ -10,6 +10,12 @@ export function engineBrowserFlags(proxyUrl: string): string[] {
   return [
     // Pages run animation frames only when asked (frame-gate.ts); Chromium takes that ask only with this switch.
     '--run-all-compositor-stages-before-draw',
+    // Chromium logs every console message of every document to its stderr (which pdfrender reads and
+    // drops), formatting each in the browser process: four 256 MB strings kept it busy for seconds,
+    // past the watchdog's ping, and twice crashed it (issue 27 §3). Only fatal messages are logged;
+    // --log-level is read only beside --enable-logging.
+    '--enable-logging=stderr',
+    '--log-level=3',
     ...egressProxyFlags(proxyUrl),
   ];
 }
