@@ -58,6 +58,12 @@ const headerValue = z
   .max(1000, 'must be at most 1000 characters')
   .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII (no line breaks or control characters)');
 
+/** A rate in bytes per second, written as a size with or without "/s" ("1kb", "1kb/s"). */
+const uploadRateField = z
+  .union([z.number(), z.string()], { error: 'must be a size per second such as "1kb" or "1kb/s"' })
+  .transform((value) => (typeof value === 'string' ? value.trim().replace(/\/s$/i, '') : value))
+  .pipe(byteSizeField());
+
 /** A PostgreSQL connection URL; the message never repeats it (it may hold a password). */
 export const databaseUrl = z
   .string()
@@ -223,6 +229,31 @@ export const serveSettings = {
     schema: numberField({ min: 1, integer: true })
       .prefault(1000)
       .describe('open connections beyond which new ones are closed at once (default 1000)'),
+  },
+  maxConnectionsPerAddress: {
+    flag: '--max-connections-per-address <n>',
+    env: 'PDFRENDER_MAX_CONNECTIONS_PER_ADDRESS',
+    schema: numberField({ min: 1, integer: true })
+      .prefault(100)
+      .describe(
+        'open connections from one client address (an IPv6 one by its /64) beyond which its new ones are closed at once; a proxy --trust-proxy trusts is not counted (default 100)',
+      ),
+  },
+  minUploadRate: {
+    flag: '--min-upload-rate <size>',
+    env: 'PDFRENDER_MIN_UPLOAD_RATE',
+    schema: uploadRateField
+      .prefault('1kb')
+      .describe(
+        'bytes per second a request body must keep up once --upload-grace is over, else 408 and the connection closes (default 1kb: 8 kbit/s, below a GPRS uplink)',
+      ),
+  },
+  uploadGrace: {
+    flag: '--upload-grace <duration>',
+    env: 'PDFRENDER_UPLOAD_GRACE',
+    schema: durationField('10s')
+      .prefault('10s')
+      .describe('how long a request body may arrive at any pace before --min-upload-rate applies (default 10s)'),
   },
   maxBody: {
     flag: '--max-body <size>',
