@@ -4,6 +4,7 @@
  * loop froze (replies waiting unread) is not, and a ping that fails (the browser died) stops the watch.
  */
 import { createServer, connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchBrowser } from '../src/engine/browser/browser-watchdog.js';
 import { until } from './support/wait.js';
@@ -112,5 +113,50 @@ describe('the browser watchdog', () => {
     expect(pings).toBe(1);
     expect(hung).toBe(0);
     expect(watchdog.answering()).toBe(false);
+  });
+});
+
+describe('the browser watchdog, with the browser process working', () => {
+  it('keeps a browser that leaves its ping unanswered while its CPU time grows, up to six hang timeouts', async () => {
+    let hung = 0;
+    const started = performance.now();
+    // A browser relaying a document's flood: it answers nothing, but uses half a core the whole time.
+    const watchdog = watchBrowser(
+      () => new Promise(() => undefined),
+      100,
+      () => (hung += 1),
+      () => (performance.now() - started) / 2,
+    );
+    try {
+      // Three hang timeouts (15 of its ticks) go by without a hang called...
+      await periods(100 / 5, 15);
+      expect(hung).toBe(0);
+      // ...but a browser busy without answering is killed once six have passed.
+      await until(() => hung > 0, 'the hang to be called after six hang timeouts');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(600);
+    } finally {
+      watchdog.stop();
+    }
+  });
+
+  it('calls a browser hung one hang timeout after its CPU time stopped growing', async () => {
+    let hung = 0;
+    const started = performance.now();
+    // Working for 200 ms, then stopped (SIGSTOP, a deadlock): its CPU time stands still from then on.
+    const cpu = () => Math.min(performance.now() - started, 200) / 2;
+    const watchdog = watchBrowser(
+      () => new Promise(() => undefined),
+      100,
+      () => (hung += 1),
+      cpu,
+    );
+    try {
+      await until(() => hung > 0, 'the hang to be called');
+      const calledAt = performance.now() - started;
+      expect(calledAt).toBeGreaterThanOrEqual(200 + 100);
+      expect(calledAt).toBeLessThan(600);
+    } finally {
+      watchdog.stop();
+    }
   });
 });

@@ -8,6 +8,7 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { BrowserRecord } from './browser-record.js';
+import { browserCpuReader } from './browser-cpu.js';
 import { watchBrowser, type Watchdog } from './browser-watchdog.js';
 import { launchBrowser, type LaunchedBrowser } from './launch.js';
 import { sweepStaleProfiles } from './profile-owner.js';
@@ -30,7 +31,7 @@ export interface BrowserHostOptions {
   recycleAfter?: number;
   /** Where running browsers are written down (the server's data dir); leftovers are reaped before the first launch. */
   record?: BrowserRecord;
-  /** A browser that leaves a DevTools ping unanswered this long is killed and replaced; default 5 s. */
+  /** A browser that leaves a DevTools ping unanswered this long without working (or six times as long, working) is killed and replaced; default 5 s. */
   hangTimeoutMs?: number;
   /** Told when a hung browser is killed, for the operator's log. */
   warn?: (message: string) => void;
@@ -185,6 +186,7 @@ export class BrowserHost {
         );
         void this.kill(generation.number);
       },
+      launched.pid === undefined ? undefined : browserCpuReader(launched.pid),
     );
     await this.record?.add(launched);
     return launched;

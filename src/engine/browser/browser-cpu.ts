@@ -1,0 +1,44 @@
+/**
+ * The CPU time the browser process itself has used, from /proc: what tells the watchdog a browser
+ * that is slow to answer because it is working (relaying a document's flood of data, say) from one
+ * that stopped. Only the browser process counts, not its renderers: it answers the watchdog's ping
+ * itself, and a renderer busy with a document says nothing of whether the browser still runs.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+// /proc/<pid>/stat counts CPU time in clock ticks, which Linux reports to user space as 1/100 s (USER_HZ).
+const msPerTick = 10;
+
+/**
+ * A reader of the CPU milliseconds used so far by the browser started as `pid`: that process and
+ * any child of it without a `--type=` switch (a wrapper script, as Debian's chromium-headless-shell
+ * is, starts the real browser as its child; renderers, zygotes and utilities all carry one).
+ * The reader answers undefined where there is no /proc (not Linux) or the browser is gone.
+ */
+export function browserCpuReader(pid: number): () => number | undefined {
+  let pids: number[] | undefined;
+  return () => {
+    try {
+      pids ??= [
+        pid,
+        ...childrenOf(pid).filter((child) => !readFileSync(`/proc/${child}/cmdline`, 'latin1').includes('--type=')),
+      ];
+      return pids.reduce((sum, each) => sum + cpuTicksOf(each), 0) * msPerTick;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
+  );
+}
+
+// utime and stime are the 14th and 15th fields; the command name before them (in parentheses) may hold spaces.
+function cpuTicksOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
