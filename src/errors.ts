@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'WEBHOOK_NOT_CONFIGURED'
   /** Async: the queue holds --max-queue jobs already. */
   | 'QUEUE_FULL'
+  /** HTTP: every page stayed busy with other renders for --page-wait; the render was not started. */
+  | 'BROWSER_BUSY'
   /** The data dir's file system is full (or over its quota): nothing more can be stored until space is freed. */
   | 'STORAGE_FULL'
   /** The data dir cannot be used: missing, replaced, read-only, not a folder, or its database unreadable. */
@@ -98,6 +100,7 @@ const exitCodes: Record<ErrorCode, number> = {
   DUPLICATE_IDENTIFIER: 1,
   WEBHOOK_NOT_CONFIGURED: 1,
   QUEUE_FULL: 1,
+  BROWSER_BUSY: 1,
   // At start (serve, webhooks) an unusable data dir is a set-up error.
   STORAGE_FULL: 2,
   STORAGE_UNAVAILABLE: 2,
@@ -127,6 +130,7 @@ const httpStatuses: Record<
   DUPLICATE_IDENTIFIER: 402,
   WEBHOOK_NOT_CONFIGURED: 412,
   QUEUE_FULL: 503,
+  BROWSER_BUSY: 503,
   STORAGE_FULL: 507,
   STORAGE_UNAVAILABLE: 503,
   DATABASE_BUSY: 503,

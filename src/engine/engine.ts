@@ -35,6 +35,10 @@ export interface EngineOptions {
   executablePath: string;
   /** Documents rendered at once; default: the number of cores. */
   concurrency?: number;
+  /** Pages one caller may hold at once (the rest stay for others); default: all of them. */
+  maxPagesPerCaller?: number;
+  /** How long an urgent render may wait for a page before it is refused (503 BROWSER_BUSY); default: as long as its caller waits. */
+  pageWaitMs?: number;
   /** Deadline for one render in milliseconds, from the moment it gets a page; default 30 s. */
   timeoutMs?: number;
   /** Replace a page after this many documents; default 1000. */
@@ -94,6 +98,8 @@ export interface RenderOptions {
   signal?: AbortSignal;
   /** 'background' renders (async jobs) wait behind every 'urgent' one (sync requests, the CLI). Default urgent. */
   lane?: 'urgent' | 'background';
+  /** Who the render is for (an API key, a client address): pages are shared fairly between callers. Default: one caller for all. */
+  caller?: string;
 }
 
 export interface RenderResult {
@@ -187,10 +193,16 @@ export function createEngine(options: EngineOptions): Engine {
       warn: options.warn,
     },
   );
-  const pool = new PagePool(host, concurrency, options.recycleAfter ?? 1000, async (page, client) => {
-    if (options.javascript === false) await page.setJavaScriptEnabled(false);
-    return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
-  });
+  const pool = new PagePool(
+    host,
+    concurrency,
+    options.recycleAfter ?? 1000,
+    async (page, client) => {
+      if (options.javascript === false) await page.setJavaScriptEnabled(false);
+      return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
+    },
+    { maxPerCaller: options.maxPagesPerCaller, maxWaitMs: options.pageWaitMs },
+  );
   async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
     check(request);
     const started = performance.now();
@@ -275,7 +287,7 @@ export function createEngine(options: EngineOptions): Engine {
   ): Promise<RenderResult & Pick<Printed, 'firstPage'>> {
     const baseUrl = baseUrlOf(request, renderOptions);
     const callerSignal = renderOptions.signal;
-    const slot = await pool.acquire(callerSignal, renderOptions.lane);
+    const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);

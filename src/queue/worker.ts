@@ -170,6 +170,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       const result = await deps.engine.render(parseRenderRequest(job.request), {
         lane: 'background',
         signal: cut.signal,
+        caller: job.caller,
       });
       file = await deps.files.save(
         result.pdf,

@@ -161,6 +161,24 @@ export const serveSettings = {
       .prefault(availableParallelism())
       .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
   },
+  maxPagesPerCaller: {
+    flag: '--max-pages-per-caller <n>',
+    env: 'PDFRENDER_MAX_PAGES_PER_CALLER',
+    schema: numberField({ min: 1, max: 64, integer: true })
+      .optional()
+      .describe(
+        'pages one caller (API key, else client address) may hold at once; with several callers one page more than --concurrency is kept for a caller holding none (default: --concurrency)',
+      ),
+  },
+  pageWait: {
+    flag: '--page-wait <duration>',
+    env: 'PDFRENDER_PAGE_WAIT',
+    schema: durationField('30s')
+      .prefault('30s')
+      .describe(
+        'how long a render-sync request may wait for a page while other renders hold them all; past it, 503 BROWSER_BUSY with Retry-After (default 30s)',
+      ),
+  },
   apiKeys: {
     flag: '--api-key <key>',
     env: 'PDFRENDER_API_KEYS',

@@ -45,6 +45,8 @@ export async function startServer(
       concurrency: flags.concurrency ? config.concurrency : 2,
       timeoutMs: config.timeout,
       maxPages: config.maxPages,
+      maxPagesPerCaller: config.maxPagesPerCaller,
+      pageWaitMs: config.pageWait,
       ...engineNetworkOptions(config, 'public'),
       resolver: options.resolver,
     });
@@ -69,7 +71,7 @@ export async function startServer(
   const { deps } = runtime;
   const app = createApp(deps, '0.0.0-test');
   // As run-server.ts listens: the same timeouts, connection cap and recorded address.
-  const server = await listen(app, config, deps.listening);
+  const server = await listen(app, config, deps);
   const { port } = deps.listening.address!;
   let db: Db | undefined;
   return {

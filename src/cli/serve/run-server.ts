@@ -32,6 +32,8 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   const engine = createEngine({
     executablePath: browser.executablePath,
     concurrency: config.concurrency,
+    maxPagesPerCaller: config.maxPagesPerCaller,
+    pageWaitMs: config.pageWait,
     timeoutMs: config.timeout,
     maxPages: config.maxPages,
     browserRecycleAfter: config.browserRecycleAfter,
@@ -75,7 +77,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     // Aborted when the shutdown grace runs out: renders still going answer 503 rather than vanish,
     // and async jobs still rendering go back to the queue (stop-server.ts).
     const stopRenders = new AbortController();
-    const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps.listening);
+    const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps);
     const { port } = deps.listening.address!;
     const auth =
       config.apiKeys.length > 0

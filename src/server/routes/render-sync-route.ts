@@ -16,7 +16,7 @@ import type { AppDeps } from '../deps.js';
 import { setNetworkHeaders } from './network-headers.js';
 import { absoluteUrl } from '../public-url.js';
 import { rateLimit } from '../edge/rate-limit.js';
-import { keyOf } from '../edge/caller.js';
+import { callerKey, keyOf } from '../edge/caller.js';
 import { noOwner } from '../../store/owners.js';
 import { readBody } from './read-body.js';
 
@@ -28,7 +28,8 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
   for (const path of renderSyncPaths)
     app.post(path, rateLimit(deps), async (c) => {
       const request = parseRenderRequest(await readBody(c));
-      const result = await deps.engine.render(request, { signal: c.req.raw.signal });
+      // Pages are shared fairly between callers (page-pool.ts).
+      const result = await deps.engine.render(request, { signal: c.req.raw.signal, caller: callerKey(c, deps.config) });
       // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
       if (result.warnings.length > 0)
         c.header(
