@@ -35,6 +35,7 @@ const unitTestFiles = [
   'test/request.test.ts',
   'test/retrying-store.test.ts',
   'test/store-statements.test.ts',
+  'test/upload-rate.test.ts',
   'test/s3-location.test.ts',
   'test/settings-reference.test.ts',
   'test/wait-expression.test.ts',

@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
 import type { EventLog } from '../event-log.js';
+import { connectionOf } from './edge/connection.js';
 
 // Failures whose cause the caller is not told in full: the operator's log gets it, as it gets the
 // cause of any other server-side failure that has one (a storage fault's errno, say).
@@ -14,7 +15,11 @@ const loggedCodes = new Set<ErrorCode>(['RENDER_PDF_FAILED', 'BROWSER_NOT_FOUND'
 export function errorResponse(c: Context, error: unknown, events: EventLog): Response {
   const { code, message } = callerError(error);
   const causeUntold = error instanceof Error && error.cause !== undefined && httpStatusFor(code) >= 500;
-  if (loggedCodes.has(code) || causeUntold) {
+  // A body read that failed because its connection is gone (the client left, or the listener cut a
+  // trickling upload and said so once per address) is no fault here, and a line each would let one
+  // client fill the log.
+  const connectionGone = !(error instanceof PdfRenderError) && connectionOf(c)?.destroyed === true;
+  if ((loggedCodes.has(code) || causeUntold) && !connectionGone) {
     events({
       level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
       message:

@@ -30,6 +30,13 @@ export function clientAddress(
   return chain[index]!;
 }
 
+/** Whether --trust-proxy trusts the socket's peer as a proxy: every peer with a number of hops, else one in its ranges. */
+export function trustsPeer(socketPeer: string, trust: TrustProxy): boolean {
+  if (typeof trust === 'number') return trust > 0;
+  const peer = normalizeAddress(socketPeer);
+  return peer !== null && isTrusted(peer, trust);
+}
+
 function isTrusted(address: string, ranges: Exclude<TrustProxy, number>): boolean {
   const parsed = ipaddr.parse(address);
   return ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
