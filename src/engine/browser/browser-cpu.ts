@@ -5,6 +5,7 @@
  * itself, and a renderer busy with a document says nothing of whether the browser still runs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { parseProcStat } from '../../proc-stat.js';
 
 // /proc/<pid>/stat counts CPU time in clock ticks, which Linux reports to user space as 1/100 s (USER_HZ).
 const msPerTick = 10;
@@ -23,7 +24,10 @@ export function browserCpuReader(pid: number): () => number | undefined {
         pid,
         ...childrenOf(pid).filter((child) => !readFileSync(`/proc/${child}/cmdline`, 'latin1').includes('--type=')),
       ];
-      return pids.reduce((sum, each) => sum + cpuTicksOf(each), 0) * msPerTick;
+      return (
+        pids.reduce((sum, each) => sum + parseProcStat(readFileSync(`/proc/${each}/stat`, 'latin1')).cpuTicks, 0) *
+        msPerTick
+      );
     } catch {
       return undefined;
     }
@@ -34,11 +38,4 @@ function childrenOf(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
     readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
   );
-}
-
-// utime and stime are the 14th and 15th fields; the command name before them (in parentheses) may hold spaces.
-function cpuTicksOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
 }
