@@ -8,22 +8,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../src/engine/engine.js';
 import { launchBrowser, type LaunchedBrowser } from '../src/engine/browser/launch.js';
 import { renderRequestSchema } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { readPdf } from './support/pdf.js';
+import { watchedEngine } from './support/watched-engine.js';
 
-const warnings: string[] = [];
-// The hang timeout of test/hung-browser.test.ts: on a main without these defences, the flood left the
-// browser's pings unanswered for 3 to 5 s at a time.
-const engine = createEngine({
-  executablePath,
-  concurrency: 2,
-  timeoutMs: 150_000,
-  browserHangTimeoutMs: 2_000,
-  warn: (message) => warnings.push(message),
-});
+// On a main without these defences, the flood left the browser's pings unanswered for 3 to 5 s at a time.
+const { engine, warnings } = watchedEngine({ timeoutMs: 150_000 });
 let launched: LaunchedBrowser | undefined;
 
 afterAll(async () => {
