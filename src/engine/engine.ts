@@ -18,6 +18,7 @@ import { BrowserHost } from './browser/browser-host.js';
 import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
+import { retryAfterGone } from './retry-after-gone.js';
 import { buildTemplate } from './templates/header-footer.js';
 import type { FileAccess } from './file-access.js';
 import { inlineTemplateResources } from './templates/inline-templates.js';
@@ -193,6 +194,7 @@ export function createEngine(options: EngineOptions): Engine {
       warn: options.warn,
     },
   );
+  const retry = retryAfterGone();
   const pool = new PagePool(
     host,
     concurrency,
@@ -236,16 +238,13 @@ export function createEngine(options: EngineOptions): Engine {
       callerSignal,
     ).finally(fetching.clear);
     // A document written into a page reaches the PDF only through that page's own renderer; when the
-    // whole browser dies under it (another document crashed it, or it was killed), the render is not
-    // this document's fault, so it is tried once more on the fresh browser rather than failed.
+    // whole browser dies under it (another document crashed it, or it was killed), the render is most
+    // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
     const attempt = () =>
       renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
     let result: RenderResult & Pick<Printed, 'firstPage'>;
     try {
-      result = await attempt().catch((error: unknown) => {
-        if (!(error instanceof BrowserGone) || callerSignal.aborted) throw error;
-        return attempt();
-      });
+      result = await retry(attempt, callerSignal);
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
