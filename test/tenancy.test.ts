@@ -123,6 +123,40 @@ describe('two API keys on one server', () => {
   });
 });
 
+describe('an --admin-key', () => {
+  it("manages every key's endpoints, adds a global one, and reads every key's job; no other key may add a global one", async () => {
+    const admin = 'the-operators-key-000000';
+    const server = await startServer({ apiKeys: [keyA], adminKeys: [admin] }, { engine }, { realClock: true });
+    const [hookA, hookAll] = [await receiver(), await receiver()];
+    try {
+      const ofA = (await call(server, keyA, 'POST', '/api/webhooks', { url: hookA.url })).body;
+      expect(await call(server, keyA, 'POST', '/api/webhooks', { url: hookAll.url, global: true })).toMatchObject({
+        status: 422,
+        body: { outcome: 'VALIDATION_FAILED' },
+      });
+      const global = await call(server, admin, 'POST', '/api/webhooks', { url: hookAll.url, global: true });
+      expect(global.status).toBe(201);
+      expect(
+        (await call(server, admin, 'GET', '/api/webhooks')).body.webhooks.map((e: { id: string }) => e.id),
+      ).toEqual([ofA.id, global.body.id]);
+      expect((await call(server, keyA, 'GET', '/api/webhooks')).body.webhooks.map((e: { id: string }) => e.id)).toEqual(
+        [ofA.id],
+      );
+      expect((await call(server, admin, 'POST', `/api/webhooks/${ofA.id}/rotate`)).status).toBe(200);
+      const job = await call(server, keyA, 'POST', '/api/pdfs/render-async', {
+        identifier: 'a',
+        htmlContent: '<p>a</p>',
+      });
+      expect((await call(server, admin, 'GET', `/api/pdfs/jobs/${job.body.jobId}`)).status).toBe(200);
+      await until(() => hookA.received.length >= 1 && hookAll.received.length >= 1, "A's and the global endpoint");
+    } finally {
+      hookA.close();
+      hookAll.close();
+      await server.close();
+    }
+  });
+});
+
 describe("the operator's CLI", () => {
   it("adds an endpoint for a key, lists every key's with its owner, and makes one global", async () => {
     const server = await startServer({ apiKeys: [keyA, keyB] }, { engine }, { realClock: true });

@@ -186,6 +186,13 @@ export const serveSettings = {
       'an API key callers must send as "Authorization: Bearer <key>"; repeat for several (env: a comma list); none means no auth',
     ),
   },
+  adminKeys: {
+    flag: '--admin-key <key>',
+    env: 'PDFRENDER_ADMIN_KEYS',
+    schema: apiKeyList.describe(
+      'an API key that also manages every key\'s webhook endpoints over /api/webhooks, may add global ones ("global": true), and reads every job\'s status and file; repeat for several (env: a comma list); it turns auth on like --api-key',
+    ),
+  },
   privateFiles: {
     flag: '--private-files',
     env: 'PDFRENDER_PRIVATE_FILES',
@@ -472,6 +479,8 @@ const serveConfigSchema = z
   .transform((config) => ({
     ...config,
     playground: config.playground ?? reachedFromThisMachineOnly(config),
+    // An admin key is an API key too: accepted wherever one is, and counted as one.
+    apiKeys: [...new Set([...config.apiKeys, ...config.adminKeys])],
   }));
 
 /** The server's validated settings. */

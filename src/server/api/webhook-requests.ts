@@ -13,7 +13,10 @@ export const rotateRequestSchema = z
   })
   .describe('what to replace; neither named (or no body) replaces both');
 
-/** What POST /api/webhooks takes: the URL to notify. */
+/** What POST /api/webhooks takes: the URL to notify, and (an admin key only) whether it hears every key's jobs. */
 export const addWebhookRequestSchema = z.object({
   url: z.string({ error: 'is required: the http or https URL to notify' }).describe('the http or https URL to notify'),
+  global: booleanField(
+    "the endpoint receives every API key's jobs' events, not only the adding key's (an --admin-key only)",
+  ),
 });

@@ -9,7 +9,7 @@ import type { asyncAccepted, jobAnswer } from '../api/api-answers.js';
 import { fileUrlPath, jobStatusPath } from '../api/api-paths.js';
 import { PdfRenderError } from '../../errors.js';
 import { asyncRenderRequestSchema, parseWith } from '../../request.js';
-import { callerKey, keyOf } from '../edge/caller.js';
+import { callerKey, keyOf, viewerOf } from '../edge/caller.js';
 import { noOwner } from '../../store/owners.js';
 import type { AppDeps } from '../deps.js';
 import { absoluteUrl, publicBase } from '../public-url.js';
@@ -61,8 +61,8 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
   app.get('/api/pdfs/jobs/:jobId', async (c) => {
     const job = await deps.queue.get(c.req.param('jobId'));
     // Another key's job is not there (404, as an id nobody has: an id is not confirmed to exist).
-    const key = keyOf(c);
-    if (!job || (key !== undefined && job.caller !== key))
+    const viewer = viewerOf(c, deps.config);
+    if (!job || (viewer !== undefined && job.caller !== viewer))
       throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
     return c.json({
       outcome: 'SUCCESS',

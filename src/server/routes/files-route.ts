@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import { PdfRenderError } from '../../errors.js';
 import type { AppDeps } from '../deps.js';
-import { keyOf } from '../edge/caller.js';
+import { viewerOf } from '../edge/caller.js';
 
 /** The path of a file download, as it is routed. */
 export const filePath = /^\/api\/pdfs\/files\/[^/]+$/;
@@ -21,8 +21,8 @@ export function filesRoute(app: Hono<{ Variables: { apiKey: string | undefined }
   app.get('/api/pdfs/files/:fileId', async (c) => {
     const found = await deps.files.find(c.req.param('fileId'), deps.clock.now());
     // With --private-files a download carries a key, and another key's file is not there (404).
-    const key = keyOf(c);
-    const file = found && (key === undefined || found.owner === key) ? found : null;
+    const viewer = viewerOf(c, deps.config);
+    const file = found && (viewer === undefined || found.owner === viewer) ? found : null;
     const pdf = file ? await deps.files.read(file) : null;
     if (!file || !pdf) throw new PdfRenderError('NOT_FOUND', 'no such file, or its retention period has ended');
     c.header('Content-Type', 'application/pdf');

@@ -2,7 +2,7 @@
  * GET, POST /api/webhooks, DELETE /api/webhooks/:id, POST /api/webhooks/:id/rotate and
  * POST /api/webhooks/:id/enable: the same endpoints as `pdfrender webhooks`. With auth on, a key
  * sees and manages only the endpoints it added (another's is 404, as an id nobody has), and they
- * receive only its jobs' events; the operator's `pdfrender webhooks` sees them all.
+ * receive only its jobs' events; the operator's `pdfrender webhooks`, and an --admin-key, see them all.
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
@@ -14,8 +14,8 @@ import { withoutCredentials } from '../../store/webhook-endpoint-rules.js';
 import type { AppDeps } from '../deps.js';
 import { checkWebhookUrl } from '../../webhooks/webhook-policy.js';
 import { readBody } from './read-body.js';
-import { keyOf } from '../edge/caller.js';
-import { noOwner } from '../../store/owners.js';
+import { keyOf, viewerOf } from '../edge/caller.js';
+import { everyOwner, noOwner } from '../../store/owners.js';
 
 /** The 404 of a route given an id no endpoint has. */
 const noEndpoint = (id: string) => new PdfRenderError('NOT_FOUND', `no webhook endpoint with id ${id}`);
@@ -28,13 +28,19 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
   app.get('/api/webhooks', async (c) =>
     c.json({
       outcome: 'SUCCESS',
-      webhooks: (await deps.webhooks.list(keyOf(c))).map((endpoint) => withoutCredentials(endpoint)),
+      webhooks: (await deps.webhooks.list(viewerOf(c, deps.config))).map((endpoint) => withoutCredentials(endpoint)),
     } satisfies Answer<'list'>),
   );
   app.post('/api/webhooks', async (c) => {
-    const { url } = parseWith(addWebhookRequestSchema, await readBody(c));
+    const { url, global } = parseWith(addWebhookRequestSchema, await readBody(c));
+    // A global endpoint hears every key's jobs: only an admin key (or auth off, a developer box) adds one.
+    if (global && viewerOf(c, deps.config) !== undefined)
+      throw new PdfRenderError('VALIDATION_FAILED', 'only an --admin-key may add a global endpoint', {
+        fieldErrors: { global: ['needs an --admin-key'] },
+      });
     const checked = await checkWebhookUrl(url, deps.config.allowPrivateWebhooks);
-    const result = await deps.webhooks.addOrEnable(checked, deps.clock.now(), keyOf(c) ?? noOwner);
+    const owner = global ? everyOwner : (keyOf(c) ?? noOwner);
+    const result = await deps.webhooks.addOrEnable(checked, deps.clock.now(), owner);
     await deps.storage.confirm();
     if (!result.created && result.released > 0) deps.wakeSender();
     // The key and secret are shown once, here, as `pdfrender webhooks add` shows them once; a
@@ -52,7 +58,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     } satisfies Answer<'reenabled'>);
   });
   app.post('/api/webhooks/:id/enable', async (c) => {
-    const enabled = await deps.webhooks.enable(c.req.param('id'), deps.clock.now(), keyOf(c));
+    const enabled = await deps.webhooks.enable(c.req.param('id'), deps.clock.now(), viewerOf(c, deps.config));
     await deps.storage.confirm();
     if (!enabled) throw noEndpoint(c.req.param('id'));
     if (enabled.released > 0) deps.wakeSender();
@@ -73,7 +79,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     const endpoint = await deps.webhooks.rotate(
       c.req.param('id'),
       { key: both || which.key, secret: both || which.secret },
-      keyOf(c),
+      viewerOf(c, deps.config),
     );
     await deps.storage.confirm();
     if (!endpoint) throw noEndpoint(c.req.param('id'));
@@ -81,7 +87,7 @@ export function webhooksRoutes(app: Hono<{ Variables: { apiKey: string | undefin
     return c.json({ outcome: 'SUCCESS', ...rotated } satisfies Answer<'rotated'>);
   });
   app.delete('/api/webhooks/:id', async (c) => {
-    const removed = await deps.webhooks.remove(c.req.param('id'), deps.clock.now(), keyOf(c));
+    const removed = await deps.webhooks.remove(c.req.param('id'), deps.clock.now(), viewerOf(c, deps.config));
     await deps.storage.confirm();
     if (!removed) throw noEndpoint(c.req.param('id'));
     return c.json({ outcome: 'SUCCESS', unsent: removed.unsent } satisfies Answer<'removed'>);
