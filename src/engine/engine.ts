@@ -46,7 +46,7 @@ export interface EngineOptions {
   recycleAfter?: number;
   /** Launch a fresh browser for new pages after this many documents (the old one finishes its renders, then closes); default 2000. */
   browserRecycleAfter?: number;
-  /** A browser that leaves a DevTools ping unanswered this long is killed and replaced, its renders tried once more; default 5 s. */
+  /** A browser that leaves a DevTools ping unanswered this long without working (or six times as long, working) is killed and replaced, its renders tried once more; default 5 s. */
   browserHangTimeoutMs?: number;
   /** Told what the operator should know that fails no render (a hung browser killed and replaced). */
   warn?: (message: string) => void;

@@ -326,7 +326,7 @@ export const serveSettings = {
     schema: durationField('5s')
       .prefault('5s')
       .describe(
-        'a browser that leaves a DevTools ping unanswered this long (stopped, deadlocked) is killed and replaced, and its renders tried once more; a long document does not count (default 5s)',
+        'a browser that leaves a DevTools ping unanswered this long without working (stopped, deadlocked), or six times as long working, is killed and replaced, and its renders tried once more; a long document does not count (default 5s)',
       ),
   },
   maxQueue: {
