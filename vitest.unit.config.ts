@@ -18,6 +18,7 @@ import { defineConfig } from 'vitest/config';
  */
 const unitTestFiles = [
   'test/browser-watchdog.test.ts',
+  'test/capped-messages.test.ts',
   'test/cli-conventions.test.ts',
   'test/deliveries-store.test.ts',
   'test/docs-commands.test.ts',

@@ -3,6 +3,7 @@
  * early) and puppeteer connected to it over the DevTools pipe.
  */
 import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
 import type { Browser, ConnectOptions } from 'puppeteer-core';
 // Puppeteer's public connect(), imported from its module rather than the package entry: the entry
@@ -14,6 +15,7 @@ import { PdfRenderError } from '../../errors.js';
 import { valueWithin } from '../../race.js';
 import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
+import { capMessages } from './capped-messages.js';
 import { withoutRuntimeEvents } from './runtime-events-off.js';
 import { browserInstallHint } from './find-browser.js';
 
@@ -123,7 +125,11 @@ export async function launchBrowser(
 async function connect(started: BrowserProcess): Promise<Browser> {
   const { child, exited } = started;
   // No target's Runtime domain is ever enabled: its events carry a document's console and exceptions by value.
-  const transport = withoutRuntimeEvents(new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable));
+  // And no message from the browser is read whole past a bound (capped-messages.ts). A pipeline, so that
+  // the pipe's end or error (the browser killed) closes what puppeteer reads, as it would the pipe.
+  const capped = capMessages();
+  pipeline(child.stdio[4] as Readable, capped, () => undefined);
+  const transport = withoutRuntimeEvents(new PipeTransport(child.stdio[3] as Writable, capped));
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`it did not answer within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
