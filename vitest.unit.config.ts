@@ -39,6 +39,7 @@ const unitTestFiles = [
   'test/upload-rate.test.ts',
   'test/s3-location.test.ts',
   'test/settings-reference.test.ts',
+  'test/setup-fonts.test.ts',
   'test/wait-expression.test.ts',
 ];
 

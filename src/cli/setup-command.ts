@@ -3,7 +3,8 @@
  * Debian/Ubuntu as root it installs the distribution's chromium (and its headless shell where
  * there is one); elsewhere it tries Chrome for
  * Testing's headless shell (which needs the internet) and otherwise says what to do. As root it also
- * makes the system user that Chromium runs as (browser-user.ts).
+ * makes the system user that Chromium runs as (browser-user.ts). Then fonts: every major script
+ * and colour emoji, installed where it can, named where it cannot (setup-fonts.ts).
  */
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import {
 } from '../engine/browser/find-browser.js';
 import { PdfRenderError } from '../errors.js';
 import { makeFolder } from '../make-folder.js';
+import { fontsLine, packagesFor, uncoveredScripts, type RunForOutput } from './setup-fonts.js';
 import type { CliIO } from './io.js';
 
 /** Build the `setup` command. */
@@ -25,11 +27,31 @@ export function setupCommand(io: CliIO): Command {
   return new Command('setup')
     .description('find a browser for pdfrender, installing Chromium if there is none (idempotent)')
     .option('--chrome <path>', 'check this Chromium or Chrome binary instead of searching')
-    .action(async (options: { chrome?: string }) => {
+    .option('--no-fonts', 'install no fonts (a minimal image); say which scripts will render as empty boxes')
+    .action(async (options: { chrome?: string; fonts: boolean }) => {
       const found = findBrowser({ chrome: options.chrome, env: io.env }) ?? (await provision(io));
       io.stderr.write(`browser: ${found.executablePath} (found by ${found.source})\n`);
       if (io.platform === 'linux' && io.isRoot) io.stderr.write(`${await ensureBrowserUser(io.env)}\n`);
+      io.stderr.write(`${await ensureFonts(io, options.fonts)}\n`);
     });
+}
+
+/** Install fonts for the scripts none covers (Debian/Ubuntu as root, unless `install` is off); the line saying what is covered. */
+async function ensureFonts(io: CliIO, install: boolean): Promise<string> {
+  const output: RunForOutput = (command, args) => outputOf(command, args, io.env);
+  const uncovered = await uncoveredScripts(output);
+  if (!install || uncovered === null || uncovered.length === 0 || io.platform !== 'linux' || !io.isRoot)
+    return fontsLine(uncovered);
+  if (!(await succeeds('apt-get', ['--version'], io.env))) return fontsLine(uncovered);
+  const packages = packagesFor(uncovered);
+  io.stderr.write(
+    `installing fonts for ${uncovered.map((entry) => entry.script).join(', ')}: ${packages.join(' ')} ...\n`,
+  );
+  const env = { ...io.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const installFonts = () => run(io, 'apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], env);
+  // The package lists may be missing or stale (a fresh image): read once and tried again.
+  if (!(await installFonts()) && (await run(io, 'apt-get', ['update', '-qq'], env))) await installFonts();
+  return fontsLine(await uncoveredScripts(output));
 }
 
 /**
@@ -103,6 +125,17 @@ function run(io: CliIO, command: string, args: string[], env: NodeJS.ProcessEnv)
     child.stderr.pipe(io.stderr, { end: false });
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+/** Standard output of a command, or null when it could not run or failed. */
+function outputOf(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.on('error', () => resolve(null));
+    child.on('close', (code) => resolve(code === 0 ? text : null));
   });
 }
 
