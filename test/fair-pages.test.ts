@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPdfRenderError } from '../src/errors.js';
 import { createEngine, type Engine, type RenderOptions } from '../src/engine/engine.js';
+import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { startGate } from './support/gate.js';
 import { readPdf } from './support/pdf.js';
@@ -29,7 +30,7 @@ function engineOf(concurrency: number, extra: { pageWaitMs?: number; maxPagesPer
 
 /** Render `html` for `caller`, noting in `order` when it finished (or how it failed). */
 function renderFor(engine: Engine, html: string, options: RenderOptions, order: string[], label: string) {
-  return engine.render({ htmlContent: html } as never, options).then(
+  return engine.render(parseRenderRequest({ htmlContent: html }), options).then(
     async (result) => {
       order.push(label);
       return (await readPdf(result.pdf)).pages.map((page) => page.text).join(' ');
@@ -99,7 +100,7 @@ describe('pages between callers', () => {
       held.push(renderFor(engine, gate.document(), { caller: 'y' }, order, 'y'));
       await gate.reached(2);
       const refused = await engine
-        .render({ htmlContent: '<p>z</p>' } as never, { caller: 'z' })
+        .render(parseRenderRequest({ htmlContent: '<p>z</p>' }), { caller: 'z' })
         .catch((e: unknown) => e);
       expect(isPdfRenderError(refused, 'BROWSER_BUSY')).toBe(true);
       expect(refused).toMatchObject({ retryAfter: 5 });

@@ -75,12 +75,17 @@ export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
   }
 }
 
-/** A page's text top to bottom, left to right, as a reader sees it (`text` is in the order it was drawn). */
+/**
+ * A page's text top to bottom, left to right, as a reader sees it (`text` is in the order it was
+ * drawn). Items are joined with a space, but none before punctuation: pdfjs splits a line into items
+ * where the font's kerning moves a glyph (Noto Sans's comma after "header"), not only at spaces.
+ */
 export const readingOrder = (page: PdfPage): string =>
   [...page.items]
     .sort((a, b) => b.y - a.y || a.x - b.x)
     .map((item) => item.text)
-    .join(' ');
+    .join(' ')
+    .replace(/ ([,.;:!?])/g, '$1');
 
 /** The document information dictionary (Title, Author, Subject, Keywords, Creator, CreationDate as PDF dates, Producer). */
 export async function readPdfInfo(data: Uint8Array): Promise<Record<string, string>> {
@@ -115,3 +120,51 @@ export async function readPaint(
 
 /** Points per unit, to state expected page sizes the way a person would. */
 export const pt = { in: 72, mm: 72 / 25.4, cm: 72 / 2.54, px: 0.75, pc: 12, pt: 1 } as const;
+
+/** The glyphs drawn on a page, per font: how many, and how many are the font's .notdef (an empty box). */
+export interface DrawnFont {
+  /** The embedded font's name (a subset's, "AAAAAA+NotoSansCJKjp-Regular"). */
+  name: string;
+  /** Glyphs whose pictures are in the PDF itself (Type 3): colour emoji are drawn this way. */
+  type3: boolean;
+  glyphs: number;
+  /** Glyphs drawn as glyph 0, .notdef: the empty box Chromium draws for a character no font has. Its extracted text is still right. */
+  notdef: number;
+}
+
+/**
+ * What each font drew on every page. A character no installed font could draw is written with the
+ * fallback font's glyph 0 (in the Identity-H encoding Chromium uses, the character code is the
+ * glyph id), while its text (ToUnicode) stays right, so text extraction alone proves nothing.
+ */
+export async function readGlyphs(data: Uint8Array): Promise<DrawnFont[]> {
+  const document = await open(data);
+  const fonts = new Map<string, DrawnFont>();
+  try {
+    for (let number = 1; number <= document.numPages; number += 1) {
+      const page = await document.getPage(number);
+      const operators = await page.getOperatorList();
+      let current: DrawnFont | undefined;
+      operators.fnArray.forEach((fn, index) => {
+        const args = operators.argsArray[index] as unknown[];
+        if (fn === OPS.setFont) {
+          const id = String(args[0]);
+          const font = page.commonObjs.get(id) as { name?: string; isType3Font?: boolean };
+          const name = font.name ?? id;
+          current = fonts.get(name) ?? { name, type3: Boolean(font.isType3Font), glyphs: 0, notdef: 0 };
+          fonts.set(name, current);
+        }
+        if (fn === OPS.showText && current) {
+          for (const glyph of args[0] as Array<{ originalCharCode?: number } | number | null>) {
+            if (!glyph || typeof glyph !== 'object') continue;
+            current.glyphs += 1;
+            if (glyph.originalCharCode === 0 && !current.type3) current.notdef += 1;
+          }
+        }
+      });
+    }
+    return [...fonts.values()];
+  } finally {
+    await document.destroy();
+  }
+}
