@@ -89,6 +89,28 @@ const metadataSchema = z
 /** Document information to write into the PDF. */
 export type PdfMetadata = z.output<typeof metadataSchema>;
 
+/** The CSS media features a document may be laid out for, each with the values CSS gives it (Chromium emulates these). */
+const mediaFeatureFields = {
+  'prefers-color-scheme': z.enum(['light', 'dark']).optional(),
+  'prefers-reduced-motion': z.enum(['no-preference', 'reduce']).optional(),
+  'prefers-reduced-transparency': z.enum(['no-preference', 'reduce']).optional(),
+  'prefers-contrast': z.enum(['no-preference', 'more', 'less', 'custom']).optional(),
+  'forced-colors': z.enum(['none', 'active']).optional(),
+  'color-gamut': z.enum(['srgb', 'p3', 'rec2020']).optional(),
+};
+
+const mediaFeaturesSchema = z
+  .object(mediaFeatureFields, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has unknown ${issue.keys.length === 1 ? 'feature' : 'features'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: ${Object.keys(mediaFeatureFields).join(', ')}`
+        : undefined,
+  })
+  .strict();
+
+/** Media features to emulate, by name. */
+export type MediaFeatures = z.output<typeof mediaFeaturesSchema>;
+
 /** The fields every render request has, with their defaults applied by parsing. */
 export const renderRequestFields = {
   htmlContent: z
@@ -163,6 +185,14 @@ export const renderRequestFields = {
     const parsed = text === null ? [] : parsePageRanges(text);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem, input: text });
   }),
+  emulatedMediaFeatures: jsonObjectField(mediaFeaturesSchema)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe(
+      `CSS media features the document is laid out for, by name: ${Object.entries(mediaFeatureFields)
+        .map(([name, field]) => `${name} (${field.unwrap().options.join(', ')})`)
+        .join(', ')}; for example {"prefers-color-scheme": "dark"}; over a form or a flag, a string of JSON`,
+    ),
   metadata: jsonObjectField(metadataSchema)
     .nullish()
     .transform((value) => value ?? null)

@@ -41,7 +41,7 @@ export interface Slot {
   guard: PageGuard;
   /** The isolated world fonts are awaited in before printing, while the page's window has it (print-pdf.ts). */
   printWorld?: number;
-  /** The CSS media the page emulates ('' for Chromium's own: print, when printing); see printDocument. */
+  /** The CSS media type and features the page emulates, as printDocument last sent them ('' for none sent). */
   media: string;
   /** Runs the page's animation frames, which happen only when asked for (frame-gate.ts); one gate per browser. */
   frames: FrameGate;

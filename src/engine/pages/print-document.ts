@@ -56,11 +56,16 @@ export async function printDocument(
 ): Promise<Printed> {
   const { page } = slot;
   // Before the document is written, so it is laid out for this media from the start. Kept by the
-  // page across documents and windows, so it is sent only when it changes.
+  // page across documents and windows, so it is sent only when it changes; each call replaces the
+  // features the last set, so the next document never inherits this one's (dark, say).
   const media = request.emulatedMediaType === 'screen' ? 'screen' : '';
-  if (slot.media !== media) {
-    await slot.client.send('Emulation.setEmulatedMedia', { media });
-    slot.media = media;
+  const features = Object.entries(request.emulatedMediaFeatures ?? {}).flatMap(([name, value]) =>
+    value === undefined ? [] : [{ name, value }],
+  );
+  const emulated = JSON.stringify([media, features]);
+  if (slot.media !== emulated) {
+    await slot.client.send('Emulation.setEmulatedMedia', { media, features });
+    slot.media = emulated;
   }
   if (request.url) {
     await openPage(slot, request.url, job.pending);
