@@ -76,15 +76,20 @@ const metadataFields = {
     .transform((value) => (value === undefined ? undefined : new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))),
 };
 
+/** An object of exactly `fields`: any other key is refused by name, as an unknown `noun`, with the known ones listed. */
+function knownKeysObject<F extends z.ZodRawShape>(fields: F, noun: string) {
+  return z
+    .object(fields, {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `has unknown ${issue.keys.length === 1 ? noun : `${noun}s`} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: ${Object.keys(fields).join(', ')}`
+          : undefined,
+    })
+    .strict();
+}
+
 /** What `metadata` may hold; any other key is refused by name. */
-const metadataSchema = z
-  .object(metadataFields, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: ${Object.keys(metadataFields).join(', ')}`
-        : undefined,
-  })
-  .strict();
+const metadataSchema = knownKeysObject(metadataFields, 'key');
 
 /** Document information to write into the PDF. */
 export type PdfMetadata = z.output<typeof metadataSchema>;
@@ -99,14 +104,7 @@ const mediaFeatureFields = {
   'color-gamut': z.enum(['srgb', 'p3', 'rec2020']).optional(),
 };
 
-const mediaFeaturesSchema = z
-  .object(mediaFeatureFields, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `has unknown ${issue.keys.length === 1 ? 'feature' : 'features'} ${issue.keys.map((key) => `"${key}"`).join(', ')}; known: ${Object.keys(mediaFeatureFields).join(', ')}`
-        : undefined,
-  })
-  .strict();
+const mediaFeaturesSchema = knownKeysObject(mediaFeatureFields, 'feature');
 
 /** Media features to emulate, by name. */
 export type MediaFeatures = z.output<typeof mediaFeaturesSchema>;
