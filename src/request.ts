@@ -183,6 +183,12 @@ export const renderRequestFields = {
     const parsed = text === null ? [] : parsePageRanges(text);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem, input: text });
   }),
+  userAgent: optionalTextField(
+    512,
+    "the User-Agent the document's requests send and navigator.userAgent answers (default Chromium's own)",
+  ).refine((value) => value === null || /^[\x20-\x7e]*$/.test(value), {
+    error: 'must be printable ASCII, as an HTTP header value is',
+  }),
   emulatedMediaFeatures: jsonObjectField(mediaFeaturesSchema)
     .nullish()
     .transform((value) => value ?? null)

@@ -48,6 +48,7 @@ describe('defaults', () => {
       waitForNetworkIdle: false,
       preferCssPageSize: false,
       emulatedMediaType: 'print',
+      userAgent: null,
       emulatedMediaFeatures: null,
       pageRanges: null,
       metadata: null,

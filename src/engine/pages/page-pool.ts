@@ -43,6 +43,8 @@ export interface Slot {
   printWorld?: number;
   /** The CSS media type and features the page emulates, as printDocument last sent them ('' for none sent). */
   media: string;
+  /** The User-Agent override printDocument last sent ('' for Chromium's own). */
+  userAgent: string;
   /** Runs the page's animation frames, which happen only when asked for (frame-gate.ts); one gate per browser. */
   frames: FrameGate;
 }
@@ -211,6 +213,7 @@ export class PagePool {
         guard,
         frames: frameGateOf(browser),
         media: '',
+        userAgent: '',
       };
       page.on('error', () => {
         slot.broken = true;

@@ -67,6 +67,12 @@ export async function printDocument(
     await slot.client.send('Emulation.setEmulatedMedia', { media, features });
     slot.media = emulated;
   }
+  // The same for the User-Agent: an empty override is Chromium's own again, for the next document.
+  const userAgent = request.userAgent ?? '';
+  if (slot.userAgent !== userAgent) {
+    await slot.client.send('Emulation.setUserAgentOverride', { userAgent });
+    slot.userAgent = userAgent;
+  }
   if (request.url) {
     await openPage(slot, request.url, job.pending);
   } else if (job.documentUrl) {
