@@ -106,6 +106,30 @@ const mediaFeatureFields = {
 
 const mediaFeaturesSchema = knownKeysObject(mediaFeatureFields, 'feature');
 
+/** The most cookies a request may set: a session needs a few. */
+const maxCookies = 50;
+
+/**
+ * Cookies for a `url` document, by name: a cookie name is an HTTP token, a value cookie-octets
+ * (RFC 6265), so neither can smuggle another attribute or header.
+ */
+const cookiesSchema = z
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, 'a cookie name must be an HTTP token'),
+    z
+      .string()
+      .max(4096)
+      .regex(
+        /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/,
+        'a cookie value must be cookie-octets (no spaces, quotes, commas, semicolons or backslashes)',
+      ),
+  )
+  .refine((cookies) => Object.keys(cookies).length <= maxCookies, `at most ${maxCookies} cookies`);
+
 /** Media features to emulate, by name. */
 export type MediaFeatures = z.output<typeof mediaFeaturesSchema>;
 
@@ -189,6 +213,12 @@ export const renderRequestFields = {
   ).refine((value) => value === null || /^[\x20-\x7e]*$/.test(value), {
     error: 'must be printable ASCII, as an HTTP header value is',
   }),
+  cookies: jsonObjectField(cookiesSchema)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe(
+      'cookies for a url document, by name, such as {"session": "abc"}: sent with its own request and its requests to the same host (host-only cookies of the url\'s host, path /), never to another site; over a form or a flag, a string of JSON',
+    ),
   emulatedMediaFeatures: jsonObjectField(mediaFeaturesSchema)
     .nullish()
     .transform((value) => value ?? null)
@@ -257,7 +287,10 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
 
 // Exactly one document: HTML, or a URL to load it from. Judged on what was sent, so it is reported
 // together with every other bad field (as the page-fits check is, below).
-function checkOneDocument(sent: { htmlContent?: unknown; url?: unknown }, ctx: z.RefinementCtx): void {
+function checkOneDocument(
+  sent: { htmlContent?: unknown; url?: unknown; cookies?: unknown },
+  ctx: z.RefinementCtx,
+): void {
   const given = (value: unknown) => value !== undefined && value !== null;
   if (!given(sent.htmlContent) && !given(sent.url))
     ctx.addIssue({
@@ -272,6 +305,13 @@ function checkOneDocument(sent: { htmlContent?: unknown; url?: unknown }, ctx: z
       path: ['url'],
       message: 'give either url or htmlContent, not both',
       input: sent.url,
+    });
+  if (given(sent.cookies) && !given(sent.url))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['cookies'],
+      message: 'go with a url document (they are set for its host)',
+      input: sent.cookies,
     });
 }
 const whenAnObject = {

@@ -49,6 +49,7 @@ describe('defaults', () => {
       preferCssPageSize: false,
       emulatedMediaType: 'print',
       userAgent: null,
+      cookies: null,
       emulatedMediaFeatures: null,
       pageRanges: null,
       metadata: null,

@@ -45,6 +45,7 @@ const specs: FlagSpec[] = [
   { flags: '--emulated-media-type <type>', field: 'emulatedMediaType', kind: 'value' },
   { flags: '--emulated-media-features <json>', field: 'emulatedMediaFeatures', kind: 'value' },
   { flags: '--user-agent <string>', field: 'userAgent', kind: 'value' },
+  { flags: '--cookies <json>', field: 'cookies', kind: 'value' },
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
 ];

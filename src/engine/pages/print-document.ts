@@ -74,6 +74,19 @@ export async function printDocument(
     slot.userAgent = userAgent;
   }
   if (request.url) {
+    // Host-only cookies of the url's host: sent with its own requests, never to another site. The
+    // page's reset clears every cookie before the next document.
+    if (request.cookies) {
+      const secure = request.url.startsWith('https:');
+      const cookies = Object.entries(request.cookies).map(([name, value]) => ({
+        name,
+        value,
+        url: request.url!,
+        path: '/',
+        secure,
+      }));
+      await slot.client.send('Network.setCookies', { cookies });
+    }
     await openPage(slot, request.url, job.pending);
   } else if (job.documentUrl) {
     await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });

@@ -1,0 +1,101 @@
+/**
+ * What a `url` document's requests carry (issue 28 §4). userAgent: its own request and its
+ * subresources' send the caller's User-Agent, and navigator.userAgent answers it. cookies: its own
+ * request and its requests to the same host carry the caller's cookies, a request to another site
+ * does not. Neither carries over to the next document on the same pooled page. Values that could
+ * not be a header, or could smuggle a cookie attribute, are refused naming the field. One loopback
+ * server, reached as two sites: 127.0.0.1 (the document's) and 127.0.0.2 (a third party's).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../src/engine/engine.js';
+import { isPdfRenderError } from '../src/errors.js';
+import { parseRenderRequest } from '../src/request.js';
+import { executablePath } from './support/browser.js';
+import { readPdf } from './support/pdf.js';
+
+// One page, so every render reuses it; loopback allowed, for the site.
+const engine = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
+/** Every request the site answered: where (host and path), its User-Agent and its Cookie header. */
+const seen: Array<{ where: string; agent: string; cookie: string }> = [];
+const site = createServer((req, res) => {
+  seen.push({
+    where: `${req.headers.host}${req.url}`,
+    agent: req.headers['user-agent'] ?? '',
+    cookie: req.headers.cookie ?? '',
+  });
+  if (req.url !== '/page') return void res.writeHead(404).end();
+  const third = `http://127.0.0.2:${(site.address() as AddressInfo).port}`;
+  res
+    .writeHead(200, { 'Content-Type': 'text/html' })
+    .end(
+      `<p>HEADER=[${req.headers['user-agent']}]</p><p>COOKIE=[${req.headers.cookie ?? ''}]</p><p id="js"></p>` +
+        `<img src="/own.png"><img src="${third}/third.png">` +
+        `<script>document.getElementById('js').textContent = 'JS=[' + navigator.userAgent + ']';</script>`,
+    );
+});
+let url: string;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => site.listen(0, '0.0.0.0', resolve));
+  url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/page`;
+});
+afterAll(async () => {
+  await engine.close();
+  site.close();
+});
+
+/** Render `url` with `fields`: the PDF's text, and what the site saw of it. */
+async function render(fields: Record<string, unknown>) {
+  seen.length = 0;
+  const { pdf } = await engine.render(parseRenderRequest({ url, ...fields }));
+  return {
+    text: (await readPdf(pdf)).pages[0]!.text,
+    at: (suffix: string) => seen.find((r) => r.where.endsWith(suffix)),
+  };
+}
+
+/** The fields a refused request names, or 'accepted'. */
+function refusal(fields: Record<string, unknown>): string[] | 'accepted' {
+  try {
+    parseRenderRequest(fields);
+  } catch (error) {
+    if (isPdfRenderError(error, 'VALIDATION_FAILED')) return Object.keys(error.fieldErrors ?? {});
+    throw error;
+  }
+  return 'accepted';
+}
+
+describe('userAgent', () => {
+  it("is what a url document's requests send and navigator.userAgent answers, and the next document has Chromium's own", async () => {
+    const agent = 'InvoiceBot/2.1 (+https://example.com/bot)';
+    const first = await render({ userAgent: agent });
+    expect(first.text).toContain(`HEADER=[${agent}]`);
+    expect(first.text).toContain(`JS=[${agent}]`);
+    expect(first.at('/own.png')?.agent).toBe(agent);
+    const next = await render({});
+    expect(next.text).toMatch(/HEADER=\[Mozilla\/5\.0 [^\]]*Chrome/);
+    expect(next.text).not.toContain('InvoiceBot');
+  });
+
+  it('refuses a value that cannot be an HTTP header, naming the field', () => {
+    expect(refusal({ url: 'https://example.com/', userAgent: 'line\nbreak' })).toEqual(['userAgent']);
+  });
+});
+
+describe('cookies', () => {
+  it("go with a url document's requests to its own host only, and not to the next document", async () => {
+    const first = await render({ cookies: { session: 'abc123', lang: 'de' } });
+    expect(first.text).toContain('COOKIE=[session=abc123; lang=de]');
+    expect(first.at('/own.png')?.cookie).toBe('session=abc123; lang=de');
+    expect(first.at('/third.png')?.cookie).toBe('');
+    expect((await render({})).text).toContain('COOKIE=[]');
+  });
+
+  it('refuse what could smuggle an attribute, and cookies without a url, naming the field', () => {
+    expect(refusal({ url, cookies: { session: 'a; Domain=evil.example' } })).toEqual(['cookies.session']);
+    expect(refusal({ url, cookies: { 'bad name': 'a' } })).toEqual([expect.stringMatching(/^cookies/)]);
+    expect(refusal({ htmlContent: '<p>x</p>', cookies: { session: 'a' } })).toEqual(['cookies']);
+  });
+});
