@@ -356,7 +356,10 @@ export function createEngine(options: EngineOptions): Engine {
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
       if (printed && !slot.state.partitioned)
-        void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) => pool.release(slot, clean));
+        void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
+          // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
+          pool.release(slot, clean && !slot.state.partitioned),
+        );
       else pool.release(slot, false);
     }
   }

@@ -25,7 +25,7 @@ export interface PageState {
   readonly frameId: string;
   /** Origins of the frames the page had (opaque ones left out), whose storage must be cleared. */
   readonly origins: ReadonlySet<string>;
-  /** A frame of another origin than the page's own was loaded: what it stored may be in a partition only closing the page's context removes. */
+  /** A frame of another origin than the page's own was loaded: what it stored may be in a partition only closing the page's context removes. Never cleared. */
   readonly partitioned: boolean;
   /** Forget what was seen: the page is known clean from here on (a fresh window, wiped storage). */
   clear(): void;
@@ -89,11 +89,12 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     get partitioned() {
       return partitioned;
     },
+    // `partitioned` stays: such a page is closed, never reset, and a cross-site frame's navigation
+    // (its own process and session) may be reported only during the reset.
     clear() {
       taint = null;
       scripted = false;
       origins.clear();
-      partitioned = false;
     },
   };
 }

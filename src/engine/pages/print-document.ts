@@ -213,12 +213,13 @@ export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
  */
 async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   const { page, client, state } = slot;
-  const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));
   // A folder's URL would load Chromium's listing of it (costly for a folder of a thousand inputs,
   // and it runs script); the window only needs the URL, so the navigation is answered with nothing.
   if (baseUrl.startsWith('file:')) slot.guard.serveOnce(baseUrl, '');
   await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
   slot.printWorld = undefined; // went with the old window
+  // Read once the old document is gone, so a frame that navigated while it went is among them.
+  const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));
   await Promise.all([
     // History would tell the next document how many came before it, and is how a bfcache entry comes back.
     client.send('Page.resetNavigationHistory'),
