@@ -311,6 +311,21 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
       expect(await deliveredTo(jobId)).toEqual([first.id, later.id]);
     });
 
+    it("sends nothing of the former owner's jobs to an endpoint given to another, on assign or on redelivery", async () => {
+      const endpoint = await store.webhooks.add('http://127.0.0.1:9/a', 1, a);
+      await store.webhooks.disable(endpoint.id, 2);
+      const aJob = await finishedJob(a);
+      expect(await deliveredTo(aJob)).toEqual([endpoint.id]);
+      await store.webhooks.assign(endpoint.id, b);
+      const [held] = await opened.sql<{ status: string; last_error: string }>(
+        'SELECT status, last_error FROM webhook_deliveries WHERE job_id = ?',
+        aJob,
+      );
+      expect(held).toEqual({ status: 'failed', last_error: 'the endpoint was given to another owner' });
+      expect(await store.webhooks.enable(endpoint.id, 3, b)).toMatchObject({ released: 0 });
+      expect(await store.redeliveries.redeliver(aJob, 4)).toMatchObject({ queued: 0 });
+    });
+
     it('keeps the owner of a file', async () => {
       const file = { id: 'c'.repeat(22), pages: 1, bytes: 1, createdAt: 0, expiresAt: 10, owner: a };
       await store.fileIndex.insert(file);

@@ -288,7 +288,10 @@ export interface WebhookEndpoints {
   list(viewer?: string): Promise<ListedEndpoint[]>;
   /** Whether an endpoint would receive the events of `owner`'s jobs (its own or a global one; without `owner`, any endpoint), disabled ones included (their events are held). */
   any(owner?: string): Promise<boolean>;
-  /** Give an endpoint to another owner (the operator's `webhooks assign`); null when there is none. */
+  /**
+   * Give an endpoint to another owner (the operator's `webhooks assign`); what it held or had yet to
+   * send of jobs not the new owner's is marked failed, never sent to the new owner. Null when there is none.
+   */
   assign(id: string, owner: string): Promise<WebhookEndpoint | null>;
   /** One endpoint, read afresh (a removed one is null). */
   get(id: string): Promise<WebhookEndpoint | null>;

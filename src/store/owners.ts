@@ -17,5 +17,9 @@ export const everyOwner = '*';
 /** The owner an API key is (as the caller of a request made with it). */
 export const keyOwner = (key: string): string => `key:${createHash('sha256').update(key).digest('hex')}`;
 
+/** ownerOfCaller in SQL, for the job caller column `column` (both stores). */
+export const ownerOfCallerSql = (column: string): string =>
+  `CASE WHEN ${column} LIKE 'key:%' THEN ${column} ELSE '${noOwner}' END`;
+
 /** The owner of a job and of what it makes, from its caller: the key's, or no key's when auth was off (an address). */
 export const ownerOfCaller = (caller: string): string => (caller.startsWith('key:') ? caller : noOwner);

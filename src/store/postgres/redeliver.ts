@@ -31,14 +31,14 @@ export function postgresRedeliveries(pool: pg.Pool, eventOf: JobEventBuilder): R
           if (!job && !first) return { outcome: 'no-such-job' };
           if (job && job.status !== 'succeeded' && job.status !== 'failed')
             return { outcome: 'unfinished', status: job.status as JobStatus };
-          const reset = await changes(tx, ...named(statements.again, { jobId, now }));
+          // Whose the job is decides which endpoints get it (its owner's and the global ones); a swept
+          // job's owner is not known, so its event goes again only where it went before.
+          const owner = job ? ownerOfCaller(job.caller) : null;
+          const reset = await changes(tx, ...named(statements.again, { jobId, now, owner }));
           const event = first ?? {
             event_id: `evt_${randomBytes(12).toString('base64url')}`,
             body: JSON.stringify(eventOf(finishedJob(job!))),
           };
-          // Whose the job is decides which new endpoints get it; a swept job's owner is not known, so its
-          // event goes again only where it went before.
-          const owner = job ? ownerOfCaller(job.caller) : null;
           const created =
             owner === null
               ? 0

@@ -69,7 +69,11 @@ export function postgresWebhookEndpoints(pool: pg.Pool): WebhookEndpoints {
     any: async (owner?: string) =>
       (await row<{ found: number }>(pool, ...named(statements.any, { owner: owner ?? null })))!.found === 1,
     assign: (id: string, owner: string) =>
-      change(pool, async (tx) => (await row<WebhookEndpoint>(tx, ...named(statements.assign, { id, owner }))) ?? null),
+      change(pool, async (tx) => {
+        const endpoint = await row<WebhookEndpoint>(tx, ...named(statements.assign, { id, owner }));
+        if (endpoint) await query(tx, ...named(statements.dropOthersDeliveries, { id, owner }));
+        return endpoint ?? null;
+      }),
     get: async (id: string) => (await row<WebhookEndpoint>(pool, ...named(statements.get, { id }))) ?? null,
     disable: (id: string, now: number) =>
       change(pool, async (tx) => {

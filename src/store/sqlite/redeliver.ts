@@ -19,7 +19,7 @@ const statements = redeliverStatements(sqliteDialect);
 export function redeliveries(db: Db, eventOf: JobEventBuilder) {
   const job = db.prepare<{ jobId: string }, FinishedJobRow>(statements.job);
   const firstDelivery = db.prepare<{ jobId: string }, { event_id: string; body: string }>(statements.firstDelivery);
-  const again = db.prepare<{ jobId: string; now: number }>(statements.again);
+  const again = db.prepare<{ jobId: string; now: number; owner: string | null }>(statements.again);
   const create = db.prepare<{ eventId: string; jobId: string; body: string; now: number; owner: string }>(
     statements.create,
   );
@@ -35,14 +35,14 @@ export function redeliveries(db: Db, eventOf: JobEventBuilder) {
     if (!row && !first) return { outcome: 'no-such-job' };
     if (row && row.status !== 'succeeded' && row.status !== 'failed')
       return { outcome: 'unfinished', status: row.status as JobStatus };
-    const reset = again.run({ jobId, now }).changes;
+    // Whose the job is decides which endpoints get it (its owner's and the global ones); a swept job's
+    // owner is not known, so its event goes again only where it went before.
+    const owner = row ? ownerOfCaller(row.caller) : null;
+    const reset = again.run({ jobId, now, owner }).changes;
     const event = first ?? {
       event_id: `evt_${randomBytes(12).toString('base64url')}`,
       body: JSON.stringify(eventOf(finishedJob(row!))),
     };
-    // Whose the job is decides which new endpoints get it; a swept job's owner is not known, so its
-    // event goes again only where it went before.
-    const owner = row ? ownerOfCaller(row.caller) : null;
     const created =
       owner === null ? 0 : create.run({ eventId: event.event_id, jobId, body: event.body, now, owner }).changes;
     return {

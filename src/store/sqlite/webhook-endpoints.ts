@@ -29,7 +29,13 @@ export function webhookEndpoints(db: Db) {
   const seen = db.prepare<{ id: string } & Viewing, WebhookEndpoint>(statements.seen);
   const anyEndpoint = db.prepare<{ owner: string | null }, { found: number }>(statements.any);
   const disabledWithUrl = db.prepare<{ url: string; owner: string }, { id: string }>(statements.disabledWithUrl);
-  const assign = db.prepare<{ id: string; owner: string }, WebhookEndpoint>(statements.assign);
+  const reassign = db.prepare<{ id: string; owner: string }, WebhookEndpoint>(statements.assign);
+  const dropOthers = db.prepare<{ id: string; owner: string }>(statements.dropOthersDeliveries);
+  const assign = db.transaction((id: string, owner: string): WebhookEndpoint | null => {
+    const endpoint = reassign.get({ id, owner });
+    if (endpoint) dropOthers.run({ id, owner });
+    return endpoint ?? null;
+  });
   const setDisabled = db.prepare<{ id: string; disabledAt: number | null }>(statements.setDisabled);
   const deleteEndpoint = db.prepare<{ id: string }>(statements.delete);
   const holdDeliveries = db.prepare<{ id: string; now: number }>(statements.holdDeliveries);
@@ -82,7 +88,7 @@ export function webhookEndpoints(db: Db) {
       replace.get({ ...rotationParams(id, which), viewer: viewer ?? null }) ?? null,
     list: (viewer?: string): ListedEndpoint[] => listing.all({ viewer: viewer ?? null }),
     any: (owner?: string): boolean => anyEndpoint.get({ owner: owner ?? null })!.found === 1,
-    assign: (id: string, owner: string): WebhookEndpoint | null => assign.get({ id, owner }) ?? null,
+    assign: (id: string, owner: string): WebhookEndpoint | null => assign.immediate(id, owner),
     get: (id: string): WebhookEndpoint | null => byId.get({ id }) ?? null,
     disable(id: string, now: number): void {
       disable.immediate(id, now);

@@ -11,7 +11,8 @@ export const redeliverStatements = (d: Dialect) => ({
   firstDelivery: 'SELECT event_id, body FROM webhook_deliveries WHERE job_id = :jobId ORDER BY id LIMIT 1',
   // Held ones stay held (their endpoint is disabled); one in flight (claimed_until ahead) is left alone.
   again: `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, last_error = NULL
-     WHERE job_id = :jobId AND status != 'held' AND (claimed_until IS NULL OR claimed_until <= :now) AND endpoint_id IN (${active})`,
+     WHERE job_id = :jobId AND status != 'held' AND (claimed_until IS NULL OR claimed_until <= :now) AND endpoint_id IN (${active})
+       AND (CAST(:owner AS TEXT) IS NULL OR endpoint_id IN (SELECT id FROM webhook_endpoints WHERE owner IN (:owner, '*')))`,
   // An active endpoint of the job's owner, or a global one, with no delivery of the event (added
   // since the job finished) gets one.
   create: `INSERT INTO webhook_deliveries (event_id, job_id, endpoint_id, body, status, next_attempt_at, created_at)

@@ -2,6 +2,7 @@
 import { newWebhookSecret } from '../../webhook-secret.js';
 import type { Rotation } from '../contract.js';
 import { newWebhookKey } from '../webhook-endpoint-rules.js';
+import { ownerOfCallerSql } from '../owners.js';
 import type { Dialect } from './dialect.js';
 
 /** The columns of a WebhookEndpoint, named as its fields. */
@@ -28,6 +29,11 @@ export const webhookEndpointStatements = (d: Dialect) => ({
   disabledWithUrl: `SELECT id FROM webhook_endpoints WHERE url = :url AND owner = :owner AND disabled_at IS NOT NULL
      ORDER BY created_at, ${d.writeOrder} LIMIT 1`,
   assign: `UPDATE webhook_endpoints SET owner = :owner WHERE id = :id RETURNING ${columns}`,
+  // What an endpoint was to send of its former owner's jobs is not its new owner's to receive (a job
+  // swept since has no owner to tell: dropped too).
+  dropOthersDeliveries: `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was given to another owner'
+     WHERE endpoint_id = :id AND status IN ('pending', 'held')
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = job_id AND (:owner = '*' OR ${ownerOfCallerSql('j.caller')} = :owner))`,
   setDisabled: 'UPDATE webhook_endpoints SET disabled_at = :disabledAt WHERE id = :id',
   delete: 'DELETE FROM webhook_endpoints WHERE id = :id',
   holdDeliveries: `UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = :id AND status = 'pending' AND ${settled}`,
