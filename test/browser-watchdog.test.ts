@@ -125,7 +125,7 @@ describe('the browser watchdog, with the browser process working', () => {
       () => new Promise(() => undefined),
       100,
       () => (hung += 1),
-      () => (performance.now() - started) / 2,
+      () => ({ cpuMs: (performance.now() - started) / 2, runnable: false }),
     );
     try {
       // Three hang timeouts (15 of its ticks) go by without a hang called...
@@ -139,11 +139,31 @@ describe('the browser watchdog, with the browser process working', () => {
     }
   });
 
+  it('keeps a browser that gets no CPU time but is runnable (a loaded machine), up to six hang timeouts', async () => {
+    let hung = 0;
+    const started = performance.now();
+    // Its CPU time stands still, but it is waiting for a core, not stopped.
+    const watchdog = watchBrowser(
+      () => new Promise(() => undefined),
+      100,
+      () => (hung += 1),
+      () => ({ cpuMs: 0, runnable: true }),
+    );
+    try {
+      await periods(100 / 5, 15);
+      expect(hung).toBe(0);
+      await until(() => hung > 0, 'the hang to be called after six hang timeouts');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(600);
+    } finally {
+      watchdog.stop();
+    }
+  });
+
   it('calls a browser hung one hang timeout after its CPU time stopped growing', async () => {
     let hung = 0;
     const started = performance.now();
     // Working for 200 ms, then stopped (SIGSTOP, a deadlock): its CPU time stands still from then on.
-    const cpu = () => Math.min(performance.now() - started, 200) / 2;
+    const cpu = () => ({ cpuMs: Math.min(performance.now() - started, 200) / 2, runnable: false });
     const watchdog = watchBrowser(
       () => new Promise(() => undefined),
       100,

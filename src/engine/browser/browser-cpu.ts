@@ -10,13 +10,20 @@ import { parseProcStat } from '../../proc-stat.js';
 // /proc/<pid>/stat counts CPU time in clock ticks, which Linux reports to user space as 1/100 s (USER_HZ).
 const msPerTick = 10;
 
+/** What the browser process is doing: the CPU milliseconds it used so far, and whether it is runnable now. */
+export interface BrowserWork {
+  cpuMs: number;
+  /** In state R: running, or waiting for a core (on a loaded machine a working browser may get little CPU time). */
+  runnable: boolean;
+}
+
 /**
- * A reader of the CPU milliseconds used so far by the browser started as `pid`: that process and
- * any child of it without a `--type=` switch (a wrapper script, as Debian's chromium-headless-shell
- * is, starts the real browser as its child; renderers, zygotes and utilities all carry one).
- * The reader answers undefined where there is no /proc (not Linux) or the browser is gone.
+ * A reader of what the browser started as `pid` is doing: that process and any child of it without
+ * a `--type=` switch (a wrapper script, as Debian's chromium-headless-shell is, starts the real
+ * browser as its child; renderers, zygotes and utilities all carry one). The reader answers
+ * undefined where there is no /proc (not Linux) or the browser is gone.
  */
-export function browserCpuReader(pid: number): () => number | undefined {
+export function browserCpuReader(pid: number): () => BrowserWork | undefined {
   let pids: number[] | undefined;
   return () => {
     try {
@@ -24,10 +31,12 @@ export function browserCpuReader(pid: number): () => number | undefined {
         pid,
         ...childrenOf(pid).filter((child) => !readFileSync(`/proc/${child}/cmdline`, 'latin1').includes('--type=')),
       ];
-      return (
-        pids.reduce((sum, each) => sum + parseProcStat(readFileSync(`/proc/${each}/stat`, 'latin1')).cpuTicks, 0) *
-        msPerTick
-      );
+      const stats = pids.map((each) => parseProcStat(readFileSync(`/proc/${each}/stat`, 'latin1')));
+      return {
+        cpuMs: stats.reduce((sum, stat) => sum + stat.cpuTicks, 0) * msPerTick,
+        // The wrapper sleeps while the browser it started works: the real browser is the last read.
+        runnable: stats.at(-1)?.state === 'R',
+      };
     } catch {
       return undefined;
     }

@@ -14,6 +14,7 @@
  * time keeps growing it is busy, not hung, and the hang timeout counts from when it stopped. Only
  * up to a point: a browser busy without answering for `busyLimit` hang timeouts is killed all the same.
  */
+import type { BrowserWork } from './browser-cpu.js';
 import { performance } from 'node:perf_hooks';
 
 /** Ticks a probe must stay unanswered (and the hang timeout pass) before the browser is deemed hung. */
@@ -34,16 +35,16 @@ export interface Watchdog {
 
 /**
  * Probe with `ping` every `hangTimeoutMs / 5`; call `onHung` once if one ping stays unanswered for
- * `hangTimeoutMs` while the browser makes no progress (`cpuMs`, the CPU milliseconds its process has
- * used, grows by less than a tenth of the time passed; without it, or when it answers undefined, no
- * progress is seen), or for `busyLimit` hang timeouts whatever it does. A ping that rejects (the
+ * `hangTimeoutMs` while the browser makes no progress (`work`: its process's CPU time grows by less
+ * than a tenth of the time passed and it is not runnable; without it, or when it answers undefined,
+ * no progress is seen), or for `busyLimit` hang timeouts whatever it does. A ping that rejects (the
  * browser disconnected) stops the watch: a browser that died is its host's to notice, not a hung one.
  */
 export function watchBrowser(
   ping: () => Promise<unknown>,
   hangTimeoutMs: number,
   onHung: () => void,
-  cpuMs: () => number | undefined = () => undefined,
+  work: () => BrowserWork | undefined = () => undefined,
 ): Watchdog {
   // `ticks` count from the probe's sending; `idle` and `since` from then too, or from the last tick the browser was seen working.
   let out: { sentAt: number; ticks: number; since: number; idle: number; cpu?: { ms: number; at: number } } | undefined;
@@ -65,12 +66,14 @@ export function watchBrowser(
     out.ticks += 1;
     out.idle += 1;
     // Read only once a ping is late (a tick after it went out): an answering browser costs no read.
-    const ms = cpuMs();
-    if (ms !== undefined && out.cpu && ms - out.cpu.ms >= busyShare * (now - out.cpu.at)) {
+    // Working: its CPU time grew, or it is runnable (waiting for a core on a loaded machine, where
+    // it may get too little time to grow by the share; a stopped or deadlocked browser is not R).
+    const seen = work();
+    if (seen && ((out.cpu && seen.cpuMs - out.cpu.ms >= busyShare * (now - out.cpu.at)) || seen.runnable)) {
       out.since = now;
       out.idle = 0;
     }
-    out.cpu = ms === undefined ? undefined : { ms, at: now };
+    out.cpu = seen === undefined ? undefined : { ms: seen.cpuMs, at: now };
     const stalled = out.idle >= ticksPerTimeout && now - out.since >= hangTimeoutMs;
     const tooLong = out.ticks >= busyLimit * ticksPerTimeout && now - out.sentAt >= busyLimit * hangTimeoutMs;
     if (stalled || tooLong) {
