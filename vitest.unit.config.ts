@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * The fast tier, `npm run test:unit`: the test files that need no Chromium, no CLI or server
  * process, no PostgreSQL cluster, no S3 server and no built dist/ (SQLite in a temp dir is in: it
- * runs in-process and quickly). 531 tests in about 7 s on a quiet 2-core machine, 7 to 10 s on a
+ * runs in-process and quickly). 532 tests in about 7 s on a quiet 2-core machine, 7 to 10 s on a
  * busy one, to check a change in seconds; `npm test` (vitest.config.ts) still runs every file, these
  * included, and is what CI runs.
  *
