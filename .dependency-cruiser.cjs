@@ -42,6 +42,21 @@ const upward = layers.map((layer, index) => ({
 }));
 
 /**
+ * Two rooms of one folder that stand apart: neither imports the other's files (what they share
+ * lives at the folder's root). `a` and `b` are paths below src/.
+ */
+const standApart = (a, b, comment) =>
+  [
+    [a, b],
+    [b, a],
+  ].map(([from, to]) => ({
+    name: `no-${to.split('/').at(-1)}-from-${from.split('/').at(-1)}`,
+    comment,
+    from: { path: `^src/${from}/` },
+    to: { path: `^src/${to}/` },
+  }));
+
+/**
  * The store's rooms: its root holds the contract and the rules both backends share, and the
  * assembly that picks a backend (open-backend.ts, open-store.ts); sqlite/ and postgres/ are the two
  * backends, files/ where rendered PDFs' bytes live, health/ the watch over all of it. A backend is
@@ -56,20 +71,11 @@ const storeRooms = [
     from: { path: '^src/', pathNot: '^src/store/' },
     to: { path: '^src/store/(sqlite|postgres)/' },
   },
-  {
-    name: 'no-sqlite-postgres-crosstalk',
-    comment:
-      "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
-    from: { path: '^src/store/sqlite/' },
-    to: { path: '^src/store/postgres/' },
-  },
-  {
-    name: 'no-postgres-sqlite-crosstalk',
-    comment:
-      "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
-    from: { path: '^src/store/postgres/' },
-    to: { path: '^src/store/sqlite/' },
-  },
+  ...standApart(
+    'store/sqlite',
+    'store/postgres',
+    "the SQLite and PostgreSQL backends share what they share through the store's root (contract.ts, the rules), not each other's files",
+  ),
   {
     name: 'no-backend-from-statements',
     comment:
@@ -143,41 +149,21 @@ const serverRooms = [
     from: { path: '^src/server/api/' },
     to: { path: '^src/server/(routes|edge|playground)/' },
   },
-  {
-    name: 'no-playground-from-routes',
-    comment: 'the API routes and the playground stand apart',
-    from: { path: '^src/server/routes/' },
-    to: { path: '^src/server/playground/' },
-  },
-  {
-    name: 'no-routes-from-playground',
-    comment: 'the API routes and the playground stand apart',
-    from: { path: '^src/server/playground/' },
-    to: { path: '^src/server/routes/' },
-  },
+  ...standApart('server/routes', 'server/playground', 'the API routes and the playground stand apart'),
 ].map((rule) => ({ severity: 'error', ...rule }));
 
-/** @type {import('dependency-cruiser').IConfiguration} */
 /**
  * The CLI's rooms: render/ (`pdfrender render`: its flags, the batch, watch, progress output) and
  * serve/ (`pdfrender serve`: its flags, the run, the stop), with the program and what both share
  * (run options, flag sets, io) at the root. Neither command's room reaches into the other's.
  */
-const cliRooms = [
-  {
-    name: 'no-serve-from-render',
-    comment: "`render` and `serve` share what they share through cli/'s root, not each other's files",
-    from: { path: '^src/cli/render/' },
-    to: { path: '^src/cli/serve/' },
-  },
-  {
-    name: 'no-render-from-serve',
-    comment: "`render` and `serve` share what they share through cli/'s root, not each other's files",
-    from: { path: '^src/cli/serve/' },
-    to: { path: '^src/cli/render/' },
-  },
-].map((rule) => ({ severity: 'error', ...rule }));
+const cliRooms = standApart(
+  'cli/render',
+  'cli/serve',
+  "`render` and `serve` share what they share through cli/'s root, not each other's files",
+).map((rule) => ({ severity: 'error', ...rule }));
 
+/** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
