@@ -2,7 +2,7 @@
 import { loadServeConfig } from '../../src/server/config.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { Resolver } from '../../src/network/resolve-checked.js';
-import { engineNetworkOptions } from '../../src/network/policy-settings.js';
+import { serveEngineOptions } from '../../src/server/engine-options.js';
 import { createApp } from '../../src/server/app.js';
 import type { AccessLogEntry, AppDeps } from '../../src/server/deps.js';
 import type { LogEvent } from '../../src/event-log.js';
@@ -37,17 +37,13 @@ export async function startServer(
   const dataDir = await tempDir();
   // Every webhook receiver in the tests listens on loopback, which the server refuses by default.
   const config = loadServeConfig({ port: 0, dataDir, allowPrivateWebhooks: true, ...flags }, {}, dataDir);
-  // As run-server.ts builds it, with a DNS answer of the test's choosing when it gives one.
+  // As run-server.ts builds it (two pages unless the test asks), with a DNS answer of the test's choosing when it gives one.
   const engine =
     shared?.engine ??
     createEngine({
       executablePath,
+      ...serveEngineOptions(config),
       concurrency: flags.concurrency ? config.concurrency : 2,
-      timeoutMs: config.timeout,
-      maxPages: config.maxPages,
-      maxPagesPerCaller: config.maxPagesPerCaller,
-      pageWaitMs: config.pageWait,
-      ...engineNetworkOptions(config, 'public'),
       resolver: options.resolver,
     });
   // A fixed clock the test moves, or the real one (webhook timestamps are checked against it), which

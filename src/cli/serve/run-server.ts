@@ -7,7 +7,7 @@ import { reachedFromThisMachineOnly, type ServeConfig } from '../../server/confi
 import { createEngine } from '../../engine/engine.js';
 import { requireBrowser } from '../../engine/browser/find-browser.js';
 import { eventLogWriter } from '../../event-log.js';
-import { engineNetworkOptions } from '../../network/policy-settings.js';
+import { serveEngineOptions } from '../../server/engine-options.js';
 import { valueWithin } from '../../race.js';
 import { createApp } from '../../server/app.js';
 import { accessLogWriter } from '../../server/edge/access-log.js';
@@ -27,20 +27,12 @@ const sweepWithinMs = 2_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  // Documents from callers are untrusted: public addresses only, no files, unless the flags relax it.
   const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
   const engine = createEngine({
     executablePath: browser.executablePath,
-    concurrency: config.concurrency,
-    maxPagesPerCaller: config.maxPagesPerCaller,
-    pageWaitMs: config.pageWait,
-    timeoutMs: config.timeout,
-    maxPages: config.maxPages,
-    browserRecycleAfter: config.browserRecycleAfter,
-    browserHangTimeoutMs: config.browserHangTimeout,
+    ...serveEngineOptions(config),
     warn: (message) => events({ level: 'warn', message }),
     dataDir: config.dataDir,
-    ...engineNetworkOptions(config, 'public'),
   });
   const runtime = await startRuntime({
     config,
