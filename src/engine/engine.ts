@@ -26,7 +26,8 @@ import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch
 import { countPdfPages } from './pages/page-count.js';
 import { finishPdf, needsFinishing } from './pages/finish-pdf.js';
 import { guardPage } from './pages/page-guard.js';
-import { type NetworkReport } from './network-report.js';
+import { publicReport, type NetworkReport } from './network-report.js';
+import { emptyReport, type RenderReport } from './report/render-report.js';
 import { PagePool, type Slot } from './pages/page-pool.js';
 import { printDocument, resetPage, type Printed, type Templates } from './pages/print-document.js';
 import { pastTheEnd } from './pages/print-pdf.js';
@@ -111,8 +112,10 @@ export interface RenderResult {
   ms: number;
   /** Things that went wrong without failing the render (a header image or style sheet that could not be fetched, a web font a template cannot load). */
   warnings: string[];
-  /** URLs the network policy refused, and URLs that failed to load, while rendering. */
+  /** URLs the network policy refused, and URLs that failed to load, while rendering (with the operator's detail). */
   network: NetworkReport;
+  /** The preflight report: what did not go as the document asked, safe for its caller (report/render-report.ts). */
+  report: RenderReport;
   /** The local files the document loaded (real paths): what a watch of its sources must watch. */
   files: string[];
 }
@@ -341,6 +344,7 @@ export function createEngine(options: EngineOptions): Engine {
         ms: performance.now() - started,
         warnings,
         network,
+        report: { ...emptyReport(), resources: { ...publicReport(network), brokenImages: [] } },
         files: slot.guard.filesRead(),
       };
     } catch (error) {

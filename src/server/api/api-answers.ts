@@ -4,9 +4,8 @@
  * answers with them, so the three cannot drift apart. (The request's own schema is request.ts.)
  */
 import { z } from 'zod';
-import { failureCodes } from '../../engine/network-report.js';
+import { resourceIssueSchema } from '../../engine/report/render-report.js';
 import { errorCodes, type ErrorCode } from '../../errors.js';
-import { refusalCodes } from '../../network/refusal.js';
 
 const count = (description: string) => z.int().min(0).describe(description);
 const instant = (description: string) => z.iso.datetime().describe(description);
@@ -14,11 +13,7 @@ const instant = (description: string) => z.iso.datetime().describe(description);
 const epochMs = (description: string) => z.int().describe(`${description}, in milliseconds since 1970-01-01 UTC`);
 
 /** A URL the document asked for and did not get, with a reason safe for any caller. */
-export const resourceIssue = z.strictObject({
-  url: z.string(),
-  code: z.enum([...refusalCodes, ...failureCodes]),
-  reason: z.string().describe('why, e.g. "HTTP 404", "net::ERR_NAME_NOT_RESOLVED" or the network policy\'s reason'),
-});
+export const resourceIssue = resourceIssueSchema;
 
 const blocked = z.array(resourceIssue).describe('URLs the network policy refused');
 const failed = z.array(resourceIssue).describe('URLs that failed to load');

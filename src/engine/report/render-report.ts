@@ -1,0 +1,161 @@
+/**
+ * The preflight report every render returns beside its PDF: what did not go as the document asked
+ * (characters no font could draw, fonts that failed, resources that did not load, script errors,
+ * content wider than the page) and how long each step took. One zod schema is its type, the API's
+ * OpenAPI schema, and what the tests parse answers with. Everything in it is safe for the caller the
+ * document belongs to (the operator's detail stays in ResourceIssue.detail, never in here) and bounded.
+ */
+import { z } from 'zod';
+import { refusalCodes } from '../../network/refusal.js';
+import { failureCodes } from '../network-report.js';
+
+const count = (description: string) => z.int().min(0).describe(description);
+
+/** A URL the document asked for and did not get, with a reason safe for any caller. */
+export const resourceIssueSchema = z.strictObject({
+  url: z.string(),
+  code: z.enum([...refusalCodes, ...failureCodes]),
+  reason: z.string().describe('why, e.g. "HTTP 404", "net::ERR_NAME_NOT_RESOLVED" or the network policy\'s reason'),
+});
+
+/** Where in the document a character occurs. */
+export const placeSchema = z.enum(['body', 'header', 'footer']);
+export type Place = z.infer<typeof placeSchema>;
+
+export const missingGlyphsSchema = z.strictObject({
+  script: z.string().describe('the Unicode script of the characters, e.g. "Han", "Devanagari", "Private use"'),
+  count: count('glyphs of this script drawn as an empty box (.notdef)'),
+  characters: z.string().describe('the first few distinct characters, in the order found'),
+  where: z.array(placeSchema).describe('where they occur: the body, the header, the footer'),
+});
+
+export const failedFontSchema = z.strictObject({
+  family: z.string().describe('the @font-face family that failed'),
+  reason: z.string(),
+});
+
+export const brokenImageSchema = z.strictObject({
+  url: z.string(),
+  selector: z.string().describe('a CSS selector of the <img>'),
+  reason: z.string(),
+});
+
+export const scriptErrorSchema = z.strictObject({
+  kind: z.enum(['exception', 'console.error']),
+  message: z.string().describe('first line, truncated to 300 characters'),
+});
+
+export const overflowSchema = z.strictObject({
+  selector: z.string().describe('a CSS selector of the element that runs past the right edge'),
+  right: count('where the element ends, in CSS pixels from the left edge of the printable area'),
+  printableWidth: count('the printable width, in CSS pixels'),
+});
+
+export const renderReportSchema = z
+  .strictObject({
+    missingGlyphs: z.array(missingGlyphsSchema).describe('characters no available font could draw, by script'),
+    fonts: z.strictObject({
+      used: z.array(z.string()).describe('the fonts the PDF draws its text with (PostScript names)'),
+      failed: z.array(failedFontSchema).describe('@font-face rules whose font did not load'),
+    }),
+    resources: z.strictObject({
+      blocked: z.array(resourceIssueSchema).describe('URLs the network policy refused'),
+      failed: z.array(resourceIssueSchema).describe('URLs that failed to load'),
+      brokenImages: z.array(brokenImageSchema).describe('images that loaded but could not be shown'),
+    }),
+    scriptErrors: z.strictObject({
+      count: count("uncaught exceptions and console.error calls of the document's own script"),
+      more: z.boolean().describe('more happened than were counted (counting stops at 20)'),
+      messages: z.array(scriptErrorSchema).describe('the first ten'),
+    }),
+    overflow: z.array(overflowSchema).describe('elements wider than the printable width (cut off at the right edge)'),
+    timings: z.strictObject({
+      loadMs: count('loading the document and its resources'),
+      waitMs: count("the request's waits (waitForSelector, waitForExpression, waitForNetworkIdle, waitDelay)"),
+      printMs: count("Chromium's printToPDF"),
+      reportMs: count("this report's own checks"),
+    }),
+  })
+  .describe('what did not go as the document asked, and how long each step took');
+export type RenderReport = z.infer<typeof renderReportSchema>;
+
+/** The kinds of problem a report can hold, which `failOn` can turn into failures. */
+export const problemKinds = ['missingGlyphs', 'resourceErrors', 'scriptErrors', 'overflow'] as const;
+export type ProblemKind = (typeof problemKinds)[number];
+
+// The bounds of one report: a document that throws a million errors or draws a million boxes gets
+// a report of a few kilobytes.
+export const reportBounds = {
+  scripts: 20,
+  charactersPerScript: 10,
+  fonts: 50,
+  failedFonts: 20,
+  brokenImages: 20,
+  scriptErrors: 20,
+  scriptMessages: 10,
+  messageChars: 300,
+  overflow: 10,
+} as const;
+
+/** An empty report (no problem found, nothing timed). */
+export function emptyReport(): RenderReport {
+  return {
+    missingGlyphs: [],
+    fonts: { used: [], failed: [] },
+    resources: { blocked: [], failed: [], brokenImages: [] },
+    scriptErrors: { count: 0, more: false, messages: [] },
+    overflow: [],
+    timings: { loadMs: 0, waitMs: 0, printMs: 0, reportMs: 0 },
+  };
+}
+
+/** The problems of each kind a report holds, counted. */
+export function problemCounts(report: RenderReport): Record<ProblemKind, number> {
+  const { resources } = report;
+  return {
+    missingGlyphs: report.missingGlyphs.reduce((sum, group) => sum + group.count, 0),
+    resourceErrors:
+      resources.blocked.length + resources.failed.length + resources.brokenImages.length + report.fonts.failed.length,
+    scriptErrors: report.scriptErrors.count,
+    overflow: report.overflow.length,
+  };
+}
+
+/**
+ * One line per kind of problem the report holds, each naming the first offenders: for the CLI's
+ * warnings and for a failOn rule's message.
+ */
+export function problemLines(report: RenderReport): Partial<Record<ProblemKind, string>> {
+  const counts = problemCounts(report);
+  const lines: Partial<Record<ProblemKind, string>> = {};
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (counts.missingGlyphs > 0)
+    lines.missingGlyphs = `${plural(counts.missingGlyphs, 'character')} no font could draw (${report.missingGlyphs
+      .slice(0, 3)
+      .map(
+        (group) =>
+          `${group.script} ${group.count}: ${group.characters} in the ${group.where.join(' and ') || 'document'}`,
+      )
+      .join('; ')})`;
+  if (counts.resourceErrors > 0) {
+    const { blocked, failed, brokenImages } = report.resources;
+    const first = [
+      ...failed.map((issue) => `${issue.url} (${issue.reason})`),
+      ...blocked.map((issue) => `${issue.url} (blocked: ${issue.reason})`),
+      ...brokenImages.map((image) => `image ${image.url} (${image.reason})`),
+      ...report.fonts.failed.map((font) => `font ${font.family} (${font.reason})`),
+    ];
+    lines.resourceErrors = `${plural(counts.resourceErrors, 'resource')} did not load: ${first.slice(0, 3).join(', ')}`;
+  }
+  if (counts.scriptErrors > 0)
+    lines.scriptErrors = `${plural(counts.scriptErrors, 'script error')}${report.scriptErrors.more ? ' or more' : ''}: ${report.scriptErrors.messages
+      .slice(0, 2)
+      .map((error) => `${error.kind === 'exception' ? 'uncaught' : 'console.error'}: ${error.message}`)
+      .join('; ')}`;
+  if (counts.overflow > 0)
+    lines.overflow = `${plural(counts.overflow, 'element')} wider than the printable width of ${report.overflow[0]!.printableWidth} px: ${report.overflow
+      .slice(0, 3)
+      .map((element) => `${element.selector} (ends at ${element.right} px)`)
+      .join(', ')}`;
+  return lines;
+}
