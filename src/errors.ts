@@ -62,10 +62,19 @@ export class PdfRenderError extends Error {
   /** What the caller is not told and the operator's log is (what a refused name resolved to, a DNS error). */
   readonly detail?: string;
 
+  /** The preflight report (a RenderReport, engine/report/render-report.ts: basics import nothing above them) of a render that a failOn rule failed: the caller gets it with the error; read it with reportOf. */
+  readonly report?: unknown;
+
   constructor(
     code: ErrorCode,
     message: string,
-    options: { cause?: unknown; fieldErrors?: FieldErrors; retryAfter?: number; detail?: string } = {},
+    options: {
+      cause?: unknown;
+      fieldErrors?: FieldErrors;
+      retryAfter?: number;
+      detail?: string;
+      report?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'PdfRenderError';
@@ -73,6 +82,7 @@ export class PdfRenderError extends Error {
     if (options.fieldErrors) this.fieldErrors = options.fieldErrors;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.detail !== undefined) this.detail = options.detail;
+    if (options.report !== undefined) this.report = options.report;
   }
 }
 

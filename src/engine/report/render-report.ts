@@ -6,6 +6,7 @@
  * document belongs to (the operator's detail stays in ResourceIssue.detail, never in here) and bounded.
  */
 import { z } from 'zod';
+import { PdfRenderError } from '../../errors.js';
 import { refusalCodes } from '../../network/refusal.js';
 import { failureCodes } from '../network-report.js';
 
@@ -78,6 +79,11 @@ export const renderReportSchema = z
   })
   .describe('what did not go as the document asked, and how long each step took');
 export type RenderReport = z.infer<typeof renderReportSchema>;
+
+/** The report a failed render carries (a failOn rule failed it), if any. */
+export function reportOf(error: unknown): RenderReport | undefined {
+  return error instanceof PdfRenderError ? (error.report as RenderReport | undefined) : undefined;
+}
 
 /** The kinds of problem a report can hold, which `failOn` can turn into failures. */
 export const problemKinds = ['missingGlyphs', 'resourceErrors', 'scriptErrors', 'overflow'] as const;
