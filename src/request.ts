@@ -15,6 +15,7 @@ import {
   optionalTextField,
   overrideHtmlField,
 } from './fields.js';
+import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
 import { expressionProblem } from './wait-expression.js';
@@ -219,6 +220,15 @@ export const renderRequestFields = {
     .describe(
       'cookies for a url document, by name, such as {"session": "abc"}: sent with its own request and its requests to the same host (host-only cookies of the url\'s host, path /), never to another site; over a form or a flag, a string of JSON',
     ),
+  extraHttpHeaders: jsonObjectField(extraHttpHeadersSchema)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe(
+      'HTTP headers by name, such as {"Authorization": "Bearer abc"}, sent with the requests to the url document\'s own origin and to extraHttpHeadersOrigins, never to another origin (nor where a redirect leads off them); not headers the browser sets (Host, Cookie, User-Agent, Content-Length...); over a form or a flag, a string of JSON',
+    ),
+  extraHttpHeadersOrigins: extraHttpHeadersOriginsField.describe(
+    'further origins extraHttpHeaders go to, such as ["https://api.example.com"] (scheme, host and port); over a form or a flag, origins separated by commas',
+  ),
   emulatedMediaFeatures: jsonObjectField(mediaFeaturesSchema)
     .nullish()
     .transform((value) => value ?? null)
@@ -323,6 +333,7 @@ const whenAnObject = {
 export const renderRequestSchema = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** Async priorities: higher first. */
@@ -347,6 +358,7 @@ export const asyncRenderRequestSchema = z
       ),
   })
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** A validated async request. */

@@ -121,7 +121,7 @@ async function pdfrenderProblem(args: string[]): Promise<string | undefined> {
     if (error !== stop) return messageOf(error);
   }
   try {
-    if (command?.name() === 'render') await checkRenderValues(command.opts());
+    if (command?.name() === 'render') await checkRenderValues(command.opts(), command.args);
     if (command?.name() === 'serve') checkServeValues(command.opts());
   } catch (error) {
     return messageOf(error);
@@ -129,13 +129,14 @@ async function pdfrenderProblem(args: string[]): Promise<string | undefined> {
   return undefined;
 }
 
-/** Render's flag values, through the checks its run makes before it renders. */
-async function checkRenderValues(options: Record<string, unknown>): Promise<void> {
+/** Render's flag values, through the checks its run makes before it renders; a URL among `inputs` is the document. */
+async function checkRenderValues(options: Record<string, unknown>, inputs: string[]): Promise<void> {
   // A file flag's value is a path (read when it runs); what the file holds is not the documentation's to show.
   const files = new Set(flagFiles(options));
   const values = Object.fromEntries(Object.entries(options).filter(([, value]) => !files.has(value as string)));
   const { fields } = await requestFieldsFromFlags(values, root);
-  parseRenderRequest({ htmlContent: '<p></p>', ...fields });
+  const url = inputs.find((input) => /^https?:\/\//.test(input));
+  parseRenderRequest({ ...(url ? { url } : { htmlContent: '<p></p>' }), ...fields });
   // The run options are serve's settings of the same names (keyed by setting; each takes its own).
   parseRunOptions(settingValues(options));
 }
@@ -246,11 +247,12 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
 /** As much of a JSON Schema as unknownFields reads. */
 interface JsonSchema {
   properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
 }
 
-/** The fields of `value` (nested ones as a.b) that no properties of `schema` or of its alternatives name. */
+/** The fields of `value` (nested ones as a.b) that no properties of `schema` or of its alternatives name (nor allow, as a record's any key). */
 function unknownFields(value: unknown, schema: JsonSchema, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
   const alternatives = (s: JsonSchema): JsonSchema[] => [
@@ -258,8 +260,13 @@ function unknownFields(value: unknown, schema: JsonSchema, prefix = ''): string[
     ...[...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap(alternatives),
   ];
   const properties = alternatives(schema).flatMap((s) => Object.entries(s.properties ?? {}));
+  // An object of any keys (cookies, extraHttpHeaders: a record) knows every key.
+  const anyKey = alternatives(schema).flatMap((s) =>
+    typeof s.additionalProperties === 'object' ? [s.additionalProperties] : [],
+  );
   return Object.entries(value).flatMap(([key, field]) => {
-    const known = properties.filter(([name]) => name === key).map(([, property]) => property);
+    const named = properties.filter(([name]) => name === key).map(([, property]) => property);
+    const known = named.length > 0 ? named : anyKey;
     if (known.length === 0) return [`${prefix}${key}`];
     // Known where any of its schemas knows all of it.
     const problems = known.map((property) => unknownFields(field, property, `${prefix}${key}.`));

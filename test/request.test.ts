@@ -50,6 +50,8 @@ describe('defaults', () => {
       emulatedMediaType: 'print',
       userAgent: null,
       cookies: null,
+      extraHttpHeaders: null,
+      extraHttpHeadersOrigins: null,
       emulatedMediaFeatures: null,
       pageRanges: null,
       metadata: null,

@@ -2,9 +2,11 @@
  * What a `url` document's requests carry (issue 28 §4). userAgent: its own request and its
  * subresources' send the caller's User-Agent, and navigator.userAgent answers it. cookies: its own
  * request and its requests to the same host carry the caller's cookies, a request to another site
- * does not. Neither carries over to the next document on the same pooled page. Values that could
- * not be a header, or could smuggle a cookie attribute, are refused naming the field. One loopback
- * server, reached as two sites: 127.0.0.1 (the document's) and 127.0.0.2 (a third party's).
+ * does not. extraHttpHeaders: its own request and its requests to its origin carry them, a request
+ * to another origin (or redirected to one) does not unless extraHttpHeadersOrigins names it. None
+ * carries over to the next document on the same pooled page. Values that could not be a header, or
+ * could smuggle a cookie attribute, are refused naming the field. One loopback server, reached as
+ * two sites: 127.0.0.1 (the document's) and 127.0.0.2 (a third party's).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,21 +19,25 @@ import { readPdf } from './support/pdf.js';
 
 // One page, so every render reuses it; loopback allowed, for the site.
 const engine = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
-/** Every request the site answered: where (host and path), its User-Agent and its Cookie header. */
-const seen: Array<{ where: string; agent: string; cookie: string }> = [];
+/** Every request the site answered: where (host and path), its User-Agent, Cookie and Authorization headers. */
+const seen: Array<{ where: string; agent: string; cookie: string; auth: string }> = [];
 const site = createServer((req, res) => {
   seen.push({
     where: `${req.headers.host}${req.url}`,
     agent: req.headers['user-agent'] ?? '',
     cookie: req.headers.cookie ?? '',
+    auth: req.headers.authorization ?? '',
   });
-  if (req.url !== '/page') return void res.writeHead(404).end();
   const third = `http://127.0.0.2:${(site.address() as AddressInfo).port}`;
+  // A same-origin image that redirects to the third party.
+  if (req.url === '/hop.png') return void res.writeHead(302, { Location: `${third}/hopped.png` }).end();
+  if (req.url !== '/page') return void res.writeHead(404).end();
   res
     .writeHead(200, { 'Content-Type': 'text/html' })
     .end(
       `<p>HEADER=[${req.headers['user-agent']}]</p><p>COOKIE=[${req.headers.cookie ?? ''}]</p><p id="js"></p>` +
-        `<img src="/own.png"><img src="${third}/third.png">` +
+        `<p>AUTH=[${req.headers.authorization ?? ''}] TENANT=[${req.headers['x-tenant'] ?? ''}]</p>` +
+        `<img src="/own.png"><img src="${third}/third.png"><img src="/hop.png">` +
         `<script>document.getElementById('js').textContent = 'JS=[' + navigator.userAgent + ']';</script>`,
     );
 });
@@ -97,5 +103,45 @@ describe('cookies', () => {
     expect(refusal({ url, cookies: { session: 'a; Domain=evil.example' } })).toEqual(['cookies.session']);
     expect(refusal({ url, cookies: { 'bad name': 'a' } })).toEqual([expect.stringMatching(/^cookies/)]);
     expect(refusal({ htmlContent: '<p>x</p>', cookies: { session: 'a' } })).toEqual(['cookies']);
+  });
+});
+
+describe('extraHttpHeaders', () => {
+  const headers = { Authorization: 'Bearer t0ken', 'X-Tenant': 'acme' };
+
+  it("go with a url document's requests to its own origin only, not where a redirect leads off it, and not to the next document", async () => {
+    // With cookies too: the headers added keep the cookies Chromium adds.
+    const first = await render({ extraHttpHeaders: headers, cookies: { session: 'abc123' } });
+    expect(first.text).toContain('AUTH=[Bearer t0ken] TENANT=[acme]');
+    expect(first.text).toContain('COOKIE=[session=abc123]');
+    expect(first.at('/own.png')?.auth).toBe('Bearer t0ken');
+    expect(first.at('/hop.png')?.auth).toBe('Bearer t0ken');
+    expect(first.at('/hopped.png')?.auth).toBe('');
+    expect(first.at('/third.png')?.auth).toBe('');
+    const next = await render({});
+    expect(next.text).toContain('AUTH=[] TENANT=[]');
+    expect(next.at('/own.png')?.auth).toBe('');
+  });
+
+  it('go to the origins extraHttpHeadersOrigins adds, given as a list or a string', async () => {
+    const third = `http://127.0.0.2:${new URL(url).port}`;
+    for (const origins of [[third], `${third}/`]) {
+      const widened = await render({ extraHttpHeaders: headers, extraHttpHeadersOrigins: origins });
+      expect(widened.at('/third.png')?.auth).toBe('Bearer t0ken');
+      expect(widened.at('/hopped.png')?.auth).toBe('Bearer t0ken');
+    }
+  });
+
+  it('refuse names the browser sets, values with line breaks, and headers that go nowhere, naming the field', () => {
+    expect(refusal({ url, extraHttpHeaders: { Host: 'evil.example', 'Content-Length': '0' } })).toEqual([
+      'extraHttpHeaders.Host',
+      'extraHttpHeaders.Content-Length',
+    ]);
+    expect(refusal({ url, extraHttpHeaders: { 'X-A': 'a\r\nX-B: b' } })).toEqual(['extraHttpHeaders.X-A']);
+    expect(refusal({ url, extraHttpHeaders: { Cookie: 'a=b' } })).toEqual(['extraHttpHeaders.Cookie']);
+    expect(refusal({ htmlContent: '<p>x</p>', extraHttpHeaders: headers })).toEqual(['extraHttpHeaders']);
+    expect(refusal({ url, extraHttpHeaders: headers, extraHttpHeadersOrigins: ['https://cdn.example/path'] })).toEqual([
+      'extraHttpHeadersOrigins.0',
+    ]);
   });
 });

@@ -46,6 +46,8 @@ const specs: FlagSpec[] = [
   { flags: '--emulated-media-features <json>', field: 'emulatedMediaFeatures', kind: 'value' },
   { flags: '--user-agent <string>', field: 'userAgent', kind: 'value' },
   { flags: '--cookies <json>', field: 'cookies', kind: 'value' },
+  { flags: '--extra-http-headers <json>', field: 'extraHttpHeaders', kind: 'value' },
+  { flags: '--extra-http-headers-origins <origins>', field: 'extraHttpHeadersOrigins', kind: 'value' },
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
 ];

@@ -3,11 +3,13 @@
  * the egress proxy, which enforces the network policy; every other scheme a document asks for is
  * paused here by the DevTools Fetch domain and refused, except file: URLs inside the document's
  * own folder when the CLI renders a file, which pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
+ * While a document with extraHttpHeaders renders, its http(s) requests are paused too, to add them (extra-headers.ts).
  */
-import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, HTTPResponse, Page, Protocol } from 'puppeteer-core';
 import { failureHeader, refusalHeader, type EgressProxy } from '../../network/egress-proxy.js';
 import { networkRefusal, urlRefusal } from '../../network/refusal.js';
 import { fileJudge, type FileAccess } from '../file-access.js';
+import { continueWithHeaders, isNetworkUrl, networkPatterns, type ExtraHeaders } from './extra-headers.js';
 import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from '../network-report.js';
 import { fulfilFile } from './file-response.js';
 
@@ -25,6 +27,11 @@ export interface PageGuard {
   filesRead(): string[];
   /** Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder listing) there. */
   serveOnce(url: string, html: string): void;
+  /**
+   * Add `extra`'s headers to the current document's requests in their scope (extra-headers.ts), by
+   * pausing its http(s) requests, until end(); a no-op outside begin() and end().
+   */
+  sendHeaders(extra: ExtraHeaders): Promise<void>;
 }
 
 export interface GuardOptions {
@@ -46,6 +53,8 @@ const pausedSchemes = [
   'view-source',
   'ftp',
 ];
+const schemePatterns = pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` }));
+
 /** Install the guard on a new page. */
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;
@@ -54,12 +63,14 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let served: { url: string; html: string } | undefined;
   let began = 0;
   let read = new Set<string>();
+  // The current document's extraHttpHeaders; null when http(s) requests are not paused for any (or no longer).
+  let extra: ExtraHeaders | null = null;
   const add = (list: keyof NetworkReport, url: string, issue: Omit<ResourceIssue, 'url'>) => {
     if (report && report[list].length < maxIssues && !report[list].some((known) => known.url === url))
       report[list].push({ url: cappedUrl(url), ...issue });
   };
 
-  client.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
+  client.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => {
     if (served && event.request.url === served.url) {
       const { html } = served;
       served = undefined;
@@ -70,6 +81,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
         .catch(() => undefined);
     }
     const { requestId, request } = event;
+    if (isNetworkUrl(request.url)) return continueWithHeaders(client, event, extra);
     void pausedDecision(request.url, judgeFile)
       .then(async (decision) => {
         if ('refused' in decision) {
@@ -83,7 +95,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       // Never leave a request paused: the document would wait on it until its deadline.
       .catch(() => client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' }).catch(() => undefined));
   });
-  await client.send('Fetch.enable', { patterns: pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*` })) });
+  await client.send('Fetch.enable', { patterns: schemePatterns });
 
   page.on('requestfailed', (request: HTTPRequest) => {
     const url = request.url();
@@ -137,10 +149,21 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       const done = report ?? { blocked: [], failed: [] };
       report = null;
       served = undefined;
+      // Sent before anything the page is asked next (the session keeps order), and anything paused
+      // meanwhile goes on without the headers: nothing of them reaches the next document.
+      if (extra) {
+        extra = null;
+        void client.send('Fetch.enable', { patterns: schemePatterns }).catch(() => undefined);
+      }
       return done;
     },
     serveOnce(url, html) {
       served = { url, html };
+    },
+    async sendHeaders(headers) {
+      if (!report) return;
+      extra = headers;
+      await client.send('Fetch.enable', { patterns: [...schemePatterns, ...networkPatterns] });
     },
   };
 }

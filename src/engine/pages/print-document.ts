@@ -5,6 +5,7 @@
 import { PdfRenderError } from '../../errors.js';
 import { pageRangesOf } from '../../page-ranges.js';
 import type { RenderRequest } from '../../request.js';
+import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
@@ -73,6 +74,9 @@ export async function printDocument(
     await slot.client.send('Emulation.setUserAgentOverride', { userAgent });
     slot.userAgent = userAgent;
   }
+  // Until the render ends (the guard's end() undoes it), not across documents as the above are.
+  const extra = extraHeadersOf(request);
+  if (extra) await slot.guard.sendHeaders(extra);
   if (request.url) {
     // Host-only cookies of the url's host: sent with its own requests, never to another site. The
     // page's reset clears every cookie before the next document.
