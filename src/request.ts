@@ -18,6 +18,7 @@ import {
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
+import { checkSinglePage, singlePageField } from './single-page-field.js';
 import { expressionProblem } from './wait-expression.js';
 
 /**
@@ -196,6 +197,7 @@ export const renderRequestFields = {
     .describe('wait this long after the load event before printing: "500ms", "2s", or milliseconds as a number'),
   waitForNetworkIdle: booleanField('print once the page has had no network request in flight for 500 ms'),
   preferCssPageSize: booleanField("let the document's CSS @page size win over paperWidth and paperHeight"),
+  singlePage: singlePageField,
   emulatedMediaType: z
     .enum(['print', 'screen'], { error: (issue) => `must be "print" or "screen" (got ${JSON.stringify(issue.input)})` })
     .prefault('print')
@@ -334,6 +336,7 @@ export const renderRequestSchema = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
+  .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** Async priorities: higher first. */
@@ -359,6 +362,7 @@ export const asyncRenderRequestSchema = z
   })
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
+  .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkPageFits, whenPageFieldsParsed);
 
 /** A validated async request. */

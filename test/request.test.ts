@@ -47,6 +47,7 @@ describe('defaults', () => {
       waitDelay: null,
       waitForNetworkIdle: false,
       preferCssPageSize: false,
+      singlePage: false,
       emulatedMediaType: 'print',
       userAgent: null,
       cookies: null,

@@ -42,6 +42,7 @@ const specs: FlagSpec[] = [
   { flags: '--wait-delay <duration>', field: 'waitDelay', kind: 'value' },
   { flags: '--wait-for-network-idle', field: 'waitForNetworkIdle', kind: 'switch' },
   { flags: '--prefer-css-page-size', field: 'preferCssPageSize', kind: 'switch' },
+  { flags: '--single-page', field: 'singlePage', kind: 'switch' },
   { flags: '--emulated-media-type <type>', field: 'emulatedMediaType', kind: 'value' },
   { flags: '--emulated-media-features <json>', field: 'emulatedMediaFeatures', kind: 'value' },
   { flags: '--user-agent <string>', field: 'userAgent', kind: 'value' },

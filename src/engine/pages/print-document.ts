@@ -11,6 +11,7 @@ import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
 import { printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
+import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
 
 /** The request's templates: those of every page, and page 1's own when it has them. */
@@ -105,14 +106,15 @@ export async function printDocument(
   await waitForConditions(slot, request, job.signal, job.pending);
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
-  const pdf = await printPdf(slot, request, templates, job.maxPages);
+  const printed = request.singlePage ? await singlePageRequest(slot, request) : request;
+  const pdf = await printPdf(slot, printed, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
   // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
   if (!templates.firstPage || !printsFirstPage(request)) return { pdf, unresolved };
   return {
     pdf,
     unresolved,
-    firstPage: await printPdf(slot, { ...request, pageRanges: '1' }, templates.firstPage, job.maxPages),
+    firstPage: await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages),
   };
 }
 

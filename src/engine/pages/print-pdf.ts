@@ -34,10 +34,7 @@ export async function printPdf(
   templates: TemplatePair,
   maxPages: number,
 ): Promise<Uint8Array> {
-  // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
-  // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
-  if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
-  await inPrintWorld(slot, fontsReady);
+  await settleForPrint(slot);
   const { stream } = await slot.client
     .send('Page.printToPDF', printParameters(request, templates, maxPages))
     .catch((error: unknown) => {
@@ -67,6 +64,14 @@ export async function printPdf(
   } finally {
     void slot.client.send('IO.close', { handle: stream }).catch(() => undefined);
   }
+}
+
+/** Let the document settle as it is to be printed: its animation frames run, its fonts in. */
+export async function settleForPrint(slot: Slot): Promise<void> {
+  // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
+  // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
+  if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
+  await inPrintWorld(slot, fontsReady);
 }
 
 /** The error of a pageRanges that starts a range past the document's last page. */

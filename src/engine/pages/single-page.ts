@@ -1,0 +1,64 @@
+/**
+ * singlePage: the whole document on one page as tall as its content. The content's height is
+ * measured as printing would lay it out (at the printable width divided by the scale, under print
+ * media unless the request emulates screen), and the page is made that tall times the scale, plus
+ * the vertical margins. The window is laid out at that width only for the measurement: no animation
+ * frame runs meanwhile (frame-gate.ts), so the document's script sees no resize.
+ */
+import { PdfRenderError } from '../../errors.js';
+import type { Protocol } from 'puppeteer-core';
+import type { RenderRequest } from '../../request.js';
+import type { Slot } from './page-pool.js';
+import { inPrintWorld, settleForPrint } from './print-pdf.js';
+
+const cssPxPerInch = 96;
+
+/**
+ * The tallest page Chromium prints: 2^25 CSS px (about 349 525in), the range of its layout units.
+ * Layout stops there (a taller document measures 2^25), and a taller page is cut to it, the rest
+ * going onto a second page.
+ */
+export const maxSinglePagePx = 2 ** 25;
+
+// Forces layout (web fonts start loading only once it asks for them), then waits for them.
+const contentHeight = `void document.documentElement?.offsetHeight, document.fonts.ready.then(() =>
+  Math.max(document.documentElement?.scrollHeight ?? 0, document.scrollingElement?.scrollHeight ?? 0))`;
+
+/**
+ * The request as it prints the slot's document on one page: as wide as its page would be (the paper
+ * height with landscape), as tall as the content and the margins, and no longer landscape (which
+ * would swap the two again).
+ */
+export async function singlePageRequest(slot: Slot, request: RenderRequest): Promise<RenderRequest> {
+  const paperWidth = request.landscape ? request.paperHeight : request.paperWidth;
+  // Rounded down: a narrower layout is never shorter, so the content cannot spill onto a second page.
+  const width = Math.max(
+    1,
+    Math.floor(((paperWidth - request.marginLeft - request.marginRight) * cssPxPerInch) / request.scale),
+  );
+  await settleForPrint(slot);
+  // The window as it is, put back after the measurement (whoever sized it), and the media printDocument emulates.
+  const { cssLayoutViewport: window } = await slot.client.send('Page.getLayoutMetrics');
+  const [media, features] = slot.media
+    ? (JSON.parse(slot.media) as [string, Protocol.Emulation.MediaFeature[]])
+    : ['', []];
+  const windowOf = (size: { width: number; height: number }) =>
+    slot.client.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 0, mobile: false });
+  let measured: number;
+  try {
+    // One pixel high: a document shorter than the window would measure as tall as the window.
+    await windowOf({ width, height: 1 });
+    await slot.client.send('Emulation.setEmulatedMedia', { media: media || 'print', features });
+    measured = Math.max(1, Number(await inPrintWorld(slot, contentHeight)) || 0);
+  } finally {
+    await slot.client.send('Emulation.setEmulatedMedia', { media, features });
+    await windowOf({ width: window.clientWidth, height: window.clientHeight });
+  }
+  const pagePx = measured * request.scale + (request.marginTop + request.marginBottom) * cssPxPerInch;
+  if (measured >= maxSinglePagePx || pagePx > maxSinglePagePx)
+    throw new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      `singlePage: the document is ${measured >= maxSinglePagePx ? 'at least ' : ''}${Math.round(pagePx / cssPxPerInch)}in tall with its margins, past the tallest page Chromium prints (${Math.floor(maxSinglePagePx / cssPxPerInch)}in, 2^25 CSS pixels); print it without singlePage`,
+    );
+  return { ...request, landscape: false, paperWidth, paperHeight: pagePx / cssPxPerInch };
+}

@@ -1,0 +1,99 @@
+/**
+ * singlePage (issue 28 §4): the whole document on one page as tall as its content, measured as
+ * printing lays it out (the printable width over the scale, print media), plus the vertical margins;
+ * landscape, scale and the templates as on any page; past Chromium's tallest page the render fails
+ * saying so; pageRanges and preferCssPageSize are refused with it; the next document on the same
+ * pooled page is laid out in the window as before.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../src/engine/engine.js';
+import { isPdfRenderError } from '../src/errors.js';
+import { parseRenderRequest } from '../src/request.js';
+import { executablePath } from './support/browser.js';
+import { pt, readPdf } from './support/pdf.js';
+
+// One page, so every render reuses it.
+const engine = createEngine({ executablePath, concurrency: 1 });
+afterAll(() => engine.close());
+
+/** Three blocks of 1000px: 2250pt of content. */
+const tall = '<style>body { margin: 0 } div { height: 1000px }</style><div>one</div><div>two</div><div>three</div>';
+/** The default margins, top and bottom, in points. */
+const margins = 2 * 0.39 * pt.in;
+
+async function render(fields: Record<string, unknown>) {
+  const { pdf } = await engine.render(parseRenderRequest(fields));
+  return (await readPdf(pdf)).pages;
+}
+
+describe('singlePage', () => {
+  it('prints the document on one page as tall as its content and margins; without it, on several', async () => {
+    const [page, ...more] = await render({ htmlContent: tall, singlePage: true });
+    expect(more).toHaveLength(0);
+    expect(page!.width).toBeCloseTo(8.5 * pt.in, 0);
+    expect(Math.abs(page!.height - (3000 * pt.px + margins))).toBeLessThan(1.5);
+    expect(page!.text).toBe('one two three');
+    expect((await render({ htmlContent: tall })).length).toBe(4);
+  });
+
+  it.each([
+    { case: 'scale 0.5', fields: { scale: 0.5 }, width: 8.5 * pt.in, height: 1500 * pt.px + margins },
+    { case: 'landscape', fields: { landscape: true }, width: 11 * pt.in, height: 3000 * pt.px + margins },
+    {
+      case: 'a header and footer',
+      fields: {
+        marginTop: '1in',
+        marginBottom: '1in',
+        headerHtmlContent:
+          '<p style="font-size: 10px">Page <span class="pageNumber"></span> of <span class="totalPages"></span></p>',
+      },
+      width: 8.5 * pt.in,
+      height: 3000 * pt.px + 2 * pt.in,
+      text: 'Page 1 of 1',
+    },
+  ])('minds $case', async ({ fields, width, height, text }) => {
+    const pages = await render({ htmlContent: tall, singlePage: true, ...fields });
+    expect(pages).toHaveLength(1);
+    expect(pages[0]!.width).toBeCloseTo(width, 0);
+    expect(Math.abs(pages[0]!.height - height)).toBeLessThan(1.5);
+    if (text) expect(pages[0]!.text).toContain(text);
+  });
+
+  it('measures under the media the document prints with', async () => {
+    const html =
+      '<style>body { margin: 0 } div { height: 500px } @media print { div { height: 2000px } }</style><div>x</div>';
+    const [print] = await render({ htmlContent: html, singlePage: true });
+    expect(Math.abs(print!.height - (2000 * pt.px + margins))).toBeLessThan(1.5);
+    const [screen] = await render({ htmlContent: html, singlePage: true, emulatedMediaType: 'screen' });
+    expect(Math.abs(screen!.height - (500 * pt.px + margins))).toBeLessThan(1.5);
+  });
+
+  it("fails past Chromium's tallest page, and leaves the window as it was for the next document", async () => {
+    const error = await engine
+      .render(parseRenderRequest({ htmlContent: '<div style="height: 40000000px"></div>', singlePage: true }))
+      .catch((caught: unknown) => caught);
+    expect(isPdfRenderError(error, 'RENDER_PDF_FAILED')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /singlePage: the document is at least \d+in tall .*tallest page Chromium prints/,
+    );
+    const window = {
+      htmlContent:
+        '<p id="w"></p><script>w.textContent = `W=${innerWidth}x${innerHeight} ${matchMedia("print").matches}`</script>',
+    };
+    const [before] = await render(window);
+    await render({ htmlContent: tall, singlePage: true });
+    const [after] = await render(window);
+    expect(after!.text).toMatch(/^W=\d+x\d+ false$/);
+    expect(after!.text).toBe(before!.text);
+  });
+
+  it('refuses pageRanges and preferCssPageSize with it, naming them', () => {
+    let fields: string[] = [];
+    try {
+      parseRenderRequest({ htmlContent: tall, singlePage: true, pageRanges: '1', preferCssPageSize: true });
+    } catch (error) {
+      if (isPdfRenderError(error, 'VALIDATION_FAILED')) fields = Object.keys(error.fieldErrors ?? {});
+    }
+    expect(fields).toEqual(['pageRanges', 'preferCssPageSize']);
+  });
+});
