@@ -8,13 +8,18 @@
  * could smuggle a cookie attribute, are refused naming the field. One loopback server, reached as
  * two sites: 127.0.0.1 (the document's) and 127.0.0.2 (a third party's).
  */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../src/engine/engine.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
+import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
 // One page, so every render reuses it; loopback allowed, for the site.
@@ -50,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine.close();
   site.close();
+  await removeTempDirs();
 });
 
 /** Render `url` with `fields`: the PDF's text, and what the site saw of it. */
@@ -143,5 +149,41 @@ describe('extraHttpHeaders', () => {
     expect(refusal({ url, extraHttpHeaders: headers, extraHttpHeadersOrigins: ['https://cdn.example/path'] })).toEqual([
       'extraHttpHeadersOrigins.0',
     ]);
+  });
+});
+
+describe('extraHttpHeaders over https', () => {
+  it('reach an https document, whose requests pass the egress proxy as tunnels it cannot add to', async () => {
+    // A certificate of the moment for 127.0.0.1, which this engine's Chromium is told to accept.
+    const dir = await tempDir();
+    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'],
+        ...['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
+      ],
+      { stdio: 'ignore' },
+    );
+    const tls = createTlsServer({ key: await readFile(keyFile), cert: await readFile(certFile) }, (req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<p>AUTH=[${req.headers.authorization ?? ''}]</p>`),
+    );
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const secure = createEngine({
+      executablePath,
+      concurrency: 1,
+      network: { network: 'all', allowHosts: [] },
+      browserArgs: ['--ignore-certificate-errors'],
+    });
+    try {
+      const page = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/`;
+      const { pdf } = await secure.render(
+        parseRenderRequest({ url: page, extraHttpHeaders: { Authorization: 'Bearer t0ken' } }),
+      );
+      expect((await readPdf(pdf)).pages[0]!.text).toBe('AUTH=[Bearer t0ken]');
+    } finally {
+      await secure.close();
+      tls.close();
+    }
   });
 });
