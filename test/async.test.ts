@@ -135,6 +135,7 @@ describe('render-async', () => {
           jobId: queued.jobId,
           pages: 1,
           bytes: expect.any(Number),
+          report: expect.objectContaining({ resources: { blocked: [], failed: [], brokenImages: [] } }),
         },
       });
       expect(delivery!.headers.authorization).toBe(`Bearer ${endpoints[0]!.key}`);

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkReport } from '../src/engine/network-report.js';
+import { emptyReport, type RenderReport } from '../src/engine/report/render-report.js';
 import { isPdfRenderError } from '../src/errors.js';
 import type { JobError, JobQueue, Store } from '../src/store/contract.js';
 import { enqueueInput as job, roomyBounds as bounds } from './support/enqueue-input.js';
@@ -326,6 +327,48 @@ describe.each(backends)('$name store: queue', (backend) => {
         },
       },
     ]);
+  });
+
+  it("keeps the preflight report of the render that finished a job, for its status and its event: the rendered one's, or the last attempt's when a failOn rule failed it", async () => {
+    // Non-ASCII and quotes, to see the JSON column keep it as it was.
+    const report: RenderReport = {
+      ...emptyReport(),
+      resources: {
+        blocked: [],
+        failed: [
+          { url: 'http://127.0.0.1:1/naïve "x".png', code: 'LOAD_FAILED', reason: 'net::ERR_CONNECTION_REFUSED' },
+        ],
+        brokenImages: [],
+      },
+      timings: { loadMs: 12, waitMs: 0, printMs: 30, reportMs: 2 },
+    };
+    const rendered = await queue.enqueue(job({ identifier: 'reported' }));
+    expect((await queue.get(rendered.id))!.report).toBeNull();
+    await queue.claim('w', 2_000_000, 1000);
+    expect(await queue.complete(rendered.id, 'w', 2_000_100, { fileId: 'f', pages: 1, bytes: 9, report })).toBe(true);
+    expect((await queue.get(rendered.id))!.report).toEqual(report);
+    // No endpoint yet, so no event: a redelivery makes it from the row.
+    await store.webhooks.add('http://127.0.0.1:9/a', 1);
+    expect(await store.redeliveries.redeliver(rendered.id, 2_000_200)).toMatchObject({ outcome: 'done', created: 1 });
+    expect(JSON.parse((await deliveryRows(rendered.id))[0]!.body).payload).toMatchObject({ id: 'reported', report });
+
+    const failOn = await queue.enqueue(job({ identifier: 'fail-on', maxAttempts: 2 }));
+    await queue.claim('w', 2_000_000, 1000);
+    // An attempt that failed otherwise (a crash) has none; the last attempt's is the one kept.
+    expect(await queue.fail(failOn.id, 'w', 2_000_100, renderFailure('crash'), 2_000_200)).toBe('queued');
+    expect((await queue.get(failOn.id))!.report).toBeNull();
+    await queue.claim('w', 2_000_200, 1000);
+    const failure: JobError = {
+      code: 'RENDER_PDF_FAILED',
+      message: 'failOn resourceErrors: 1 resource did not load',
+      report,
+    };
+    expect(await queue.fail(failOn.id, 'w', 2_000_300, failure, 2_000_400)).toBe('failed');
+    expect(await queue.get(failOn.id)).toMatchObject({ status: 'failed', error: failure.message, report });
+    expect(JSON.parse((await deliveryRows(failOn.id))[0]!.body)).toEqual({
+      type: 'RENDER_PDF_FAILED',
+      payload: { id: 'fail-on', jobId: failOn.id, error: failure.message, errorCode: 'RENDER_PDF_FAILED', report },
+    });
   });
 
   it('writes the final status and its deliveries together: when the deliveries cannot be written, the job stays as it was', async () => {

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
 import { publicReport } from '../engine/network-report.js';
+import { reportOf } from '../engine/report/render-report.js';
 import { callerError } from '../errors.js';
 import { logReportDetail, type EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';
@@ -189,6 +190,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
             pages: stored.pages,
             bytes: stored.bytes,
             network: publicReport(result.network),
+            report: result.report,
           }),
         )
       )
@@ -238,8 +240,9 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         await settle(() => deps.queue.release(job.id, holder, deps.clock.now()));
         return;
       }
-      // The same rule as a sync response: the job status and webhook get the safe message, the log the cause.
-      const failure = callerError(error);
+      // The same rule as a sync response: the job status and webhook get the safe message (and the
+      // report of a render a failOn rule failed), the log the cause.
+      const failure = { ...callerError(error), report: reportOf(error) };
       deps.events({
         level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
         message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`,

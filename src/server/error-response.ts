@@ -3,6 +3,7 @@
  * comes from errors.ts, and only the safe message is sent; the cause goes to the operator's log.
  */
 import type { Context } from 'hono';
+import { reportOf } from '../engine/report/render-report.js';
 import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
 import type { EventLog } from '../event-log.js';
 import { connectionOf } from './edge/connection.js';
@@ -44,5 +45,8 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
   if (code === 'VALIDATION_FAILED') body.errors = error.fieldErrors ?? {};
   else if (code === 'RATE_LIMITED') body.retryAfter = error.retryAfter;
   body.message = message;
+  // A render a failOn rule failed: the caller gets its preflight report, to see what failed it.
+  const report = code === 'RENDER_PDF_FAILED' ? reportOf(error) : undefined;
+  if (report) body.report = report;
   return c.json(body, httpStatusFor(code));
 }

@@ -8,6 +8,7 @@
  * contract test suite (test/store-contract*.test.ts) runs the same calls against both.
  */
 import type { NetworkReport } from '../engine/network-report.js';
+import type { RenderReport } from '../engine/report/render-report.js';
 import type { ErrorCode } from '../errors.js';
 import type { QueueBounds } from './queue-bounds.js';
 
@@ -52,6 +53,8 @@ export interface Job {
   errorCode: ErrorCode | null;
   /** URLs the document could not load, once it rendered. */
   network: NetworkReport | null;
+  /** The preflight report of the render that finished it: the one that succeeded, or the last attempt's when a failOn rule failed it. */
+  report: RenderReport | null;
 }
 
 /** What a finished render leaves on its job. */
@@ -60,6 +63,7 @@ export interface JobResult {
   pages: number;
   bytes: number;
   network?: NetworkReport;
+  report?: RenderReport;
 }
 
 export interface EnqueueInput {
@@ -89,6 +93,8 @@ export interface FinishedJob {
   bytes: number | null;
   error: string | null;
   errorCode: ErrorCode | null;
+  /** Its preflight report (the render's, or the failed render's when a failOn rule failed it); null when there is none. */
+  report: RenderReport | null;
 }
 
 /**
@@ -103,6 +109,8 @@ export interface JobError {
   code: ErrorCode;
   /** Safe for the caller: a PdfRenderError's message or a generic one (see callerError). */
   message: string;
+  /** The preflight report of a render a failOn rule failed (reportOf), kept on the job. */
+  report?: RenderReport;
 }
 
 /**

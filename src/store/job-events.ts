@@ -19,10 +19,13 @@ export interface FinishedJobRow {
   bytes: number | null;
   error: string | null;
   error_code: ErrorCode | null;
+  /** The preflight report as JSON text. */
+  report: string | null;
 }
 
 /** The columns of FinishedJobRow, for a statement that returns them. */
-export const eventColumns = 'id, caller, identifier, base_url, status, file_id, pages, bytes, error, error_code';
+export const eventColumns =
+  'id, caller, identifier, base_url, status, file_id, pages, bytes, error, error_code, report';
 
 /** The job a FinishedJobRow is (its status succeeded or failed). */
 export const finishedJob = (row: FinishedJobRow): FinishedJob => ({
@@ -35,4 +38,5 @@ export const finishedJob = (row: FinishedJobRow): FinishedJob => ({
   bytes: row.bytes,
   error: row.error,
   errorCode: row.error_code,
+  report: row.report === null ? null : JSON.parse(row.report),
 });

@@ -28,6 +28,7 @@ export function queuedJob(id: string, input: EnqueueInput): Job {
     error: null,
     errorCode: null,
     network: null,
+    report: null,
   };
 }
 

@@ -4,7 +4,7 @@
  * answers with them, so the three cannot drift apart. (The request's own schema is request.ts.)
  */
 import { z } from 'zod';
-import { resourceIssueSchema } from '../../engine/report/render-report.js';
+import { renderReportSchema, resourceIssueSchema } from '../../engine/report/render-report.js';
 import { errorCodes, type ErrorCode } from '../../errors.js';
 
 const count = (description: string) => z.int().min(0).describe(description);
@@ -18,6 +18,26 @@ export const resourceIssue = resourceIssueSchema;
 const blocked = z.array(resourceIssue).describe('URLs the network policy refused');
 const failed = z.array(resourceIssue).describe('URLs that failed to load');
 
+/** The preflight report of a render (engine/report/render-report.ts): its schema is the engine's own. */
+export const renderReport = renderReportSchema;
+
+/** The X-Pdfrender-Report header when the whole report does not fit: the problems counted per kind, and the timings. */
+export const truncatedReport = z
+  .strictObject({
+    truncated: z.literal(true),
+    counts: z.strictObject({
+      missingGlyphs: count('characters no font could draw'),
+      resourceErrors: count('URLs blocked or failed, broken images and fonts that failed'),
+      scriptErrors: count('script errors'),
+      overflow: count('elements wider than the printable width'),
+    }),
+    timings: renderReportSchema.shape.timings,
+  })
+  .describe('the report was too long for a header: its problems counted per kind, and its timings');
+
+/** What X-Pdfrender-Report holds: the whole report, or its counts when it does not fit. */
+export const reportHeaderValue = z.union([renderReport, truncatedReport]);
+
 /** 200 of render-sync as JSON. */
 export const renderSyncAnswer = z.strictObject({
   outcome: z.literal('SUCCESS'),
@@ -26,6 +46,7 @@ export const renderSyncAnswer = z.strictObject({
   bytes: count('size of the PDF'),
   blocked,
   failed,
+  report: renderReport,
 });
 
 const jobStatus = z.enum(['queued', 'rendering', 'succeeded', 'failed']);
@@ -64,6 +85,9 @@ export const jobAnswer = z.strictObject({
   bytes: count('once rendered').optional(),
   blocked: blocked.optional(),
   failed: failed.optional(),
+  report: renderReport
+    .optional()
+    .describe('once rendered, or when a failOn rule failed its last attempt: the preflight report of that render'),
   error: z.string().optional().describe('a failed job: a message safe to show'),
   errorCode: jobErrorCode.optional(),
 });
@@ -154,6 +178,13 @@ export function errorAnswer(codes: readonly ErrorCode[]) {
           ),
         }
       : {}),
+    ...(codes.includes('RENDER_PDF_FAILED')
+      ? {
+          report: renderReport
+            .optional()
+            .describe('RENDER_PDF_FAILED of a failOn rule only: the preflight report of the render it failed'),
+        }
+      : {}),
   });
 }
 
@@ -167,6 +198,9 @@ export const webhookEvents = {
       jobId: z.string(),
       pages: count('pages in the PDF'),
       bytes: count('size of the PDF'),
+      report: renderReport
+        .optional()
+        .describe("the render's preflight report (absent for a job rendered before pdfrender kept reports)"),
     }),
   }),
   RENDER_PDF_FAILED: z.strictObject({
@@ -176,6 +210,7 @@ export const webhookEvents = {
       jobId: z.string(),
       error: z.string().describe('a message safe to show'),
       errorCode: jobErrorCode,
+      report: renderReport.optional().describe('when a failOn rule failed it: the preflight report of the render'),
     }),
   }),
 };

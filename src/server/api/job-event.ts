@@ -7,6 +7,10 @@ import type { FinishedJob } from '../../store/contract.js';
 import type { WebhookEvent } from './api-answers.js';
 import { fileUrlPath } from './api-paths.js';
 
+// The report is an extra field: RenderPDF.io's clients read id and url, and a job finished before
+// reports were kept has none.
+const report = (job: FinishedJob) => (job.report ? { report: job.report } : {});
+
 /** The event of a job that has succeeded or failed for good. */
 export function webhookEvent(job: FinishedJob): WebhookEvent {
   // A succeeded job has its file, pages and bytes, and a failed one its error: the store writes them together.
@@ -19,10 +23,11 @@ export function webhookEvent(job: FinishedJob): WebhookEvent {
           jobId: job.id,
           pages: job.pages!,
           bytes: job.bytes!,
+          ...report(job),
         },
       }
     : {
         type: 'RENDER_PDF_FAILED',
-        payload: { id: job.identifier, jobId: job.id, error: job.error!, errorCode: job.errorCode! },
+        payload: { id: job.identifier, jobId: job.id, error: job.error!, errorCode: job.errorCode!, ...report(job) },
       };
 }

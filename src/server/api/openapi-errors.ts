@@ -3,7 +3,7 @@
  * the answer of its status (errors.ts maps codes to statuses), with the error body's schema from
  * api-answers.ts and the headers that status carries.
  */
-import { errorAnswer } from './api-answers.js';
+import { errorAnswer, renderReport } from './api-answers.js';
 import { httpStatusFor, type ErrorCode } from '../../errors.js';
 import { embedded } from './openapi-schema.js';
 
@@ -69,6 +69,17 @@ export const headers = {
       'what the header and footer left out (an image or style sheet they refer to that could not be inlined), `; `-separated, ASCII, at most 4000 characters',
     schema: { type: 'string' },
   },
+  'X-Pdfrender-Report': {
+    description:
+      "the render's preflight report as JSON in ASCII (other characters escaped as \\uXXXX): a RenderReport, or when the whole report does not fit in 4000 characters a TruncatedReport (its problems counted per kind and its timings); only with the PDF",
+    content: {
+      'application/json': {
+        schema: {
+          oneOf: [{ $ref: '#/components/schemas/RenderReport' }, { $ref: '#/components/schemas/TruncatedReport' }],
+        },
+      },
+    },
+  },
   ...Object.fromEntries(
     (['Blocked', 'Failed'] as const).flatMap((name) => [
       [
@@ -101,7 +112,9 @@ export function errorResponses(codes: ErrorCode[]): Record<string, Record<string
         description: group.map((code) => `${code}: ${meanings[code]}`).join('; '),
         ...(group.some((code) => retried.has(code)) ? { headers: { 'Retry-After': header('Retry-After') } } : {}),
         ...(status === 405 ? { headers: { Allow: header('Allow') } } : {}),
-        content: { 'application/json': { schema: embedded(errorAnswer(group)) } },
+        content: {
+          'application/json': { schema: embedded(errorAnswer(group), 'output', { RenderReport: renderReport }) },
+        },
       },
     ]),
   );

@@ -8,8 +8,10 @@ import {
   asyncAccepted,
   healthAnswers,
   jobAnswer,
+  renderReport,
   renderSyncAnswer,
   resourceIssue,
+  truncatedReport,
   webhookAnswers,
   webhookEvents,
 } from './api-answers.js';
@@ -81,6 +83,8 @@ function componentSchemas() {
 
 const answerSchemas: Record<string, z.ZodType> = {
   ResourceIssue: resourceIssue,
+  RenderReport: renderReport,
+  TruncatedReport: truncatedReport,
   RenderSyncAnswer: renderSyncAnswer,
   AsyncAccepted: asyncAccepted,
   Job: jobAnswer,
@@ -106,6 +110,7 @@ const networkHeaders = Object.fromEntries(
     'X-Pdfrender-Failed',
     'X-Pdfrender-Failed-Count',
     'X-Pdfrender-Warnings',
+    'X-Pdfrender-Report',
   ].map((name) => [name, header(name as keyof typeof headers)]),
 );
 

@@ -78,6 +78,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
         ? { fileUrl: `${job.baseUrl}${fileUrlPath(job.fileId)}`, pages: job.pages, bytes: job.bytes }
         : {}),
       ...(job.network ? { blocked: job.network.blocked, failed: job.network.failed } : {}),
+      ...(job.report ? { report: job.report } : {}),
       ...(job.error ? { error: job.error, errorCode: job.errorCode ?? 'RENDER_PDF_FAILED' } : {}),
     } satisfies z.infer<typeof jobAnswer>);
   });

@@ -5,8 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { NetworkReport } from '../../engine/network-report.js';
-
-const maxHeaderChars = 4000;
+import { asciiJson, maxHeaderJsonChars } from './header-json.js';
 
 /** Set X-Pdfrender-Blocked(-Count) and X-Pdfrender-Failed(-Count) when there is anything to report. */
 export function setNetworkHeaders(c: Context, report: NetworkReport): void {
@@ -16,23 +15,21 @@ export function setNetworkHeaders(c: Context, report: NetworkReport): void {
   ] as const) {
     if (issues.length === 0) continue;
     c.header(`X-Pdfrender-${name}-Count`, String(issues.length));
-    c.header(`X-Pdfrender-${name}`, asciiJson(issues));
+    c.header(`X-Pdfrender-${name}`, fittingIssues(issues));
   }
 }
 
-// As many entries as fit, JSON with every non-ASCII character escaped (header values must be ASCII).
-function asciiJson(issues: NetworkReport['blocked']): string {
-  const encode = (list: NetworkReport['blocked']) =>
-    JSON.stringify(list).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// As many entries as fit, as ASCII JSON (header-json.ts).
+function fittingIssues(issues: NetworkReport['blocked']): string {
   let kept = issues.map((issue) => ({
     url: issue.url.slice(0, 500),
     code: issue.code,
     reason: issue.reason.slice(0, 300),
   }));
-  let value = encode(kept);
-  while (value.length > maxHeaderChars && kept.length > 1) {
+  let value = asciiJson(kept);
+  while (value.length > maxHeaderJsonChars && kept.length > 1) {
     kept = kept.slice(0, -1);
-    value = encode(kept);
+    value = asciiJson(kept);
   }
   return value;
 }

@@ -14,6 +14,7 @@ import { parseRenderRequest } from '../../request.js';
 import { prefersPdf } from './accept.js';
 import type { AppDeps } from '../deps.js';
 import { setNetworkHeaders } from './network-headers.js';
+import { setReportHeader } from './report-header.js';
 import { absoluteUrl } from '../public-url.js';
 import { rateLimit } from '../edge/rate-limit.js';
 import { callerKey, keyOf } from '../edge/caller.js';
@@ -56,6 +57,7 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
         c.header('Content-Type', 'application/pdf');
         c.header('Content-Disposition', `inline; filename="${file.id}.pdf"`);
         c.header('Content-Location', fileUrl);
+        setReportHeader(c, result.report);
         return c.body(result.pdf as Uint8Array<ArrayBuffer>, 200);
       }
       return c.json(
@@ -66,6 +68,7 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
           bytes: result.bytes,
           blocked: network.blocked,
           failed: network.failed,
+          report: result.report,
         } satisfies z.infer<typeof renderSyncAnswer>,
         200,
       );

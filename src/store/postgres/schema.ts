@@ -198,4 +198,7 @@ export const postgresMigrations: string[] = [
   // endpoints as no key's and queues events for every endpoint, as it did.
   `ALTER TABLE webhook_endpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
    ALTER TABLE files ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
+  // The preflight report, as SQLite's migration 13. An instance of the version before, during a
+  // rolling upgrade, finishes jobs without one (null: their status and event have no report).
+  `ALTER TABLE jobs ADD COLUMN report TEXT;`,
 ];

@@ -177,6 +177,9 @@ export const migrations: string[] = [
   // with --private-files a file is downloaded only with its owner's key. What exists is no key's ('').
   `ALTER TABLE webhook_endpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
    ALTER TABLE files ADD COLUMN owner TEXT NOT NULL DEFAULT '';`,
+  // The preflight report (engine/report/render-report.ts, as JSON) of the render that finished a
+  // job, for its status and its webhook event: the successful one's, or a failOn rule's failure's.
+  `ALTER TABLE jobs ADD COLUMN report TEXT;`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

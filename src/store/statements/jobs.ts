@@ -10,18 +10,23 @@ import { requestDigest } from '../enqueue-rules.js';
 import { eventColumns } from '../job-events.js';
 import type { Dialect } from './dialect.js';
 
-/** The columns of a Job, named as its fields; request and network are JSON text (toJob parses them). */
+/** The columns of a Job, named as its fields; request, network and report are JSON text (toJob parses them). */
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
   created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
-  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network`;
+  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network, report`;
 
 /** A job as the statements return it. */
-export type JobRow = Omit<Job, 'request' | 'network'> & { request: string | null; network: string | null };
+export type JobRow = Omit<Job, 'request' | 'network' | 'report'> & {
+  request: string | null;
+  network: string | null;
+  report: string | null;
+};
 
 export const toJob = (row: JobRow): Job => ({
   ...row,
   request: row.request === null ? null : JSON.parse(row.request),
   network: row.network === null ? null : JSON.parse(row.network),
+  report: row.report === null ? null : JSON.parse(row.report),
 });
 
 /** A claimed job's row, written only by its holder (fencing): a worker whose lease ran out and was taken over writes nothing. */
@@ -46,14 +51,14 @@ export const jobStatements = (d: Dialect) => ({
      RETURNING ${jobColumns}`,
   heartbeat: `UPDATE jobs SET lease_until = :leaseUntil WHERE ${held}`,
   complete: `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = :now, file_id = :fileId, pages = :pages, bytes = :bytes,
-       network = :network, error = NULL, error_code = NULL, lease_until = NULL
+       network = :network, report = :report, error = NULL, error_code = NULL, lease_until = NULL
      WHERE ${held} RETURNING ${eventColumns}`,
   // After the last attempt the job fails and drops its request; before it, it waits for the next.
   fail: `UPDATE jobs SET
        status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
        request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
        finished_at = CASE WHEN attempts >= max_attempts THEN CAST(:now AS BIGINT) ELSE NULL END,
-       available_at = :retryAt, error = :error, error_code = :code, lease_until = NULL, claimed_by = NULL
+       available_at = :retryAt, error = :error, error_code = :code, report = :report, lease_until = NULL, claimed_by = NULL
      WHERE ${held} RETURNING ${eventColumns}`,
   // A storage fault is not the document's: the job goes back without spending the attempt its claim counted.
   release: `UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = :availableAt, lease_until = NULL, claimed_by = NULL
@@ -102,6 +107,7 @@ export const completeParams = (id: string, worker: string, now: number, result: 
   pages: result.pages,
   bytes: result.bytes,
   network: result.network ? JSON.stringify(result.network) : null,
+  report: result.report ? JSON.stringify(result.report) : null,
 });
 
 /** The parameters of `fail`. */
@@ -112,4 +118,5 @@ export const failParams = (id: string, worker: string | null, now: number, error
   retryAt,
   error: error.message,
   code: error.code,
+  report: error.report ? JSON.stringify(error.report) : null,
 });
