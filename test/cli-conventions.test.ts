@@ -11,6 +11,7 @@ import { colorFlag, colorLevel, painter } from '../src/cli/color.js';
 import type { CliIO } from '../src/cli/io.js';
 import { runCli } from '../src/cli/program.js';
 import { createReporter, progressLine } from '../src/cli/render/ui.js';
+import { emptyReport, problemLines, type RenderReport } from '../src/engine/report/render-report.js';
 
 // eslint-disable-next-line no-control-regex -- the escape that starts an ANSI colour sequence
 const ansi = /\x1b\[/;
@@ -136,25 +137,51 @@ describe('progress and errors', () => {
     expect(JSON.parse(json.out()).failed).toBe(1);
   });
 
-  it('prints what a document could not load as ! lines, and nothing of it with --quiet', async () => {
-    const issues = {
-      blocked: [
-        {
-          url: 'http://10.0.0.1/a.png',
-          code: 'NETWORK_POLICY' as const,
-          reason: 'blocked by the network policy (public addresses only)',
-        },
+  it('prints one ! line per kind of problem the report holds (not one per URL or character), the detail only the log may see, and nothing of it with --quiet', async () => {
+    const blocked = [
+      {
+        url: 'http://10.0.0.1/a.png',
+        code: 'NETWORK_POLICY' as const,
+        reason: 'blocked by the network policy (public addresses only)',
+      },
+    ];
+    const failed = [1, 2, 3, 4].map((n) => ({
+      url: `https://cdn.test/${n}.css`,
+      code: 'HTTP_ERROR' as const,
+      reason: 'HTTP 404',
+    }));
+    const report: RenderReport = {
+      ...emptyReport(),
+      missingGlyphs: [
+        { script: 'Han', count: 120, characters: '中文字', where: ['body'] },
+        { script: 'Thai', count: 3, characters: 'ไทย', where: ['footer'] },
       ],
-      failed: [{ url: 'https://cdn.test/s.css', code: 'HTTP_ERROR' as const, reason: 'HTTP 404' }],
+      resources: { blocked, failed, brokenImages: [] },
+      scriptErrors: { count: 2, more: false, messages: [{ kind: 'exception', message: 'x is not defined' }] },
     };
+    // The log's own copy of a blocked URL carries what its name resolved to; the report never does.
+    const issues = { blocked: [{ ...blocked[0]!, detail: 'cdn.test resolved to 10.0.0.1' }], failed, report };
     const loud = io({}, false);
     const normal = await createReporter('normal', false, loud.stdout, loud.stderr, painter(0));
     normal.start(1);
     normal.document({ ...outcome('a.html'), ...issues });
     expect(loud.err().split('\n').filter(Boolean)).toEqual([
-      '! a.html: blocked http://10.0.0.1/a.png: blocked by the network policy (public addresses only)',
-      '! a.html: failed https://cdn.test/s.css: HTTP 404',
+      '! a.html: 123 characters no font could draw (Han 120: 中文字 in the body; Thai 3: ไทย in the footer)',
+      '! a.html: 5 resources did not load: https://cdn.test/1.css (HTTP 404), https://cdn.test/2.css (HTTP 404), https://cdn.test/3.css (HTTP 404)',
+      '! a.html: 2 script errors: uncaught: x is not defined',
+      '! a.html: blocked http://10.0.0.1/a.png: blocked by the network policy (public addresses only) (cdn.test resolved to 10.0.0.1)',
       '✔ a.html → a.html.pdf (1 page, 1.0 kB, 10 ms)',
+    ]);
+    // A document a failOn rule failed: its error says the kind that failed it, the others get their line.
+    const strict = io({}, false);
+    const failing = await createReporter('normal', false, strict.stdout, strict.stderr, painter(0));
+    failing.start(1);
+    const scriptLine = problemLines(report).scriptErrors!;
+    failing.document({ ...outcome('a.html', `failOn scriptErrors: ${scriptLine}`), report });
+    expect(strict.err().split('\n').filter(Boolean)).toEqual([
+      `! a.html: ${problemLines(report).missingGlyphs}`,
+      `! a.html: ${problemLines(report).resourceErrors}`,
+      `✖ a.html: failOn scriptErrors: ${scriptLine}`,
     ]);
     const silent = io({}, false);
     const quiet = await createReporter('quiet', false, silent.stdout, silent.stderr, painter(0));

@@ -12,6 +12,7 @@ import { pdfrender } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { folderWith, redPng, removeTempDirs, tempDir } from './support/files.js';
 import { pt, readPaint, readPdf } from './support/pdf.js';
+import { renderReportSchema } from '../src/engine/report/render-report.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures');
 
@@ -338,6 +339,44 @@ describe('what a rendered file may load', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('gives each document its preflight report with --json, and one ! line per kind of problem on stderr, none with --quiet', async () => {
+    // Nothing listens on port 1: three images that fail to load, and a blocked one.
+    const images = [1, 2, 3].map((n) => `http://127.0.0.1:1/${n}.png`);
+    const dir = await folderWith({
+      'page.html': `<p>report</p>${images.map((url) => `<img src="${url}">`).join('')}<img src="https://blocked.test/x.png">`,
+    });
+    const json = await cli.run(['render', 'page.html', '--json', '--block-network', '--allow-host', '127.0.0.1'], {
+      cwd: dir,
+    });
+    expect(json.code).toBe(0);
+    const [document] = JSON.parse(json.stdout.toString()).documents;
+    const report = renderReportSchema.parse(document.report);
+    expect(report.resources.failed.map((issue) => issue.url).sort()).toEqual(images);
+    expect(report.resources.blocked).toEqual([
+      {
+        url: 'https://blocked.test/x.png',
+        code: 'NETWORK_BLOCKED',
+        reason: 'network access is blocked (--block-network)',
+      },
+    ]);
+    // The summary's own lists are the report's.
+    expect({ blocked: document.blocked, failed: document.failed }).toEqual({
+      blocked: report.resources.blocked,
+      failed: report.resources.failed,
+    });
+
+    const normal = await cli.run(['render', 'page.html', '--block-network', '--allow-host', '127.0.0.1'], { cwd: dir });
+    expect(normal.code).toBe(0);
+    const warnings = normal.stderr.split('\n').filter((line) => line.startsWith('!'));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^! page\.html: 4 resources did not load: http:\/\/127\.0\.0\.1:1\//),
+    ]);
+    const quiet = await cli.run(['render', 'page.html', '--quiet', '--block-network', '--allow-host', '127.0.0.1'], {
+      cwd: dir,
+    });
+    expect(quiet.stderr).toBe('');
   });
 
   it('runs no script with --disable-javascript', async () => {

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { writeFileAtomic } from '../../atomic-write.js';
 import type { Engine } from '../../engine/engine.js';
+import { reportOf } from '../../engine/report/render-report.js';
 import { callerError, exitCodeFor } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import type { PlannedDocument } from './plan-documents.js';
@@ -76,6 +77,7 @@ async function renderOne(
       warnings: result.warnings,
       blocked,
       failed,
+      report: result.report,
       files: result.files,
       exitCode: 0,
     };
@@ -83,6 +85,8 @@ async function renderOne(
     if (io.signal.aborted) throw io.signal.reason;
     // One rule with the server: the safe message and its code, the cause for the log (stderr).
     const { code, message } = callerError(error);
+    // A failOn rule's failure carries the report of the render it failed.
+    const report = reportOf(error);
     return {
       input: document.label,
       output: null,
@@ -91,6 +95,7 @@ async function renderOne(
       errorCode: code,
       cause: error,
       warnings: [],
+      ...(report && { report }),
       exitCode: exitCodeFor(error),
     };
   }

@@ -2,12 +2,14 @@
  * What `pdfrender render` tells the person or the CI log: an ora progress line on a terminal,
  * one plain line per document elsewhere, only errors with --quiet, and a JSON summary with --json.
  * Progress goes to stderr; stdout is kept for data (the JSON summary, or a PDF with -o -).
- * The JSON has what a server's caller would get (codes and safe reasons); stderr, the operator's
- * log, also has the detail: what a blocked name resolved to, the cause of a failure.
+ * The JSON has what a server's caller would get (codes and safe reasons, the preflight report);
+ * stderr has one warning line per kind of problem the report holds, and, being the operator's log,
+ * the detail: what a blocked name resolved to, the cause of a failure.
  */
 import type { ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
 import { publicReport, type ResourceIssue } from '../../engine/network-report.js';
+import { problemLines, type RenderReport } from '../../engine/report/render-report.js';
 import { causeChain, PdfRenderError } from '../../errors.js';
 
 /** What happened to one document, as printed and as in the JSON summary. */
@@ -27,6 +29,8 @@ export interface DocumentOutcome {
   /** URLs the network policy refused, and URLs that failed to load. */
   blocked?: ResourceIssue[];
   failed?: ResourceIssue[];
+  /** The preflight report: of a rendered document, or of one a failOn rule failed. */
+  report?: RenderReport;
   /** Local files the document loaded (for --watch; not printed). */
   files?: string[];
 }
@@ -90,26 +94,32 @@ export async function createReporter(
       finished += 1;
       if (outcome.error) failed += 1;
       if (spinner) spinner.text = progressText();
-      const blockedLine = (issue: ResourceIssue) =>
-        `${chalk.yellow('!')} ${outcome.input}: blocked ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`;
+      const warning = (text: string) => line(`${chalk.yellow('!')} ${outcome.input}: ${text}`);
+      // The URLs whose failure has a detail only the operator may see (what a blocked name resolved
+      // to, a raw load error): the report's line names the first URLs of a kind, not that.
+      const details = () => {
+        for (const kind of ['blocked', 'failed'] as const)
+          for (const issue of outcome[kind] ?? [])
+            if (issue.detail) warning(`${kind} ${issue.url}: ${issue.reason}${chalk.dim(` (${issue.detail})`)}`);
+      };
       const errorLines = () => [
         `${chalk.red('✖')} ${outcome.input}: ${outcome.error}`,
         ...causeMessages(outcome.cause).map((cause) => chalk.dim(`  cause: ${cause}`)),
       ];
       if (mode === 'json') {
         // The JSON on stdout leaves the detail out; stderr (the log) has it, and every error, as in every mode.
-        for (const issue of outcome.blocked ?? []) if (issue.detail) line(blockedLine(issue));
+        details();
         if (outcome.error) errorLines().forEach(line);
         return;
       }
-      // --quiet is errors only; otherwise what the document could not load, blocked or failed, a `!` line each.
+      // --quiet is errors only; otherwise a `!` line per warning and per kind of problem the report
+      // holds (not per URL or character: a document with a hundred boxes gets one line), leaving out
+      // the one a failOn rule's error already says.
       if (mode === 'normal') {
-        for (const warning of outcome.warnings) line(`${chalk.yellow('!')} ${outcome.input}: ${warning}`);
-        for (const issue of outcome.blocked ?? []) line(blockedLine(issue));
-        for (const issue of outcome.failed ?? [])
-          line(
-            `${chalk.yellow('!')} ${outcome.input}: failed ${issue.url}: ${issue.reason}${issue.detail ? chalk.dim(` (${issue.detail})`) : ''}`,
-          );
+        outcome.warnings.forEach(warning);
+        for (const text of Object.values(outcome.report ? problemLines(outcome.report) : {}))
+          if (!outcome.error?.includes(text)) warning(text);
+        details();
       }
       if (outcome.error) errorLines().forEach(line);
       else if (mode === 'normal' && (!interactive || total === 1))
