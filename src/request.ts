@@ -15,6 +15,7 @@ import {
   optionalTextField,
   overrideHtmlField,
 } from './fields.js';
+import { failOnField, problemMeanings } from './fail-on-rules.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { parsePageRanges } from './page-ranges.js';
@@ -239,6 +240,13 @@ export const renderRequestFields = {
         .map(([name, field]) => `${name} (${field.unwrap().options.join(', ')})`)
         .join(', ')}; for example {"prefers-color-scheme": "dark"}; over a form or a flag, a string of JSON`,
     ),
+  failOn: failOnField.describe(
+    `turn these kinds of problem in the render's report into a failure (RENDER_PDF_FAILED) instead of a warning: ${Object.entries(
+      problemMeanings,
+    )
+      .map(([rule, meaning]) => `${rule} (${meaning})`)
+      .join('; ')}; default the server's --fail-on (none unless set); over a form or a flag, rules separated by commas`,
+  ),
   metadata: jsonObjectField(metadataSchema)
     .nullish()
     .transform((value) => value ?? null)

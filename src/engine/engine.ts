@@ -26,8 +26,11 @@ import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch
 import { countPdfPages } from './pages/page-count.js';
 import { finishPdf, needsFinishing } from './pages/finish-pdf.js';
 import { guardPage } from './pages/page-guard.js';
-import { publicReport, type NetworkReport } from './network-report.js';
-import { emptyReport, type RenderReport } from './report/render-report.js';
+import { type NetworkReport } from './network-report.js';
+import { assembleReport } from './report/assemble-report.js';
+import { failOnProblems } from './report/fail-on.js';
+import type { ProblemKind } from '../fail-on-rules.js';
+import type { RenderReport } from './report/render-report.js';
 import { PagePool, type Slot } from './pages/page-pool.js';
 import { printDocument, resetPage, type Printed, type Templates } from './pages/print-document.js';
 import { pastTheEnd } from './pages/print-pdf.js';
@@ -67,6 +70,8 @@ export interface EngineOptions {
   javascript?: boolean;
   /** A document that asked for a blocked URL fails instead of rendering without it; default false. */
   failOnBlocked?: boolean;
+  /** The failOn rules of a request that gives none (report/fail-on.ts); default none. */
+  failOn?: readonly ProblemKind[];
   /** Resolves host names for the egress proxy; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver;
   /** Every document reads its local files from disk again rather than from Chromium's memory cache (for --watch); default false. */
@@ -80,6 +85,7 @@ export interface SettingNames {
   maxPages: string;
   javascript: string;
   failOnBlocked: string;
+  failOn: string;
 }
 
 /** What a library caller set: the options themselves. */
@@ -87,6 +93,7 @@ const optionNames: SettingNames = {
   maxPages: 'maxPages',
   javascript: 'javascript: false',
   failOnBlocked: 'failOnBlocked',
+  failOn: 'failOn',
 };
 
 export interface RenderOptions {
@@ -245,16 +252,20 @@ export function createEngine(options: EngineOptions): Engine {
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
     const attempt = () =>
       renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
-    let result: RenderResult & Pick<Printed, 'firstPage'>;
+    let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
     try {
       result = await retry(attempt, callerSignal);
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
     // After the page went back to the pool: no other document waits on this.
-    const { firstPage, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
+    const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
     const finishing = { firstPage, metadata: request.metadata };
-    if (!needsFinishing(finishing)) return rendered;
+    if (!needsFinishing(finishing))
+      return judged(request, {
+        ...rendered,
+        report: await assembleReport(request, rendered.pdf, observed, rendered.network),
+      });
     // Under a deadline as long as the render's, and the caller's cancel: its cost grows with the PDF.
     const finishDeadline = deadlineSignal(
       limitMs,
@@ -274,10 +285,19 @@ export function createEngine(options: EngineOptions): Engine {
             );
       })
       .finally(finishDeadline.clear);
-    return { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started };
+    const report = await assembleReport(request, pdf, observed, rendered.network);
+    return judged(request, { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started, report });
   }
 
   const check = (request: RenderRequest) => checkRequest(request, options);
+
+  // The request's failOn rules (or the engine's default ones) turn what the report found into a failure.
+  const judged = (request: RenderRequest, result: RenderResult): RenderResult => {
+    // The setting named is where the rules came from: the request, or the engine's default.
+    if (request.failOn) failOnProblems(result.report, request.failOn, "the request's failOn");
+    else failOnProblems(result.report, options.failOn ?? [], names.failOn);
+    return result;
+  };
 
   async function renderOnPage(
     request: RenderRequest,
@@ -286,7 +306,7 @@ export function createEngine(options: EngineOptions): Engine {
     templateIssues: NetworkReport,
     warnings: string[],
     started: number,
-  ): Promise<RenderResult & Pick<Printed, 'firstPage'>> {
+  ): Promise<Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>> {
     const baseUrl = baseUrlOf(request, renderOptions);
     const callerSignal = renderOptions.signal;
     const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
@@ -303,7 +323,7 @@ export function createEngine(options: EngineOptions): Engine {
     const pending = new Set<string>();
     try {
       const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
-      const { pdf, firstPage, unresolved } = await raceAbort(
+      const { pdf, firstPage, unresolved, observed } = await raceAbort(
         Promise.race([printing, slot.crashed, slot.gone]),
         signal,
       ).catch((error: unknown) => {
@@ -344,7 +364,7 @@ export function createEngine(options: EngineOptions): Engine {
         ms: performance.now() - started,
         warnings,
         network,
-        report: { ...emptyReport(), resources: { ...publicReport(network), brokenImages: [] } },
+        observed,
         files: slot.guard.filesRead(),
       };
     } catch (error) {

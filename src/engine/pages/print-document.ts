@@ -13,6 +13,10 @@ import { printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
+import { setPrintViewport } from './print-viewport.js';
+import { inspectDocument, type Inspection } from '../report/inspect-document.js';
+import type { RenderReport } from '../report/render-report.js';
+import { consoleErrors, scriptErrorsOf } from '../report/script-errors.js';
 
 /** The request's templates: those of every page, and page 1's own when it has them. */
 export interface Templates extends TemplatePair {
@@ -27,6 +31,16 @@ export interface Printed {
   firstPage?: Uint8Array;
   /** What the document could not load for want of a base URL (relative-urls.ts). */
   unresolved: ResourceIssue[];
+  /** What the report needs from the page, read before it went back to the pool. */
+  observed: Observed;
+}
+
+/** What printDocument saw of the document for its report (report/render-report.ts). */
+export interface Observed {
+  inspection: Inspection;
+  scriptErrors: RenderReport['scriptErrors'];
+  /** Every step but the report's checks after the page is given back (engine.ts adds those). */
+  timings: RenderReport['timings'];
 }
 
 /** Where and how one document is printed, besides the request itself. */
@@ -57,6 +71,8 @@ export async function printDocument(
   job: PrintJob,
 ): Promise<Printed> {
   const { page } = slot;
+  const started = performance.now();
+  slot.exceptions.begin();
   // Before the document is written, so it is laid out for this media from the start. Kept by the
   // page across documents and windows, so it is sent only when it changes; each call replaces the
   // features the last set, so the next document never inherits this one's (dark, say).
@@ -69,6 +85,7 @@ export async function printDocument(
     await slot.client.send('Emulation.setEmulatedMedia', { media, features });
     slot.media = emulated;
   }
+  await setPrintViewport(slot, request);
   // The same for the User-Agent: an empty override is Chromium's own again, for the next document.
   const userAgent = request.userAgent ?? '';
   if (slot.userAgent !== userAgent) {
@@ -103,19 +120,36 @@ export async function printDocument(
       await freshWindow(slot, job.baseUrl);
     await writeDocument(slot, request.htmlContent ?? '');
   }
+  const loaded = performance.now();
   await waitForConditions(slot, request, job.signal, job.pending);
+  const waited = performance.now();
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   const printed = request.singlePage ? await singlePageRequest(slot, request) : request;
   const pdf = await printPdf(slot, printed, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
   // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-  if (!templates.firstPage || !printsFirstPage(request)) return { pdf, unresolved };
-  return {
-    pdf,
-    unresolved,
-    firstPage: await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages),
+  const firstPage =
+    templates.firstPage && printsFirstPage(request)
+      ? await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
+      : undefined;
+  const printedAt = performance.now();
+  // Read after the print, from the document as it printed: its fonts in, its frames run.
+  const [inspection, consoleCalls] = await Promise.all([
+    inspectDocument(slot),
+    consoleErrors(slot.client, slot.state.scripted),
+  ]);
+  const observed: Observed = {
+    inspection,
+    scriptErrors: scriptErrorsOf(slot.exceptions.seen(), consoleCalls),
+    timings: {
+      loadMs: Math.round(loaded - started),
+      waitMs: Math.round(waited - loaded),
+      printMs: Math.round(printedAt - waited),
+      reportMs: Math.round(performance.now() - printedAt),
+    },
   };
+  return { pdf, unresolved, observed, ...(firstPage && { firstPage }) };
 }
 
 function printsFirstPage(request: RenderRequest): boolean {

@@ -7,6 +7,10 @@
  */
 import { z } from 'zod';
 import { PdfRenderError } from '../../errors.js';
+import type { ProblemKind } from '../../fail-on-rules.js';
+
+/** The kinds of problem a report can hold, as failOn names them (fail-on-rules.ts). */
+export { problemKinds, type ProblemKind } from '../../fail-on-rules.js';
 import { refusalCodes } from '../../network/refusal.js';
 import { failureCodes } from '../network-report.js';
 
@@ -25,7 +29,7 @@ export type Place = z.infer<typeof placeSchema>;
 
 export const missingGlyphsSchema = z.strictObject({
   script: z.string().describe('the Unicode script of the characters, e.g. "Han", "Devanagari", "Private use"'),
-  count: count('glyphs of this script drawn as an empty box (.notdef)'),
+  count: count('distinct characters of this script drawn as an empty box (.notdef)'),
   characters: z.string().describe('the first few distinct characters, in the order found'),
   where: z.array(placeSchema).describe('where they occur: the body, the header, the footer'),
 });
@@ -84,10 +88,6 @@ export type RenderReport = z.infer<typeof renderReportSchema>;
 export function reportOf(error: unknown): RenderReport | undefined {
   return error instanceof PdfRenderError ? (error.report as RenderReport | undefined) : undefined;
 }
-
-/** The kinds of problem a report can hold, which `failOn` can turn into failures. */
-export const problemKinds = ['missingGlyphs', 'resourceErrors', 'scriptErrors', 'overflow'] as const;
-export type ProblemKind = (typeof problemKinds)[number];
 
 // The bounds of one report: a document that throws a million errors or draws a million boxes gets
 // a report of a few kilobytes.
