@@ -1,6 +1,7 @@
 /**
  * singlePage (issue 28 §4): the whole document on one page as tall as its content, measured as
- * printing lays it out (the printable width over the scale, print media), plus the vertical margins;
+ * printing lays it out (the printable width over the scale, print media, a wider document shrunk),
+ * plus the vertical margins;
  * landscape, scale and the templates as on any page; past Chromium's tallest page the render fails
  * saying so; pageRanges and preferCssPageSize are refused with it; the next document on the same
  * pooled page is laid out in the window as before.
@@ -57,6 +58,14 @@ describe('singlePage', () => {
     expect(pages[0]!.width).toBeCloseTo(width, 0);
     expect(Math.abs(pages[0]!.height - height)).toBeLessThan(1.5);
     if (text) expect(pages[0]!.text).toContain(text);
+  });
+
+  it('minds a document wider than the page, which Chromium lays out wider (up to 1.5 times) and shrinks', async () => {
+    // 1200px against 741.12px: laid out at 1111.68px, so the 3000px block prints 2000px (1500pt) tall.
+    const wide = '<style>body { margin: 0 } div { width: 1200px; height: 3000px }</style><div>wide</div>';
+    const pages = await render({ htmlContent: wide, singlePage: true });
+    expect(pages).toHaveLength(1);
+    expect(Math.abs(pages[0]!.height - (2000 * pt.px + margins))).toBeLessThan(1.5);
   });
 
   it('measures under the media the document prints with', async () => {

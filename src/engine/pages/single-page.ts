@@ -1,8 +1,8 @@
 /**
  * singlePage: the whole document on one page as tall as its content. The content's height is
  * measured as printing would lay it out (at the printable width divided by the scale, under print
- * media unless the request emulates screen), and the page is made that tall times the scale, plus
- * the vertical margins. The window is laid out at that width only for the measurement: no animation
+ * media unless the request emulates screen; a document wider than that as Chromium shrinks it), and
+ * the page is made that tall times the scale, plus the vertical margins. The window is laid out at that width only for the measurement: no animation
  * frame runs meanwhile (frame-gate.ts), so the document's script sees no resize.
  */
 import { PdfRenderError } from '../../errors.js';
@@ -20,9 +20,18 @@ const cssPxPerInch = 96;
  */
 export const maxSinglePagePx = 2 ** 25;
 
+/**
+ * How much wider than the page Chromium lays out a document that overflows it, shrinking it to fit
+ * (found by printing blocks 900 to 3000px wide on an 816px page: shrunk by 1.103, 1.226, 1.471, then
+ * never past 1.5).
+ */
+const maxShrink = 1.5;
+
 // Forces layout (web fonts start loading only once it asks for them), then waits for them.
-const contentHeight = `void document.documentElement?.offsetHeight, document.fonts.ready.then(() =>
-  Math.max(document.documentElement?.scrollHeight ?? 0, document.scrollingElement?.scrollHeight ?? 0))`;
+const contentSize = `void document.documentElement?.offsetHeight, document.fonts.ready.then(() => {
+  const root = document.documentElement, scrolling = document.scrollingElement;
+  return [Math.max(root?.scrollWidth ?? 0, scrolling?.scrollWidth ?? 0), Math.max(root?.scrollHeight ?? 0, scrolling?.scrollHeight ?? 0)];
+})`;
 
 /**
  * The request as it prints the slot's document on one page: as wide as its page would be (the paper
@@ -31,11 +40,8 @@ const contentHeight = `void document.documentElement?.offsetHeight, document.fon
  */
 export async function singlePageRequest(slot: Slot, request: RenderRequest): Promise<RenderRequest> {
   const paperWidth = request.landscape ? request.paperHeight : request.paperWidth;
-  // Rounded down: a narrower layout is never shorter, so the content cannot spill onto a second page.
-  const width = Math.max(
-    1,
-    Math.floor(((paperWidth - request.marginLeft - request.marginRight) * cssPxPerInch) / request.scale),
-  );
+  // The width printing lays the document out at, in CSS px.
+  const pageWidth = ((paperWidth - request.marginLeft - request.marginRight) * cssPxPerInch) / request.scale;
   await settleForPrint(slot);
   // The window as it is, put back after the measurement (whoever sized it), and the media printDocument emulates.
   const { cssLayoutViewport: window } = await slot.client.send('Page.getLayoutMetrics');
@@ -44,21 +50,36 @@ export async function singlePageRequest(slot: Slot, request: RenderRequest): Pro
     : ['', []];
   const windowOf = (size: { width: number; height: number }) =>
     slot.client.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 0, mobile: false });
+  // Laid out `width` wide and one pixel high (a document shorter than the window would measure as
+  // tall as the window); rounded down, as a narrower layout is never shorter, so the content cannot
+  // spill onto a second page.
+  const sizeAt = async (width: number) => {
+    await windowOf({ width: Math.max(1, Math.floor(width)), height: 1 });
+    return (await inPrintWorld(slot, contentSize)) as [number, number];
+  };
   let measured: number;
+  let saturated: boolean;
   try {
-    // One pixel high: a document shorter than the window would measure as tall as the window.
-    await windowOf({ width, height: 1 });
     await slot.client.send('Emulation.setEmulatedMedia', { media: media || 'print', features });
-    measured = Math.max(1, Number(await inPrintWorld(slot, contentHeight)) || 0);
+    const [contentWidth, height] = await sizeAt(pageWidth);
+    saturated = height >= maxSinglePagePx;
+    measured = Math.max(1, height);
+    // Wider than the page: printing lays it out again wider, up to maxShrink times, and shrinks it to the page.
+    if (contentWidth > pageWidth) {
+      const wider = Math.min(contentWidth, pageWidth * maxShrink);
+      const [, widerHeight] = await sizeAt(wider);
+      saturated ||= widerHeight >= maxSinglePagePx;
+      measured = Math.max(1, (widerHeight * pageWidth) / wider);
+    }
   } finally {
     await slot.client.send('Emulation.setEmulatedMedia', { media, features });
     await windowOf({ width: window.clientWidth, height: window.clientHeight });
   }
   const pagePx = measured * request.scale + (request.marginTop + request.marginBottom) * cssPxPerInch;
-  if (measured >= maxSinglePagePx || pagePx > maxSinglePagePx)
+  if (saturated || pagePx > maxSinglePagePx)
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
-      `singlePage: the document is ${measured >= maxSinglePagePx ? 'at least ' : ''}${Math.round(pagePx / cssPxPerInch)}in tall with its margins, past the tallest page Chromium prints (${Math.floor(maxSinglePagePx / cssPxPerInch)}in, 2^25 CSS pixels); print it without singlePage`,
+      `singlePage: the document is ${saturated ? 'at least ' : ''}${Math.round(pagePx / cssPxPerInch)}in tall with its margins, past the tallest page Chromium prints (${Math.floor(maxSinglePagePx / cssPxPerInch)}in, 2^25 CSS pixels); print it without singlePage`,
     );
   return { ...request, landscape: false, paperWidth, paperHeight: pagePx / cssPxPerInch };
 }
