@@ -82,7 +82,7 @@ describe('one copy per distinct image', () => {
     const error = await engine.render(request, { baseUrl: pathToFileURL(`${dir}/`).href }).catch((e: unknown) => e);
     expect((error as PdfRenderError).code).toBe('RENDER_PDF_FAILED');
     expect((error as PdfRenderError).message).toMatch(
-      /would carry 120 MB of images, more than the 10 MB limit for one request/,
+      /would carry 120 MB of images and fonts, more than the 10 MB limit for one request/,
     );
   });
 

@@ -35,6 +35,9 @@ const assets: Record<string, { type: string; body: string | Buffer; status?: num
   },
   '/imported.css': { type: 'text/css', body: '.brand::before { content: "IMPORTED-SHEET "; }' },
   '/logo.png': { type: 'image/png', body: redPng },
+  // Web fonts a template's own @font-face names: fetched and inlined like images.
+  '/remote.woff2': { type: 'font/ttf', body: Buffer.from(monoFont, 'base64') },
+  '/font.woff2': { type: 'font/ttf', body: Buffer.from(monoFont, 'base64') },
   // A shared style sheet with a font inlined as a data: URL, as a document and its header can both link it.
   '/fonts.css': {
     type: 'text/css',
@@ -118,7 +121,7 @@ const reasons = (issues: Issue[] | undefined) =>
   Object.fromEntries((issues ?? []).map(({ url, reason }) => [url.replace(origin, ''), reason]));
 
 describe('style sheets in a template', () => {
-  it('applies a linked style sheet, what it imports and the image it shows, and reports its web font', async () => {
+  it('applies a linked style sheet, what it imports, the image it shows and its web font', async () => {
     const result = await render({
       htmlContent: '<p>Body</p>',
       headerHtmlContent: `<link rel="stylesheet" href="${origin}/brand.css"><span class="brand">Header</span><span class="logo"></span>`,
@@ -127,16 +130,9 @@ describe('style sheets in a template', () => {
     expect(result.text).toContain('IMPORTED-SHEET Header LINKED-SHEET');
     expect((await readPaint(result.pdf!)).images).toBe(1);
     expect(result.body.blocked).toEqual([]);
-    expect(result.body.failed).toEqual([
-      {
-        url: `${origin}/remote.woff2`,
-        code: 'TEMPLATE_UNSUPPORTED',
-        reason: 'header and footer templates cannot load web fonts',
-      },
-    ]);
-    expect(result.warnings).toContain(`header font ${origin}/remote.woff2 was left out`);
-    // Fetched once each by pdfrender; the font not at all.
-    expect(hits.sort()).toEqual(['/brand.css', '/imported.css', '/logo.png']);
+    expect(result.body.failed).toEqual([]);
+    // Fetched once each by pdfrender, the font too (template-fonts.test.ts shows it used).
+    expect(hits.sort()).toEqual(['/brand.css', '/imported.css', '/logo.png', '/remote.woff2']);
   });
 
   it('prints the header in a font from a data: URL that the document uses too', async () => {
@@ -173,7 +169,6 @@ describe('style sheets in a template', () => {
     expect(codes(result.body.failed)).toEqual({
       '/missing.css': 'HTTP_ERROR',
       '/page.html': 'LOAD_FAILED',
-      '/remote.woff2': 'TEMPLATE_UNSUPPORTED',
     });
     expect(reasons(result.body.failed)['/page.html']).toBe('not a style sheet (its type is not text/css)');
     expect(result.body.blocked?.map(({ url, code }) => [url, code])).toEqual([
@@ -193,7 +188,7 @@ describe('every way a template refers to another file', () => {
     ],
     [
       `<style>@import "${u('brand.css')}"; @font-face { font-family: X; src: url(${u('font.woff2')}); } span { font-family: X; }</style>`,
-      ['font.woff2', 'remote.woff2'],
+      [],
     ],
     [
       `<script src="${u('script.js')}"></script><iframe src="${u('frame.html')}"></iframe><object data="${u('object.pdf')}"></object><embed src="${u('embed.swf')}">`,
@@ -246,7 +241,9 @@ describe('every way a template refers to another file', () => {
     expect(new Set(Object.values(codes(result.body.failed)))).toEqual(new Set(['TEMPLATE_UNSUPPORTED']));
     expect(result.warnings).toContain(`header and footer <script src> ${u('script.js')} was left out`);
     // pdfrender fetched the style sheets and images it inlines; nothing else was asked for.
-    expect(new Set(hits)).toEqual(new Set(['/imported.css', '/brand.css', '/logo.png', '/img0.png', '/img1.png']));
+    expect(new Set(hits)).toEqual(
+      new Set(['/imported.css', '/brand.css', '/logo.png', '/img0.png', '/img1.png', '/font.woff2', '/remote.woff2']),
+    );
   });
 });
 

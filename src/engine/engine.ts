@@ -23,6 +23,7 @@ import { buildTemplate } from './templates/header-footer.js';
 import type { FileAccess } from './file-access.js';
 import { inlineTemplateResources } from './templates/inline-templates.js';
 import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
+import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
 import { finishPdf, needsFinishing } from './pages/finish-pdf.js';
 import { guardPage } from './pages/page-guard.js';
@@ -302,7 +303,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function renderOnPage(
     request: RenderRequest,
     renderOptions: RenderOptions & { signal: AbortSignal },
-    templates: Templates,
+    templates: Templates & { fonts: TemplateFonts },
     templateIssues: NetworkReport,
     warnings: string[],
     started: number,
@@ -321,8 +322,23 @@ export function createEngine(options: EngineOptions): Engine {
       documentUrl && request.htmlContent ? { url: documentUrl, html: request.htmlContent } : undefined,
     );
     const pending = new Set<string>();
+    const fonts = needsFonts(templates.fonts)
+      ? templateFontSteps(slot, templates.fonts, {
+          fetch: { fetcher, signal, baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl },
+          pending,
+          warnings,
+          issues: templateIssues,
+        })
+      : undefined;
     try {
-      const printing = printDocument(slot, request, templates, { baseUrl, documentUrl, maxPages, signal, pending });
+      const printing = printDocument(slot, request, templates, {
+        baseUrl,
+        documentUrl,
+        maxPages,
+        signal,
+        pending,
+        beforePrint: fonts?.beforePrint,
+      }).finally(() => fonts?.after());
       const { pdf, firstPage, unresolved, observed } = await raceAbort(
         Promise.race([printing, slot.crashed, slot.gone]),
         signal,
@@ -431,7 +447,7 @@ async function prepareTemplates(
   signal: AbortSignal,
   warnings: string[],
   issues: NetworkReport,
-): Promise<Templates> {
+): Promise<Templates & { fonts: TemplateFonts }> {
   const insets = { left: request.marginLeft, right: request.marginRight };
   // Page 1's own, where given: an empty string there is no template, and null is the usual one.
   const firstPage = request.firstPageHeaderHtmlContent !== null || request.firstPageFooterHtmlContent !== null;
@@ -462,6 +478,8 @@ async function prepareTemplates(
     footer: footer!,
     display: Boolean(request.headerHtmlContent || request.footerHtmlContent),
     usesUrl: inlined.usesUrl,
+    // Put in place on the page, once the document has loaded (template-fonts.ts).
+    fonts: { preload: inlined.fonts, families: inlined.families },
     ...(firstPage && {
       firstPage: { header: pageOneHeader!, footer: pageOneFooter!, display: Boolean(firstHeader || firstFooter) },
     }),

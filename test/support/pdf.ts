@@ -168,3 +168,24 @@ export async function readGlyphs(data: Uint8Array): Promise<DrawnFont[]> {
     await document.destroy();
   }
 }
+
+/** Each piece of text of every page with the PostScript name of the font that drew it (a subset's prefix dropped). */
+export async function readTextFonts(data: Uint8Array): Promise<Array<{ text: string; font: string }>> {
+  const document = await open(data, { useSystemFonts: false });
+  try {
+    const drawn: Array<{ text: string; font: string }> = [];
+    for (let number = 1; number <= document.numPages; number += 1) {
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      await page.getOperatorList(); // loads the fonts, so their names are known below
+      for (const item of content.items) {
+        if (!('str' in item) || item.str.trim() === '') continue;
+        const font = page.commonObjs.has(item.fontName) ? page.commonObjs.get(item.fontName) : null;
+        drawn.push({ text: item.str, font: String(font?.name ?? item.fontName).replace(/^[A-Z]{6}\+/, '') });
+      }
+    }
+    return drawn;
+  } finally {
+    await document.destroy();
+  }
+}

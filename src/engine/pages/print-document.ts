@@ -55,6 +55,8 @@ export interface PrintJob {
   signal: AbortSignal;
   /** The wait conditions still unmet, by name, for the message of a deadline that runs out. */
   pending: Set<string>;
+  /** Once the document is ready, before it prints: the templates to print it with (their web fonts in place). */
+  beforePrint?: (templates: Templates) => Promise<Templates>;
 }
 
 /**
@@ -125,6 +127,7 @@ export async function printDocument(
   const waited = performance.now();
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
+  if (job.beforePrint) templates = await job.beforePrint(templates);
   const printed = request.singlePage ? await singlePageRequest(slot, request) : request;
   const pdf = await printPdf(slot, printed, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real

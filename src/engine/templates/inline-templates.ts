@@ -16,6 +16,7 @@ import { ByteBudget } from './byte-budget.js';
 import type { FetchManyOptions } from './fetch-many.js';
 import type { NetworkReport } from '../network-report.js';
 import { crawl, resolveReferences } from './template-crawl.js';
+import { dataFonts, namedFamilies } from './template-families.js';
 import { TemplateReport, type Origin } from './template-report.js';
 import { rewriteTemplates } from './template-rewrite.js';
 
@@ -39,6 +40,14 @@ export interface InlineResult {
   leftOut: LeftOut[];
   /** A template prints the document's URL (an element with class "url"). */
   usesUrl: boolean;
+  /**
+   * The web fonts the templates carry, as the data: URLs written in them: Chromium draws a
+   * template's text with one only once the page has loaded the same URL, so the engine loads them
+   * into the page before it prints.
+   */
+  fonts: string[];
+  /** For each template, the font family names (lower case) it could ask for, its style sheets' included. */
+  families: string[][];
 }
 
 /**
@@ -78,8 +87,20 @@ export async function inlineTemplateResources(
     reason: issue.reason,
     templates: [...new Set([...origins].flatMap(templatesOf))].sort(),
   }));
+  const fonts = new Set(rewritten.fonts);
+  const families = templates.map((html, template) => {
+    const sheets = [...sheetTemplates].filter(([, of]) => of.has(template)).map(([href]) => crawled.sheets.get(href));
+    const texts = [
+      ...scans[template]!.styleSheets.map(({ start, end }) => html.slice(start, end)),
+      ...sheets.flatMap((sheet) => (sheet ? [sheet.text] : [])),
+    ];
+    for (const text of texts) for (const font of dataFonts(text)) fonts.add(font);
+    return [...namedFamilies([html, ...texts].join('\n'))];
+  });
   return {
-    templates: rewritten,
+    templates: rewritten.templates,
+    fonts: [...fonts],
+    families,
     network: report.network(),
     leftOut,
     usesUrl: templates.some((html, index) => usesUrlClass(html, scans[index])),

@@ -1,8 +1,8 @@
 /**
- * Fetching what a request's header and footer refer to: their images and style sheets, then what
- * those style sheets import and show, level by level, bounded in depth, in number and (through
- * the shared budget) in bytes. Web fonts and everything else a template cannot load are not
- * fetched at all: they are reported and left out.
+ * Fetching what a request's header and footer refer to: their images, web fonts and style sheets,
+ * then what those style sheets import and show, level by level, bounded in depth, in number and
+ * (through the shared budget) in bytes. Everything else a template cannot load is not fetched at
+ * all: it is reported and left out.
  */
 import { stylesheetReferences, type TemplateReference } from '../../markup/template-references.js';
 import type { ByteBudget } from './byte-budget.js';
@@ -28,15 +28,15 @@ export interface Sheet {
   references: Resolved[];
 }
 
-/** What was fetched: images and style sheets by URL. */
+/** What was fetched: images (web fonts among them) and style sheets by URL. */
 export interface Crawled {
   images: Map<string, FetchedResource>;
   sheets: Map<string, Sheet>;
 }
 
 /**
- * Resolve `references` (found at `origin`) against `base`. Fonts and what a template cannot load
- * at all are reported here and left out, as is a relative URL with no base.
+ * Resolve `references` (found at `origin`) against `base`. What a template cannot load at all is
+ * reported here and left out, as is a relative URL with no base.
  */
 export function resolveReferences(
   references: TemplateReference[],
@@ -47,11 +47,8 @@ export function resolveReferences(
   return references.map((reference) => {
     const { kind, what } = reference;
     const written = reference.url.trim();
-    if (kind === 'font' || kind === 'other') {
-      const reason =
-        kind === 'font'
-          ? 'header and footer templates cannot load web fonts'
-          : `header and footer templates cannot load ${what}`;
+    if (kind === 'other') {
+      const reason = `header and footer templates cannot load ${what}`;
       for (const url of reference.candidates ?? [written])
         report.add('failed', { url: absolute(url, base) ?? url, code: 'TEMPLATE_UNSUPPORTED', reason }, what, origin);
       return { reference, href: null };
@@ -76,7 +73,7 @@ function absolute(url: string, base: string | undefined): string | null {
   }
 }
 
-/** Fetch the images and style sheets of `found` (each template's resolved references), and what the style sheets bring in. */
+/** Fetch the images, fonts and style sheets of `found` (each template's resolved references), and what the style sheets bring in. */
 export async function crawl(
   found: Resolved[][],
   budget: ByteBudget,

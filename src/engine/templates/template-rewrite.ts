@@ -9,7 +9,9 @@
  * so an image too big for one is written at each CSS reference of the template instead (and left
  * out of style sheets). A style sheet becomes a data: URL in place of its own, its images as
  * custom properties and what it imports as data: URLs in turn, so its rules keep their order,
- * media, layers and conditions exactly.
+ * media, layers and conditions exactly. A web font is written in place, as a data: URL, at each
+ * `@font-face` that names it (a src cannot take a custom property); the engine has the page load
+ * the same data: URLs before it prints, which is what makes Chromium use them in a template.
  */
 import { PdfRenderError } from '../../errors.js';
 import type { TemplateReference } from '../../markup/template-references.js';
@@ -28,13 +30,19 @@ interface Image {
   bytes: number;
 }
 
-// A piece of a style sheet as written: its own text, or where an imported sheet goes.
-type Piece = string | { sheet: string };
+// A piece of a style sheet as written: its own text, where an imported sheet goes, or a web font.
+type Piece = string | { sheet: string } | { font: string };
+
+/** The templates as rewritten, and the data: URLs of the web fonts written into them. */
+export interface Rewritten {
+  templates: string[];
+  fonts: string[];
+}
 
 /**
  * The templates with their references inlined or emptied. Throws RENDER_PDF_FAILED when they
- * would carry more than `maxImageBytes` of images together, or a template more than
- * `maxTemplateStylesheetBytes` of style sheets.
+ * would carry more than `maxImageBytes` of images and fonts together, or a template more than
+ * `maxTemplateStylesheetBytes` of style sheets (their fonts aside).
  */
 export function rewriteTemplates(
   templates: string[],
@@ -42,7 +50,7 @@ export function rewriteTemplates(
   crawled: Crawled,
   report: TemplateReport,
   maxImageBytes: number,
-): string[] {
+): Rewritten {
   const images = new Map(
     [...crawled.images].map(([href, { bytes, contentType }], index) => [
       href,
@@ -55,6 +63,7 @@ export function rewriteTemplates(
   );
   const sheets = new StylesheetWriter(crawled, images, report);
   let carriedImages = 0;
+  const fonts = new Set<string>();
   const rewritten = templates.map((html, index) => {
     const references = found[index]!;
     const imageOf = (href: string | null) => (href === null ? undefined : images.get(href));
@@ -81,13 +90,22 @@ export function rewriteTemplates(
     const eachTime = references.filter(
       ({ reference, href }) => reference.kind === 'css' && imageOf(href) && tooBig(imageOf(href)!),
     );
+    // A font is written at each @font-face that names it, in the template and in its style sheets.
+    const fontHrefs = [
+      ...references
+        .filter(({ reference, href }) => reference.kind === 'font' && imageOf(href))
+        .map(({ href }) => href!),
+      ...linked.flatMap((href) => sheets.fonts(href)),
+    ];
+    for (const href of fontHrefs) fonts.add(images.get(href)!.data);
     carriedImages +=
       [...new Set([...inImg, ...inVariables])].reduce((sum, href) => sum + images.get(href)!.bytes, 0) +
-      eachTime.reduce((sum, { href }) => sum + images.get(href!)!.bytes, 0);
+      [...eachTime.map(({ href }) => href!), ...fontHrefs].reduce((sum, href) => sum + images.get(href)!.bytes, 0);
     const replacement = ({ reference, href }: Resolved): string => {
       const image = imageOf(href);
       if (reference.kind === 'img' && image) return `"${marker(image.name)}"`;
       if (reference.kind === 'css' && image) return tooBig(image) ? `url(${image.data})` : `var(${image.name})`;
+      if (reference.kind === 'font' && image) return inSyntax(reference, image.data);
       if (reference.kind === 'stylesheet' && href !== null && sheets.has(href))
         return inSyntax(reference, sheetData(sheets.text(href)));
       return emptied(reference);
@@ -108,10 +126,10 @@ export function rewriteTemplates(
   if (carriedImages > maxImageBytes) {
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
-      `the header and footer would carry ${megabytes(carriedImages)} MB of images, more than the ${megabytes(maxImageBytes)} MB limit for one request (an image over ${megabytes((maxVariableChars * 3) / 4)} MB counts once for each CSS url() that refers to it)`,
+      `the header and footer would carry ${megabytes(carriedImages)} MB of images and fonts, more than the ${megabytes(maxImageBytes)} MB limit for one request (a font, and an image over ${megabytes((maxVariableChars * 3) / 4)} MB, counts once for each url() that refers to it)`,
     );
   }
-  return rewritten;
+  return { templates: rewritten, fonts: [...fonts] };
 }
 
 /** The fetched style sheets as they are inlined: each planned once, sized before it is written. */
@@ -121,6 +139,7 @@ class StylesheetWriter {
   private readonly sizes = new Map<string, number>();
   private readonly texts = new Map<string, string>();
   private readonly imageSets = new Map<string, Set<string>>();
+  private readonly fontLists = new Map<string, string[]>();
 
   constructor(
     private readonly crawled: Crawled,
@@ -132,13 +151,18 @@ class StylesheetWriter {
     return this.crawled.sheets.has(href);
   }
 
-  /** Bytes of the sheet once inlined, its imports included, computed without writing it (shared imports would multiply). */
+  /** Bytes of the sheet once inlined, its imports included and its fonts aside, computed without writing it (shared imports would multiply). */
   size(href: string): number {
     const known = this.sizes.get(href);
     if (known !== undefined) return known;
     const size = this.plan(href).reduce(
       (sum, piece) =>
-        sum + (typeof piece === 'string' ? Buffer.byteLength(piece) : dataUrlBytes(this.size(piece.sheet))),
+        sum +
+        (typeof piece === 'string'
+          ? Buffer.byteLength(piece)
+          : 'sheet' in piece
+            ? dataUrlBytes(this.size(piece.sheet))
+            : 0),
       0,
     );
     this.sizes.set(href, size);
@@ -150,7 +174,13 @@ class StylesheetWriter {
     const known = this.texts.get(href);
     if (known !== undefined) return known;
     const text = this.plan(href)
-      .map((piece) => (typeof piece === 'string' ? piece : `url(${sheetData(this.text(piece.sheet))})`))
+      .map((piece) =>
+        typeof piece === 'string'
+          ? piece
+          : 'sheet' in piece
+            ? `url(${sheetData(this.text(piece.sheet))})`
+            : `url(${this.inlined.get(piece.font)!.data})`,
+      )
       .join('');
     this.texts.set(href, text);
     return text;
@@ -165,11 +195,22 @@ class StylesheetWriter {
       .filter(({ reference, href: target }) => reference.kind === 'css' && target !== null && this.usable(target))
       .map(({ href: target }) => target!);
     const imported = this.plan(href).flatMap((piece) =>
-      typeof piece === 'string' ? [] : [...this.images(piece.sheet)],
+      typeof piece === 'object' && 'sheet' in piece ? [...this.images(piece.sheet)] : [],
     );
     const images = new Set([...own, ...imported]);
     this.imageSets.set(href, images);
     return images;
+  }
+
+  /** The web fonts the sheet and its imports write, once for each time one is written. */
+  fonts(href: string): string[] {
+    const known = this.fontLists.get(href);
+    if (known) return known;
+    const fonts = this.plan(href).flatMap((piece) =>
+      typeof piece === 'string' ? [] : 'sheet' in piece ? this.fonts(piece.sheet) : [piece.font],
+    );
+    this.fontLists.set(href, fonts);
+    return fonts;
   }
 
   private usable(image: string): boolean {
@@ -213,6 +254,7 @@ class StylesheetWriter {
     }
     const image = this.inlined.get(target);
     if (!image) return emptied(reference);
+    if (reference.kind === 'font') return { font: target };
     if (tooBig(image)) {
       this.report.add(
         'failed',
