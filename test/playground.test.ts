@@ -185,6 +185,47 @@ describe('the playground page', () => {
     await context.close();
   });
 
+  it('shows the preflight report beside the PDF, a line per kind of problem or "no problems found", as text whatever it holds', async () => {
+    const visited = await visit(server);
+    const { page, context } = visited;
+    const reportText = () => page.$eval('#report', (element) => (element as HTMLElement).innerText);
+    await shownPdf(visited);
+    expect(await reportText()).toBe('Preflight report\nno problems found');
+    // Chromium refuses port 1 itself (net::ERR_UNSAFE_PORT): one resource error, named.
+    await typeInto(page, '#field-htmlContent', '<p>Broken</p><img src="http://127.0.0.1:1/missing.png">');
+    await shownPdf(visited);
+    expect(await page.$eval('#report .kind-resourceErrors', (element) => (element as HTMLElement).innerText)).toBe(
+      'resources that did not load: 1\nhttp://127.0.0.1:1/missing.png: net::ERR_UNSAFE_PORT',
+    );
+
+    // A report holding markup (the caller's own URLs and messages can): shown as text, never run.
+    const real = await fetch(`${server.url}/api/pdfs/render-sync`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+      body: JSON.stringify({ htmlContent: '<p>x</p>' }),
+    });
+    const report = JSON.parse(real.headers.get('x-pdfrender-report')!);
+    const hostile = '<img src=x onerror="window.pwned=1"><b>bold</b>';
+    report.resources.failed = [{ url: `http://cdn.test/${hostile}`, code: 'HTTP_ERROR', reason: hostile }];
+    const pdf = Buffer.from(await real.arrayBuffer());
+    await page.setRequestInterception(true);
+    page.on('request', (request) =>
+      request.url().endsWith('/api/pdfs/render-sync') && request.method() === 'POST'
+        ? void request.respond({
+            status: 200,
+            headers: { 'Content-Type': 'application/pdf', 'X-Pdfrender-Report': JSON.stringify(report) },
+            body: pdf,
+          })
+        : void request.continue(),
+    );
+    await typeInto(page, '#field-htmlContent', '<p>Hostile report</p>');
+    await shownPdf(visited);
+    expect(await reportText()).toContain(`http://cdn.test/${hostile}: ${hostile}`);
+    expect(await page.$$eval('#report img, #report b', (found) => found.length)).toBe(0);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    await context.close();
+  });
+
   it('sets a Content-Security-Policy that allows its own origin only, and blob: for the PDF frame', async () => {
     const response = await fetch(`${server.url}/`);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');

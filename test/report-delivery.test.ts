@@ -28,7 +28,7 @@ let server: TestServer;
 /** The reports the server's renders made, as the engine returned them. */
 const made: RenderReport[] = [];
 
-// Nothing listens on port 1: the image fails to load (net::ERR_CONNECTION_REFUSED).
+// Chromium refuses port 1 (an unsafe port): the image fails to load (net::ERR_UNSAFE_PORT).
 const brokenImage = 'http://127.0.0.1:1/missing.png';
 const broken = `<h1>Broken image</h1><img src="${brokenImage}">`;
 

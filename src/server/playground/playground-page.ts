@@ -57,6 +57,7 @@ export function playgroundHtml(setup: PlaygroundSetup): string {
   </form>
   <section id="preview">
     <ul id="problems" role="alert"></ul>
+    <section id="report" aria-label="preflight report" hidden><h2>Preflight report</h2><ul id="report-kinds"></ul></section>
     <iframe id="pdf" title="the rendered PDF"></iframe>
   </section>
 </main>
@@ -96,5 +97,10 @@ fieldset { border: 1px solid #c9d0da; border-radius: 4px; }
 #problems { margin: 0; padding: 0 1rem 0 2rem; color: #a50e0e; background: #fdecea; max-height: 30%; overflow: auto; }
 #problems:empty { display: none; }
 #problems li { padding: 0.2rem 0; }
+#report { padding: 0.3rem 1rem; background: #fff8e1; border-bottom: 1px solid #e6d9a8; max-height: 35%; overflow: auto; }
+#report h2 { font-size: 0.85rem; margin: 0 0 0.2rem; }
+#report ul { margin: 0; padding-left: 1.2rem; }
+#report[data-problems="0"] { background: #e8f5e9; border-color: #b7dcb9; }
+#report li li { overflow-wrap: anywhere; font: 12px/1.35 ui-monospace, monospace; }
 #pdf { flex: 1; width: 100%; border: 0; background: #525659; }
 `;

@@ -2,9 +2,12 @@
  * The playground page's script, written here so that it is type-checked, and served as the text of
  * the function (see playground-route.ts): it must use nothing from outside its own body. It builds
  * the option controls from the setup the page carries, posts the form to render-sync as JSON with
- * Accept: application/pdf, shows the PDF in a frame, and keeps the equivalent curl command and JSON
- * body up to date.
+ * Accept: application/pdf, shows the PDF in a frame with its preflight report beside it, and keeps
+ * the equivalent curl command and JSON body up to date.
  */
+import type { z } from 'zod';
+import type { RenderReport } from '../../engine/report/render-report.js';
+import type { truncatedReport } from '../api/api-answers.js';
 import type { PlaygroundField, PlaygroundSetup } from './playground-fields.js';
 
 /** Runs in the browser, once the page has loaded. */
@@ -14,6 +17,8 @@ export function playgroundScript(): void {
   const form = byId<HTMLFormElement>('request');
   const status = byId<HTMLOutputElement>('status');
   const problems = byId<HTMLUListElement>('problems');
+  const reportBox = byId('report');
+  const reportKinds = byId<HTMLUListElement>('report-kinds');
   const frame = byId<HTMLIFrameElement>('pdf');
   const keyInput = byId<HTMLInputElement>('api-key');
   const endpoint = new URL('api/pdfs/render-sync', location.href).href;
@@ -117,19 +122,89 @@ export function playgroundScript(): void {
     problems.replaceChildren(...notes.map((note) => element('li', {}, note)));
   }
   const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
-  // What the render report headers say was left out of the document.
-  function reportOf(response: Response): string[] {
-    const notes = response.headers.get('X-Pdfrender-Warnings')
-      ? [`warning: ${response.headers.get('X-Pdfrender-Warnings')}`]
-      : [];
-    for (const kind of ['Blocked', 'Failed']) {
-      const issues = JSON.parse(response.headers.get(`X-Pdfrender-${kind}`) ?? '[]') as Array<{
-        url: string;
-        reason: string;
-      }>;
-      notes.push(...issues.map((issue) => `${kind.toLowerCase()}: ${issue.url} (${issue.reason})`));
+  // What the header and footer left out, as the warnings header says it.
+  const warningsOf = (response: Response): string[] =>
+    response.headers.get('X-Pdfrender-Warnings') ? [`warning: ${response.headers.get('X-Pdfrender-Warnings')}`] : [];
+
+  const kindLabels: Record<string, string> = {
+    missingGlyphs: 'characters no font could draw',
+    resourceErrors: 'resources that did not load',
+    scriptErrors: 'script errors',
+    overflow: 'elements wider than the printable width',
+  };
+  // Each kind of problem of a whole report: how many, and a line for each of the first ones.
+  function reportKindsOf(report: RenderReport): Record<string, { count: number; items: string[] }> {
+    const { resources, scriptErrors } = report;
+    const resourceItems = [
+      ...resources.failed.map((issue) => `${issue.url}: ${issue.reason}`),
+      ...resources.blocked.map((issue) => `blocked ${issue.url}: ${issue.reason}`),
+      ...resources.brokenImages.map((image) => `image ${image.url} (${image.selector}): ${image.reason}`),
+      ...report.fonts.failed.map((font) => `font ${font.family}: ${font.reason}`),
+    ];
+    return {
+      missingGlyphs: {
+        count: report.missingGlyphs.reduce((sum, group) => sum + group.count, 0),
+        items: report.missingGlyphs.map(
+          (group) => `${group.script} (${group.count}): ${group.characters} in the ${group.where.join(', ')}`,
+        ),
+      },
+      resourceErrors: { count: resourceItems.length, items: resourceItems },
+      scriptErrors: {
+        count: scriptErrors.count,
+        items: scriptErrors.messages.map((error) => `${error.kind}: ${error.message}`),
+      },
+      overflow: {
+        count: report.overflow.length,
+        items: report.overflow.map(
+          (element) => `${element.selector} ends at ${element.right} px of ${element.printableWidth}`,
+        ),
+      },
+    };
+  }
+  /**
+   * The preflight report beside the PDF: a line per kind of problem with its count and its first
+   * offenders, or "no problems found". Its URLs and messages are the document's own, so they go in
+   * as text, never as HTML.
+   */
+  function showReport(report: RenderReport | z.infer<typeof truncatedReport> | undefined): void {
+    reportBox.hidden = report === undefined;
+    if (!report) return;
+    const kinds =
+      'truncated' in report
+        ? Object.fromEntries(Object.entries(report.counts).map(([kind, count]) => [kind, { count, items: [] }]))
+        : reportKindsOf(report);
+    const found = Object.entries(kinds).filter(([, kind]) => kind.count > 0);
+    reportBox.dataset.problems = String(found.length);
+    const shown = 10;
+    reportKinds.replaceChildren(
+      ...found.map(([kind, { count, items }]) =>
+        element(
+          'li',
+          { className: `kind-${kind}` },
+          `${kindLabels[kind] ?? kind}: ${count}`,
+          ...(items.length > 0
+            ? [
+                element(
+                  'ul',
+                  {},
+                  ...items.slice(0, shown).map((item) => element('li', {}, item)),
+                  ...(items.length > shown ? [element('li', {}, `and ${items.length - shown} more`)] : []),
+                ),
+              ]
+            : []),
+        ),
+      ),
+      ...(found.length === 0 ? [element('li', {}, 'no problems found')] : []),
+      ...('truncated' in report ? [element('li', {}, 'counted only: the whole report is in the JSON answer')] : []),
+    );
+  }
+  // The report of a PDF answer, from its header (null when there is none, or it is not JSON).
+  function headerReport(response: Response): RenderReport | z.infer<typeof truncatedReport> | undefined {
+    try {
+      return JSON.parse(response.headers.get('X-Pdfrender-Report') ?? 'null') ?? undefined;
+    } catch {
+      return undefined;
     }
-    return notes;
   }
 
   async function render(): Promise<void> {
@@ -159,7 +234,8 @@ export function playgroundScript(): void {
         frame.dataset.request = JSON.stringify(sent, null, 2);
         renders += 1;
         Object.assign(status.dataset, { renders: String(renders), bytes: String(pdf.size) });
-        show('ok', `Rendered ${size(pdf.size)} in ${Math.round(performance.now() - started)} ms`, reportOf(response));
+        show('ok', `Rendered ${size(pdf.size)} in ${Math.round(performance.now() - started)} ms`, warningsOf(response));
+        showReport(headerReport(response));
         return;
       }
       const answer = (await response.json().catch(() => ({}))) as {
@@ -167,7 +243,10 @@ export function playgroundScript(): void {
         message?: string;
         errors?: Record<string, string[]>;
         retryAfter?: number;
+        report?: RenderReport;
       };
+      // A render a failOn rule failed has its report; no other failure has one.
+      showReport(answer.report);
       if (response.status === 422 && answer.errors) {
         for (const name of Object.keys(answer.errors)) control(name)?.setAttribute('aria-invalid', 'true');
         show(
