@@ -342,7 +342,7 @@ describe('what a rendered file may load', () => {
   });
 
   it('gives each document its preflight report with --json, and one ! line per kind of problem on stderr, none with --quiet', async () => {
-    // Nothing listens on port 1: three images that fail to load, and a blocked one.
+    // Three images Chromium refuses to load (port 1 is an unsafe port), and a blocked one.
     const images = [1, 2, 3].map((n) => `http://127.0.0.1:1/${n}.png`);
     const dir = await folderWith({
       'page.html': `<p>report</p>${images.map((url) => `<img src="${url}">`).join('')}<img src="https://blocked.test/x.png">`,

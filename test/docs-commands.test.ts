@@ -45,6 +45,7 @@ const notCommands: Record<string, string> = {
   ts: 'library code, not commands',
   js: 'library code, not commands',
   html: 'a document shown, not run',
+  text: 'output shown (standard error), not run',
 };
 
 /** Commands the documentation may use that are not pdfrender's to check, by their first words, and why. */
@@ -179,6 +180,8 @@ const curlValueOptions = new Set([
   '--form-string',
   '-o',
   '--output',
+  '-D',
+  '--dump-header',
   '-X',
   '--request',
 ]);
