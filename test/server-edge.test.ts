@@ -282,6 +282,7 @@ describe('cross-site browser requests (item 6)', () => {
           'RateLimit-Policy',
           'Content-Location',
           'X-Pdfrender-Blocked',
+          'X-Pdfrender-Report',
         ]),
       );
       const file = await fetch(answer.json().fileUrl as string, { headers: { Authorization: 'Bearer k' } });

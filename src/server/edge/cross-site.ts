@@ -18,6 +18,7 @@ const exposedHeaders = [
   'Content-Location',
   'Content-Disposition',
   'X-Pdfrender-Warnings',
+  'X-Pdfrender-Report',
 ].concat(['Blocked', 'Failed'].flatMap((name) => [`X-Pdfrender-${name}`, `X-Pdfrender-${name}-Count`]));
 
 /** CORS answers (preflight included) for the allowed origins; others get no Access-Control-Allow-Origin. */
