@@ -8,7 +8,7 @@ import { booleanField } from './fields.js';
 
 /** The singlePage field. */
 export const singlePageField = booleanField(
-  'print the whole document on one page as tall as its content, at the paper width (the paper height with landscape) and margins; not with pageRanges or preferCssPageSize',
+  'print the whole document on one page as tall as its content, at the paper width (the paper height with landscape) and margins, its forced page breaks ignored; not with pageRanges or preferCssPageSize',
 );
 
 /** Refuse, naming the other field, what means nothing on one page sized to its content. */

@@ -1,7 +1,7 @@
 /**
  * singlePage (issue 28 §4): the whole document on one page as tall as its content, measured as
  * printing lays it out (the printable width over the scale, print media, a wider document shrunk),
- * plus the vertical margins;
+ * plus the vertical margins, its forced page breaks ignored;
  * landscape, scale and the templates as on any page; past Chromium's tallest page the render fails
  * saying so; pageRanges and preferCssPageSize are refused with it; the next document on the same
  * pooled page is laid out in the window as before.
@@ -66,6 +66,15 @@ describe('singlePage', () => {
     const pages = await render({ htmlContent: wide, singlePage: true });
     expect(pages).toHaveLength(1);
     expect(Math.abs(pages[0]!.height - (2000 * pt.px + margins))).toBeLessThan(1.5);
+  });
+
+  it("ignores the document's forced page breaks, and the next document on the page keeps its own", async () => {
+    const breaking =
+      '<style>.next { break-before: page !important }</style><section style="break-after: page">one</section>' +
+      '<section style="page-break-after: always">two</section><section class="next">three</section>';
+    const pages = await render({ htmlContent: breaking, singlePage: true });
+    expect(pages.map((page) => page.text)).toEqual(['one two three']);
+    expect((await render({ htmlContent: breaking })).map((page) => page.text)).toEqual(['one', 'two', 'three']);
   });
 
   it('measures under the media the document prints with', async () => {

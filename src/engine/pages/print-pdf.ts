@@ -10,6 +10,7 @@ import type { Protocol } from 'puppeteer-core';
 import { PdfRenderError } from '../../errors.js';
 import { chromiumPageRanges, pageRangesOf } from '../../page-ranges.js';
 import type { RenderRequest } from '../../request.js';
+import { withoutPageBreaks } from './page-breaks.js';
 import type { Slot } from './page-pool.js';
 
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
@@ -35,13 +36,15 @@ export async function printPdf(
   maxPages: number,
 ): Promise<Uint8Array> {
   await settleForPrint(slot);
-  const { stream } = await slot.client
-    .send('Page.printToPDF', printParameters(request, templates, maxPages))
-    .catch((error: unknown) => {
-      // Chromium's word for a range that starts after the last page.
-      if (request.pageRanges && /exceeds page count/i.test(String(error))) throw pastTheEnd(request.pageRanges, error);
-      throw error;
-    });
+  const print = () => slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
+  // One page has no breaks (page-breaks.ts).
+  const { stream } = await (
+    request.singlePage ? withoutPageBreaks((expression) => inPrintWorld(slot, expression), print) : print()
+  ).catch((error: unknown) => {
+    // Chromium's word for a range that starts after the last page.
+    if (request.pageRanges && /exceeds page count/i.test(String(error))) throw pastTheEnd(request.pageRanges, error);
+    throw error;
+  });
   if (!stream) throw new Error('Chromium returned no PDF stream');
   try {
     const chunks: Buffer[] = [];
