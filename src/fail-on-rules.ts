@@ -16,7 +16,7 @@ export const problemMeanings: Record<ProblemKind, string> = {
   resourceErrors:
     'a subresource that failed (a network error or an HTTP status of 400 or more), was blocked, an image that could not be shown, or a web font that did not load',
   scriptErrors: "an uncaught exception, unhandled promise rejection or console.error of the document's own script",
-  overflow: 'an element wider than the printable width (cut off at the right edge)',
+  overflow: 'an element wider than the printable width (the page shrunk to fit it, or it cut off at the right edge)',
 };
 
 const camel = (name: string) => name.trim().replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
@@ -27,13 +27,15 @@ export const failOnField = z
     error: `must be a list of rules (${problemKinds.join(', ')}), or a string of them separated by commas`,
   })
   .transform((value) => (typeof value === 'string' ? value.split(',') : value).map(camel).filter((name) => name !== ''))
-  .pipe(
-    z.array(
-      z.enum(problemKinds, {
-        error: (issue) => `unknown rule ${JSON.stringify(issue.input)}: the rules are ${problemKinds.join(', ')}`,
-      }),
-    ),
-  )
-  .transform((rules) => [...new Set(rules)])
+  // Judged as a whole, so an error names the field (failOn, --fail-on) rather than an item of it.
+  .superRefine((names, ctx) => {
+    const unknown = names.filter((name) => !(problemKinds as readonly string[]).includes(name));
+    if (unknown.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown rule${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => JSON.stringify(name)).join(', ')}: the rules are ${problemKinds.join(', ')}`,
+      });
+  })
+  .transform((names) => [...new Set(names)] as ProblemKind[])
   .nullish()
   .transform((value) => value ?? null);

@@ -53,6 +53,7 @@ describe('defaults', () => {
       cookies: null,
       extraHttpHeaders: null,
       extraHttpHeadersOrigins: null,
+      failOn: null,
       emulatedMediaFeatures: null,
       pageRanges: null,
       metadata: null,

@@ -4,6 +4,7 @@
  * only in the default: the server allows public addresses only, the CLI the whole network.
  */
 import { z } from 'zod';
+import { failOnField, problemKinds } from '../fail-on-rules.js';
 import { booleanField } from '../fields.js';
 import type { NetworkPolicy } from './policy.js';
 
@@ -46,6 +47,15 @@ export const policySettings = {
       'fail a render whose document asked for a blocked URL (by default the resource is left out and reported)',
     ),
   },
+  failOn: {
+    flag: '--fail-on <rules>',
+    env: 'PDFRENDER_FAIL_ON',
+    schema: failOnField
+      .transform((rules) => rules ?? [])
+      .describe(
+        `fail a render whose preflight report holds these kinds of problem, separated by commas: ${problemKinds.join(', ')} (or missing-glyphs, resource-errors, script-errors); a request's own failOn replaces them (default none: problems are reported, not failed)`,
+      ),
+  },
 };
 
 type PolicyValues = { [K in keyof typeof policySettings]: z.output<(typeof policySettings)[K]['schema']> };
@@ -61,7 +71,13 @@ export function engineNetworkOptions(values: PolicyValues, networkDefault: 'publ
     network: { network, allowHosts: values.allowHosts } satisfies NetworkPolicy,
     javascript: !values.disableJavascript,
     failOnBlocked: values.failOnBlocked,
+    failOn: values.failOn,
     // Messages name the flags these options came from (the CLI and serve share them).
-    settingNames: { maxPages: '--max-pages', javascript: '--disable-javascript', failOnBlocked: '--fail-on-blocked' },
+    settingNames: {
+      maxPages: '--max-pages',
+      javascript: '--disable-javascript',
+      failOnBlocked: '--fail-on-blocked',
+      failOn: '--fail-on',
+    },
   };
 }

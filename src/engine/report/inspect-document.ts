@@ -91,7 +91,8 @@ const script = `(() => {
       // The outermost element that runs past the edge: its parent ends within it (or is the body).
       const parent = element.parentElement;
       if (parent && parent !== document.body && parent !== document.documentElement && parent.getBoundingClientRect().right > width + 1) continue;
-      overflow.push({ selector: path(element), right: Math.round(box.right), printableWidth: width });
+      // Chromium lays a page out up to 1.5 times as wide and shrinks it to fit; past that it cuts.
+      overflow.push({ selector: path(element), right: Math.round(box.right), printableWidth: width, cutOff: box.right > width * 1.5 + 1 });
     }
   }
   return { characters: [...characters].join(''), brokenImages, failedFonts, overflow };

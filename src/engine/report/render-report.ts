@@ -51,9 +51,14 @@ export const scriptErrorSchema = z.strictObject({
 });
 
 export const overflowSchema = z.strictObject({
-  selector: z.string().describe('a CSS selector of the element that runs past the right edge'),
+  selector: z.string().describe('a CSS selector of the outermost element that runs past the right edge'),
   right: count('where the element ends, in CSS pixels from the left edge of the printable area'),
   printableWidth: count('the printable width, in CSS pixels'),
+  cutOff: z
+    .boolean()
+    .describe(
+      'true: wider than Chromium shrinks a page to fit (1.5 times the printable width), so what runs past the edge is cut off; false: the whole page is printed smaller to fit it',
+    ),
 });
 
 export const renderReportSchema = z
@@ -73,7 +78,9 @@ export const renderReportSchema = z
       more: z.boolean().describe('more happened than were counted (counting stops at 20)'),
       messages: z.array(scriptErrorSchema).describe('the first ten'),
     }),
-    overflow: z.array(overflowSchema).describe('elements wider than the printable width (cut off at the right edge)'),
+    overflow: z
+      .array(overflowSchema)
+      .describe('elements wider than the printable width: the page shrunk to fit them, or cut off at its right edge'),
     timings: z.strictObject({
       loadMs: count('loading the document and its resources'),
       waitMs: count("the request's waits (waitForSelector, waitForExpression, waitForNetworkIdle, waitDelay)"),
@@ -161,7 +168,10 @@ export function problemLines(report: RenderReport): Partial<Record<ProblemKind, 
   if (counts.overflow > 0)
     lines.overflow = `${plural(counts.overflow, 'element')} wider than the printable width of ${report.overflow[0]!.printableWidth} px: ${report.overflow
       .slice(0, 3)
-      .map((element) => `${element.selector} (ends at ${element.right} px)`)
+      .map(
+        (element) =>
+          `${element.selector} (ends at ${element.right} px: ${element.cutOff ? 'cut off' : 'page shrunk to fit'})`,
+      )
       .join(', ')}`;
   return lines;
 }

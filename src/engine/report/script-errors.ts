@@ -39,7 +39,7 @@ export async function watchExceptions(client: CDPSession): Promise<ExceptionLog>
   let messages: Message[] = [];
   let pausing = true;
   const pauseOn = (state: 'uncaught' | 'none') =>
-    client.send('Debugger.setPauseOnExceptions', { state }).catch(unlessScriptProhibited);
+    client.send('Debugger.setPauseOnExceptions', { state }).catch(unlessDebuggerOff);
   client.on(
     'Debugger.paused',
     (event: { reason: string; data?: { description?: string; value?: unknown; className?: string } }) => {
@@ -58,8 +58,8 @@ export async function watchExceptions(client: CDPSession): Promise<ExceptionLog>
     },
   );
   await Promise.all([
-    // With JavaScript off Chromium refuses the Debugger, and no script can throw.
-    client.send('Debugger.setBreakpointsActive', { active: false }).catch(unlessScriptProhibited),
+    // With JavaScript off no script can throw.
+    client.send('Debugger.setBreakpointsActive', { active: false }).catch(unlessDebuggerOff),
     pauseOn('uncaught'),
   ]);
   return {
@@ -73,6 +73,12 @@ export async function watchExceptions(client: CDPSession): Promise<ExceptionLog>
     },
     seen: () => ({ count, more: count >= reportBounds.scriptErrors, messages }),
   };
+}
+
+// With JavaScript off Chromium refuses the Debugger (page-state.ts), and then every call to it.
+function unlessDebuggerOff(error: unknown): void {
+  if (error instanceof Error && /Debugger agent is not enabled/.test(error.message)) return;
+  unlessScriptProhibited(error);
 }
 
 // The key the wrapper keeps its reader under: a registered symbol, which a document can find, but

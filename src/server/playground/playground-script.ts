@@ -156,7 +156,8 @@ export function playgroundScript(): void {
       overflow: {
         count: report.overflow.length,
         items: report.overflow.map(
-          (element) => `${element.selector} ends at ${element.right} px of ${element.printableWidth}`,
+          (element) =>
+            `${element.selector} ends at ${element.right} px of ${element.printableWidth} (${element.cutOff ? 'cut off' : 'page shrunk to fit'})`,
         ),
       },
     };
