@@ -11,16 +11,22 @@ import type { Slot } from './page-pool.js';
 /** CSS pixels per inch. */
 const pixelsPerInch = 96;
 
-/** The printable area of `request`'s paper in whole CSS pixels (at least one each way). */
-export function printableArea(request: RenderRequest): { width: number; height: number } {
+/** The printable area of `request`'s paper in CSS pixels, as printing lays the document out (fractions kept). */
+export function printableCss(request: RenderRequest): { width: number; height: number } {
   const [paperWidth, paperHeight] = request.landscape
     ? [request.paperHeight, request.paperWidth]
     : [request.paperWidth, request.paperHeight];
-  const css = (inches: number) => Math.max(1, Math.floor((inches * pixelsPerInch) / request.scale));
+  const css = (inches: number) => (inches * pixelsPerInch) / request.scale;
   return {
     width: css(paperWidth - request.marginLeft - request.marginRight),
     height: css(paperHeight - request.marginTop - request.marginBottom),
   };
+}
+
+/** The printable area of `request`'s paper in whole CSS pixels (at least one each way). */
+export function printableArea(request: RenderRequest): { width: number; height: number } {
+  const { width, height } = printableCss(request);
+  return { width: Math.max(1, Math.floor(width)), height: Math.max(1, Math.floor(height)) };
 }
 
 /** Make the slot's viewport the request's printable area; sent only when it changes (pages keep it across documents). */

@@ -10,6 +10,7 @@ import type { Protocol } from 'puppeteer-core';
 import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld, settleForPrint } from './print-pdf.js';
+import { printableCss, setPrintViewport } from './print-viewport.js';
 
 const cssPxPerInch = 96;
 
@@ -40,21 +41,24 @@ const contentSize = `void document.documentElement?.offsetHeight, document.fonts
  */
 export async function singlePageRequest(slot: Slot, request: RenderRequest): Promise<RenderRequest> {
   const paperWidth = request.landscape ? request.paperHeight : request.paperWidth;
-  // The width printing lays the document out at, in CSS px.
-  const pageWidth = ((paperWidth - request.marginLeft - request.marginRight) * cssPxPerInch) / request.scale;
+  // The width printing lays the document out at.
+  const pageWidth = printableCss(request).width;
   await settleForPrint(slot);
-  // The window as it is, put back after the measurement (whoever sized it), and the media printDocument emulates.
-  const { cssLayoutViewport: window } = await slot.client.send('Page.getLayoutMetrics');
+  // The media printDocument has the page emulate, put back after the measurement (as the window is).
   const [media, features] = slot.media
     ? (JSON.parse(slot.media) as [string, Protocol.Emulation.MediaFeature[]])
     : ['', []];
-  const windowOf = (size: { width: number; height: number }) =>
-    slot.client.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 0, mobile: false });
   // Laid out `width` wide and one pixel high (a document shorter than the window would measure as
   // tall as the window); rounded down, as a narrower layout is never shorter, so the content cannot
   // spill onto a second page.
   const sizeAt = async (width: number) => {
-    await windowOf({ width: Math.max(1, Math.floor(width)), height: 1 });
+    slot.viewport = ''; // no longer the printable area, for setPrintViewport
+    await slot.client.send('Emulation.setDeviceMetricsOverride', {
+      width: Math.max(1, Math.floor(width)),
+      height: 1,
+      deviceScaleFactor: 1,
+      mobile: false,
+    });
     return (await inPrintWorld(slot, contentSize)) as [number, number];
   };
   let measured: number;
@@ -73,7 +77,7 @@ export async function singlePageRequest(slot: Slot, request: RenderRequest): Pro
     }
   } finally {
     await slot.client.send('Emulation.setEmulatedMedia', { media, features });
-    await windowOf({ width: window.clientWidth, height: window.clientHeight });
+    await setPrintViewport(slot, request);
   }
   const pagePx = measured * request.scale + (request.marginTop + request.marginBottom) * cssPxPerInch;
   if (saturated || pagePx > maxSinglePagePx)
