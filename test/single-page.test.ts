@@ -6,16 +6,25 @@
  * saying so; pageRanges and preferCssPageSize are refused with it; the next document on the same
  * pooled page is laid out in the window as before.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../src/engine/engine.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
+import { inProcessCli } from './support/cli-in-process.js';
+import { removeTempDirs, tempDir } from './support/files.js';
 import { pt, readPdf } from './support/pdf.js';
 
 // One page, so every render reuses it.
 const engine = createEngine({ executablePath, concurrency: 1 });
-afterAll(() => engine.close());
+const cli = inProcessCli();
+afterAll(async () => {
+  await engine.close();
+  await cli.close();
+  await removeTempDirs();
+});
 
 /** Three blocks of 1000px: 2250pt of content. */
 const tall = '<style>body { margin: 0 } div { height: 1000px }</style><div>one</div><div>two</div><div>three</div>';
@@ -103,6 +112,16 @@ describe('singlePage', () => {
     const [after] = await render(window);
     expect(after!.text).toMatch(/^W=\d+x\d+ false$/);
     expect(after!.text).toBe(before!.text);
+  });
+
+  it('is the --single-page flag of pdfrender render', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'tall.html'), tall);
+    const run = await cli.run(['render', join(dir, 'tall.html'), '-o', join(dir, 'tall.pdf'), '-q', '--single-page']);
+    expect(run.stderr).toBe('');
+    const pages = (await readPdf(await readFile(join(dir, 'tall.pdf')))).pages;
+    expect(pages).toHaveLength(1);
+    expect(Math.abs(pages[0]!.height - (3000 * pt.px + margins))).toBeLessThan(1.5);
   });
 
   it('refuses pageRanges and preferCssPageSize with it, naming them', () => {

@@ -19,6 +19,7 @@ import { createEngine } from '../src/engine/engine.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
+import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
 
@@ -52,8 +53,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => site.listen(0, '0.0.0.0', resolve));
   url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/page`;
 });
+const cli = inProcessCli();
 afterAll(async () => {
   await engine.close();
+  await cli.close();
   site.close();
   await removeTempDirs();
 });
@@ -136,6 +139,19 @@ describe('extraHttpHeaders', () => {
       expect(widened.at('/third.png')?.auth).toBe('Bearer t0ken');
       expect(widened.at('/hopped.png')?.auth).toBe('Bearer t0ken');
     }
+  });
+
+  it('are the --extra-http-headers and --extra-http-headers-origins flags of pdfrender render', async () => {
+    const out = join(await tempDir(), 'page.pdf');
+    seen.length = 0;
+    const third = `http://127.0.0.2:${new URL(url).port}`;
+    const run = await cli.run([
+      ...['render', url, '-o', out, '-q'],
+      ...['--extra-http-headers', JSON.stringify(headers), '--extra-http-headers-origins', third],
+    ]);
+    expect(run.stderr).toBe('');
+    expect((await readPdf(await readFile(out))).pages[0]!.text).toContain('AUTH=[Bearer t0ken] TENANT=[acme]');
+    expect(seen.find((r) => r.where.endsWith('/third.png'))?.auth).toBe('Bearer t0ken');
   });
 
   it('refuse names the browser sets, values with line breaks, and headers that go nowhere, naming the field', () => {
