@@ -2,8 +2,10 @@
  * singlePage: the whole document on one page as tall as its content. The content's height is
  * measured as printing would lay it out (at the printable width divided by the scale, under print
  * media unless the request emulates screen; a document wider than that as Chromium shrinks it), and
- * the page is made that tall times the scale, plus the vertical margins. The window is laid out at that width only for the measurement: no animation
- * frame runs meanwhile (frame-gate.ts), so the document's script sees no resize.
+ * the page is made that tall times the scale, plus the vertical margins; its forced page breaks are
+ * ignored as it prints (page-breaks.ts). The window is laid out at that width only for the
+ * measurement: no animation frame runs meanwhile (frame-gate.ts), so the document's script sees no
+ * resize.
  */
 import { PdfRenderError } from '../../errors.js';
 import type { Protocol } from 'puppeteer-core';
