@@ -65,6 +65,11 @@ function batchSection(batch) {
   const notes = Object.entries(batch.cases)
     .filter(([, r]) => r.error)
     .map(([name, r]) => `${name} failed: ${r.error}`);
+  const report = batch.cases.pdfrender?.reportMsPerDoc;
+  if (report !== undefined)
+    notes.push(
+      `pdfrender's rows are with the preflight report on (as every render is): its checks took ${report.toFixed(1)} ms per document on average, of ${((batch.cases.pdfrender.medianMs / batch.docs) * batch.concurrency).toFixed(1)} ms of wall time per document per page`,
+    );
   return {
     text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows),
     notes,
