@@ -11,7 +11,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { renderReportSchema, reportOf, type RenderReport } from '../src/engine/report/render-report.js';
+import { failOnProblems } from '../src/engine/report/fail-on.js';
+import { emptyReport, renderReportSchema, reportOf, type RenderReport } from '../src/engine/report/render-report.js';
 import { isPdfRenderError, type PdfRenderError } from '../src/errors.js';
 import { parseRenderRequest } from '../src/request.js';
 import { webhookEvents } from '../src/server/api/api-answers.js';
@@ -142,6 +143,19 @@ describe('the report', () => {
     expect(debugged.report.scriptErrors.count).toBe(0);
   });
 
+  it('resumes a page paused on an exception too large to report, and stops pausing for the rest of the document', async () => {
+    // A thrown string of 20 MB: its pause is over the largest DevTools message pdfrender reads.
+    const { report, pages } = await render({
+      htmlContent: `<p>Large</p><script>throw 'x'.repeat(20e6)</script><script>throw new Error('after')</script>`,
+    });
+    expect(pages).toBe(1);
+    expect(report.scriptErrors).toEqual({
+      count: 1,
+      more: true,
+      messages: [{ kind: 'exception', message: expect.stringMatching(/^an exception too large to report/) }],
+    });
+  });
+
   it('reports content wider than the printable width, by the outermost element that runs past the edge', async () => {
     const { report } = await render({ htmlContent: documents.overflow });
     // Letter paper less 0.39 in margins each side: 7.72 in, 741 CSS pixels.
@@ -203,6 +217,17 @@ describe('failOn', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it('fails a rule whose kind could not be checked, rather than pass it unchecked', () => {
+    const report: RenderReport = {
+      ...emptyReport(),
+      unchecked: [{ kind: 'missingGlyphs', reason: 'the PDF is larger than 32 MB, past what is read for this check' }],
+    };
+    expect(() => failOnProblems(report, ['overflow'], 'failOn')).not.toThrow();
+    expect(() => failOnProblems(report, ['missingGlyphs'], 'failOn')).toThrow(
+      /failOn missingGlyphs \(failOn\): missing glyphs not checked: the PDF is larger than 32 MB/,
+    );
   });
 
   it('refuses an unknown rule, naming the field', () => {

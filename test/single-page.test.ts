@@ -114,6 +114,27 @@ describe('singlePage', () => {
     expect(after!.text).toBe(before!.text);
   });
 
+  it('counts the one page as the pages of its paper it is as tall as, against the page limit', async () => {
+    // 3000px of content and the margins on Letter (1056px a page): as tall as 3 pages.
+    const limited = createEngine({ executablePath, concurrency: 1, maxPages: 2 });
+    try {
+      const error = await limited
+        .render(parseRenderRequest({ htmlContent: tall, singlePage: true }))
+        .catch((caught: unknown) => caught);
+      expect(isPdfRenderError(error, 'RENDER_PDF_FAILED')).toBe(true);
+      expect((error as Error).message).toBe(
+        'singlePage: the document is as tall as 3 pages of its paper, past the page limit of 2',
+      );
+      // Two of its pages tall fit.
+      const { pages } = await limited.render(
+        parseRenderRequest({ htmlContent: tall.replace('1000px', '600px'), singlePage: true }),
+      );
+      expect(pages).toBe(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('is the --single-page flag of pdfrender render', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'tall.html'), tall);

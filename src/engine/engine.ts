@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { PdfRenderError, isPdfRenderError, type FieldErrors } from '../errors.js';
+import { PdfRenderError, type FieldErrors } from '../errors.js';
 import { pageRangesOf, pagesAskedUpTo } from '../page-ranges.js';
 import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
@@ -19,17 +19,17 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
-import { buildTemplate } from './templates/header-footer.js';
 import type { FileAccess } from './file-access.js';
-import { inlineTemplateResources } from './templates/inline-templates.js';
+import { prepareTemplates } from './prepare-templates.js';
+import { asRenderError } from './render-error.js';
 import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
-import { finishPdf, needsFinishing } from './pages/finish-pdf.js';
+import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
-import { installedCoverage } from './report/missing-glyphs.js';
+import { coverageOnce } from './report/missing-glyphs.js';
 import { failOnProblems } from './report/fail-on.js';
 import type { ProblemKind } from '../fail-on-rules.js';
 import type { RenderReport } from './report/render-report.js';
@@ -207,6 +207,8 @@ export function createEngine(options: EngineOptions): Engine {
     },
   );
   const retry = retryAfterGone();
+  // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
+  const coverage = coverageOnce();
   const pool = new PagePool(
     host,
     concurrency,
@@ -222,7 +224,7 @@ export function createEngine(options: EngineOptions): Engine {
     const started = performance.now();
     // fontconfig's coverage, which the report needs for a document with characters beyond ASCII: read
     // while the first document renders (about 90 ms with Noto installed), not after it.
-    void installedCoverage();
+    void coverage();
     const baseUrl = baseUrlOf(request, renderOptions);
     // A signal of this render's own that follows the caller's (AbortSignal.any listens on none): the
     // waits below add their listeners to it, so a signal shared by many renders at once (a batch's
@@ -266,31 +268,20 @@ export function createEngine(options: EngineOptions): Engine {
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
     const finishing = { firstPage, metadata: request.metadata };
-    if (!needsFinishing(finishing))
-      return judged(request, {
-        ...rendered,
-        report: await assembleReport(request, rendered.pdf, observed, rendered.network),
-      });
-    // Under a deadline as long as the render's, and the caller's cancel: its cost grows with the PDF.
-    const finishDeadline = deadlineSignal(
-      limitMs,
-      "page 1's own templates and the metadata were not written into the PDF in time",
-    );
-    const pdf = await raceAbort(
-      finishPdf(rendered.pdf, finishing),
-      AbortSignal.any([finishDeadline.signal, callerSignal]),
-    )
-      .catch((error: unknown) => {
-        throw isPdfRenderError(error)
-          ? error
-          : new PdfRenderError(
-              'RENDER_PDF_FAILED',
-              "page 1's own templates or the metadata could not be written into the PDF",
-              { cause: error },
-            );
-      })
-      .finally(finishDeadline.clear);
-    const report = await assembleReport(request, pdf, observed, rendered.network);
+    const pdf = needsFinishing(finishing)
+      ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
+      : rendered.pdf;
+    // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
+    const reportDeadline = deadlineSignal(limitMs);
+    const report = await assembleReport(
+      request,
+      pdf,
+      observed,
+      rendered.network,
+      coverage,
+      AbortSignal.any([reportDeadline.signal, callerSignal]),
+    ).finally(reportDeadline.clear);
+    callerSignal.throwIfAborted();
     return judged(request, { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started, report });
   }
 
@@ -442,78 +433,4 @@ export function createEngine(options: EngineOptions): Engine {
       await (await proxy?.catch(() => undefined))?.close();
     },
   };
-}
-
-async function prepareTemplates(
-  request: RenderRequest,
-  baseUrl: string,
-  fetcher: ResourceFetcher,
-  signal: AbortSignal,
-  warnings: string[],
-  issues: NetworkReport,
-): Promise<Templates & { fonts: TemplateFonts }> {
-  const insets = { left: request.marginLeft, right: request.marginRight };
-  // Page 1's own, where given: an empty string there is no template, and null is the usual one.
-  const firstPage = request.firstPageHeaderHtmlContent !== null || request.firstPageFooterHtmlContent !== null;
-  const firstHeader = request.firstPageHeaderHtmlContent ?? request.headerHtmlContent;
-  const firstFooter = request.firstPageFooterHtmlContent ?? request.footerHtmlContent;
-  const sides = [
-    request.headerHtmlContent,
-    request.footerHtmlContent,
-    ...(firstPage ? [firstHeader, firstFooter] : []),
-  ].map((html) => html ?? '');
-  // One call for all, so the request's bounds on what is inlined cover them together.
-  const inlined = await inlineTemplateResources(sides, {
-    baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl,
-    fetcher,
-    signal,
-  });
-  // Blocked URLs are reported as blocked only, so nothing is said twice.
-  const sideNames = ['header', 'footer', 'first-page header', 'first-page footer'];
-  for (const { url, what, reason, templates } of inlined.leftOut)
-    warnings.push(`${templates.map((index) => sideNames[index]).join(' and ')} ${what} ${url} was left out: ${reason}`);
-  issues.blocked.push(...inlined.network.blocked);
-  issues.failed.push(...inlined.network.failed);
-  const [header, footer, pageOneHeader, pageOneFooter] = inlined.templates.map((html) =>
-    buildTemplate(html || null, insets),
-  );
-  return {
-    header: header!,
-    footer: footer!,
-    display: Boolean(request.headerHtmlContent || request.footerHtmlContent),
-    usesUrl: inlined.usesUrl,
-    // Put in place on the page, once the document has loaded (template-fonts.ts).
-    fonts: { preload: inlined.fonts, families: inlined.families },
-    ...(firstPage && {
-      firstPage: { header: pageOneHeader!, footer: pageOneFooter!, display: Boolean(firstHeader || firstFooter) },
-    }),
-  };
-}
-
-// Whatever went wrong inside Chromium becomes one readable RENDER_PDF_FAILED line, safe for any
-// caller: a net:: error name says what happened, but Chromium's own text may name local paths or
-// internals, so it stays in the cause, for the operator's log.
-function asRenderError(error: unknown): PdfRenderError {
-  if (isPdfRenderError(error)) return error;
-  const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  if (/Target closed|Session closed|Connection closed|browser has disconnected/i.test(detail ?? '')) {
-    return new PdfRenderError(
-      'RENDER_PDF_FAILED',
-      'the browser closed while rendering the document (it crashed or was killed)',
-      { cause: error },
-    );
-  }
-  if (/Execution context was destroyed|navigat/i.test(detail ?? '')) {
-    return new PdfRenderError(
-      'RENDER_PDF_FAILED',
-      'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)',
-      { cause: error },
-    );
-  }
-  const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
-  return new PdfRenderError(
-    'RENDER_PDF_FAILED',
-    `Chromium could not render the document${netError ? ` (${netError})` : ''}`,
-    { cause: error },
-  );
 }

@@ -7,7 +7,7 @@
  */
 import { fetchMany, type FetchManyOptions } from './templates/fetch-many.js';
 import { ByteBudget } from './templates/byte-budget.js';
-import { bodyFacesForTemplates, familyName, maxBodyFaceBytes } from './templates/body-faces.js';
+import { bodyFacesForTemplates, familyName, maxBodyFaceBytes, maxBodyFaces } from './templates/body-faces.js';
 import type { NetworkReport } from './network-report.js';
 import { forgetFonts, loadFonts, parseFontFaces, readFontFaces } from './pages/page-fonts.js';
 import type { Slot } from './pages/page-pool.js';
@@ -73,7 +73,7 @@ async function withFonts(
     const wanted = [...new Set(fonts.families.flat())];
     if (wanted.length > 0) {
       const maxChars = Math.ceil((maxBodyFaceBytes * 4) / 3);
-      const { faces, opaque } = await readFontFaces(slot, wanted, maxChars);
+      const { faces, opaque } = await readFontFaces(slot, wanted, maxChars, maxBodyFaces);
       const found = new Set(faces.map((face) => familyName(face.family)));
       if (opaque.length > 0 && wanted.some((name) => !found.has(name))) {
         const sheets = await fetchMany(
@@ -88,7 +88,7 @@ async function withFonts(
         const texts = [...sheets]
           .filter(([, { contentType }]) => contentType.split(';')[0]!.trim().toLowerCase() === 'text/css')
           .map(([href, { bytes }]) => ({ href, text: new TextDecoder().decode(bytes) }));
-        if (texts.length > 0) faces.push(...(await parseFontFaces(slot, texts, wanted, maxChars)).faces);
+        if (texts.length > 0) faces.push(...(await parseFontFaces(slot, texts, wanted, maxChars, maxBodyFaces)).faces);
       }
       const body = await bodyFacesForTemplates(faces, fonts.families, fetch, (list, issue) => issues[list].push(issue));
       for (const warning of body.warnings) if (!warnings.includes(warning)) warnings.push(warning);

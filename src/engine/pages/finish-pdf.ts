@@ -7,7 +7,10 @@
  * which costs time in proportion to its size, so this runs only when asked and within the render's
  * deadline.
  */
+import { PdfRenderError, isPdfRenderError } from '../../errors.js';
+import { raceAbort } from '../../race.js';
 import type { PdfMetadata } from '../../request.js';
+import { deadlineSignal } from '../deadline.js';
 
 export interface Finishing {
   /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */
@@ -42,4 +45,28 @@ export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finish
   if (metadata?.creator) document.setCreator(metadata.creator);
   if (metadata?.creationDate) document.setCreationDate(metadata.creationDate);
   return document.commit();
+}
+
+/** Page 1's own templates and the metadata written into the PDF, under a deadline as long as the render's and the caller's cancel: its cost grows with the PDF. */
+export async function finishWithin(
+  pdf: Uint8Array,
+  finishing: Parameters<typeof finishPdf>[1],
+  limitMs: number,
+  callerSignal: AbortSignal,
+): Promise<Uint8Array> {
+  const finishDeadline = deadlineSignal(
+    limitMs,
+    "page 1's own templates and the metadata were not written into the PDF in time",
+  );
+  return raceAbort(finishPdf(pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
+    .catch((error: unknown) => {
+      throw isPdfRenderError(error)
+        ? error
+        : new PdfRenderError(
+            'RENDER_PDF_FAILED',
+            "page 1's own templates or the metadata could not be written into the PDF",
+            { cause: error },
+          );
+    })
+    .finally(finishDeadline.clear);
 }

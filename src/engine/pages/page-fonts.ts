@@ -16,20 +16,26 @@ import { inPrintWorld } from './print-pdf.js';
 const held = 'globalThis.__pdfrenderTemplateFonts';
 
 // Reads the @font-face rules of the families in `wanted` (lower case) from a list of rules,
-// following @import and grouping rules; a src longer than `maxChars` is not read.
-const readRules = `(wanted, maxChars, faces, opaque) => {
+// following @import and grouping rules. Bounded in the page, so a document with many or huge faces
+// answers small: at most `maxFaces` + 1 faces (one more tells there were more), and srcs of at most
+// `maxChars` characters in all (a src past that is read as empty).
+const readRules = `(wanted, maxChars, maxFaces, faces, opaque) => {
+  let total = 0;
   const names = ['font-style', 'font-weight', 'font-stretch', 'unicode-range', 'font-feature-settings', 'size-adjust', 'ascent-override', 'descent-override', 'line-gap-override'];
   const unquote = (family) => family.trim().replace(/^(["'])(.*)\\1$/, '$2').trim().toLowerCase();
   const seen = new Set();
   const rules = (list, base) => {
     for (const rule of list) {
+      if (faces.length > maxFaces) return;
       if (rule.type === 5) {
         const family = rule.style.getPropertyValue('font-family');
         if (!wanted.includes(unquote(family))) continue;
         const src = rule.style.getPropertyValue('src');
+        const kept = total + src.length > maxChars ? '' : src;
+        total += kept.length;
         const descriptors = {};
         for (const name of names) if (rule.style.getPropertyValue(name)) descriptors[name] = rule.style.getPropertyValue(name);
-        faces.push({ family, src: src.length > maxChars ? '' : src, base, descriptors });
+        faces.push({ family, src: kept, base, descriptors });
       } else if (rule.type === 3) {
         if (rule.styleSheet) sheet(rule.styleSheet);
       } else if (rule.cssRules) rules(rule.cssRules, base);
@@ -50,10 +56,15 @@ const readRules = `(wanted, maxChars, faces, opaque) => {
  * The document's `@font-face` rules for the families in `wanted` (lower case), from every style
  * sheet it may read, and the URLs of those it may not (another origin's).
  */
-export async function readFontFaces(slot: Slot, wanted: string[], maxChars: number): Promise<DocumentFaces> {
+export async function readFontFaces(
+  slot: Slot,
+  wanted: string[],
+  maxChars: number,
+  maxFaces: number,
+): Promise<DocumentFaces> {
   const expression = `(() => {
     const faces = [], opaque = [];
-    const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, faces, opaque);
+    const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, ${maxFaces}, faces, opaque);
     for (const style of document.styleSheets) sheet(style);
     for (const style of document.adoptedStyleSheets ?? []) sheet(style);
     return { faces, opaque };
@@ -70,13 +81,14 @@ export async function parseFontFaces(
   sheets: { href: string; text: string }[],
   wanted: string[],
   maxChars: number,
+  maxFaces: number,
 ): Promise<DocumentFaces> {
   const expression = `(() => {
     const faces = [], opaque = [];
     for (const { href, text } of ${JSON.stringify(sheets)}) {
       const style = new CSSStyleSheet({ baseURL: href });
       try { style.replaceSync(text); } catch { continue; }
-      const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, faces, opaque);
+      const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, ${maxFaces}, faces, opaque);
       const found = faces.length;
       sheet(style);
       for (const face of faces.slice(found)) face.base = href;

@@ -37,7 +37,8 @@ export interface Printed {
 
 /** What printDocument saw of the document for its report (report/render-report.ts). */
 export interface Observed {
-  inspection: Inspection;
+  /** Undefined when the page could not answer. */
+  inspection: Inspection | undefined;
   scriptErrors: RenderReport['scriptErrors'];
   /** Every step but the report's checks after the page is given back (engine.ts adds those). */
   timings: RenderReport['timings'];
@@ -128,7 +129,7 @@ export async function printDocument(
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   if (job.beforePrint) templates = await job.beforePrint(templates);
-  const printed = request.singlePage ? await singlePageRequest(slot, request) : request;
+  const printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
   const pdf = await printPdf(slot, printed, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
   // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.

@@ -9,7 +9,7 @@ import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 
 /** CSS pixels per inch. */
-const pixelsPerInch = 96;
+export const pixelsPerInch = 96;
 
 /** The printable area of `request`'s paper in CSS pixels, as printing lays the document out (fractions kept). */
 export function printableCss(request: RenderRequest): { width: number; height: number } {

@@ -12,9 +12,7 @@ import type { Protocol } from 'puppeteer-core';
 import type { RenderRequest } from '../../request.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld, settleForPrint } from './print-pdf.js';
-import { printableCss, setPrintViewport } from './print-viewport.js';
-
-const cssPxPerInch = 96;
+import { pixelsPerInch as cssPxPerInch, printableCss, setPrintViewport } from './print-viewport.js';
 
 /**
  * The tallest page Chromium prints: 2^25 CSS px (about 349 525in), the range of its layout units.
@@ -41,7 +39,7 @@ const contentSize = `void document.documentElement?.offsetHeight, document.fonts
  * height with landscape), as tall as the content and the margins, and no longer landscape (which
  * would swap the two again).
  */
-export async function singlePageRequest(slot: Slot, request: RenderRequest): Promise<RenderRequest> {
+export async function singlePageRequest(slot: Slot, request: RenderRequest, maxPages: number): Promise<RenderRequest> {
   const paperWidth = request.landscape ? request.paperHeight : request.paperWidth;
   // The width printing lays the document out at.
   const pageWidth = printableCss(request).width;
@@ -86,6 +84,15 @@ export async function singlePageRequest(slot: Slot, request: RenderRequest): Pro
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
       `singlePage: the document is ${saturated ? 'at least ' : ''}${Math.round(pagePx / cssPxPerInch)}in tall with its margins, past the tallest page Chromium prints (${Math.floor(maxSinglePagePx / cssPxPerInch)}in, 2^25 CSS pixels); print it without singlePage`,
+    );
+  // One page as tall as many costs as much to print and keep: it counts as that many against the page
+  // limit, as the same document printed without singlePage would.
+  const paperHeight = request.landscape ? request.paperWidth : request.paperHeight;
+  const pagesTall = Math.ceil(pagePx / (paperHeight * cssPxPerInch));
+  if (pagesTall > maxPages)
+    throw new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      `singlePage: the document is as tall as ${pagesTall} pages of its paper, past the page limit of ${maxPages}`,
     );
   return { ...request, landscape: false, paperWidth, paperHeight: pagePx / cssPxPerInch };
 }

@@ -32,7 +32,7 @@ const script = `(() => {
   // Only what is beyond ASCII is collected, found by the regular expression engine rather than a loop
   // over every character: most of a document is ASCII.
   const collect = (text) => {
-    for (const ch of text.match(/[^\\x00-\\x7e]/gu) || []) {
+    for (const [ch] of text.matchAll(/[^\\x00-\\x7e]/gu)) {
       if (characters.size >= bounds.maxCharacters) return;
       characters.add(ch);
     }
@@ -103,9 +103,10 @@ const script = `(() => {
   return { characters: [...characters].join(''), brokenImages, failedFonts, overflow };
 })()`;
 
-/** Inspect the slot's laid-out document; an empty inspection when the page could not answer. */
-export async function inspectDocument(slot: Slot): Promise<Inspection> {
+/** Inspect the slot's laid-out document; undefined when the page could not answer (the report then says so). */
+export async function inspectDocument(slot: Slot): Promise<Inspection | undefined> {
   const found = (await inPrintWorld(slot, script).catch(() => undefined)) as Partial<Inspection> | undefined;
+  if (!found || typeof found !== 'object') return undefined;
   return {
     characters: typeof found?.characters === 'string' ? found.characters : '',
     brokenImages: Array.isArray(found?.brokenImages) ? found.brokenImages : [],

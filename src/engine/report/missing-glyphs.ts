@@ -12,6 +12,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { PDFDict as PDFDictType } from '@cantoo/pdf-lib';
+import { scanHtml } from '../../markup/html-tags.js';
 import { reportBounds, type Place, type RenderReport } from './render-report.js';
 
 type MissingGlyphs = RenderReport['missingGlyphs'];
@@ -19,16 +20,23 @@ type MissingGlyphs = RenderReport['missingGlyphs'];
 /** Sorted, disjoint ranges of code points, as fontconfig gives a font's charset. */
 type Ranges = Array<[number, number]>;
 
-let installed: Promise<Ranges | null> | undefined;
+/** The code points installed fonts have, asked for when first needed (and kept by the engine). */
+export type Coverage = () => Promise<Ranges | null>;
 
 /**
- * The code points some installed font has a glyph for (the union of fontconfig's charsets), read
- * once; null where fontconfig cannot be asked (then every character beyond ASCII is looked for in the PDF).
+ * The code points some installed font has a glyph for (the union of fontconfig's charsets); null
+ * where fontconfig cannot be asked (then every character beyond ASCII is looked for in the PDF).
  */
-export function installedCoverage(): Promise<Ranges | null> {
-  return (installed ??= promisify(execFile)('fc-list', ['--format', '%{charset}\n'], { maxBuffer: 64 * 1024 * 1024 })
+export function readCoverage(): Promise<Ranges | null> {
+  return promisify(execFile)('fc-list', ['--format', '%{charset}\n'], { maxBuffer: 64 * 1024 * 1024 })
     .then(({ stdout }) => mergeRanges(stdout))
-    .catch(() => null));
+    .catch(() => null);
+}
+
+/** A Coverage that reads fontconfig once, the first time it is asked. */
+export function coverageOnce(): Coverage {
+  let read: Promise<Ranges | null> | undefined;
+  return () => (read ??= readCoverage());
 }
 
 /** The union of fontconfig charsets, one per line ("20-7e a0-17f 192 ..."). */
@@ -87,11 +95,23 @@ export interface GlyphUse {
   drawn: Set<string>;
 }
 
-/** Read what `pdf` draws from its text-drawing operators and its fonts' ToUnicode maps. */
-export async function glyphUse(pdf: Uint8Array): Promise<GlyphUse> {
+/** The largest PDF read for missing glyphs; a larger one is reported as not checked. */
+export const maxGlyphCheckBytes = 32 * 1024 * 1024;
+
+/**
+ * Read what `pdf` draws from its text-drawing operators and its fonts' ToUnicode maps. It gives the
+ * event loop back between pages (and while pdf-lib parses), so a long PDF does not stall what else
+ * the process serves; `signal` ends it (the render's deadline).
+ */
+export async function glyphUse(pdf: Uint8Array, signal?: AbortSignal): Promise<GlyphUse> {
   const lib = await import('@cantoo/pdf-lib');
   const { PDFDocument, PDFName, PDFDict, PDFArray, PDFRawStream, PDFStream, decodePDFRawStream } = lib;
-  const document = await PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: false });
+  const document = await PDFDocument.load(pdf, {
+    updateMetadata: false,
+    throwOnInvalidObject: false,
+    // Objects parsed between two turns of the event loop (ParseSpeeds.Medium).
+    parseSpeed: 500,
+  });
   const use: GlyphUse = { notdefs: 0, named: new Set(), drawn: new Set() };
   const streamBytes = (stream: unknown): Uint8Array | undefined =>
     stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : undefined;
@@ -139,6 +159,8 @@ export async function glyphUse(pdf: Uint8Array): Promise<GlyphUse> {
     }
   };
   for (const page of document.getPages()) {
+    await new Promise(setImmediate);
+    signal?.throwIfAborted();
     const contents = page.node.Contents();
     const streams =
       contents instanceof PDFArray ? contents.asArray().map((ref) => document.context.lookup(ref)) : [contents];
@@ -197,11 +219,11 @@ export type Candidates = Map<string, Set<Place>>;
  * The characters that may be drawn as empty boxes, and where: the body's (read from the page) and
  * the templates' (their HTML's text, character references included), less what installed fonts have.
  */
-export async function glyphCandidates(texts: Record<Place, string[]>): Promise<Candidates> {
+export async function glyphCandidates(texts: Record<Place, string[]>, installed: Coverage): Promise<Candidates> {
   const all = Object.values(texts).flat().join('');
   // Nothing beyond ASCII, nothing to ask fontconfig about.
   if (!/[\u007f-\uffff]|&#/.test(all)) return new Map();
-  const coverage = await installedCoverage();
+  const coverage = await installed();
   const candidates: Candidates = new Map();
   for (const [place, parts] of Object.entries(texts) as Array<[Place, string[]]>)
     for (const ch of uncovered(parts.map((part) => (place === 'body' ? part : markupText(part))).join(''), coverage))
@@ -209,26 +231,49 @@ export async function glyphCandidates(texts: Record<Place, string[]>): Promise<C
   return candidates;
 }
 
-// A template's text: its markup, styles and scripts left out, numeric character references read.
+// A template's text: its tags left out (read by the markup scanner, linear in the text whatever it
+// holds; a regular expression per tag was quadratic on a run of "<"), numeric character references
+// read. Style sheets' and scripts' text stay in: at worst a candidate more, which the PDF settles.
 function markupText(html: string): string {
-  return html
-    .replace(/<(style|script)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&#(x[0-9a-f]+|[0-9]+);?/gi, (reference, number: string) => {
-      const codePoint = number[0]!.toLowerCase() === 'x' ? Number.parseInt(number.slice(1), 16) : Number(number);
-      return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : reference;
-    });
+  const parts: string[] = [];
+  let at = 0;
+  for (const tag of scanHtml(html).tags) {
+    parts.push(html.slice(at, tag.start));
+    at = tag.end;
+  }
+  parts.push(html.slice(at));
+  return parts.join(' ').replace(/&#(x[0-9a-f]+|[0-9]+);?/gi, (reference, number: string) => {
+    const codePoint = number[0]!.toLowerCase() === 'x' ? Number.parseInt(number.slice(1), 16) : Number(number);
+    return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : reference;
+  });
 }
 
 /**
  * The report's missing glyphs: `candidates` (characters no installed font has, and where they
- * occur) that the PDF really draws as empty boxes, grouped by script. Nothing when there is no
- * candidate, without reading the PDF.
+ * occur) that the PDF really draws as empty boxes, grouped by script; nothing when there is no
+ * candidate, without reading the PDF. Why it could not be checked, when it could not.
  */
-export async function missingGlyphs(pdf: Uint8Array, candidates: Candidates): Promise<MissingGlyphs> {
-  if (candidates.size === 0) return [];
-  const use = await glyphUse(pdf).catch(() => undefined);
-  if (!use || use.notdefs === 0) return [];
+export async function missingGlyphs(
+  pdf: Uint8Array,
+  candidates: Candidates,
+  signal?: AbortSignal,
+): Promise<{ missing: MissingGlyphs } | { unchecked: string }> {
+  if (candidates.size === 0) return { missing: [] };
+  if (pdf.byteLength > maxGlyphCheckBytes)
+    return {
+      unchecked: `the PDF is larger than ${maxGlyphCheckBytes / 1024 / 1024} MB, past what is read for this check`,
+    };
+  let use: GlyphUse;
+  try {
+    use = await glyphUse(pdf, signal);
+  } catch (error) {
+    return {
+      unchecked: signal?.aborted
+        ? "reading the PDF took longer than the render's deadline"
+        : `the PDF could not be read (${error instanceof Error ? error.message.split('\n', 1)[0]!.slice(0, 200) : 'unknown error'})`,
+    };
+  }
+  if (use.notdefs === 0) return { missing: [] };
   // The boxes' own text where Chromium wrote it, and every candidate no font drew a real glyph for.
   const missing = new Set([...use.named, ...[...candidates.keys()].filter((ch) => !use.drawn.has(ch))]);
   const groups = new Map<string, { characters: string[]; where: Set<Place> }>();
@@ -241,15 +286,17 @@ export async function missingGlyphs(pdf: Uint8Array, candidates: Candidates): Pr
     for (const place of candidates.get(ch) ?? []) group.where.add(place);
   }
   const places: Place[] = ['body', 'header', 'footer'];
-  return [...groups.entries()]
-    .sort((a, b) => b[1].characters.length - a[1].characters.length)
-    .slice(0, reportBounds.scripts)
-    .map(([script, group]) => ({
-      script,
-      count: group.characters.length,
-      characters: group.characters.slice(0, reportBounds.charactersPerScript).join(''),
-      where: places.filter((place) => group.where.has(place)),
-    }));
+  return {
+    missing: [...groups.entries()]
+      .sort((a, b) => b[1].characters.length - a[1].characters.length)
+      .slice(0, reportBounds.scripts)
+      .map(([script, group]) => ({
+        script,
+        count: group.characters.length,
+        characters: group.characters.slice(0, reportBounds.charactersPerScript).join(''),
+        where: places.filter((place) => group.where.has(place)),
+      })),
+  };
 }
 
 // Scripts a document is written in, as Unicode names them; tried in turn, the first that matches names the character.

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { PdfRenderError } from '../../errors.js';
-import type { ProblemKind } from '../../fail-on-rules.js';
+import { problemKinds as problemKindValues, type ProblemKind } from '../../fail-on-rules.js';
 
 /** The kinds of problem a report can hold, as failOn names them (fail-on-rules.ts). */
 export { problemKinds, type ProblemKind } from '../../fail-on-rules.js';
@@ -75,12 +75,24 @@ export const renderReportSchema = z
     }),
     scriptErrors: z.strictObject({
       count: count("uncaught exceptions and console.error calls of the document's own script"),
-      more: z.boolean().describe('more happened than were counted (counting stops at 20)'),
+      more: z
+        .boolean()
+        .describe('more may have happened than were counted: counting stops after 20 exceptions, or one over 64 KB'),
       messages: z.array(scriptErrorSchema).describe('the first ten'),
     }),
     overflow: z
       .array(overflowSchema)
       .describe('elements wider than the printable width: the page shrunk to fit them, or cut off at its right edge'),
+    unchecked: z
+      .array(
+        z.strictObject({
+          kind: z.enum(problemKindValues),
+          reason: z.string(),
+        }),
+      )
+      .describe(
+        'kinds of problem that could not be looked for in this render, and why (a PDF too large to read, a page that did not answer): a failOn rule of that kind fails the render rather than pass it unchecked',
+      ),
     timings: z.strictObject({
       loadMs: count('loading the document and its resources'),
       waitMs: count("the request's waits (waitForSelector, waitForExpression, waitForNetworkIdle, waitDelay)"),
@@ -118,6 +130,7 @@ export function emptyReport(): RenderReport {
     resources: { blocked: [], failed: [], brokenImages: [] },
     scriptErrors: { count: 0, more: false, messages: [] },
     overflow: [],
+    unchecked: [],
     timings: { loadMs: 0, waitMs: 0, printMs: 0, reportMs: 0 },
   };
 }
@@ -173,5 +186,14 @@ export function problemLines(report: RenderReport): Partial<Record<ProblemKind, 
           `${element.selector} (ends at ${element.right} px: ${element.cutOff ? 'cut off' : 'page shrunk to fit'})`,
       )
       .join(', ')}`;
+  // A kind that could not be looked for is said as such: never as if it had been found clean.
+  for (const { kind, reason } of report.unchecked) lines[kind] ??= `${uncheckedNames[kind]} not checked: ${reason}`;
   return lines;
 }
+
+const uncheckedNames: Record<ProblemKind, string> = {
+  missingGlyphs: 'missing glyphs',
+  resourceErrors: 'broken images and web fonts',
+  scriptErrors: 'script errors',
+  overflow: 'overflow',
+};

@@ -16,6 +16,7 @@
  *   the read taints nothing and nothing of one document's errors reaches the next.
  */
 import type { CDPSession } from 'puppeteer-core';
+import { oversizedException } from '../browser/capped-messages.js';
 import { reportBounds, type RenderReport } from './render-report.js';
 import { unlessScriptProhibited } from '../pages/page-state.js';
 
@@ -30,6 +31,9 @@ export interface ExceptionLog {
   seen(): { count: number; more: boolean; messages: Message[] };
 }
 
+/** An exception this long (its text) stops the pauses for the rest of its document. */
+const largeException = 64 * 1024;
+
 /** First line of a message, bounded. */
 const firstLine = (text: string) => text.split('\n', 1)[0]!.slice(0, reportBounds.messageChars);
 
@@ -38,23 +42,33 @@ export async function watchExceptions(client: CDPSession): Promise<ExceptionLog>
   let count = 0;
   let messages: Message[] = [];
   let pausing = true;
+  // Pausing stopped for this document: more may have happened than were counted.
+  let stopped = false;
   const pauseOn = (state: 'uncaught' | 'none') =>
     client.send('Debugger.setPauseOnExceptions', { state }).catch(unlessDebuggerOff);
   client.on(
     'Debugger.paused',
     (event: { reason: string; data?: { description?: string; value?: unknown; className?: string } }) => {
-      // Whatever stopped the page, it goes on at once.
-      void client.send('Debugger.resume').catch(() => undefined);
-      if (event.reason !== 'exception' && event.reason !== 'promiseRejection') return;
+      // Whatever stopped the page, it goes on at once: after pausing is turned off where it must be,
+      // which the page takes before it runs on (the session keeps order), so its next throw does not pause.
+      const resume = () => void client.send('Debugger.resume').catch(() => undefined);
+      // A pause that comes after pausing was stopped (the page may run on before it takes the change) is not counted.
+      if ((event.reason !== 'exception' && event.reason !== 'promiseRejection') || stopped) return resume();
       count += 1;
       const data = event.data ?? {};
       const text =
         data.description ?? (data.value !== undefined ? String(data.value) : (data.className ?? 'an exception'));
       if (messages.length < reportBounds.scriptMessages) messages.push({ kind: 'exception', message: firstLine(text) });
-      if (count >= reportBounds.scriptErrors && pausing) {
+      // Every pause brings its exception whole: after 20 in a document, or one large one (a thrown
+      // string of megabytes), it stops pausing, so a document cannot push its errors through the
+      // browser's DevTools pipe, which every render shares, without bound.
+      const large = text.length > largeException || text.startsWith(oversizedException);
+      if ((count >= reportBounds.scriptErrors || large) && pausing) {
         pausing = false;
+        stopped = true;
         void pauseOn('none').catch(() => undefined);
       }
+      resume();
     },
   );
   await Promise.all([
@@ -66,12 +80,13 @@ export async function watchExceptions(client: CDPSession): Promise<ExceptionLog>
     begin() {
       count = 0;
       messages = [];
+      stopped = false;
       if (!pausing) {
         pausing = true;
         void pauseOn('uncaught').catch(() => undefined);
       }
     },
-    seen: () => ({ count, more: count >= reportBounds.scriptErrors, messages }),
+    seen: () => ({ count, more: stopped, messages }),
   };
 }
 
