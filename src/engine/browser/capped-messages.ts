@@ -6,15 +6,11 @@
  * The largest message pdfrender asks for is a PDF chunk (print-pdf.ts, about 11 MB as base64).
  *
  * A message over the bound is read through and dropped, keeping its first and last bytes, and put
- * right where pdfrender needs it: an answer becomes an error answer to the same call, a
+ * right where pdfrender needs it: an answer becomes an error answer to the same call, and a
  * Debugger.scriptParsed a script of the page's own (the page then gets a fresh window, the safe
- * side), and a Debugger.paused a pause on an exception without it (so the page is resumed); any
- * other event over the bound is dropped.
+ * side); any other event over the bound is dropped.
  */
 import { Transform } from 'node:stream';
-
-/** How the stand-in for a pause on an exception over the bound names the exception. */
-export const oversizedException = 'an exception too large to report';
 
 /** The largest message read from the browser. */
 export const maxMessageBytes = 16 * 1024 * 1024;
@@ -76,18 +72,6 @@ function standIn(head: Buffer, tail: Buffer, maxBytes: number): string | undefin
     return JSON.stringify({
       method: 'Debugger.scriptParsed',
       params: { scriptId: '', url: '', executionContextAuxData: { isDefault: true } },
-      sessionId,
-    });
-  // A page paused on an exception waits for pdfrender to resume it (report/script-errors.ts): the
-  // pause must arrive, without the exception, which is what made it too large.
-  if (start.startsWith('{"method":"Debugger.paused"'))
-    return JSON.stringify({
-      method: 'Debugger.paused',
-      params: {
-        reason: 'exception',
-        callFrames: [],
-        data: { type: 'string', value: `${oversizedException} (over ${maxBytes} bytes)` },
-      },
       sessionId,
     });
   return undefined;

@@ -21,7 +21,7 @@ import { deadlineSignal } from '../deadline.js';
 import type { BrowserHost } from '../browser/browser-host.js';
 import type { PageGuard } from './page-guard.js';
 import { watchPageState, type PageState } from './page-state.js';
-import { consoleErrorHook, consoleErrorHookArgs, watchExceptions, type ExceptionLog } from '../report/script-errors.js';
+import { scriptErrorHook, scriptErrorHookArgs } from '../report/script-errors.js';
 
 /** One warm page and what belongs to it. */
 export interface Slot {
@@ -48,8 +48,6 @@ export interface Slot {
   userAgent: string;
   /** Runs the page's animation frames, which happen only when asked for (frame-gate.ts); one gate per browser. */
   frames: FrameGate;
-  /** The current document's uncaught exceptions (report/script-errors.ts). */
-  exceptions: ExceptionLog;
   /** The viewport printDocument last set: the printable area of the last request's paper ('' for none set). */
   viewport: string;
 }
@@ -204,10 +202,9 @@ export class PagePool {
           window.print = () => undefined;
           window.open = () => null;
         }),
-        page.evaluateOnNewDocument(consoleErrorHook, ...consoleErrorHookArgs),
+        // The document's script errors, caught in the page for its report (report/script-errors.ts).
+        page.evaluateOnNewDocument(scriptErrorHook, ...scriptErrorHookArgs),
       ]);
-      // After the page's state has enabled the Debugger, whose pauses it uses.
-      const exceptions = await watchExceptions(client);
       const slot: Slot = {
         page,
         context,
@@ -222,7 +219,6 @@ export class PagePool {
         frames: frameGateOf(browser),
         media: '',
         userAgent: '',
-        exceptions,
         viewport: '',
       };
       page.on('error', () => {

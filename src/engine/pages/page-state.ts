@@ -73,6 +73,8 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
     // With JavaScript off (--disable-javascript) Chromium refuses the Debugger, and no script can run to report.
     client.send('Debugger.enable').catch(unlessScriptProhibited),
+    // A `debugger;` statement would otherwise stop the document until its deadline.
+    client.send('Debugger.setSkipAllPauses', { skip: true }).catch(unlessScriptProhibited),
   ]);
 
   return {

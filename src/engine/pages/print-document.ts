@@ -16,7 +16,7 @@ import { waitForConditions } from './wait-conditions.js';
 import { setPrintViewport } from './print-viewport.js';
 import { inspectDocument, type Inspection } from '../report/inspect-document.js';
 import type { RenderReport } from '../report/render-report.js';
-import { consoleErrors, scriptErrorsOf } from '../report/script-errors.js';
+import { scriptErrors } from '../report/script-errors.js';
 
 /** The request's templates: those of every page, and page 1's own when it has them. */
 export interface Templates extends TemplatePair {
@@ -75,7 +75,6 @@ export async function printDocument(
 ): Promise<Printed> {
   const { page } = slot;
   const started = performance.now();
-  slot.exceptions.begin();
   // Before the document is written, so it is laid out for this media from the start. Kept by the
   // page across documents and windows, so it is sent only when it changes; each call replaces the
   // features the last set, so the next document never inherits this one's (dark, say).
@@ -139,13 +138,13 @@ export async function printDocument(
       : undefined;
   const printedAt = performance.now();
   // Read after the print, from the document as it printed: its fonts in, its frames run.
-  const [inspection, consoleCalls] = await Promise.all([
+  const [inspection, errors] = await Promise.all([
     inspectDocument(slot),
-    consoleErrors(slot.client, slot.state.scripted),
+    scriptErrors(slot.client, slot.state.scripted),
   ]);
   const observed: Observed = {
     inspection,
-    scriptErrors: scriptErrorsOf(slot.exceptions.seen(), consoleCalls),
+    scriptErrors: errors,
     timings: {
       loadMs: Math.round(loaded - started),
       waitMs: Math.round(waited - loaded),

@@ -75,9 +75,7 @@ export const renderReportSchema = z
     }),
     scriptErrors: z.strictObject({
       count: count("uncaught exceptions and console.error calls of the document's own script"),
-      more: z
-        .boolean()
-        .describe('more may have happened than were counted: counting stops after 20 exceptions, or one over 64 KB'),
+      more: z.boolean().describe('more errors happened than the messages listed (the first ten are kept)'),
       messages: z.array(scriptErrorSchema).describe('the first ten'),
     }),
     overflow: z
@@ -174,7 +172,7 @@ export function problemLines(report: RenderReport): Partial<Record<ProblemKind, 
     lines.resourceErrors = `${plural(counts.resourceErrors, 'resource')} did not load: ${first.slice(0, 3).join(', ')}`;
   }
   if (counts.scriptErrors > 0)
-    lines.scriptErrors = `${plural(counts.scriptErrors, 'script error')}${report.scriptErrors.more ? ' or more' : ''}: ${report.scriptErrors.messages
+    lines.scriptErrors = `${plural(counts.scriptErrors, 'script error')}: ${report.scriptErrors.messages
       .slice(0, 2)
       .map((error) => `${error.kind === 'exception' ? 'uncaught' : 'console.error'}: ${error.message}`)
       .join('; ')}`;

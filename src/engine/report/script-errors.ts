@@ -1,123 +1,80 @@
 /**
- * The document's script errors for its report: uncaught exceptions (and unhandled promise
- * rejections) and console.error calls, counted and truncated, and only ever the current
+ * The document's script errors for its report: uncaught exceptions, unhandled promise rejections
+ * and console.error calls, counted, the first ten kept as a line each, and only ever the current
  * document's.
  *
- * The Runtime domain stays off (runtime-events-off.ts: it sends every console call's arguments by
- * value) and so does the Console domain, which does the same (a 64 MB console.log arrives whole).
- * - Exceptions: the Debugger, which the page's state already needs (page-state.ts), pauses on each
- *   uncaught one; the pause names the exception and is resumed at once. Breakpoints are deactivated
- *   instead of every pause skipped, so a `debugger;` statement still stops nothing. After 20 in one
- *   document it stops pausing, so a document throwing in a loop costs a round trip 20 times, not forever.
- * - console.error: a wrapper installed in every new window before the document's own script (as
- *   window.print and window.open are, page-pool.ts) counts the calls and keeps the first lines. It is
- *   read after the print, from the main world, and only from a document that ran script: a document
- *   that ran none cannot have called it, and one that did gets a fresh window afterwards anyway, so
- *   the read taints nothing and nothing of one document's errors reaches the next.
+ * They are caught in the page and never cross the DevTools pipe, which every render shares. The
+ * Runtime and Console domains would send every console call's arguments by value (a 64 MB
+ * console.log arrives whole; runtime-events-off.ts), and so would the Debugger's pauses on
+ * exceptions, each with its exception: tried, two thrown 256 MB strings kept the browser from
+ * answering its watchdog (console-flood.test.ts). So a hook installed in every new window before its
+ * document's script (as window.print and window.open are, page-pool.ts) listens for errors and
+ * rejections and wraps console.error, keeping a bounded line of each. Writing a document into the
+ * window (document.open) drops a window's listeners; an observer of the document, which
+ * document.open keeps, sets them again when the new document's first node goes in, before its first
+ * script runs. The hook is read after the print, from the main world, and only from a document that
+ * ran script: one that ran none cannot have erred, and one that did gets a fresh window afterwards
+ * anyway, so the read taints nothing and nothing of one document's errors reaches the next.
  */
 import type { CDPSession } from 'puppeteer-core';
-import { oversizedException } from '../browser/capped-messages.js';
 import { reportBounds, type RenderReport } from './render-report.js';
-import { unlessScriptProhibited } from '../pages/page-state.js';
 
 type ScriptErrors = RenderReport['scriptErrors'];
 type Message = ScriptErrors['messages'][number];
 
-/** The exceptions of the page's current document, as the Debugger reports them. */
-export interface ExceptionLog {
-  /** Start counting for a new document. */
-  begin(): void;
-  /** The document's exceptions so far. */
-  seen(): { count: number; more: boolean; messages: Message[] };
-}
-
-/** An exception this long (its text) stops the pauses for the rest of its document. */
-const largeException = 64 * 1024;
-
 /** First line of a message, bounded. */
 const firstLine = (text: string) => text.split('\n', 1)[0]!.slice(0, reportBounds.messageChars);
 
-/** Pause on the page's uncaught exceptions and keep them per document. */
-export async function watchExceptions(client: CDPSession): Promise<ExceptionLog> {
-  let count = 0;
-  let messages: Message[] = [];
-  let pausing = true;
-  // Pausing stopped for this document: more may have happened than were counted.
-  let stopped = false;
-  const pauseOn = (state: 'uncaught' | 'none') =>
-    client.send('Debugger.setPauseOnExceptions', { state }).catch(unlessDebuggerOff);
-  client.on(
-    'Debugger.paused',
-    (event: { reason: string; data?: { description?: string; value?: unknown; className?: string } }) => {
-      // Whatever stopped the page, it goes on at once: after pausing is turned off where it must be,
-      // which the page takes before it runs on (the session keeps order), so its next throw does not pause.
-      const resume = () => void client.send('Debugger.resume').catch(() => undefined);
-      // A pause that comes after pausing was stopped (the page may run on before it takes the change) is not counted.
-      if ((event.reason !== 'exception' && event.reason !== 'promiseRejection') || stopped) return resume();
-      count += 1;
-      const data = event.data ?? {};
-      const text =
-        data.description ?? (data.value !== undefined ? String(data.value) : (data.className ?? 'an exception'));
-      if (messages.length < reportBounds.scriptMessages) messages.push({ kind: 'exception', message: firstLine(text) });
-      // Every pause brings its exception whole: after 20 in a document, or one large one (a thrown
-      // string of megabytes), it stops pausing, so a document cannot push its errors through the
-      // browser's DevTools pipe, which every render shares, without bound.
-      const large = text.length > largeException || text.startsWith(oversizedException);
-      if ((count >= reportBounds.scriptErrors || large) && pausing) {
-        pausing = false;
-        stopped = true;
-        void pauseOn('none').catch(() => undefined);
-      }
-      resume();
-    },
-  );
-  await Promise.all([
-    // With JavaScript off no script can throw.
-    client.send('Debugger.setBreakpointsActive', { active: false }).catch(unlessDebuggerOff),
-    pauseOn('uncaught'),
-  ]);
-  return {
-    begin() {
-      count = 0;
-      messages = [];
-      stopped = false;
-      if (!pausing) {
-        pausing = true;
-        void pauseOn('uncaught').catch(() => undefined);
-      }
-    },
-    seen: () => ({ count, more: stopped, messages }),
-  };
-}
-
-// With JavaScript off Chromium refuses the Debugger (page-state.ts), and then every call to it.
-function unlessDebuggerOff(error: unknown): void {
-  if (error instanceof Error && /Debugger agent is not enabled/.test(error.message)) return;
-  unlessScriptProhibited(error);
-}
-
-// The key the wrapper keeps its reader under: a registered symbol, which a document can find, but
+// The key the hook keeps its reader under: a registered symbol, which a document can find, but
 // only to read (or lie about) its own errors, in a window that is replaced after it.
-const readerKey = 'pdfrender.consoleErrors';
+const readerKey = 'pdfrender.scriptErrors';
 
 /**
  * Installed in every new window before its document's script (page.evaluateOnNewDocument): counts
- * console.error calls and keeps the first line of the first ten, for `consoleErrors`.
+ * the document's uncaught errors, unhandled rejections and console.error calls, and keeps a line of
+ * the first `keep`, each at most `chars` long (cut before anything else is done with it).
  */
-export function consoleErrorHook(key: string, keep: number, chars: number): void {
-  const original = console.error;
-  const state = { count: 0, messages: [] as string[] };
+export function scriptErrorHook(key: string, keep: number, chars: number): void {
+  const state = { count: 0, messages: [] as Array<{ kind: string; message: string }> };
   const text = (value: unknown) => {
     try {
-      return String(value);
+      // A string is cut before it is split: a thrown 256 MB string is not scanned whole.
+      return (typeof value === 'string' ? value.slice(0, chars * 4) : String(value).slice(0, chars * 4))
+        .split('\n', 1)[0]!
+        .slice(0, chars);
     } catch {
       return '[a value that cannot be printed]';
     }
   };
-  console.error = function error(this: unknown, ...args: unknown[]) {
+  const note = (kind: string, message: () => string) => {
     state.count += 1;
-    if (state.messages.length < keep)
-      state.messages.push(args.slice(0, 5).map(text).join(' ').split('\n', 1)[0]!.slice(0, chars));
+    if (state.messages.length < keep) state.messages.push({ kind, message: message() });
+  };
+  // Uncaught errors only: a resource that fails to load fires a plain Event named error, at its element.
+  const onError = (event: Event) => {
+    if (event instanceof ErrorEvent)
+      note('exception', () => text(event.message || (event.error as unknown) || 'an error'));
+  };
+  const onRejection = (event: PromiseRejectionEvent) =>
+    note(
+      'exception',
+      () => `Unhandled rejection: ${text(event.reason instanceof Error ? event.reason.message : event.reason)}`,
+    );
+  const arm = () => {
+    // The same listener added again is not added twice.
+    addEventListener('error', onError);
+    addEventListener('unhandledrejection', onRejection);
+  };
+  arm();
+  // A new document written into the window: listen again, and count its errors from nothing.
+  new MutationObserver(() => {
+    arm();
+    state.count = 0;
+    state.messages = [];
+  }).observe(document, { childList: true });
+  const original = console.error;
+  console.error = function error(this: unknown, ...args: unknown[]) {
+    note('console.error', () => args.slice(0, 5).map(text).join(' ').slice(0, chars));
     return original.apply(this, args);
   };
   Object.defineProperty(window, Symbol.for(key), {
@@ -130,50 +87,40 @@ export function consoleErrorHook(key: string, keep: number, chars: number): void
   });
 }
 
-/** The arguments consoleErrorHook is installed with. */
-export const consoleErrorHookArgs = [readerKey, reportBounds.scriptMessages, reportBounds.messageChars] as const;
+/** The arguments scriptErrorHook is installed with. */
+export const scriptErrorHookArgs = [readerKey, reportBounds.scriptMessages, reportBounds.messageChars] as const;
 
 // Read in the main world; whatever the document made of the reader, the answer is a bounded string.
-const readConsoleErrors = `(() => { try {
+const readScriptErrors = `(() => { try {
   const take = window[Symbol.for(${JSON.stringify(readerKey)})];
   return typeof take === 'function' ? JSON.stringify(take()).slice(0, 20000) : null;
 } catch { return null; } })()`;
 
-/** The console.error calls of the page's document; nothing for a document that ran no script. */
-export async function consoleErrors(
-  client: CDPSession,
-  scripted: boolean,
-): Promise<{ count: number; messages: Message[] }> {
-  const none = { count: 0, messages: [] };
+const none: ScriptErrors = { count: 0, more: false, messages: [] };
+
+/** The script errors of the page's document; nothing for a document that ran no script. */
+export async function scriptErrors(client: CDPSession, scripted: boolean): Promise<ScriptErrors> {
   if (!scripted) return none;
   const answer = await client
-    .send('Runtime.evaluate', { expression: readConsoleErrors, returnByValue: true })
+    .send('Runtime.evaluate', { expression: readScriptErrors, returnByValue: true })
     .catch(() => undefined);
   const value: unknown = answer?.result.value;
   if (typeof value !== 'string') return none;
   try {
     const parsed = JSON.parse(value) as { count?: unknown; messages?: unknown };
     const count = typeof parsed.count === 'number' && parsed.count >= 0 ? Math.floor(parsed.count) : 0;
-    const messages = Array.isArray(parsed.messages)
-      ? parsed.messages
-          .filter((message): message is string => typeof message === 'string')
-          .slice(0, reportBounds.scriptMessages)
-          .map((message) => ({ kind: 'console.error' as const, message: firstLine(message) }))
-      : [];
-    return { count, messages };
+    const messages = (Array.isArray(parsed.messages) ? (parsed.messages as unknown[]) : [])
+      .filter(
+        (entry): entry is Message =>
+          typeof entry === 'object' &&
+          entry !== null &&
+          ['exception', 'console.error'].includes((entry as Message).kind) &&
+          typeof (entry as Message).message === 'string',
+      )
+      .slice(0, reportBounds.scriptMessages)
+      .map(({ kind, message }) => ({ kind, message: firstLine(message) }));
+    return { count: Math.max(count, messages.length), more: count > messages.length, messages };
   } catch {
     return none;
   }
-}
-
-/** The exceptions and console errors of one document, as the report has them. */
-export function scriptErrorsOf(
-  exceptions: ReturnType<ExceptionLog['seen']>,
-  console: { count: number; messages: Message[] },
-): ScriptErrors {
-  return {
-    count: exceptions.count + console.count,
-    more: exceptions.more,
-    messages: [...exceptions.messages, ...console.messages].slice(0, reportBounds.scriptMessages),
-  };
 }
