@@ -43,10 +43,19 @@ export function booleanWord(text: string): boolean | undefined {
   return Object.hasOwn(booleanWords, key) ? booleanWords[key] : undefined;
 }
 
+/**
+ * The JSON type a field takes from a typed client, where it also takes strings from a form (a
+ * boolean's "on", a number's "1.5"): what the OpenAPI document's strict JSON request shows
+ * (server/api/openapi-schema.ts).
+ */
+export const strictJsonTypes = new WeakMap<z.ZodType, 'boolean' | 'number'>();
+
 // A boolean, a 1 or 0, or a word booleanWord reads; an empty string (a form's unset field) is `fallback`.
 function booleanValue<F extends boolean | undefined>(fallback: F) {
   const accepted = 'must be true or false (or 1/0, on/off, yes/no)';
-  return z.union([z.boolean(), z.string(), z.number()], { error: accepted }).transform((value, ctx): boolean | F => {
+  const forms = z.union([z.boolean(), z.string(), z.number()], { error: accepted });
+  strictJsonTypes.set(forms, 'boolean');
+  return forms.transform((value, ctx): boolean | F => {
     if (typeof value === 'boolean') return value;
     if (typeof value === 'string' && value.trim() === '') return fallback;
     const word = booleanWord(String(value));
@@ -83,7 +92,9 @@ export interface NumberBounds {
 /** A number, or a numeric string, within bounds. */
 export function numberField(bounds: NumberBounds) {
   const kind = bounds.integer ? 'whole number' : 'number';
-  return z.union([z.number(), z.string()], { error: `must be a ${kind}` }).transform((value, ctx) => {
+  const forms = z.union([z.number(), z.string()], { error: `must be a ${kind}` });
+  strictJsonTypes.set(forms, 'number');
+  return forms.transform((value, ctx) => {
     const number = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
     const problem = !Number.isFinite(number)
       ? `must be a ${kind} (got "${value}")`

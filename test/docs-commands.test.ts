@@ -12,7 +12,7 @@
  *   openapi-client.test.ts holds to the app's routes both ways), and a body given inline (-d, -F,
  *   --form-string) is decoded as the server decodes it (readBody, by the Content-Type curl would
  *   send), passes the schema of the operation's request body, and has no field the document does not
- *   name (the render schemas pass over unknown fields; in an example that is a misspelling).
+ *   name (the server refuses unknown fields too, unless started with --allow-unknown-fields).
  * - `export PDFRENDER_X=...` names a setting's environment variable.
  * - anything else must be in `allowed` below, with the reason it is not checked; a command this file
  *   does not know fails, so that new documentation is checked too.
@@ -243,12 +243,19 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
     return messageOf(error);
   }
   // The schema passes over a field it does not know; in the documentation that is a misspelling.
-  const unknown = unknownFields(read.fields, requestBodies[bodyName]!.content['application/json']!.schema);
+  const unknown = unknownFields(read.fields, named(requestBodies[bodyName]!.content['application/json']!.schema));
   return unknown.length > 0 ? `${unknown.join(', ')}: no such field in ${bodyName}` : undefined;
+}
+
+/** A request body's schema, or the named one (components.schemas) it refers to. */
+function named(schema: JsonSchema): JsonSchema {
+  const name = schema.$ref?.replace('#/components/schemas/', '');
+  return name ? (openApi.components.schemas as Record<string, JsonSchema>)[name]! : schema;
 }
 
 /** As much of a JSON Schema as unknownFields reads. */
 interface JsonSchema {
+  $ref?: string;
   properties?: Record<string, JsonSchema>;
   additionalProperties?: JsonSchema | boolean;
   anyOf?: JsonSchema[];

@@ -57,6 +57,17 @@ export async function run(baseUrl: string, key: string, hookUrl: string) {
   // @ts-expect-error metadata has no key "titel"
   const typo: Metadata = { titel: 'x' };
   void typo;
+  // JSON takes JSON's own booleans: a form's words do not compile.
+  type JsonRequest = components['requestBodies']['RenderRequest']['content']['application/json'];
+  const sideways: JsonRequest = {
+    htmlContent: '<p>x</p>',
+    // @ts-expect-error landscape is a boolean in JSON
+    landscape: 'sideways',
+  };
+  void sideways;
+  // The request is a named schema a client can import, and a request of one field is one.
+  const named: components['schemas']['RenderRequest'] = { htmlContent: '<p>named</p>' };
+  void named;
 
   const bytes = await client.POST('/api/pdfs/render-sync.pdf', { body: { htmlContent: '<p>Typed bytes</p>', landscape: true }, parseAs: 'arrayBuffer' });
   if (!bytes.data) throw new Error(\`render-sync.pdf: \${JSON.stringify(bytes.error)}\`);

@@ -4,7 +4,7 @@
  * are components of their own referred to rather than copied.
  */
 import { z } from 'zod';
-import { jsonObjectShapes } from '../../fields.js';
+import { jsonObjectShapes, strictJsonTypes } from '../../fields.js';
 
 /**
  * The JSON Schema of a zod schema as the document embeds it (no $schema of its own); a part of it
@@ -14,6 +14,7 @@ export function embedded(
   schema: z.ZodType,
   io: 'input' | 'output' = 'output',
   components: Record<string, z.ZodType> = {},
+  options: { strict?: boolean } = {},
 ): Record<string, unknown> {
   const names = new Map(Object.entries(components).map(([name, component]) => [component as unknown, name]));
   const { $schema: _, ...generated } = z.toJSONSchema(schema, {
@@ -22,7 +23,10 @@ export function embedded(
     target: 'draft-2020-12',
     override: (ctx) => {
       const name = ctx.path.length > 0 ? names.get(ctx.zodSchema) : undefined;
+      const strict = options.strict ? strictJsonTypes.get(ctx.zodSchema as unknown as z.ZodType) : undefined;
       if (name) replace(ctx.jsonSchema, { $ref: `#/components/schemas/${name}` });
+      // A typed client sends JSON's own booleans and numbers; the strings forms send are for forms.
+      else if (strict) replace(ctx.jsonSchema, { type: strict });
       else showObjectKeys(ctx);
     },
   }) as Record<string, unknown>;

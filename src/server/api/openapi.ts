@@ -45,27 +45,58 @@ const answer = (description: string, name: string) => ({ description, content: j
 const pdf = { 'application/pdf': { schema: { type: 'string', format: 'binary' } } };
 
 /**
- * The request bodies. Kept out of components.schemas on purpose: generated clients (openapi-typescript)
- * make a field with a default required in a shared schema, but not in a request body; a render
- * request is all defaults but one. The form types repeat the JSON schema: a JSON pointer into the
- * request body is valid OpenAPI, but openapi-typescript turns it into a type that does not compile.
+ * The request bodies. JSON takes JSON's own booleans and numbers (so a typed client's `landscape:
+ * "sideways"` does not compile); forms take the strings they send ("on", "1.5"). The form types
+ * repeat the JSON schema: a JSON pointer into the request body is valid OpenAPI, but
+ * openapi-typescript turns it into a type that does not compile.
  */
 function requestBodies() {
-  // The schema's own rule that JSON Schema cannot read off it: exactly one of the two documents.
-  const oneDocument = { oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
-  const body = (schema: z.ZodType, options: { forms?: boolean; required?: boolean; rule?: object } = {}) => {
-    const content = { schema: { ...embedded(schema, 'input'), ...options.rule } };
-    const types = options.forms
-      ? ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded']
-      : ['application/json'];
-    return { required: options.required ?? true, content: Object.fromEntries(types.map((type) => [type, content])) };
+  const body = (
+    schema: z.ZodType,
+    options: { forms?: boolean; required?: boolean; rule?: object; named?: string } = {},
+  ) => {
+    // A named request (requestSchemas) is referred to; the others are written in.
+    const strict = {
+      schema: options.named
+        ? ref(options.named)
+        : { ...embedded(schema, 'input', {}, { strict: true }), ...options.rule },
+    };
+    const forms = { schema: { ...embedded(schema, 'input'), ...options.rule } };
+    const types = options.forms ? ['multipart/form-data', 'application/x-www-form-urlencoded'] : [];
+    return {
+      required: options.required ?? true,
+      content: { 'application/json': strict, ...Object.fromEntries(types.map((type) => [type, forms])) },
+    };
   };
   return {
-    RenderRequest: body(renderRequestSchema, { forms: true, rule: oneDocument }),
-    AsyncRenderRequest: body(asyncRenderRequestSchema, { forms: true, rule: oneDocument }),
+    RenderRequest: body(renderRequestSchema, { forms: true, rule: oneDocument, named: 'RenderRequest' }),
+    AsyncRenderRequest: body(asyncRenderRequestSchema, { forms: true, rule: oneDocument, named: 'AsyncRenderRequest' }),
     RotateRequest: body(rotateRequestSchema, { required: false }),
     WebhookEndpointRequest: body(addWebhookRequestSchema),
   };
+}
+
+// The schema's own rule that JSON Schema cannot read off it: exactly one of the two documents.
+const oneDocument = { oneOf: [{ required: ['htmlContent'] }, { required: ['url'] }] };
+
+/**
+ * The render requests as named schemas, for a client to import (`components["schemas"]["RenderRequest"]`):
+ * the strict JSON request without its `default` keywords, which generated clients (openapi-typescript)
+ * read as "always present" and would make every field of a request that is all defaults but one
+ * required. The defaults stay in each field's description.
+ */
+function requestSchemas() {
+  const withoutDefaults = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(withoutDefaults)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value).flatMap(([key, inner]) => (key === 'default' ? [] : [[key, withoutDefaults(inner)]])),
+          )
+        : value;
+  const named = (schema: z.ZodType) =>
+    withoutDefaults({ ...embedded(schema, 'input', {}, { strict: true }), ...oneDocument }) as Record<string, unknown>;
+  return { RenderRequest: named(renderRequestSchema), AsyncRenderRequest: named(asyncRenderRequestSchema) };
 }
 
 /** Every answer and event schema, generated together so shared parts are referred to, not copied. */
@@ -421,7 +452,7 @@ export function openApiDocument(version: string, options: { playground?: boolean
     ),
     webhooks: webhookOperations(),
     components: {
-      schemas: componentSchemas(),
+      schemas: { ...requestSchemas(), ...componentSchemas() },
       requestBodies: requestBodies(),
       headers,
       responses: { MethodNotAllowed: errorResponses(['METHOD_NOT_ALLOWED'])[405] },
