@@ -65,6 +65,14 @@ export class PdfRenderError extends Error {
   /** The preflight report (a RenderReport, engine/report/render-report.ts: basics import nothing above them) of a render that a failOn rule failed: the caller gets it with the error; read it with reportOf. */
   readonly report?: unknown;
 
+  /**
+   * Set where the engine knows the failure is the document's own (its deadline passed, a wait never
+   * met, a failOn rule, too many pages): the same document would fail the same way again, so a
+   * queued job is not retried. Unset for what another try may mend (the browser died, a server
+   * did not answer).
+   */
+  readonly documentFault?: true;
+
   constructor(
     code: ErrorCode,
     message: string,
@@ -74,6 +82,7 @@ export class PdfRenderError extends Error {
       retryAfter?: number;
       detail?: string;
       report?: unknown;
+      documentFault?: boolean;
     } = {},
   ) {
     super(message, { cause: options.cause });
@@ -83,6 +92,7 @@ export class PdfRenderError extends Error {
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.detail !== undefined) this.detail = options.detail;
     if (options.report !== undefined) this.report = options.report;
+    if (options.documentFault) this.documentFault = true;
   }
 }
 

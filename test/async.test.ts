@@ -259,25 +259,16 @@ describe('render-async', () => {
     }
   }, 30_000);
 
-  it('retries a failing render and reports RENDER_PDF_FAILED after the last attempt', async () => {
+  it('fails a document that never finishes after one attempt, not retried: the reason in its webhook and status', async () => {
     const hook = await receiver();
-    const server = await startServer({ maxAttempts: 2, timeout: '500ms' }, undefined, { realClock: true });
+    const server = await startServer({ maxAttempts: 3, timeout: '500ms' }, undefined, { realClock: true });
     try {
       const endpoint = await server.deps.webhooks.add(hook.url, Date.now());
       const { jobId } = await (
         await post(server, { htmlContent: '<script>while (true) {}</script>', identifier: 'never' })
       ).json();
-      // The first attempt fails at its deadline and goes back to the queue until its retry time (2 s on): move the clock there.
-      const retry = await until(() => {
-        const row = server.db.prepare('SELECT status, attempts, available_at FROM jobs WHERE id = ?').get(jobId) as {
-          status: string;
-          attempts: number;
-          available_at: number;
-        };
-        return row.status === 'queued' && row.attempts === 1 && row;
-      }, 'the first attempt to fail');
-      skipTo(server, retry.available_at);
-      const [delivery] = await hook.waitFor(1);
+      // No retry to wait for: the deadline is the document's own, and the same document would pass it again.
+      const [delivery] = await hook.waitFor(1, 15_000);
       expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers)).toEqual({
         type: 'RENDER_PDF_FAILED',
         payload: {
@@ -287,18 +278,23 @@ describe('render-async', () => {
           errorCode: 'RENDER_PDF_FAILED',
         },
       });
-      const status = await (await fetch(`${server.url}/api/pdfs/jobs/${jobId}`)).json();
+      const answer = await fetch(`${server.url}/api/pdfs/jobs/${jobId}`);
+      const status = await answer.json();
+      // The status call worked (200), and its outcome is the job's failure: nothing in it reads as success.
+      expect(answer.status).toBe(200);
       expect(status).toMatchObject({
+        outcome: 'RENDER_PDF_FAILED',
         status: 'failed',
-        attempts: 2,
+        attempts: 1,
         error: 'the document did not finish rendering within the 0.5 s deadline',
         errorCode: 'RENDER_PDF_FAILED',
       });
-      // Each failed attempt's cause is in the operator's log, with the job it belongs to.
-      expect(server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED')).toHaveLength(
-        2,
-      );
       expect(status).not.toHaveProperty('fileUrl');
+      // The failed attempt's cause is in the operator's log, with the job it belongs to, saying it is not retried.
+      const logged = server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED');
+      expect(logged.map((event) => event.message)).toEqual([
+        'async render failed because of the document itself, not retried (attempt 1 of 3)',
+      ]);
     } finally {
       await server.close();
       hook.close();

@@ -262,6 +262,20 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await queue.fail(queued.id, 'w', 5200, renderFailure('late'), 0)).toBeNull();
   });
 
+  it("fails the job at once, its request dropped and its event queued, when the failure is the document's (no retry time)", async () => {
+    const queued = await queue.enqueue(job({ maxAttempts: 3, now: 0 }));
+    await queue.claim('w', 10, 1000);
+    expect(await queue.fail(queued.id, 'w', 20, renderFailure('deadline'), null)).toBe('failed');
+    expect(await queue.get(queued.id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: 'deadline',
+      finishedAt: 20,
+      request: null,
+    });
+    expect(await queue.claim('w', 10_000, 1000)).toBeNull();
+  });
+
   it('sends jobs whose lease ran out back to the queue (not those in hand), and a stale holder cannot complete them', async () => {
     const queued = await queue.enqueue(job({ now: 0 }));
     expect((await queue.claim('crashed-worker', 100, 1000))!.id).toBe(queued.id);

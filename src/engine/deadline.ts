@@ -9,7 +9,7 @@ const longestTimerMs = 2 ** 31 - 1;
 
 /**
  * An AbortSignal that aborts after `ms` with a readable error (the render's deadline unless `reason`
- * says otherwise); `clear` stops the timer.
+ * says otherwise: the render's deadline is the document's fault, another is not); `clear` stops the timer.
  */
 export function deadlineSignal(ms: number, reason?: string): { signal: AbortSignal; clear: () => void } {
   const controller = new AbortController();
@@ -19,6 +19,7 @@ export function deadlineSignal(ms: number, reason?: string): { signal: AbortSign
         new PdfRenderError(
           'RENDER_PDF_FAILED',
           reason ?? `the document did not finish rendering within the ${formatSeconds(ms)} deadline`,
+          { documentFault: reason === undefined },
         ),
       );
     },

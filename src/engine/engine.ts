@@ -343,6 +343,7 @@ export function createEngine(options: EngineOptions): Engine {
           throw new PdfRenderError(
             'RENDER_PDF_FAILED',
             `${(error as Error).message}; still waiting for ${[...pending].join(' and ')}`,
+            { documentFault: true },
           );
         throw error;
       });
@@ -357,6 +358,7 @@ export function createEngine(options: EngineOptions): Engine {
         throw new PdfRenderError(
           'RENDER_PDF_FAILED',
           `the document has more pages than the limit of ${maxPages} (${names.maxPages})`,
+          { documentFault: true },
         );
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
@@ -365,6 +367,7 @@ export function createEngine(options: EngineOptions): Engine {
         throw new PdfRenderError(
           'RENDER_PDF_FAILED',
           `the document asked for ${network.blocked.length} blocked URL${network.blocked.length === 1 ? '' : 's'} (${names.failOnBlocked}), first ${first.url}: ${first.reason}`,
+          { documentFault: true },
         );
       }
       return {

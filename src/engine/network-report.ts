@@ -3,14 +3,22 @@
  * page guard, the header and footer templates) and everything above it (the API, the queue, the
  * CLI's report) share: why a URL failed, an issue, a render's report, and its bounds.
  */
+import { connectionFailureCodes } from '../network/connection-failure.js';
 import type { RefusalCode } from '../network/refusal.js';
 
 /**
- * Why a URL failed to load: the server answered an HTTP error, the load failed (a net:: error), a
+ * Why a URL failed to load: the server answered an HTTP error, its connection was refused, reset or
+ * not answered in time (network/connection-failure.ts), the load failed otherwise (a net:: error), a
  * header or footer template refers to what Chromium cannot load there (a web font, a script), or a
  * document with no base URL refers to a relative one (relative-urls.ts).
  */
-export const failureCodes = ['HTTP_ERROR', 'LOAD_FAILED', 'TEMPLATE_UNSUPPORTED', 'RELATIVE_URL'] as const;
+export const failureCodes = [
+  'HTTP_ERROR',
+  ...connectionFailureCodes,
+  'LOAD_FAILED',
+  'TEMPLATE_UNSUPPORTED',
+  'RELATIVE_URL',
+] as const;
 export type FailureCode = (typeof failureCodes)[number];
 
 /**

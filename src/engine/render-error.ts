@@ -20,7 +20,7 @@ export function asRenderError(error: unknown): PdfRenderError {
     return new PdfRenderError(
       'RENDER_PDF_FAILED',
       'the document navigated away while it was being printed (a meta refresh, or a script or form changing the location)',
-      { cause: error },
+      { cause: error, documentFault: true },
     );
   }
   const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];

@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { systemClock, type Clock } from '../clock.js';
+import { connectionFailure, connectionFailureOf, type ConnectionFailure } from './connection-failure.js';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
 import { takeReservedPort } from './proxy-port.js';
 import type { Refusal } from './refusal.js';
@@ -18,8 +19,11 @@ export interface EgressProxy {
   url: string;
   /** Why the proxy refused `host:port` at or after `since` (ms since the epoch), if it did (for reporting blocked URLs per document). */
   refusal(host: string, port: string, since: number): Refusal | undefined;
-  /** Why `host:port` failed to load at or after `since` for want of an address (a name that does not resolve), if it did. */
-  failure(host: string, port: string, since: number): string | undefined;
+  /**
+   * Why `host:port` failed to load at or after `since`, if it did and nothing connected there since:
+   * a name that does not resolve, or a connection refused, reset or not answered in time.
+   */
+  failure(host: string, port: string, since: number): ProxyFailure | undefined;
   /** The clock `since` is read on: what the proxy stamps its outcomes with. */
   clock: Clock;
   close(): Promise<void>;
@@ -28,8 +32,14 @@ export interface EgressProxy {
 /** Header on the proxy's own refusals of plain-http requests (its value the refusal's code), so a page can tell them from a server's 403. */
 export const refusalHeader = 'x-pdfrender-blocked';
 
-/** Header on the proxy's 502 for a name that does not resolve (its value the reason), so a page can tell it from a server's 502. */
+/**
+ * Header on the proxy's own 502 for a plain-http request it could not carry (its value a
+ * connection failure's code, or the reason of another failure), so a page can tell it from a server's 502.
+ */
 export const failureHeader = 'x-pdfrender-failed';
+
+/** Why the proxy could not carry a request: a connection failure, or a load failure with its reason. */
+export type ProxyFailure = ConnectionFailure | { code: 'LOAD_FAILED'; reason: string };
 
 /**
  * How a name that does not resolve is reported where the policy lets every address through (the
@@ -38,25 +48,35 @@ export const failureHeader = 'x-pdfrender-failed';
  */
 export const unresolvedReason = 'net::ERR_NAME_NOT_RESOLVED';
 
-const dialTimeoutMs = 15_000;
+/** How long a server may take to accept a connection, and then to answer the first bytes sent to it. */
+export const answerTimeoutMs = 15_000;
 const rememberedRefusals = 1_000;
 
-/** Start a proxy on an ephemeral loopback port that enforces `policy`; `clock` stamps what it refused, for `since`. */
+/**
+ * Start a proxy on an ephemeral loopback port that enforces `policy`; `clock` stamps what it
+ * refused, for `since`; a server silent for `timeoutMs` has TIMED_OUT.
+ */
 export async function startEgressProxy(
   policy: NetworkPolicy,
   resolve: Resolver = systemResolver,
   clock: Clock = systemClock,
+  timeoutMs = answerTimeoutMs,
 ): Promise<EgressProxy> {
-  // What happened to each host:port lately: a refusal, or a name that did not resolve (for the per-document report).
-  const outcomes = new Map<string, { refused?: Refusal; unresolved?: true; at: number }>();
+  // What happened to each host:port lately: a refusal, or a failure (for the per-document report).
+  const outcomes = new Map<string, { refused?: Refusal; failed?: ProxyFailure; at: number }>();
   const sockets = new Set<Socket | Duplex>();
-  const remember = (key: string, outcome: { refused: Refusal } | { unresolved: true }) => {
+  const remember = (key: string, outcome: { refused: Refusal } | { failed: ProxyFailure }) => {
     outcomes.delete(key);
     outcomes.set(key, { ...outcome, at: clock.now() });
     if (outcomes.size > rememberedRefusals) outcomes.delete(outcomes.keys().next().value!);
   };
+  // A server that answered is no longer failing: a later failure there is not blamed on the old one.
+  const answered = (key: string) => {
+    if (outcomes.get(key)?.failed) outcomes.delete(key);
+  };
+  const keyOf = (host: string, port: string) => `${normalizeHost(host)}:${port}`;
   const recent = (host: string, port: string, since: number) => {
-    const outcome = outcomes.get(`${normalizeHost(host)}:${port}`);
+    const outcome = outcomes.get(keyOf(host, port));
     return outcome && outcome.at >= since ? outcome : undefined;
   };
 
@@ -67,10 +87,10 @@ export async function startEgressProxy(
   const pick = async (host: string, port: string): Promise<{ address: string } | { refused: Refusal } | null> => {
     try {
       const chosen = await resolveChecked(policy, host, resolve);
-      if ('refused' in chosen) remember(`${normalizeHost(host)}:${port}`, { refused: chosen.refused });
+      if ('refused' in chosen) remember(keyOf(host, port), { refused: chosen.refused });
       return chosen;
     } catch {
-      remember(`${normalizeHost(host)}:${port}`, { unresolved: true });
+      remember(keyOf(host, port), { failed: { code: 'LOAD_FAILED', reason: unresolvedReason } });
       return null;
     }
   };
@@ -92,6 +112,13 @@ export async function startEgressProxy(
       return res.writeHead(400, { [refusalHeader]: 'not a proxy request' }).end();
     }
     const port = target.port || '80';
+    const key = keyOf(target.hostname, port);
+    // The proxy's own 502 says why, in its header: never to be read as the server's answer.
+    const failed = (failure: ProxyFailure) => {
+      remember(key, { failed: failure });
+      const value = failure.code === 'LOAD_FAILED' ? failure.reason : failure.code;
+      return void res.writeHead(502, { [failureHeader]: value }).end();
+    };
     const chosen = await pick(target.hostname, port);
     if (!chosen) return res.writeHead(502, { [failureHeader]: unresolvedReason }).end();
     // Only the code: the page can read this response, and the detail is the operator's.
@@ -106,15 +133,17 @@ export async function startEgressProxy(
       path: `${target.pathname}${target.search}`,
       headers,
       setHost: false,
-      timeout: dialTimeoutMs,
+      // An idle timeout: no answer (or a stall mid-answer) for this long.
+      timeout: timeoutMs,
     });
     upstream.on('response', (response) => {
       // Node's parser takes statuses writeHead refuses (099); an upstream must not crash the server.
       const status = response.statusCode ?? 0;
       if (status < 100 || status > 999) {
         response.destroy();
-        return void res.writeHead(502).end();
+        return failed({ code: 'LOAD_FAILED', reason: 'the answer was not valid HTTP' });
       }
+      answered(key);
       // Only the proxy may say a URL was blocked or failed; an upstream's own headers of those names are dropped.
       const headers = response.rawHeaders.flatMap((value, i, all) =>
         i % 2 === 0 && value.toLowerCase() !== refusalHeader && value.toLowerCase() !== failureHeader
@@ -125,8 +154,10 @@ export async function startEgressProxy(
       // pipeline ends Chromium's side too when the upstream stops short, instead of leaving it open.
       pipeline(response, res, (error) => error && res.destroy());
     });
-    upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
-    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    upstream.on('error', (error: NodeJS.ErrnoException) =>
+      res.headersSent ? res.destroy() : failed(failureOf(error)),
+    );
     req.pipe(upstream);
   };
 
@@ -139,18 +170,49 @@ export async function startEgressProxy(
     if (!chosen) return client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
     if ('refused' in chosen)
       return client.end(`HTTP/1.1 403 Forbidden\r\n${refusalHeader}: ${chosen.refused.code}\r\n\r\n`);
-    const upstream = track(netConnect({ host: chosen.address, port: Number(match[2]), timeout: dialTimeoutMs }));
+    const key = keyOf(match[1]!, match[2]!);
+    // Chromium reads no header of a failed CONNECT: the failure is remembered, for the page guard to ask.
+    let connected = false;
+    let heard = false;
+    const failed = (failure: ProxyFailure) => {
+      remember(key, { failed: failure });
+      if (!connected) {
+        if (client.writable) client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      }
+      // A reset, so that Chromium too sees the connection end as the server ended it.
+      else (client as Socket).resetAndDestroy?.();
+    };
+    const upstream = track(netConnect({ host: chosen.address, port: Number(match[2]), timeout: timeoutMs }));
     upstream.once('connect', () => {
+      connected = true;
       upstream.setTimeout(0);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
+      // The tunnel's bytes are opaque, but a server that took the connection and then says nothing to
+      // what it was sent (a TLS hello) within the timeout has not answered.
+      const awaitAnswer = () => !heard && upstream.setTimeout(timeoutMs);
+      upstream.once('data', () => {
+        heard = true;
+        upstream.setTimeout(0);
+        answered(key);
+      });
+      if (head.length > 0) {
+        upstream.write(head);
+        awaitAnswer();
+      } else client.once('data', awaitAnswer);
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.once('timeout', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
+    upstream.once('timeout', () => {
+      failed(connectionFailure('TIMED_OUT'));
+      upstream.destroy();
+    });
+    // The failure's 502 is left to reach Chromium; any other end of the server's side ends Chromium's.
+    upstream.once('close', () => (connected || !client.writableEnded) && client.destroy());
     client.once('close', () => upstream.destroy());
-    upstream.once('error', () => client.writable && client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    // Refused or not reached; or reset before it said anything (a reset after is the stream's own end).
+    upstream.once('error', (error: NodeJS.ErrnoException) => {
+      if (!connected || !heard) failed(failureOf(error));
+    });
   };
 
   const server = createServer((req, res) => void forward(req, res).catch(() => res.destroy()));
@@ -177,7 +239,7 @@ export async function startEgressProxy(
   return {
     url: early?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refusal: (host, port, since) => recent(host, port, since)?.refused,
-    failure: (host, port, since) => (recent(host, port, since)?.unresolved ? unresolvedReason : undefined),
+    failure: (host, port, since) => recent(host, port, since)?.failed,
     clock,
     async close() {
       const closed = new Promise<void>((done) => listener.close(() => done()));
@@ -185,4 +247,15 @@ export async function startEgressProxy(
       await closed;
     },
   };
+}
+
+// A failed connection as the report names it: refused, reset or timed out, else its errno name (a
+// private detail it is not: the server's network is public, or the policy lets every address through).
+function failureOf(error: NodeJS.ErrnoException): ProxyFailure {
+  return (
+    connectionFailureOf(error.code) ?? {
+      code: 'LOAD_FAILED',
+      reason: typeof error.code === 'string' && /^E[A-Z_]+$/.test(error.code) ? error.code : 'failed to load',
+    }
+  );
 }

@@ -2,7 +2,8 @@
  * The async workers: as many loops as the engine renders at once, each claiming the next job with
  * a lease, extending it by heartbeat while rendering (in the engine's background lane, behind sync
  * requests), storing the PDF and finishing the job (the job store queues its webhook event in the
- * same transaction). A failed attempt goes back to the queue with a delay until its last attempt;
+ * same transaction). A failed attempt goes back to the queue with a delay until its last attempt,
+ * unless the failure is the document's own (PdfRenderError.documentFault), which fails the job at once;
  * expired leases (a crashed server) are requeued. A storage fault (full disk, data dir gone,
  * database locked) is not the document's: the job goes back without spending its attempt, the
  * loops take no jobs while the storage is at fault, and the writes that settle a job in hand are
@@ -14,7 +15,7 @@ import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
 import { publicReport } from '../engine/network-report.js';
 import { reportOf } from '../engine/report/render-report.js';
-import { callerError } from '../errors.js';
+import { callerError, isPdfRenderError } from '../errors.js';
 import { logReportDetail, type EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
@@ -243,19 +244,21 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       // The same rule as a sync response: the job status and webhook get the safe message (and the
       // report of a render a failOn rule failed), the log the cause.
       const failure = { ...callerError(error), report: reportOf(error) };
+      // The document's own failure (its deadline, a wait never met, a failOn rule) would come again:
+      // the job fails now. Only what another try may mend (the browser died) is tried again.
+      const final = isPdfRenderError(error) && error.documentFault === true;
       deps.events({
         level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
-        message: `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`,
+        message: final
+          ? `async render failed because of the document itself, not retried (attempt ${job.attempts} of ${job.maxAttempts})`
+          : `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`,
         jobId: job.id,
         code: failure.code,
         error,
       });
       const now = deps.clock.now();
-      if (
-        (await settle(() => deps.queue.fail(job.id, holder, now, failure, now + retryDelayMs(job.attempts)))) ===
-        'failed'
-      )
-        deps.onEvent();
+      const retryAt = final ? null : now + retryDelayMs(job.attempts);
+      if ((await settle(() => deps.queue.fail(job.id, holder, now, failure, retryAt))) === 'failed') deps.onEvent();
     } finally {
       clearInterval(heartbeat);
       inHand.delete(job.id);

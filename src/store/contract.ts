@@ -138,8 +138,11 @@ export interface JobQueue {
    * again after its commit's answer was lost, when the job stands succeeded with this very file.
    */
   complete(id: string, worker: string, now: number, result: JobResult): Promise<boolean>;
-  /** Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt (queuing RENDER_PDF_FAILED); null when not held. */
-  fail(id: string, worker: string, now: number, error: JobError, retryAt: number): Promise<JobStatus | null>;
+  /**
+   * Record a failed attempt: back to the queue at `retryAt`, or failed after the last attempt or when
+   * `retryAt` is null (a failure of the document itself), queuing RENDER_PDF_FAILED; null when not held.
+   */
+  fail(id: string, worker: string, now: number, error: JobError, retryAt: number | null): Promise<JobStatus | null>;
   /** Put a job `worker` holds back in the queue at `availableAt` without counting its attempt (a storage fault, a stop); false when not held. */
   release(id: string, worker: string, availableAt: number): Promise<boolean>;
   /**

@@ -7,6 +7,7 @@
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page, Protocol } from 'puppeteer-core';
 import { failureHeader, refusalHeader, type EgressProxy } from '../../network/egress-proxy.js';
+import { connectionFailure, connectionFailureOf, isConnectionFailureCode } from '../../network/connection-failure.js';
 import { networkRefusal, urlRefusal } from '../../network/refusal.js';
 import { fileJudge, type FileAccess } from '../file-access.js';
 import { continueWithHeaders, isNetworkUrl, networkPatterns, type ExtraHeaders } from './extra-headers.js';
@@ -106,16 +107,18 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
     const refused = proxyRefusal(url, options.proxy, began);
     const failure = refused ? undefined : proxyFailure(url, options.proxy, began);
     if (refused) add('blocked', url, refused);
-    // A name that does not resolve: the proxy's word for it, not a failed tunnel.
-    else if (failure) add('failed', url, { code: 'LOAD_FAILED', reason: failure });
+    // A name that does not resolve, a connection refused, reset or not answered: the proxy's word
+    // for it, not a failed tunnel.
+    else if (failure) add('failed', url, failure);
     // Chromium's net error names say nothing of the server's network; anything else stays in the detail.
     else
       add(
         'failed',
         url,
-        /^net::ERR_[A-Z0-9_]+$/.test(error)
-          ? { code: 'LOAD_FAILED', reason: error }
-          : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error },
+        connectionFailureOf(error) ??
+          (/^net::ERR_[A-Z0-9_]+$/.test(error)
+            ? { code: 'LOAD_FAILED', reason: error }
+            : { code: 'LOAD_FAILED', reason: 'failed to load', detail: error }),
       );
   });
   page.on('response', (response: HTTPResponse) => {
@@ -128,7 +131,13 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
         proxyRefusal(response.url(), options.proxy, began) ??
           networkRefusal(refused === 'NETWORK_BLOCKED' ? 'NETWORK_BLOCKED' : 'NETWORK_POLICY'),
       );
-    else if (failure) add('failed', response.url(), { code: 'LOAD_FAILED', reason: failure });
+    // The proxy's own 502: why it could not reach the server, never the server's answer.
+    else if (failure)
+      add(
+        'failed',
+        response.url(),
+        isConnectionFailureCode(failure) ? connectionFailure(failure) : { code: 'LOAD_FAILED', reason: failure },
+      );
     else if (response.status() >= 400)
       add('failed', response.url(), { code: 'HTTP_ERROR', reason: `HTTP ${response.status()}` });
   });

@@ -169,17 +169,20 @@ async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<
   const waiting = `${shown} to load`;
   pending.add(waiting);
   try {
-    // The policy's refusal of the page itself (or of where it redirected) says more than what
-    // Chromium makes of it (the proxy's 403 for http, a failed tunnel for https); a refused image on
-    // an error page is no reason of the page's.
+    // The policy's refusal of the page itself (or of where it redirected), or why it could not be
+    // reached (refused, reset, timed out), says more than what Chromium makes of it (the proxy's 403
+    // or 502 for http, a failed tunnel for https); a refused image on an error page is no reason of the page's.
     const refusal = (urls: string[], cause?: unknown) => {
-      const refused = slot.guard.seen().blocked.find((issue) => urls.includes(issue.url));
+      const seen = slot.guard.seen();
+      const blocked = seen.blocked.find((issue) => urls.includes(issue.url));
+      const refused = blocked ?? seen.failed.find((issue) => issue.code !== 'HTTP_ERROR' && urls.includes(issue.url));
       return (
         refused &&
+        // A refusal by the policy is the same every time; a server that did not answer may next time.
         new PdfRenderError(
           'RENDER_PDF_FAILED',
           `url ${withoutCredentials(refused.url)} was not loaded: ${refused.reason}`,
-          { cause },
+          { cause, documentFault: blocked !== undefined },
         )
       );
     };

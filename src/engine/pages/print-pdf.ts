@@ -82,7 +82,7 @@ export function pastTheEnd(pageRanges: string, cause?: unknown): PdfRenderError 
   return new PdfRenderError(
     'RENDER_PDF_FAILED',
     `pageRanges "${pageRanges}" asks for a page past the end of the document`,
-    { cause },
+    { cause, documentFault: true },
   );
 }
 

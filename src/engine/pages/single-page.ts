@@ -84,6 +84,7 @@ export async function singlePageRequest(slot: Slot, request: RenderRequest, maxP
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
       `singlePage: the document is ${saturated ? 'at least ' : ''}${Math.round(pagePx / cssPxPerInch)}in tall with its margins, past the tallest page Chromium prints (${Math.floor(maxSinglePagePx / cssPxPerInch)}in, 2^25 CSS pixels); print it without singlePage`,
+      { documentFault: true },
     );
   // One page as tall as many costs as much to print and keep: it counts as that many against the page
   // limit, as the same document printed without singlePage would.
@@ -93,6 +94,7 @@ export async function singlePageRequest(slot: Slot, request: RenderRequest, maxP
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
       `singlePage: the document is as tall as ${pagesTall} pages of its paper, past the page limit of ${maxPages}`,
+      { documentFault: true },
     );
   return { ...request, landscape: false, paperWidth, paperHeight: pagePx / cssPxPerInch };
 }

@@ -54,6 +54,7 @@ export async function waitForConditions(
             throw new PdfRenderError(
               'RENDER_PDF_FAILED',
               `waitForSelector ${quoted(selector)} is not a CSS selector the page accepts`,
+              { documentFault: true },
             );
           return found === true;
         }),

@@ -16,6 +16,6 @@ export function failOnProblems(report: RenderReport, rules: readonly ProblemKind
   throw new PdfRenderError(
     'RENDER_PDF_FAILED',
     `the document failed ${broken.map((kind) => `failOn ${kind}`).join(', ')} (${setting}): ${broken.map((kind) => lines[kind]).join('; ')}`,
-    { report },
+    { report, documentFault: true },
   );
 }

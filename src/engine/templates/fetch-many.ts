@@ -4,6 +4,7 @@
  * out; passing the budget fails the request, since what was asked for together is too big.
  */
 import { PdfRenderError } from '../../errors.js';
+import { connectionFailureOf } from '../../network/connection-failure.js';
 import { RefusedUrlError } from '../../network/pinned-request.js';
 import type { ByteBudget } from './byte-budget.js';
 import { LocalFileError } from '../local-file.js';
@@ -68,6 +69,7 @@ export async function fetchMany(
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
       `the header and footer images and style sheets are larger than ${megabytes(budget.limit)} MB together, the limit for one request`,
+      { documentFault: true },
     );
   }
   return fetched;
@@ -83,6 +85,8 @@ function fetchFailure(error: unknown): Omit<ResourceIssue, 'url'> {
   const match = /^HTTP (\d{3})$/.exec(detail);
   if (match) return { code: 'HTTP_ERROR', reason: detail };
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  const connection = connectionFailureOf(errno);
+  if (connection) return { ...connection, detail };
   const reason =
     error instanceof LocalFileError
       ? detail

@@ -75,6 +75,7 @@ export function rewriteTemplates(
       throw new PdfRenderError(
         'RENDER_PDF_FAILED',
         `a header or footer template's style sheets come to ${megabytes(stylesheetBytes)} MB inlined, more than the ${megabytes(maxTemplateStylesheetBytes)} MB limit for one template`,
+        { documentFault: true },
       );
     }
     // Images the template defines once: its <img>s, its CSS references that fit a custom property, its style sheets' images.
@@ -127,6 +128,7 @@ export function rewriteTemplates(
     throw new PdfRenderError(
       'RENDER_PDF_FAILED',
       `the header and footer would carry ${megabytes(carriedImages)} MB of images and fonts, more than the ${megabytes(maxImageBytes)} MB limit for one request (a font, and an image over ${megabytes((maxVariableChars * 3) / 4)} MB, counts once for each url() that refers to it)`,
+      { documentFault: true },
     );
   }
   return { templates: rewritten, fonts: [...fonts] };

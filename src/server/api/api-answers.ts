@@ -71,7 +71,9 @@ const jobErrorCode = z
 
 /** 200 of a job's status. */
 export const jobAnswer = z.strictObject({
-  outcome: z.literal('SUCCESS'),
+  outcome: z
+    .union([z.literal('SUCCESS'), jobErrorCode])
+    .describe("SUCCESS, or a failed job's errorCode: the answer is 200 either way, the status call itself worked"),
   jobId: z.string(),
   identifier: z.string(),
   status: jobStatus,
@@ -88,7 +90,10 @@ export const jobAnswer = z.strictObject({
   report: renderReport
     .optional()
     .describe('once rendered, or when a failOn rule failed its last attempt: the preflight report of that render'),
-  error: z.string().optional().describe('a failed job: a message safe to show'),
+  error: z
+    .string()
+    .optional()
+    .describe("a failed job: a message safe to show (a queued job retried after a failed attempt: that attempt's)"),
   errorCode: jobErrorCode.optional(),
 });
 

@@ -65,7 +65,9 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     if (!job || (viewer !== undefined && job.caller !== viewer))
       throw new PdfRenderError('NOT_FOUND', `no job ${c.req.param('jobId')}`);
     return c.json({
-      outcome: 'SUCCESS',
+      // The status call worked either way (200), but a job that failed for good says so where a
+      // client looks first: its outcome is the failure's code, never SUCCESS beside a failed status.
+      outcome: job.status === 'failed' ? (job.errorCode ?? 'RENDER_PDF_FAILED') : 'SUCCESS',
       jobId: job.id,
       identifier: job.identifier,
       status: job.status,

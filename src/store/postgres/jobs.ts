@@ -67,7 +67,7 @@ async function settle(
   worker: string | null,
   now: number,
   error: JobError,
-  retryAt: number,
+  retryAt: number | null,
 ): Promise<JobStatus | null> {
   const settled = await row<FinishedJobRow>(tx, ...named(statements.fail, failParams(id, worker, now, error, retryAt)));
   if (!settled) return null;
@@ -186,7 +186,7 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         locks.webhookWrite,
       ),
 
-    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number) =>
+    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number | null) =>
       transaction(pool, (tx) => settle(tx, eventOf, id, worker, now, error, retryAt), locks.webhookWrite),
 
     release: async (id: string, worker: string, availableAt: number) =>

@@ -93,7 +93,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     worker: string | null,
     now: number,
     error: JobError,
-    retryAt: number,
+    retryAt: number | null,
   ): JobStatus | null => {
     const settled = settleFailure.get(failParams(id, worker, now, error, retryAt));
     if (!settled) return null;
@@ -131,7 +131,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
       extend.run({ id, worker, leaseUntil }).changes > 0,
     complete: (id: string, worker: string, now: number, result: JobResult): boolean =>
       complete.immediate(id, worker, now, result),
-    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number): JobStatus | null =>
+    fail: (id: string, worker: string, now: number, error: JobError, retryAt: number | null): JobStatus | null =>
       fail.immediate(id, worker, now, error, retryAt),
     release: (id: string, worker: string, availableAt: number): boolean =>
       giveBack.run({ id, worker, availableAt }).changes > 0,

@@ -31,6 +31,8 @@ export const toJob = (row: JobRow): Job => ({
 
 /** A claimed job's row, written only by its holder (fencing): a worker whose lease ran out and was taken over writes nothing. */
 const held = "id = :id AND claimed_by = :worker AND status = 'rendering'";
+// A failure the same document would meet again (PdfRenderError.documentFault) is not tried again.
+const lastTry = 'CAST(:retryAt AS BIGINT) IS NULL';
 
 export const jobStatements = (d: Dialect) => ({
   get: `SELECT ${jobColumns} FROM jobs WHERE id = :id`,
@@ -53,12 +55,14 @@ export const jobStatements = (d: Dialect) => ({
   complete: `UPDATE jobs SET status = 'succeeded', request = NULL, finished_at = :now, file_id = :fileId, pages = :pages, bytes = :bytes,
        network = :network, report = :report, error = NULL, error_code = NULL, lease_until = NULL
      WHERE ${held} RETURNING ${eventColumns}`,
-  // After the last attempt the job fails and drops its request; before it, it waits for the next.
+  // After the last attempt (or with no retry: a null retryAt) the job fails and drops its request;
+  // before it, it waits for the next.
   fail: `UPDATE jobs SET
-       status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
-       request = CASE WHEN attempts >= max_attempts THEN NULL ELSE request END,
-       finished_at = CASE WHEN attempts >= max_attempts THEN CAST(:now AS BIGINT) ELSE NULL END,
-       available_at = :retryAt, error = :error, error_code = :code, report = :report, lease_until = NULL, claimed_by = NULL
+       status = CASE WHEN attempts >= max_attempts OR ${lastTry} THEN 'failed' ELSE 'queued' END,
+       request = CASE WHEN attempts >= max_attempts OR ${lastTry} THEN NULL ELSE request END,
+       finished_at = CASE WHEN attempts >= max_attempts OR ${lastTry} THEN CAST(:now AS BIGINT) ELSE NULL END,
+       available_at = COALESCE(CAST(:retryAt AS BIGINT), CAST(:now AS BIGINT)), error = :error, error_code = :code, report = :report,
+       lease_until = NULL, claimed_by = NULL
      WHERE ${held} RETURNING ${eventColumns}`,
   // A storage fault is not the document's: the job goes back without spending the attempt its claim counted.
   release: `UPDATE jobs SET status = 'queued', attempts = attempts - 1, available_at = :availableAt, lease_until = NULL, claimed_by = NULL
@@ -110,8 +114,14 @@ export const completeParams = (id: string, worker: string, now: number, result: 
   report: result.report ? JSON.stringify(result.report) : null,
 });
 
-/** The parameters of `fail`. */
-export const failParams = (id: string, worker: string | null, now: number, error: JobError, retryAt: number) => ({
+/** The parameters of `fail` (a null `retryAt`: no retry, the job fails now). */
+export const failParams = (
+  id: string,
+  worker: string | null,
+  now: number,
+  error: JobError,
+  retryAt: number | null,
+) => ({
   id,
   worker,
   now,
