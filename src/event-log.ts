@@ -4,7 +4,7 @@
  * of blocked URLs. Callers get only a code and a safe message (see callerError in errors.ts); this is
  * where the rest goes.
  */
-import { causeChain, causeLines } from './errors.js';
+import { causeChain, causeLines, PdfRenderError } from './errors.js';
 
 /** A URL the document asked for and did not get (the engine's ResourceIssue), as the log writes it. */
 export interface LoggedIssue {
@@ -37,10 +37,21 @@ export type EventLog = (event: LogEvent) => void;
 export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) => void): EventLog {
   return ({ error, ...event }) => {
     const time = new Date().toISOString();
+    const expected = expectedFailure(error);
     if (format === 'json')
-      return write(JSON.stringify({ time, ...event, ...(error === undefined ? {} : { error: errorFields(error) }) }));
+      return write(
+        JSON.stringify({
+          time,
+          ...event,
+          ...(error === undefined
+            ? {}
+            : { error: expected ? { name: expected.name, message: expected.message } : errorFields(error) }),
+        }),
+      );
     const where = [event.request, event.jobId && `job ${event.jobId}`, event.code].filter(Boolean).join(' ');
-    const lines = [`${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`];
+    const said = `${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`;
+    if (expected) return write(`${said}: ${expected.message}`);
+    const lines = [said];
     if (event.detail) lines.push(`  ${event.detail}`);
     for (const issue of event.issues ?? [])
       lines.push(`  ${issue.url}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}`);
@@ -58,6 +69,15 @@ export function logReportDetail(
   const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
   if (issues.length > 0)
     events({ level: 'info', message: 'the document asked for URLs it did not get', ...where, issues });
+}
+
+/**
+ * A failure pdfrender foresaw, whose message says all there is (the document's deadline passed, a
+ * failOn rule, a URL the policy refused), or null: one line in the log, since a stack trace would
+ * only show where pdfrender noticed, and a busy server's log would be mostly stacks.
+ */
+function expectedFailure(error: unknown): PdfRenderError | null {
+  return error instanceof PdfRenderError && (error.documentFault === true || error.cause === undefined) ? error : null;
 }
 
 // An error as JSON: name, message, code, stack, and its cause the same way.

@@ -67,6 +67,7 @@ describe('render flags', () => {
       keepFolders: true,
       request: undefined,
       watch: false,
+      assetsDir: [],
       json: false,
       quiet: true,
     });
@@ -77,6 +78,10 @@ describe('render flags', () => {
       json: true,
       keepFolders: false,
     });
+    // --assets-dir is repeatable: every folder given is kept, in order.
+    expect(
+      renderFlags.read(parsed(['a.html', '--assets-dir', 'templates', '--assets-dir', 'fonts'])).assetsDir,
+    ).toEqual(['templates', 'fonts']);
   });
 
   it('reads run options by setting, not by the name commander gives their flag (--allow-host is allowHosts)', () => {

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../src/server/config.js';
@@ -188,6 +189,50 @@ describe('pdfrender serve', () => {
       expect(JSON.parse(logLine)).toMatchObject({ method: 'POST', path: '/api/pdfs/render-sync', status: 200 });
     } finally {
       gate.close();
+    }
+  });
+
+  it("logs an expected failure (the document's deadline, a url the policy refused) as one line, no stack", async () => {
+    // A port nobody listens on, on a loopback address the server is allowed to reach.
+    const closed = createTcpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.2', resolve));
+    const refusedUrl = `http://127.0.0.2:${(closed.address() as AddressInfo).port}/`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const server = await startServe(['--data-dir', await tempDir(), '--timeout', '500ms', '--allow-host', '127.0.0.2']);
+    running = server.child;
+    try {
+      const bodies = [
+        { htmlContent: '<script>while (true) {}</script>' },
+        { url: 'http://127.0.0.1:3999/' },
+        { url: refusedUrl },
+      ];
+      for (const body of bodies) {
+        const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(400);
+      }
+      const failures = () =>
+        server
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('render failed'));
+      await until(() => failures().length === 3, 'the failures logged');
+      expect(failures()).toEqual([
+        expect.stringMatching(
+          /WARN render failed \(POST \/api\/pdfs\/render-sync RENDER_PDF_FAILED\): the document did not finish rendering within the 0\.5 s deadline$/,
+        ),
+        expect.stringMatching(
+          /WARN render failed \(.*\): url http:\/\/127\.0\.0\.1:3999\/ was not loaded: blocked by the network policy/,
+        ),
+        expect.stringMatching(/WARN render failed \(.*\): url .* was not loaded: the server refused the connection$/),
+      ]);
+      expect(server.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
     }
   });
 

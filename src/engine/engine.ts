@@ -19,8 +19,8 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
-import type { FileAccess } from './file-access.js';
-import { prepareTemplates } from './prepare-templates.js';
+import { fileScope, widerAccess, type FileAccess } from './file-access.js';
+import { prepareTemplates, type TemplateUrls } from './prepare-templates.js';
 import { asRenderError } from './render-error.js';
 import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
@@ -66,7 +66,10 @@ export interface EngineOptions {
   browserArgs?: string[];
   /** What documents may reach over the network; default public addresses only (the server's default). */
   network?: NetworkPolicy;
-  /** 'document-folder' lets a document load files from its own folder (the CLI); default 'none'. */
+  /**
+   * Local files documents may load: 'document-folder' (their own folder and below, the CLI), or
+   * `{ documentFolder, folders }` (and these folders, --assets-dir); default 'none' (the server).
+   */
   files?: FileAccess;
   /** Run documents' JavaScript; default true. */
   javascript?: boolean;
@@ -103,6 +106,10 @@ export interface RenderOptions {
   baseUrl?: string;
   /** The document's own file: URL (the CLI's input file), printed by a template's `url` class instead of the folder. */
   documentUrl?: string;
+  /** The file: URLs of header and footer templates read from files: their relative URLs resolve against them, and their folders are readable to them. */
+  templateUrls?: TemplateUrls;
+  /** Local files this render may load besides what the engine's `files` allows (renderFile opens the file's folder on any engine). */
+  files?: FileAccess;
   /** Overrides the engine's deadline for this render. */
   timeoutMs?: number;
   /** Cancels the render (and its wait for a page). */
@@ -150,6 +157,8 @@ export interface Engine {
   readonly concurrency: number;
 }
 
+const isString = (value: unknown): value is string => typeof value === 'string';
+
 /** Default deadline for one render. */
 export const defaultTimeoutMs = 30_000;
 /** Default page limit of one document. */
@@ -192,7 +201,7 @@ export function createEngine(options: EngineOptions): Engine {
   const policy = options.network ?? publicOnly;
   const names = { ...optionNames, ...options.settingNames };
   const files = options.files ?? 'none';
-  const fetcher = options.fetcher ?? defaultFetcher({ files, policy, resolver: options.resolver });
+  const fetcher = options.fetcher ?? defaultFetcher({ policy, resolver: options.resolver });
   // One proxy for the engine's life, started with the first browser; every launch routes through it.
   let proxy: Promise<EgressProxy> | undefined;
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
@@ -215,7 +224,7 @@ export function createEngine(options: EngineOptions): Engine {
     options.recycleAfter ?? 1000,
     async (page, client) => {
       if (options.javascript === false) await page.setJavaScriptEnabled(false);
-      return guardPage(page, client, { files, proxy: await startProxy(), rereadFiles: options.rereadFiles });
+      return guardPage(page, client, { proxy: await startProxy(), rereadFiles: options.rereadFiles });
     },
     { maxPerCaller: options.maxPagesPerCaller, maxWaitMs: options.pageWaitMs },
   );
@@ -243,10 +252,17 @@ export function createEngine(options: EngineOptions): Engine {
       if (url.protocol === 'file:') templateFiles.push(fileURLToPath(url));
       return fetched;
     };
+    // The templates read what the document may read, and files from their own folders.
+    const templateUrls = renderOptions.templateUrls ?? {};
+    const templateScope = fileScope(
+      widerAccess(files, renderOptions.files),
+      baseUrl,
+      Object.values(templateUrls).filter(isString),
+    );
     const templates = await raceAbort(
       prepareTemplates(
         request,
-        baseUrl,
+        { baseUrl, templateUrls, files: templateScope },
         recording,
         AbortSignal.any([fetching.signal, callerSignal]),
         warnings,
@@ -304,6 +320,7 @@ export function createEngine(options: EngineOptions): Engine {
     started: number,
   ): Promise<Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>> {
     const baseUrl = baseUrlOf(request, renderOptions);
+    const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
     const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
@@ -313,13 +330,15 @@ export function createEngine(options: EngineOptions): Engine {
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(
-      baseUrl,
+      scope,
       documentUrl && request.htmlContent ? { url: documentUrl, html: request.htmlContent } : undefined,
+      // What a render opened for itself stays out of the page's cache, which the next document shares.
+      renderOptions.files !== undefined,
     );
     const pending = new Set<string>();
     const fonts = needsFonts(templates.fonts)
       ? templateFontSteps(slot, templates.fonts, {
-          fetch: { fetcher, signal, baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl },
+          fetch: { fetcher, signal, baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl, files: scope },
           pending,
           warnings,
           issues: templateIssues,

@@ -5,6 +5,7 @@
  * in `warnings` and reported in `issues`.
  */
 import type { RenderRequest } from '../request.js';
+import type { FileScope } from './file-access.js';
 import type { NetworkReport } from './network-report.js';
 import type { Templates } from './pages/print-document.js';
 import type { TemplateFonts } from './template-fonts.js';
@@ -12,10 +13,29 @@ import { buildTemplate } from './templates/header-footer.js';
 import { inlineTemplateResources } from './templates/inline-templates.js';
 import type { ResourceFetcher } from './templates/template-fetch.js';
 
+/**
+ * The file: URLs of templates read from files (`--header templates/header.html`): each one's
+ * relative URLs resolve against its own URL, and its folder is readable to it as the document's
+ * folder is to the document.
+ */
+export interface TemplateUrls {
+  header?: string | undefined;
+  footer?: string | undefined;
+  firstPageHeader?: string | undefined;
+  firstPageFooter?: string | undefined;
+}
+
+/** Where the templates' resources come from: the document's base URL, the templates' own, the files they may read. */
+export interface TemplateSources {
+  baseUrl: string;
+  templateUrls: TemplateUrls;
+  files: FileScope;
+}
+
 /** The request's templates, ready to print with. */
 export async function prepareTemplates(
   request: RenderRequest,
-  baseUrl: string,
+  { baseUrl, templateUrls, files }: TemplateSources,
   fetcher: ResourceFetcher,
   signal: AbortSignal,
   warnings: string[],
@@ -31,9 +51,18 @@ export async function prepareTemplates(
     request.footerHtmlContent,
     ...(firstPage ? [firstHeader, firstFooter] : []),
   ].map((html) => html ?? '');
+  // Page 1's own comes from its own file, else it is the running one.
+  const urls = [
+    templateUrls.header,
+    templateUrls.footer,
+    request.firstPageHeaderHtmlContent !== null ? templateUrls.firstPageHeader : templateUrls.header,
+    request.firstPageFooterHtmlContent !== null ? templateUrls.firstPageFooter : templateUrls.footer,
+  ];
   // One call for all, so the request's bounds on what is inlined cover them together.
   const inlined = await inlineTemplateResources(sides, {
     baseUrl: baseUrl === 'about:blank' ? undefined : baseUrl,
+    baseUrls: urls,
+    files,
     fetcher,
     signal,
   });

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { writeFileAtomic } from '../../atomic-write.js';
 import type { Engine } from '../../engine/engine.js';
+import type { TemplateUrls } from '../../engine/prepare-templates.js';
 import { reportOf } from '../../engine/report/render-report.js';
 import { callerError, exitCodeFor } from '../../errors.js';
 import type { CliIO } from '../io.js';
@@ -15,7 +16,10 @@ import type { PlannedDocument } from './plan-documents.js';
 import { validate } from './request-file.js';
 import type { DocumentOutcome, Reporter } from './ui.js';
 
-/** Render `documents` with `shared` fields (labelled by `sources`, else `requestFile`), reporting each; throws the stop's reason when the run is stopped. */
+/**
+ * Render `documents` with `shared` fields (labelled by `sources`, else `requestFile`), the header and
+ * footer files' URLs `templateUrls`, reporting each; throws the stop's reason when the run is stopped.
+ */
 export async function renderAll(
   io: CliIO,
   engine: Engine,
@@ -24,6 +28,7 @@ export async function renderAll(
   sources: Record<string, string>,
   requestFile: string | undefined,
   reporter: Reporter,
+  templateUrls: TemplateUrls = {},
 ): Promise<Array<DocumentOutcome & { exitCode: number }>> {
   reporter.start(documents.length);
   const outcomes: Array<DocumentOutcome & { exitCode: number }> = new Array(documents.length);
@@ -36,7 +41,7 @@ export async function renderAll(
   const worker = async () => {
     while (next < documents.length && !io.signal.aborted) {
       const index = next++;
-      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile);
+      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile, templateUrls);
       reporter.document(outcomes[index]!);
     }
   };
@@ -52,6 +57,7 @@ async function renderOne(
   shared: Record<string, unknown>,
   sources: Record<string, string>,
   requestFile: string | undefined,
+  templateUrls: TemplateUrls,
 ): Promise<DocumentOutcome & { exitCode: number }> {
   const started = performance.now();
   const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
@@ -64,7 +70,12 @@ async function renderOne(
     );
     // A file's own URL, so a header's `url` class prints it (standard input has none).
     const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
-    const result = await engine.render(request, { baseUrl: document.baseUrl, documentUrl, signal: io.signal });
+    const result = await engine.render(request, {
+      baseUrl: document.baseUrl,
+      documentUrl,
+      templateUrls,
+      signal: io.signal,
+    });
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
     const { blocked, failed } = result.network;

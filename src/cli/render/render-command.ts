@@ -19,6 +19,7 @@ import { runFlags } from '../run-options.js';
 import { globalFlagValues, renderFlags } from './render-flags.js';
 import { colorLevel, painter } from '../color.js';
 import { renderAll } from './render-batch.js';
+import { cliFileAccess } from './asset-folders.js';
 import { readRequestFile, validate } from './request-file.js';
 import { createReporter, type DocumentOutcome } from './ui.js';
 import { watchAndRender } from './watch.js';
@@ -30,7 +31,7 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
     .argument('[inputs...]', 'HTML files, http(s) URLs of pages, or - for standard input');
   // Help lists where documents come from and go, what they are rendered with, then how the run reports.
   const options = [
-    ...renderFlags.options(['output', 'outDir', 'keepFolders', 'request', 'watch']),
+    ...renderFlags.options(['output', 'outDir', 'keepFolders', 'request', 'watch', 'assetsDir']),
     ...requestOptions(),
     ...runFlags.options(),
     ...renderFlags.options(['json', 'quiet']),
@@ -41,9 +42,10 @@ export function renderCommand(io: CliIO, setExitCode: (code: number) => void): C
       'after',
       `
 Lengths take a unit (pt, px, in, mm, cm, pc); without one they are inches.
-Relative links in a document (images, stylesheets, fonts) resolve against its own folder.
-A document may load files from its own folder (and below) and anything on the network;
---block-network, --allow-host and --disable-javascript narrow that.
+Relative links in a document (images, stylesheets, fonts) resolve against its own folder,
+and those of a --header or --footer file against that file's folder.
+A document may load files from its own folder (and below), from each --assets-dir, and anything
+on the network; --block-network, --allow-host and --disable-javascript narrow that.
 
 Examples:
   pdfrender render invoice.html                  writes invoice.pdf beside it
@@ -75,10 +77,10 @@ async function runRender(
   // Read again for each --watch round: a header file or the request file may be what changed.
   const readShared = async () => {
     const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
-    const { fields, sources } = await requestFieldsFromFlags(parsed, io.cwd);
-    return { fromFile, shared: { ...fromFile, ...fields }, sources };
+    const { fields, sources, templateUrls } = await requestFieldsFromFlags(parsed, io.cwd);
+    return { fromFile, shared: { ...fromFile, ...fields }, sources, templateUrls };
   };
-  const { fromFile, shared, sources } = await readShared();
+  const { fromFile, shared, sources, templateUrls } = await readShared();
   // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
@@ -109,6 +111,7 @@ async function runRender(
   if (options.watch && !documents.some((document) => document.source.kind === 'file')) {
     throw new PdfRenderError('USAGE', '--watch needs an HTML file among the inputs: there is nothing on disk to watch');
   }
+  const files = await cliFileAccess(options.assetsDir, io.cwd);
   const browser = requireBrowser({ chrome: run.chrome, env: io.env });
   const engine = (io.createEngine ?? createEngine)({
     executablePath: browser.executablePath,
@@ -119,8 +122,8 @@ async function runRender(
     browserHangTimeoutMs: run.browserHangTimeout,
     // Only a started engine warns, and the reporter exists by then.
     warn: (message) => reporter.warn(message),
-    // The CLI renders the user's own files: their folder and the whole network are open by default.
-    files: 'document-folder',
+    // The CLI renders the user's own files: their folder (and --assets-dir) and the whole network are open by default.
+    files,
     // A --watch round must see a style sheet as it is now, not as the last round loaded it.
     rereadFiles: options.watch,
     // Header and footer images follow the same rule (a --request body is often someone else's).
@@ -136,9 +139,13 @@ async function runRender(
     // What each document loaded from disk, for --watch; a document that failed keeps what it loaded
     // last time (the script that broke it must stay watched, so that fixing it renders again).
     const loaded: string[][] = documents.map(() => []);
-    const round = async (fields: Record<string, unknown>, fieldSources: Record<string, string>) => {
+    const round = async (
+      fields: Record<string, unknown>,
+      fieldSources: Record<string, string>,
+      urls: typeof templateUrls,
+    ) => {
       const started = performance.now();
-      const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter);
+      const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter, urls);
       outcomes.forEach(
         (outcome, index) =>
           (loaded[index] = outcome.files ? [...outcome.files, ...missingFiles(outcome)] : loaded[index]!),
@@ -147,7 +154,7 @@ async function runRender(
       // Exit 1 when a document failed to render, 2 when one was invalid (an empty file).
       return Math.max(0, ...outcomes.map((o) => o.exitCode));
     };
-    const code = await round(shared, sources);
+    const code = await round(shared, sources, templateUrls);
     if (!options.watch) return code;
     await watchAndRender({
       files: () => [
@@ -169,7 +176,7 @@ async function runRender(
         // A header or request file that no longer reads is reported, and the watch goes on.
         try {
           const next = await readShared();
-          await round(next.shared, next.sources);
+          await round(next.shared, next.sources, next.templateUrls);
         } catch (error) {
           if (!io.signal.aborted)
             io.stderr.write(`${chalk.red('pdfrender:')} ${error instanceof Error ? error.message : String(error)}\n`);

@@ -4,11 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Option } from 'commander';
 import { flagName } from '../../server/config.js';
 import { PdfRenderError } from '../../errors.js';
 import { findPaperFormat, paperFormats } from '../../paper-formats.js';
 import { renderRequestFields } from '../../request.js';
+import type { TemplateUrls } from '../../engine/prepare-templates.js';
 
 type Field = keyof typeof renderRequestFields;
 
@@ -19,13 +21,25 @@ interface FlagSpec {
   field: Field;
   /** `file`: the value is a path whose contents become the field. */
   kind: 'switch' | 'value' | 'file';
+  /** A template file: its relative URLs resolve against its own folder (TemplateUrls). */
+  template?: keyof TemplateUrls;
 }
 
 const specs: FlagSpec[] = [
-  { flags: '--header <file>', field: 'headerHtmlContent', kind: 'file' },
-  { flags: '--footer <file>', field: 'footerHtmlContent', kind: 'file' },
-  { flags: '--first-page-header <file>', field: 'firstPageHeaderHtmlContent', kind: 'file' },
-  { flags: '--first-page-footer <file>', field: 'firstPageFooterHtmlContent', kind: 'file' },
+  { flags: '--header <file>', field: 'headerHtmlContent', kind: 'file', template: 'header' },
+  { flags: '--footer <file>', field: 'footerHtmlContent', kind: 'file', template: 'footer' },
+  {
+    flags: '--first-page-header <file>',
+    field: 'firstPageHeaderHtmlContent',
+    kind: 'file',
+    template: 'firstPageHeader',
+  },
+  {
+    flags: '--first-page-footer <file>',
+    field: 'firstPageFooterHtmlContent',
+    kind: 'file',
+    template: 'firstPageFooter',
+  },
   { flags: '--landscape', field: 'landscape', kind: 'switch' },
   { flags: '--paper-width <length>', field: 'paperWidth', kind: 'value' },
   { flags: '--paper-height <length>', field: 'paperHeight', kind: 'value' },
@@ -89,16 +103,21 @@ export function flagFiles(options: Record<string, unknown>): string[] {
     .map((spec) => options[keyOf(spec)] as string);
 }
 
-/** The request fields given by flags, with files read (relative to `cwd`); `sources` says which flag set each field. */
+/**
+ * The request fields given by flags, with files read (relative to `cwd`); `sources` says which flag
+ * set each field, `templateUrls` the file: URLs of the template files read.
+ */
 export async function requestFieldsFromFlags(
   options: Record<string, unknown>,
   cwd: string,
 ): Promise<{
   fields: Record<string, unknown>;
   sources: Record<string, string>;
+  templateUrls: TemplateUrls;
 }> {
   const fields: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
+  const templateUrls: TemplateUrls = {};
   const set = (field: string, value: unknown, flag: string) => {
     fields[field] = value;
     sources[field] = flag;
@@ -118,13 +137,11 @@ export async function requestFieldsFromFlags(
     const value = options[keyOf(spec)];
     if (value === undefined) continue;
     const flag = flagName(spec.flags);
-    set(
-      spec.field,
-      spec.kind === 'file' ? await readFlagFile(flag, resolve(cwd, String(value)), String(value)) : value,
-      flag,
-    );
+    const path = resolve(cwd, String(value));
+    set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, path, String(value)) : value, flag);
+    if (spec.template) templateUrls[spec.template] = pathToFileURL(path).href;
   }
-  return { fields, sources };
+  return { fields, sources, templateUrls };
 }
 
 async function readFlagFile(flag: string, absolute: string, path: string): Promise<string> {

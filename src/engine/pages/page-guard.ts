@@ -1,25 +1,28 @@
 /**
  * What one page may load besides http(s), and what it could not load. http(s), ws(s) go through
  * the egress proxy, which enforces the network policy; every other scheme a document asks for is
- * paused here by the DevTools Fetch domain and refused, except file: URLs inside the document's
- * own folder when the CLI renders a file, which pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
+ * paused here by the DevTools Fetch domain and refused, except file: URLs inside the folders the
+ * document may read (its own when the CLI renders a file, the asset folders; file-access.ts), which
+ * pdfrender reads and hands over (file-response.ts). Each render collects its blocked and failed URLs.
  * While a document with extraHttpHeaders renders, its http(s) requests are paused too, to add them (extra-headers.ts).
  */
 import type { CDPSession, HTTPRequest, HTTPResponse, Page, Protocol } from 'puppeteer-core';
 import { failureHeader, refusalHeader, type EgressProxy } from '../../network/egress-proxy.js';
 import { connectionFailure, connectionFailureOf, isConnectionFailureCode } from '../../network/connection-failure.js';
 import { networkRefusal, urlRefusal } from '../../network/refusal.js';
-import { fileJudge, type FileAccess } from '../file-access.js';
+import { fileJudge, type FileScope } from '../file-access.js';
 import { continueWithHeaders, isNetworkUrl, networkPatterns, type ExtraHeaders } from './extra-headers.js';
 import { cappedUrl, maxIssues, type NetworkReport, type ResourceIssue } from '../network-report.js';
 import { fulfilFile } from './file-response.js';
 
 export interface PageGuard {
   /**
-   * Start collecting for a document whose base URL is `baseUrl` (file: access is judged against
-   * it). When `document` is given, a navigation to its file: URL is answered with its HTML.
+   * Start collecting for a document that may read the local files of `files` (file-access.ts).
+   * When `document` is given, a navigation to its file: URL is answered with its HTML. With
+   * `noStore`, the files it reads are kept out of Chromium's memory cache, where a later document
+   * that may not read them would find them (a render that opened folders of its own).
    */
-  begin(baseUrl: string, document?: { url: string; html: string }): void;
+  begin(files: FileScope, document?: { url: string; html: string }, noStore?: boolean): void;
   /** What was collected so far, collecting on. */
   seen(): NetworkReport;
   /** Stop collecting and return what was collected. */
@@ -36,8 +39,6 @@ export interface PageGuard {
 }
 
 export interface GuardOptions {
-  /** 'document-folder': file: URLs inside the document's folder load (the CLI); 'none': no file: URLs (the server). */
-  files: FileAccess;
   proxy: EgressProxy;
   /** Local files are read again for every document, never kept in Chromium's memory cache (--watch). */
   rereadFiles?: boolean;
@@ -60,9 +61,10 @@ const schemePatterns = pausedSchemes.map((scheme) => ({ urlPattern: `${scheme}:*
 export async function guardPage(page: Page, client: CDPSession, options: GuardOptions): Promise<PageGuard> {
   let report: NetworkReport | null = null;
   // Judges file: URLs for the current document (its folder resolved once); none before the first.
-  let judgeFile = fileJudge(undefined, options.files);
+  let judgeFile = fileJudge(undefined);
   let served: { url: string; html: string } | undefined;
   let began = 0;
+  let noStoreNow = false;
   let read = new Set<string>();
   // The current document's extraHttpHeaders; null when http(s) requests are not paused for any (or no longer).
   let extra: ExtraHeaders | null = null;
@@ -89,7 +91,13 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
           add('blocked', request.url, decision.refused);
           return client.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
         }
-        const failure = await fulfilFile(client, requestId, request.url, decision.path, options.rereadFiles);
+        const failure = await fulfilFile(
+          client,
+          requestId,
+          request.url,
+          decision.path,
+          options.rereadFiles || noStoreNow,
+        );
         if (failure) add('failed', request.url, { code: 'LOAD_FAILED', reason: failure });
         else read.add(decision.path);
       })
@@ -143,12 +151,13 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   });
 
   return {
-    begin(baseUrl, document) {
+    begin(files, document, noStore = false) {
+      noStoreNow = noStore;
       report = { blocked: [], failed: [] };
       read = new Set();
       served = document;
       began = options.proxy.clock.now(); // the clock the proxy stamps its refusals with
-      judgeFile = fileJudge(baseUrl, options.files);
+      judgeFile = fileJudge(files);
     },
     seen() {
       return report ?? { blocked: [], failed: [] };

@@ -172,7 +172,9 @@ async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<
     // The policy's refusal of the page itself (or of where it redirected), or why it could not be
     // reached (refused, reset, timed out), says more than what Chromium makes of it (the proxy's 403
     // or 502 for http, a failed tunnel for https); a refused image on an error page is no reason of the page's.
-    const refusal = (urls: string[], cause?: unknown) => {
+    // It says all there is (Chromium's own error would add only its name for it): no cause, so the
+    // log has one line; what the caller is not told (where a name pointed) goes as the detail.
+    const refusal = (urls: string[]) => {
       const seen = slot.guard.seen();
       const blocked = seen.blocked.find((issue) => urls.includes(issue.url));
       const refused = blocked ?? seen.failed.find((issue) => issue.code !== 'HTTP_ERROR' && urls.includes(issue.url));
@@ -182,20 +184,19 @@ async function openPage(slot: Slot, url: string, pending: Set<string>): Promise<
         new PdfRenderError(
           'RENDER_PDF_FAILED',
           `url ${withoutCredentials(refused.url)} was not loaded: ${refused.reason}`,
-          { cause, documentFault: blocked !== undefined },
+          { documentFault: blocked !== undefined, ...(refused.detail === undefined ? {} : { detail: refused.detail }) },
         )
       );
     };
     const response = await slot.page.goto(url, { waitUntil: 'load', timeout: 0 }).catch((error: unknown) => {
       // A navigation that failed outright: its own URL, or the first refused one (where it redirected).
       throw (
-        refusal([url], error) ??
+        refusal([url]) ??
         refusal(
           slot.guard
             .seen()
             .blocked.slice(0, 1)
             .map((issue) => issue.url),
-          error,
         ) ??
         error
       );

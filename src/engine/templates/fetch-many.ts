@@ -7,6 +7,7 @@ import { PdfRenderError } from '../../errors.js';
 import { connectionFailureOf } from '../../network/connection-failure.js';
 import { RefusedUrlError } from '../../network/pinned-request.js';
 import type { ByteBudget } from './byte-budget.js';
+import type { FileScope } from '../file-access.js';
 import { LocalFileError } from '../local-file.js';
 import type { ResourceIssue } from '../network-report.js';
 import type { FetchedResource, ResourceFetcher } from './template-fetch.js';
@@ -15,7 +16,10 @@ import type { FetchedResource, ResourceFetcher } from './template-fetch.js';
 const fetchConcurrency = 4;
 
 export interface FetchManyOptions {
+  /** What relative URLs resolve against. */
   baseUrl?: string | undefined;
+  /** The local folders file: URLs may be read from. */
+  files?: FileScope | undefined;
   fetcher: ResourceFetcher;
   signal: AbortSignal;
 }
@@ -46,7 +50,7 @@ export async function fetchMany(
         },
       };
       try {
-        const resource = await options.fetcher(new URL(href), signal, options.baseUrl, share);
+        const resource = await options.fetcher(new URL(href), signal, options.files, share);
         // A fetcher that did not take as it read is charged now.
         if (resource.bytes.byteLength > taken && !share.take(resource.bytes.byteLength - taken))
           throw new Error('over budget');

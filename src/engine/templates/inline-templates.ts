@@ -52,17 +52,23 @@ export interface InlineResult {
 
 /**
  * Inline what `templates` (a request's header and footer) refer to, resolving relative references
- * against `baseUrl`; nothing is left for Chromium to load. Throws RENDER_PDF_FAILED past a bound.
+ * against each one's entry in `baseUrls` (a template read from a file: its own URL), else `baseUrl`;
+ * nothing is left for Chromium to load. Throws RENDER_PDF_FAILED past a bound.
  */
 export async function inlineTemplateResources(
   templates: string[],
-  options: FetchManyOptions & { maxBytes?: number },
+  options: FetchManyOptions & { maxBytes?: number; baseUrls?: ReadonlyArray<string | undefined> },
 ): Promise<InlineResult> {
   const report = new TemplateReport();
   // Each template is scanned once, for its references and for its url class alike.
   const scans = templates.map(scanHtml);
   const found = templates.map((html, index) =>
-    resolveReferences(templateReferences(html, scans[index]), options.baseUrl, report, index),
+    resolveReferences(
+      templateReferences(html, scans[index]),
+      options.baseUrls?.[index] ?? options.baseUrl,
+      report,
+      index,
+    ),
   );
   const budget = new ByteBudget(options.maxBytes ?? maxTemplateImageBytes);
   const crawled = await crawl(found, budget, options, report);

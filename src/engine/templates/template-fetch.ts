@@ -7,7 +7,7 @@ import { pinnedRequest, RefusedUrlError } from '../../network/pinned-request.js'
 import { urlRefusal } from '../../network/refusal.js';
 import type { NetworkPolicy } from '../../network/policy.js';
 import type { Resolver } from '../../network/resolve-checked.js';
-import { fileDecision, type FileAccess } from '../file-access.js';
+import { fileJudge, type FileScope } from '../file-access.js';
 import { fileType, readLocalFile } from '../local-file.js';
 
 /** Bytes of a fetched resource and its media type. */
@@ -22,13 +22,14 @@ export interface FetchBudget {
 }
 
 /**
- * Fetches one URL for inlining, for a document at `baseUrl`; throws RefusedUrlError for what the
- * policy refuses. A fetcher that does not take from `budget` is charged when it returns.
+ * Fetches one URL for inlining; a file: URL only from the folders of `files` (the document's, its
+ * templates' and the asset folders the engine allows). Throws RefusedUrlError for what the policy
+ * refuses. A fetcher that does not take from `budget` is charged when it returns.
  */
 export type ResourceFetcher = (
   url: URL,
   signal: AbortSignal,
-  baseUrl?: string,
+  files?: FileScope,
   budget?: FetchBudget,
 ) => Promise<FetchedResource>;
 
@@ -37,17 +38,12 @@ export const maxImageBytes = 10 * 1024 * 1024;
 
 /**
  * Fetch http(s) URLs under the network policy (the same one documents are held to), and file: URLs
- * as `files` says: 'document-folder' (inside the document's folder, links resolved; the CLI) or
- * 'none' (the server).
+ * inside the folders of the scope the engine gives (links resolved; none on the server).
  */
-export function defaultFetcher(options: {
-  files: FileAccess;
-  policy: NetworkPolicy;
-  resolver?: Resolver | undefined;
-}): ResourceFetcher {
-  return async (url, signal, baseUrl, budget) => {
+export function defaultFetcher(options: { policy: NetworkPolicy; resolver?: Resolver | undefined }): ResourceFetcher {
+  return async (url, signal, files, budget) => {
     if (url.protocol === 'file:') {
-      const decision = await fileDecision(url, baseUrl, options.files);
+      const decision = await fileJudge(files)(url);
       if ('refused' in decision) throw new RefusedUrlError(urlRefusal('FILE_NOT_ALLOWED', decision.refused));
       signal.throwIfAborted();
       const bytes = await readLocalFile(decision.path, maxImageBytes, (size) => !budget || budget.take(size));

@@ -1,0 +1,187 @@
+/**
+ * A template folder as template authors lay it out (issue 29 §1, §5): `templates/` holds the header,
+ * the footer, their style sheet, logo and web font; invoices are rendered from another folder. The
+ * templates find their files beside them, --assets-dir (the library's `files.folders`, renderFile's
+ * `assetFolders`) opens more folders, and `../` and symbolic links out of each folder stay refused.
+ * Real Chromium; the PDF's images, fonts and colours are read back.
+ */
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inProcessCli } from './support/cli-in-process.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { readPaint, readTextFonts } from './support/pdf.js';
+
+const layout = resolve(import.meta.dirname, '../fixtures/template-folder');
+const cli = inProcessCli();
+
+afterAll(async () => {
+  await cli.close();
+  await removeTempDirs();
+});
+
+/** A copy of the layout in a temp folder, with `private/secret.png` beside it (outside every folder a render may read). */
+async function copyLayout(): Promise<string> {
+  const dir = await tempDir();
+  await cp(layout, dir, { recursive: true });
+  await mkdir(join(dir, 'private'));
+  await cp(join(layout, 'templates/logo.png'), join(dir, 'private/secret.png'));
+  return dir;
+}
+
+const templateFlags = [
+  '--header',
+  'templates/header.html',
+  '--footer',
+  'templates/footer.html',
+  '--margin-top',
+  '1in',
+  '--margin-bottom',
+  '1in',
+];
+
+const fileUrl = (dir: string, path: string) => pathToFileURL(join(dir, path)).href;
+
+/** The images of a PDF file, by poppler's `pdfimages -list`: the page each is on and its size in pixels. */
+function readImages(path: string): Array<{ page: number; width: number; height: number }> {
+  const lines = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
+  return lines.map((line) => {
+    const [page, , , width, height] = line.trim().split(/\s+/).map(Number);
+    return { page: page!, width: width!, height: height! };
+  });
+}
+
+/** What the PDF at `path` shows of the layout: its images, the font of each piece of text, whether the brand colour is painted. */
+async function shown(path: string) {
+  const pdf = await readFile(path);
+  const fonts = await readTextFonts(pdf);
+  const fontOf = (text: string) => fonts.find((item) => item.text.includes(text))?.font;
+  return {
+    images: readImages(path),
+    header: fontOf('ACME Invoicing'),
+    footer: fontOf('Page'),
+    heading: fontOf('Invoice 2026-001'),
+    brandColour: (await readPaint(pdf)).fillColors.has('#b00020'),
+  };
+}
+
+/** The logo as the header prints it: the one image of the one-page invoice, 120x40 pixels (the document itself has none). */
+function expectLogo(images: ReturnType<typeof readImages>) {
+  expect(images).toEqual([{ page: 1, width: 120, height: 40 }]);
+}
+
+describe('header and footer files in a folder of their own', () => {
+  it('find their logo, style sheet and web font beside them, not beside the document', async () => {
+    const dir = await copyLayout();
+    const run = await cli.run(['render', 'invoices/invoice.html', ...templateFlags, '-o', 'invoice.pdf', '--json'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    const entry = JSON.parse(run.stdout.toString()).documents[0];
+    // The templates' folder is theirs: the invoice's own link into it is still refused (no --assets-dir).
+    expect(entry.blocked).toEqual([
+      {
+        url: fileUrl(dir, 'templates/styles.css'),
+        code: 'FILE_NOT_ALLOWED',
+        reason: "file: URLs outside the document's folder are not allowed",
+      },
+    ]);
+    expect(entry.failed).toEqual([]);
+    expect(entry.warnings).toEqual([]);
+    const pdf = await shown(join(dir, 'invoice.pdf'));
+    expectLogo(pdf.images);
+    expect(pdf).toMatchObject({ header: 'DejaVuSerif', footer: 'DejaVuSerif', brandColour: true });
+    expect(pdf.heading).not.toBe('DejaVuSerif');
+  });
+
+  it("refuse ../ and a symbolic link out of the header's folder", async () => {
+    const dir = await copyLayout();
+    await symlink(join(dir, 'private/secret.png'), join(dir, 'templates/link.png'));
+    await writeFile(
+      join(dir, 'templates/escape.html'),
+      '<div><img src="../private/secret.png"><img src="link.png"> Escaping header</div>',
+    );
+    const run = await cli.run(
+      ['render', 'invoices/invoice.html', '--header', 'templates/escape.html', '-o', 'out.pdf', '--json'],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    const { blocked } = JSON.parse(run.stdout.toString()).documents[0];
+    const reason = "file: URLs outside the document's folder and the header and footer files' folders are not allowed";
+    expect(blocked).toEqual(
+      expect.arrayContaining([
+        { url: fileUrl(dir, 'private/secret.png'), code: 'FILE_NOT_ALLOWED', reason },
+        { url: fileUrl(dir, 'templates/link.png'), code: 'FILE_NOT_ALLOWED', reason },
+      ]),
+    );
+    expect(readImages(join(dir, 'out.pdf'))).toEqual([]);
+  });
+});
+
+describe('--assets-dir', () => {
+  it('opens a folder to the document as its own: the invoice loads the shared style sheet and its font', async () => {
+    const dir = await copyLayout();
+    const run = await cli.run(
+      ['render', 'invoices/invoice.html', ...templateFlags, '--assets-dir', 'templates', '-o', 'invoice.pdf', '--json'],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    const entry = JSON.parse(run.stdout.toString()).documents[0];
+    expect(entry).toMatchObject({ blocked: [], failed: [], warnings: [] });
+    const pdf = await shown(join(dir, 'invoice.pdf'));
+    expectLogo(pdf.images);
+    expect(pdf).toMatchObject({ header: 'DejaVuSerif', footer: 'DejaVuSerif', heading: 'DejaVuSerif' });
+  });
+
+  it('refuses ../ and symbolic links out of each asset folder, and names a folder that is not there', async () => {
+    const dir = await copyLayout();
+    await mkdir(join(dir, 'more'));
+    await symlink(join(dir, 'private/secret.png'), join(dir, 'templates/link.png'));
+    await symlink(join(dir, 'private'), join(dir, 'more/private-folder'));
+    await writeFile(
+      join(dir, 'invoices/escape.html'),
+      [
+        '<img src="../templates/logo.png">',
+        '<img src="../templates/link.png">',
+        '<img src="../more/private-folder/secret.png">',
+        '<img src="../templates/../private/secret.png">',
+      ].join(''),
+    );
+    const run = await cli.run(
+      [
+        'render',
+        'invoices/escape.html',
+        '--assets-dir',
+        'templates',
+        '--assets-dir',
+        'more',
+        '-o',
+        'out.pdf',
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    const { blocked } = JSON.parse(run.stdout.toString()).documents[0];
+    const reason = "file: URLs outside the document's folder and the asset folders are not allowed";
+    expect(blocked).toEqual(
+      expect.arrayContaining(
+        ['templates/link.png', 'more/private-folder/secret.png', 'private/secret.png'].map((path) => ({
+          url: fileUrl(dir, path),
+          code: 'FILE_NOT_ALLOWED',
+          reason,
+        })),
+      ),
+    );
+    expect(blocked).toHaveLength(3);
+    // The logo alone is painted (the refused ones are Chromium's broken-image icons).
+    const images = readImages(join(dir, 'out.pdf'));
+    expect(images.filter(({ width, height }) => width === 120 && height === 40)).toHaveLength(1);
+
+    const missing = await cli.run(['render', 'invoices/invoice.html', '--assets-dir', 'nowhere'], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--assets-dir: cannot use nowhere: ENOENT');
+  });
+});
