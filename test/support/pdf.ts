@@ -23,6 +23,8 @@ export interface TextItem {
   y: number;
   /** Font size in points as printed (the text matrix's vertical scale). */
   fontSize: number;
+  /** Advance width in points, so `x + width` is the right edge of left-to-right text. */
+  width: number;
 }
 
 export interface PdfPage {
@@ -56,6 +58,7 @@ export async function readPdf(data: Uint8Array): Promise<PdfSummary> {
           x: item.transform[4],
           y: item.transform[5],
           fontSize: Math.hypot(item.transform[2], item.transform[3]),
+          width: item.width,
         }));
       for (const style of Object.values(content.styles)) fontNames.add(style.fontFamily);
       await page.getOperatorList(); // loads the fonts, so their names are known below
@@ -185,6 +188,68 @@ export async function readTextFonts(data: Uint8Array): Promise<Array<{ text: str
       }
     }
     return drawn;
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** An image as painted on a page: its box in points from the page's bottom-left corner, and its pixels. */
+export interface PaintedImage {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The image's own size in pixels. */
+  pixels: { width: number; height: number };
+}
+
+type Matrix = [number, number, number, number, number, number];
+const multiply = (m: Matrix, n: Matrix): Matrix => [
+  m[0] * n[0] + m[1] * n[2],
+  m[0] * n[1] + m[1] * n[3],
+  m[2] * n[0] + m[3] * n[2],
+  m[2] * n[1] + m[3] * n[3],
+  m[4] * n[0] + m[5] * n[2] + n[4],
+  m[4] * n[1] + m[5] * n[3] + n[5],
+];
+
+/**
+ * The images painted on a page, where and how big: an image fills the unit square of the transform
+ * in force when it is painted (PDF's rule), so its box is that square through the transforms
+ * (`cm`) the content stream has applied, saved and restored around it.
+ */
+export async function readImages(data: Uint8Array, pageNumber = 1): Promise<PaintedImage[]> {
+  const document = await open(data);
+  try {
+    const page = await document.getPage(pageNumber);
+    const operators = await page.getOperatorList();
+    const images: PaintedImage[] = [];
+    const stack: Matrix[] = [];
+    let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+    operators.fnArray.forEach((fn, index) => {
+      const args = operators.argsArray[index] as unknown[];
+      if (fn === OPS.save) stack.push(ctm);
+      else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
+      else if (fn === OPS.transform) ctm = multiply(args as Matrix, ctm);
+      else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject) {
+        const corners = [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ].map(([u, v]) => [u! * ctm[0] + v! * ctm[2] + ctm[4], u! * ctm[1] + v! * ctm[3] + ctm[5]] as const);
+        const xs = corners.map(([x]) => x);
+        const ys = corners.map(([, y]) => y);
+        const [x, y] = [Math.min(...xs), Math.min(...ys)];
+        const inline = args[0] as { width?: number; height?: number } | string;
+        const pixels =
+          typeof inline === 'object'
+            ? { width: inline.width ?? 0, height: inline.height ?? 0 }
+            : { width: Number(args[1]), height: Number(args[2]) };
+        images.push({ x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y, pixels });
+      }
+    });
+    return images;
   } finally {
     await document.destroy();
   }

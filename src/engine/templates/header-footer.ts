@@ -5,6 +5,16 @@
  * against the paper's edge, without backgrounds: the first thing every user trips over. We put a
  * style sheet with sane defaults before the user's template; the user's own rules come later in
  * the same document, or are more specific, so explicit styles still win.
+ *
+ * Chromium's #header and #footer are flex rows, so what a template puts at its top level is
+ * shrink-wrapped: a `<div style="text-align: right">` is as wide as its text and stays at the
+ * left, a centred "Page 1 of 2" too. A template with one element at its top level (style sheets
+ * aside) is laid out as a page's body lays it out instead: a block as wide as the header, the
+ * footer's content at the bottom as before (align-content on a block, Chromium 123 on). One with
+ * several keeps Chromium's row (two divs of width:50% side by side, a span pushed right by
+ * margin-left:auto), which the templates written for it rely on. The 4/3 scale old Chromium gave
+ * template text (puppeteer issues 1853, 2104) is gone: 16px prints as 12pt there as in the body
+ * (measured on Chromium 156), so there is nothing to undo.
  */
 import { formatInches } from '../../length.js';
 
@@ -27,5 +37,13 @@ export function buildTemplate(html: string | null, insets: TemplateInsets): stri
     `#header, #footer { font-size: ${defaultTemplateFontSize}; ` +
     `padding-left: ${formatInches(insets.left)}; padding-right: ${formatInches(insets.right)}; ` +
     '-webkit-print-color-adjust: exact; print-color-adjust: exact; }';
-  return `<style>${defaults}</style>${html}`;
+  return `<style>${defaults}${asBody}</style>${html}`;
 }
+
+// What may stand beside the one element without making a row: elements that are not laid out.
+const unseen = ':not(style, link, script, template, base, meta, title, noscript)';
+// In :where(), so a template's own #header rule (later in the document) still wins.
+const asBody = ['#header', '#footer']
+  .map((side) => `${side}:where(:not(:has(> ${unseen} ~ ${unseen})))`)
+  .join(', ')
+  .concat(' { display: block; } #footer { align-content: end; }');

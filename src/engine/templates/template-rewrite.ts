@@ -4,7 +4,8 @@
  * anything, and fails the whole print over a style sheet or font it would have to wait for.
  *
  * Each distinct image is written once per template: `<img>` references get it through one style
- * rule (as their `content`), CSS references through one custom property (`var(--…)`), so an image
+ * rule (as their `content`, their src an image that loads, so that they are sized as in a page's
+ * body: see `marker`), CSS references through one custom property (`var(--…)`), so an image
  * referenced sixty times costs one copy, not sixty. Chromium drops a custom property over 2 MiB,
  * so an image too big for one is written at each CSS reference of the template instead (and left
  * out of style sheets). A style sheet becomes a data: URL in place of its own, its images as
@@ -306,8 +307,16 @@ const dataUrlBytes = (bytes: number) => 'url(data:text/css;base64,)'.length + 4 
 
 const tooBig = (image: Image) => image.data.length > maxVariableChars;
 
-// The src an inlined <img> gets: a data: URL that loads nothing, named after its image.
-const marker = (name: string) => `data:,${name.slice(2)}`;
+// The src an inlined <img> gets: a transparent 1x1 GIF, named after its image by a fragment.
+// It must be an image that loads: an <img> whose src fails is a broken image, and Chromium then
+// lays the content: url() image out at its natural size inside a block, whatever the <img>'s
+// height attribute, style or class rule says (measured on Chromium 156: a 240x80 logo sized 20px
+// high printed 80px high); with a src that loads, it is sized exactly as the same <img> with the
+// image itself as its src, as in a page's body. A src carrying the image is that too, but once
+// per <img>: a logo sixty times over would be written sixty times.
+const marker = (name: string) => `${transparentGif}#${name.slice(2)}`;
+const transparentGif = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+
 
 // A media type as a data: URI may carry it; anything else (a server's odd Content-Type) is dropped.
 function safeMediaType(type: string): string {
