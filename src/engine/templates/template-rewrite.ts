@@ -317,7 +317,6 @@ const tooBig = (image: Image) => image.data.length > maxVariableChars;
 const marker = (name: string) => `${transparentGif}#${name.slice(2)}`;
 const transparentGif = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 
-
 // A media type as a data: URI may carry it; anything else (a server's odd Content-Type) is dropped.
 function safeMediaType(type: string): string {
   return /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : 'application/octet-stream';
