@@ -15,6 +15,8 @@ export {
   type RenderOptions,
   type RenderResult,
 } from './engine/engine.js';
+export { renderFile, type RenderFileOptions } from './engine/render-file.js';
+export type { TemplateUrls } from './engine/prepare-templates.js';
 export { findBrowser, requireBrowser, type FoundBrowser } from './engine/browser/find-browser.js';
 export {
   defaultFetcher,

@@ -10,15 +10,21 @@ import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { renderFile } from '../src/engine/render-file.js';
+import { parseRenderRequest } from '../src/request.js';
+import { executablePath } from './support/browser.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPaint, readTextFonts } from './support/pdf.js';
 
 const layout = resolve(import.meta.dirname, '../fixtures/template-folder');
 const cli = inProcessCli();
+let engine: Engine | undefined;
 
 afterAll(async () => {
   await cli.close();
+  await engine?.close();
   await removeTempDirs();
 });
 
@@ -183,5 +189,41 @@ describe('--assets-dir', () => {
     const missing = await cli.run(['render', 'invoices/invoice.html', '--assets-dir', 'nowhere'], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--assets-dir: cannot use nowhere: ENOENT');
+  });
+});
+
+describe('the library', () => {
+  it('renderFile renders a file with its folder, its templates and asset folders readable, on an engine that blocks file: URLs', async () => {
+    const dir = await copyLayout();
+    engine = createEngine({ executablePath, concurrency: 1, timeoutMs: 20_000 });
+    // The engine's default: every file: URL is refused (documents may come from others), even with a file: base.
+    const blocked = await engine.render(parseRenderRequest({ htmlContent: `<img src="templates/logo.png">` }), {
+      baseUrl: pathToFileURL(`${dir}/`).href,
+    });
+    expect(blocked.network.blocked).toEqual([
+      { url: fileUrl(dir, 'templates/logo.png'), code: 'FILE_NOT_ALLOWED', reason: 'file: URLs are not allowed' },
+    ]);
+    const result = await renderFile(
+      engine,
+      join(dir, 'invoices/invoice.html'),
+      { marginTop: '1in', marginBottom: '1in' },
+      {
+        header: join(dir, 'templates/header.html'),
+        footer: join(dir, 'templates/footer.html'),
+        assetFolders: [join(dir, 'templates')],
+      },
+    );
+    expect(result.network).toEqual({ blocked: [], failed: [] });
+    await writeFile(join(dir, 'library.pdf'), result.pdf);
+    const pdf = await shown(join(dir, 'library.pdf'));
+    expectLogo(pdf.images);
+    expect(pdf).toMatchObject({ header: 'DejaVuSerif', footer: 'DejaVuSerif', heading: 'DejaVuSerif' });
+    // Without the asset folder, the invoice's link out of its folder is refused, as on the CLI.
+    const own = await renderFile(engine, join(dir, 'invoices/invoice.html'));
+    expect(own.network.blocked.map((issue) => issue.url)).toEqual([fileUrl(dir, 'templates/styles.css')]);
+    await expect(renderFile(engine, join(dir, 'invoices/none.html'))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: { file: [expect.stringContaining('ENOENT')] },
+    });
   });
 });
