@@ -2,6 +2,7 @@
  * Webhook endpoints: Standard Webhooks signing (the specification's known answer, and verification
  * by the standardwebhooks package), the endpoint store, the CLI and the HTTP routes.
  */
+import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,28 @@ async function webhooksCli(args: string[], cwd: string) {
 }
 
 describe('pdfrender webhooks', () => {
+  it('says there is no data dir where there is none (exit 2, naming the folder and --data-dir), creating nothing', async () => {
+    const empty = await tempDir();
+    for (const args of [
+      ['webhooks', 'list'],
+      ['webhooks', 'deliveries'],
+      ['webhooks', 'remove', 'wh_x'],
+    ]) {
+      const run = await webhooksCli(args, empty);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr.trim().split('\n'), args.join(' ')).toEqual([
+        expect.stringContaining(`no pdfrender data dir in ${empty} `),
+      ]);
+      expect(run.stderr).toContain('--data-dir <dir>');
+      expect(run.stdout).toBe('');
+    }
+    // A --data-dir that names nowhere is named itself.
+    const elsewhere = await webhooksCli(['webhooks', 'list', '--data-dir', 'no-such'], empty);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`no pdfrender data dir in ${resolve(empty, 'no-such')} `);
+    expect(await readdir(empty)).toEqual([]);
+  });
+
   it('adds, lists and removes endpoints that a running server on the same data dir sees at once', async () => {
     const server = await startServer();
     const dataDir = server.deps.config.dataDir;

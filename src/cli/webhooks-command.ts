@@ -5,13 +5,14 @@
  * sends what a command queued within a second). These are the operator's: they see and change every
  * key's endpoints.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { resolveSetting, serveSettings } from '../server/config.js';
 import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
-import { openStore } from '../store/open-store.js';
+import { databasePath, openStore } from '../store/open-store.js';
 import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../store/contract.js';
 import { everyOwner, keyOwner, noOwner } from '../store/owners.js';
 import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
@@ -29,10 +30,22 @@ interface Where {
 export function webhooksCommand(io: CliIO): Command {
   const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
   const databaseHelp = `${serveSettings.database.schema.description} [env ${serveSettings.database.env}]`;
-  const withStore = async <T>(options: Where, work: (store: Store, now: number) => Promise<T>): Promise<T> => {
-    const dataDir = resolveSetting(serveSettings.dataDir, options.dataDir, io.env);
+  /** Open the store; only `add` (`create`) makes a data dir where there is none. */
+  const withStore = async <T>(
+    options: Where,
+    work: (store: Store, now: number) => Promise<T>,
+    create = false,
+  ): Promise<T> => {
+    const dataDir = resolve(io.cwd, resolveSetting(serveSettings.dataDir, options.dataDir, io.env));
     const database = resolveSetting(serveSettings.database, options.database, io.env);
-    const opened = await openStore({ dataDir: resolve(io.cwd, dataDir), database, eventOf: webhookEvent });
+    // Run from the wrong folder, a command would otherwise make an empty data dir there and answer
+    // from it ("no webhook endpoints"), as if the server's had none.
+    if (!database && !create && !existsSync(databasePath(dataDir)))
+      throw new PdfRenderError(
+        'USAGE',
+        `no pdfrender data dir in ${dataDir === resolve(io.cwd, '.pdfrender') ? io.cwd : dataDir} (no ${databasePath(dataDir)}): run this in the folder \`pdfrender serve\` runs in, or name its data dir with --data-dir <dir> (or ${serveSettings.dataDir.env})`,
+      );
+    const opened = await openStore({ dataDir, database, eventOf: webhookEvent });
     try {
       // Times compared with what the servers wrote are counted by the servers' clock (the database's, on PostgreSQL).
       return await work(opened.store, opened.now());
@@ -40,8 +53,11 @@ export function webhooksCommand(io: CliIO): Command {
       await opened.close();
     }
   };
-  const withEndpoints = <T>(options: Where, work: (endpoints: Store['webhooks'], now: number) => Promise<T>) =>
-    withStore(options, (store, now) => work(store.webhooks, now));
+  const withEndpoints = <T>(
+    options: Where,
+    work: (endpoints: Store['webhooks'], now: number) => Promise<T>,
+    create = false,
+  ) => withStore(options, (store, now) => work(store.webhooks, now), create);
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const group = new Command('webhooks').description('manage the webhook endpoints notified when async renders finish');
   group
@@ -62,7 +78,7 @@ export function webhooksCommand(io: CliIO): Command {
       const owner = ownerFrom(options) ?? noOwner;
       const allowPrivate = resolveSetting(serveSettings.allowPrivateWebhooks, options.allowPrivateWebhooks, io.env);
       const checked = await checkWebhookUrl(url, allowPrivate);
-      const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now, owner));
+      const result = await withEndpoints(options, (endpoints, now) => endpoints.addOrEnable(checked, now, owner), true);
       if (result.created) {
         const { created: _created, ...endpoint } = result;
         return void print(
