@@ -189,6 +189,17 @@ describe('templates written for Chromium as it is keep printing as they did', ()
     expect(item(pushed, 'Pushed').y).toBeLessThan(footer.top);
   });
 
+  it('a template that starts with text is one line of text: "Page <span class="pageNumber"></span> of ..." keeps its spaces', async () => {
+    const items = await renderInline(
+      'footer',
+      '<style>#footer { justify-content: center; text-align: center; }</style>' +
+        'Page <span class="pageNumber"></span> of <span class="totalPages"></span>',
+    );
+    const line = item(items, 'Page 1 of 1');
+    expect(line.x + line.width / 2).toBeCloseTo(306, 0);
+    expect(line.y).toBeLessThan(footer.top);
+  });
+
   it('a footer of height: 100% centred with flex is still centred in the bottom margin', async () => {
     const items = await renderInline(
       'footer',

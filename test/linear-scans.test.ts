@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages } from '../src/engine/pages/page-count.js';
+import { buildTemplate } from '../src/engine/templates/header-footer.js';
 import {
   stylesheetReferences,
   templateFetches,
@@ -91,6 +92,8 @@ const hostileTemplates: Record<string, Input> = {
   '<style/>': (run) => run('<style/>'),
   '<iframe>': (run) => run('<iframe>'),
   '<link rel=stylesheet href=': (run) => run('<link rel=stylesheet href='),
+  '<link ': (run) => run('<link '),
+  'spaces, then <!--': (run) => `${run(' ')}<!--`,
   '<img srcset="a, ': (run) => `<img srcset="${run('a, ')}">`,
   '<img srcset with commas': (run) => `<img srcset="a${run(',')}b">`,
   '<img srcset=': (run) => run('<img srcset=a,'),
@@ -133,7 +136,12 @@ describe('template scans are linear', () => {
   for (const [name, html] of Object.entries(hostileTemplates)) {
     it(`finds references in runs of ${name}`, () => {
       expect(
-        growth(html, (text) => [templateReferences(text), templateFetches(text), usesUrlClass(text)]),
+        growth(html, (text) => [
+          templateReferences(text),
+          templateFetches(text),
+          usesUrlClass(text),
+          buildTemplate(text, { left: 1, right: 1 }), // whether it starts or ends with text
+        ]),
       ).toBeLessThan(linear);
     });
   }
