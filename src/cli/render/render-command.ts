@@ -14,6 +14,7 @@ import { PdfRenderError } from '../../errors.js';
 import { parseWith } from '../../request.js';
 import type { CliIO } from '../io.js';
 import { planDocuments } from './plan-documents.js';
+import { gatherProblems } from './gather-problems.js';
 import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { runFlags } from '../run-options.js';
 import { globalFlagValues, renderFlags } from './render-flags.js';
@@ -85,20 +86,24 @@ async function runRender(
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
   const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
-  validate({ ...shared, ...document }, sources, requestFile, (request) =>
-    checkRequest(request, { ...network, maxPages: run.maxPages }),
-  );
-
-  const documents = await planDocuments({
-    inputs,
-    output: options.output,
-    outDir: options.outDir,
-    keepFolders: options.keepFolders,
-    requestFile,
-    requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
-    stdoutIsTTY: io.stdoutIsTTY,
-    cwd: io.cwd,
-  });
+  // Bad fields and bad inputs are reported together: one does not hide the other.
+  const [, documents] = await gatherProblems([
+    Promise.resolve().then(() =>
+      validate({ ...shared, ...document }, sources, requestFile, (request) =>
+        checkRequest(request, { ...network, maxPages: run.maxPages }),
+      ),
+    ),
+    planDocuments({
+      inputs,
+      output: options.output,
+      outDir: options.outDir,
+      keepFolders: options.keepFolders,
+      requestFile,
+      requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
+      stdoutIsTTY: io.stdoutIsTTY,
+      cwd: io.cwd,
+    }),
+  ]);
   if (
     options.watch &&
     documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')
