@@ -213,13 +213,15 @@ describe('pdfrender setup', () => {
 });
 
 describe.skipIf(!hasScript)('progress on a terminal', () => {
-  it('renders with plain lines, not the spinner, when the terminal reports zero columns', async () => {
+  it('renders with plain lines, not the spinner, but in colour, when the terminal reports zero columns', async () => {
     const dir = await folderWith({ 'a.html': '<p>zero columns</p>' });
     const run = await ptyRun(['render', 'a.html'], { cwd: dir, columns: 0, timeoutMs: 40_000 });
     expect(run.timedOut).toBe(false);
     expect(run.code).toBe(0);
     expect(run.output).not.toContain('Rendering 0/1');
     expect(run.output).toMatch(/✔.*a\.html → .*a\.pdf/);
+    // Still a terminal: its width unknown stops the spinner, not the colour.
+    expect(run.output).toContain('\u001b[32m✔');
     expect((await pdfAt(join(dir, 'a.pdf'))).pages[0]!.text).toBe('zero columns');
   });
 

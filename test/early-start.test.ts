@@ -90,6 +90,32 @@ describe('pdfrender render', () => {
     expect(readdirSync(tmp).filter((name) => name.startsWith(profilePrefix))).toEqual([]);
   });
 
+  it('starts no browser for a missing input or an -o it cannot write: one line, exit 2', async () => {
+    const tmp = await tempDir();
+    await chmod(tmp, 0o1777);
+    // A browser that leaves a mark when it starts, then is the real one.
+    const marker = join(tmp, 'started');
+    const chrome = join(tmp, 'chrome.sh');
+    await writeFile(chrome, `#!/bin/sh\ntouch '${marker}'\nexec '${executablePath}' "$@"\n`);
+    await chmod(chrome, 0o755);
+    await writeFile(join(tmp, 'page.html'), '<p>written</p>');
+    const render = (input: string, output: string) =>
+      pdfrender(['render', input, '-o', output, '--chrome', chrome], { env: { TMPDIR: tmp } });
+    const missing = await render(join(tmp, 'missing.html'), join(tmp, 'missing.pdf'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toEqual([expect.stringContaining(join(tmp, 'missing.html'))]);
+    const proc = await render(join(tmp, 'page.html'), '/proc/x.pdf');
+    expect(proc.code).toBe(2);
+    expect(proc.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^pdfrender: cannot write \/proc\/x\.pdf: /),
+    ]);
+    expect(existsSync(marker)).toBe(false);
+    // A run that can render still starts its browser.
+    const rendered = await render(join(tmp, 'page.html'), join(tmp, 'page.pdf'));
+    expect(rendered.code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it('renders with the early browser and removes its profile', async () => {
     const tmp = await tempDir();
     await chmod(tmp, 0o1777);

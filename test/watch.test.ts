@@ -69,6 +69,12 @@ describe('render --watch', () => {
       await pdfSays('Header B Version two');
       await writeFile(join(dir, 'style.css'), 'p::after { content: " rebuilt" }');
       await pdfSays('Header B Version two rebuilt');
+      // The input itself removed: the watch says it waits (no failure), and renders it once it is back.
+      await rm(join(dir, 'page.html'));
+      await until(() => stderr.includes('pdfrender: page.html: input removed, waiting\n'), 'the removal to be noticed');
+      expect(stderr).not.toContain('✖');
+      await writeFile(join(dir, 'page.html'), page('three'));
+      await pdfSays('Header B Version three rebuilt');
     } finally {
       child.kill('SIGINT');
     }

@@ -7,17 +7,20 @@
  * asks for exactly that binary, those flags and that user (takeEarlyBrowser), and otherwise it is
  * killed and removed.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { spawnEarlyBrowser } from '../engine/browser/browser-process.js';
 import { launchIdentity } from '../engine/browser/browser-user.js';
 import { findBrowser } from '../engine/browser/find-browser.js';
 import { engineBrowserFlags } from '../engine/browser/engine-flags.js';
 import { reserveProxyPort } from '../network/proxy-port.js';
 import { commandName } from './command-name.js';
+import { unwritableOutput } from './render/writable-output.js';
 
 /** Start the browser for `argv` (the CLI's arguments) if it is a render; never throws (the launch reports any fault). */
 export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   try {
-    if (!rendersDocuments(argv)) return;
+    if (!rendersDocuments(argv) || failsAnyway(argv, process.cwd())) return;
     const found = findBrowser({ chrome: chromeFlag(argv), env });
     if (!found) return;
     spawnEarlyBrowser(found.executablePath, engineBrowserFlags(await reserveProxyPort()), launchIdentity());
@@ -29,6 +32,33 @@ export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv
 // Help and the version need no browser.
 function rendersDocuments(argv: readonly string[]): boolean {
   return commandName(argv) === 'render' && !argv.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
+}
+
+/**
+ * Whether the run is sure to stop before it renders, by what a few file-system calls tell (so a
+ * mistyped name costs no browser start, and the CLI says so at once): an HTML file named that is not
+ * there (every .html argument names a file to read, an input or a template), or a -o whose folder
+ * takes no file. Anything this does not catch is caught as before, after the start.
+ */
+function failsAnyway(argv: readonly string[], cwd: string): boolean {
+  const missingHtml = argv.some(
+    (arg) =>
+      /\.x?html?$/i.test(arg) &&
+      !arg.startsWith('-') &&
+      !/^[a-z][a-z\d+.-]*:/i.test(arg) &&
+      !existsSync(resolve(cwd, arg)),
+  );
+  const output = outputFlag(argv);
+  return missingHtml || (output !== undefined && output !== '-' && unwritableOutput(output, cwd) !== undefined);
+}
+
+// -o <file>, -o<file>, --output <file> or --output=<file>, the last given.
+function outputFlag(argv: readonly string[]): string | undefined {
+  const index = argv.findLastIndex((arg) => arg === '-o' || arg === '--output' || /^(-o.|--output=)/.test(arg));
+  if (index < 0) return undefined;
+  const arg = argv[index]!;
+  if (arg === '-o' || arg === '--output') return argv[index + 1];
+  return arg.startsWith('--output=') ? arg.slice('--output='.length) : arg.slice(2);
 }
 
 // --chrome <path> or --chrome=<path>; a misreading only costs the early start (the launch compares).

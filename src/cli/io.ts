@@ -7,6 +7,8 @@ export interface CliIO {
   stderr: NodeJS.WritableStream;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** Whether stderr's terminal says how wide it is, which a spinner needs (colour does not); default true. */
+  stderrWidthKnown?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** process.platform: `setup` installs with apt-get on Linux only. */

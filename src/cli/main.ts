@@ -25,9 +25,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     stdout: process.stdout,
     stderr: process.stderr,
     stdoutIsTTY: process.stdout.isTTY === true,
-    // A terminal that reports zero columns (`stty cols 0`, some CI ptys) gets plain lines: ora
-    // divides by the width and would spin forever clearing an "infinitely tall" progress line.
-    stderrIsTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
+    // Colour follows the terminal; but a terminal that reports zero columns (`stty cols 0`, some CI
+    // ptys) gets plain lines: ora divides by the width and would spin forever clearing an
+    // "infinitely tall" progress line.
+    stderrIsTTY: process.stderr.isTTY === true,
+    stderrWidthKnown: (process.stderr.columns ?? 0) > 0,
     env: process.env,
     cwd: process.cwd(),
     platform: process.platform,

@@ -2,11 +2,11 @@
  * Which documents `pdfrender render` renders and where each PDF goes, decided before anything is
  * rendered, so that usage mistakes (a missing input, two inputs for one -o) fail fast with code 2.
  */
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PdfRenderError } from '../../errors.js';
+import { noNewFile } from './writable-output.js';
 
 /** Where one PDF is delivered. */
 export type Destination = { kind: 'file'; path: string } | { kind: 'stdout' };
@@ -91,13 +91,11 @@ async function checkDestinations(documents: PlannedDocument[]): Promise<void> {
         info = await stat(existing).catch(() => null);
       }
       if (!info?.isDirectory()) problems.add(`cannot write ${example}: ${existing} is not a folder`);
-      else if (
-        !(await access(existing, constants.W_OK).then(
-          () => true,
-          () => false,
-        ))
-      )
-        problems.add(`cannot write ${example}: no permission to write in ${existing}`);
+      else {
+        // Tried, not asked (access): root is allowed everything, and /proc or a read-only mount refuses anyway.
+        const why = noNewFile(existing);
+        if (why) problems.add(`cannot write ${example}: ${why}`);
+      }
     }),
   );
   if (problems.size > 0) throw usage([...problems].join('\n'));
@@ -137,11 +135,6 @@ async function sourcesOf(plan: PlanInput): Promise<Array<{ source: Source; label
         };
       const path = resolve(plan.cwd, input);
       const info = await stat(path).catch(() => null);
-      // A request body given as a document would print its JSON as text.
-      if (extname(path).toLowerCase() === '.json')
-        return {
-          problem: `${input} is JSON, not HTML: to render the request body it holds, give it with --request ${input}`,
-        };
       if (!info) return { problem: `input not found: ${input}` };
       if (!info.isFile()) return { problem: `input is not a file: ${input}` };
       return { source: { kind: 'file', path } as Source, label: input };

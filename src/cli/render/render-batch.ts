@@ -94,8 +94,10 @@ async function renderOne(
     };
   } catch (error) {
     if (io.signal.aborted) throw io.signal.reason;
-    // One rule with the server: the safe message and its code, the cause for the log (stderr).
-    const { code, message } = callerError(error);
+    // One rule with the server: the safe message and its code, the cause for the log (stderr). The
+    // CLI's user has no operator to ask: an unexpected failure says where its cause is printed.
+    const { code, message: safe } = callerError(error);
+    const message = code === 'INTERNAL_ERROR' ? 'pdfrender failed unexpectedly; its cause is on standard error' : safe;
     // A failOn rule's failure carries the report of the render it failed.
     const report = reportOf(error);
     return {

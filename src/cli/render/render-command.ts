@@ -3,6 +3,7 @@
  * requests (validated by the one schema), the engine renders them, and each PDF is written
  * atomically beside its input, into --out-dir, to -o, or to standard output.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, type OptionValues } from 'commander';
@@ -14,7 +15,6 @@ import { PdfRenderError } from '../../errors.js';
 import { parseWith } from '../../request.js';
 import type { CliIO } from '../io.js';
 import { planDocuments } from './plan-documents.js';
-import { gatherProblems } from './gather-problems.js';
 import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { runFlags } from '../run-options.js';
 import { globalFlagValues, renderFlags } from './render-flags.js';
@@ -86,24 +86,20 @@ async function runRender(
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
   const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
-  // Bad fields and bad inputs are reported together: one does not hide the other.
-  const [, documents] = await gatherProblems([
-    Promise.resolve().then(() =>
-      validate({ ...shared, ...document }, sources, requestFile, (request) =>
-        checkRequest(request, { ...network, maxPages: run.maxPages }),
-      ),
-    ),
-    planDocuments({
-      inputs,
-      output: options.output,
-      outDir: options.outDir,
-      keepFolders: options.keepFolders,
-      requestFile,
-      requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
-      stdoutIsTTY: io.stdoutIsTTY,
-      cwd: io.cwd,
-    }),
-  ]);
+  validate({ ...shared, ...document }, sources, requestFile, (request) =>
+    checkRequest(request, { ...network, maxPages: run.maxPages }),
+  );
+
+  const documents = await planDocuments({
+    inputs,
+    output: options.output,
+    outDir: options.outDir,
+    keepFolders: options.keepFolders,
+    requestFile,
+    requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
+    stdoutIsTTY: io.stdoutIsTTY,
+    cwd: io.cwd,
+  });
   if (
     options.watch &&
     documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')
@@ -136,7 +132,8 @@ async function runRender(
   });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'normal';
   const chalk = painter(colorLevel(color, io.env, io.stderrIsTTY));
-  let reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
+  const spinner = io.stderrIsTTY && io.stderrWidthKnown !== false;
+  let reporter = await createReporter(mode, spinner, io.stdout, io.stderr, chalk);
   try {
     // A browser that cannot start is one set-up error (exit 2), not one failure per document.
     await engine.start();
@@ -176,8 +173,17 @@ async function runRender(
           }
         : {}),
       round: async () => {
+        // An input gone (deleted, or moved away by a build) is waited for, not failed: its folder is
+        // still watched, and the round runs again when it is back.
+        const removed = documents.filter(
+          (document) => document.source.kind === 'file' && !existsSync(document.source.path),
+        );
+        if (removed.length > 0) {
+          for (const document of removed) io.stderr.write(`pdfrender: ${document.label}: input removed, waiting\n`);
+          return;
+        }
         reporter.close();
-        reporter = await createReporter(mode, io.stderrIsTTY, io.stdout, io.stderr, chalk);
+        reporter = await createReporter(mode, spinner, io.stdout, io.stderr, chalk);
         // A header or request file that no longer reads is reported, and the watch goes on.
         try {
           const next = await readShared();

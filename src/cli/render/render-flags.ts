@@ -26,19 +26,7 @@ export const renderFlags = flagSet(
     },
     request: {
       flag: '--request <file.json>',
-      // Collected, so that a second one is refused by name rather than silently replacing the first.
-      schema: z
-        .array(z.string())
-        .superRefine((files, ctx) => {
-          if (files.length > 1)
-            ctx.addIssue({
-              code: 'custom',
-              message: `given ${files.length} times (${files.join(', ')}): a run takes one request file; run pdfrender once per request file`,
-            });
-        })
-        .transform((files) => files[0])
-        .optional()
-        .describe('a JSON file in the HTTP API request shape; flags override its fields'),
+      schema: path('a JSON file in the HTTP API request shape; flags override its fields'),
     },
     watch: {
       flag: '--watch',
@@ -63,7 +51,7 @@ export const renderFlags = flagSet(
     },
     quiet: { flag: '-q, --quiet', schema: onOff('print only errors') },
   },
-  { repeatable: ['assetsDir', 'request'] },
+  { repeatable: ['assetsDir'] },
 );
 
 export type RenderFlags = z.output<typeof renderFlags.schema>;
