@@ -313,7 +313,8 @@ const tooBig = (image: Image) => image.data.length > maxVariableChars;
 // height attribute, style or class rule says (measured on Chromium 156: a 240x80 logo sized 20px
 // high printed 80px high); with a src that loads, it is sized exactly as the same <img> with the
 // image itself as its src, as in a page's body. A src carrying the image is that too, but once
-// per <img>: a logo sixty times over would be written sixty times.
+// per <img>: a logo sixty times over would be written sixty times. The cost: a fetched file that
+// is no image prints as an empty box of the <img>'s size, not as its alt text.
 const marker = (name: string) => `${transparentGif}#${name.slice(2)}`;
 const transparentGif = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 
