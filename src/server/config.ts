@@ -386,7 +386,9 @@ export const serveSettings = {
     env: 'PDFRENDER_MAX_ATTEMPTS',
     schema: numberField({ min: 1, max: 20, integer: true })
       .prefault(3)
-      .describe('render attempts before an async job fails (default 3)'),
+      .describe(
+        "render attempts before an async job fails (default 3); a failure of the document's own is not retried",
+      ),
   },
   jobLease: {
     flag: '--job-lease <duration>',
