@@ -4,7 +4,7 @@
  * bodies of the OpenAPI document (server/api/openapi.ts).
  */
 import { z } from 'zod';
-import { labelFieldErrors, PdfRenderError, type FieldErrors } from './errors.js';
+import { isParsedRequest, parseRequest, type RequestParseOptions } from './schema-parse.js';
 import {
   booleanField,
   delayField,
@@ -19,6 +19,7 @@ import { failOnField, problemMeanings } from './fail-on-rules.js';
 import { cookiesSchema, mediaFeatureFields, mediaFeaturesSchema, metadataSchema } from './request-objects.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
+import { checkFormat, fillFormatSizes, formatField, whenFormatParsed } from './paper-format-field.js';
 import { parsePageRanges } from './page-ranges.js';
 import { checkSinglePage, singlePageField } from './single-page-field.js';
 import { expressionProblem } from './wait-expression.js';
@@ -88,6 +89,7 @@ export const renderRequestFields = {
     'HTML printed at the bottom of page 1 instead of the footer; an empty string leaves page 1 without one; same classes',
   ),
   landscape: booleanField('swap the page width and height'),
+  format: formatField,
   paperWidth: lengthField('page width', '8.5in'),
   paperHeight: lengthField('page height', '11in'),
   marginTop: lengthField('top margin', '0.39in'),
@@ -263,19 +265,25 @@ const whenAnObject = {
     typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
 };
 
-/** The render request schema: fields, then the checks that involve more than one field. */
-export const renderRequestSchema = z
+const renderRequestObject = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
+  .superRefine(checkFormat, whenFormatParsed)
   .superRefine(checkPageFits, whenPageFieldsParsed);
+
+/** The render request schema: a format's sizes filled in, the fields, then the checks that involve more than one field. */
+export const renderRequestSchema = z.preprocess(
+  (input: z.input<typeof renderRequestObject>) => fillFormatSizes(input),
+  renderRequestObject,
+);
 
 /** Async priorities: higher first. */
 export const priorityRange = { min: -10, max: 10 } as const;
 
 /** The async request: every render field, plus the caller's identifier and a priority. */
-export const asyncRenderRequestSchema = z
+const asyncRenderRequestObject = z
   .object({
     ...renderRequestFields,
     identifier: z
@@ -295,7 +303,14 @@ export const asyncRenderRequestSchema = z
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
+  .superRefine(checkFormat, whenFormatParsed)
   .superRefine(checkPageFits, whenPageFieldsParsed);
+
+/** The async request schema: as the render request's, with identifier and priority. */
+export const asyncRenderRequestSchema = z.preprocess(
+  (input: z.input<typeof asyncRenderRequestObject>) => fillFormatSizes(input),
+  asyncRenderRequestObject,
+);
 
 /** A validated async request. */
 export type AsyncRenderRequest = z.output<typeof asyncRenderRequestSchema>;
@@ -303,42 +318,30 @@ export type AsyncRenderRequest = z.output<typeof asyncRenderRequestSchema>;
 /** A validated render request: lengths are in inches, every default applied. */
 export type RenderRequest = z.output<typeof renderRequestSchema>;
 /** What a caller may send: strings or numbers, most fields optional. */
-export type RenderRequestInput = z.input<typeof renderRequestSchema>;
+export type RenderRequestInput = z.input<typeof renderRequestObject>;
 
-/** Turn zod's issues into `{field: [messages]}`; problems with the whole body go under "request". */
-export function fieldErrorsOf(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const field = issue.path.length > 0 ? issue.path.join('.') : 'request';
-    const message = issue.path.length > 0 ? issue.message : `must be an object of request fields (${issue.message})`;
-    (errors[field] ??= []).push(message);
-  }
-  return errors;
+export { fieldErrorsOf, parseNamed, parseWith, type RequestParseOptions } from './schema-parse.js';
+
+/**
+ * The fields of render-async alone: where a render happens at once they are accepted and ignored,
+ * so one body serves both routes (RenderPDF.io's PHP client sends identifier to render-sync).
+ */
+const asyncOnlyFieldNames = ['identifier', 'priority'];
+
+/** Every name a render or async request may hold. */
+const knownNames = [...Object.keys(renderRequestFields), ...asyncOnlyFieldNames];
+
+/** Validate a render request from any edge, applying defaults; an unknown field is refused (or, with `unknownFields: 'warn'`, ignored with a warning). */
+export function parseRenderRequest(input: unknown, options: RequestParseOptions = {}): RenderRequest {
+  return parseRequest(renderRequestSchema, knownNames, input, options);
 }
 
-/** Parse with `schema` or throw a VALIDATION_FAILED error naming every bad field. */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fieldErrors = fieldErrorsOf(result.error);
-  const count = Object.keys(fieldErrors).length;
-  throw new PdfRenderError(
-    'VALIDATION_FAILED',
-    `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`,
-    {
-      fieldErrors,
-    },
-  );
+/** Validate a render-async request as parseRenderRequest does a render request. */
+export function parseAsyncRenderRequest(input: unknown, options: RequestParseOptions = {}): AsyncRenderRequest {
+  return parseRequest(asyncRenderRequestSchema, knownNames, input, options);
 }
 
-/** Parse one value that `label` names (a flag): a bad one is VALIDATION_FAILED, a line per problem naming it. */
-export function parseNamed<S extends z.ZodType>(schema: S, value: unknown, label: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw labelFieldErrors({ [label]: result.error.issues.map((issue) => issue.message) }, () => undefined);
-}
-
-/** Validate a render request from any edge, applying defaults. */
-export function parseRenderRequest(input: unknown): RenderRequest {
-  return parseWith(renderRequestSchema, input);
+/** True for a request parseRenderRequest returned: the engine renders it without parsing it again. */
+export function isParsedRenderRequest(request: unknown): request is RenderRequest {
+  return isParsedRequest(request);
 }

@@ -160,7 +160,10 @@ describe('errors and exit codes', () => {
     [['render'], /no input/],
     [['render', 'missing.html'], /input not found: missing\.html/],
     [['render', 'a.html', 'b.html', '-o', 'x.pdf'], /-o\/--output names one file, but 2 inputs/],
-    [['render', 'a.html', '--format', 'B7'], /unknown paper format "B7"/],
+    [
+      ['render', 'a.html', '--format', 'B7'],
+      /--format: must be one of Letter, Legal, Tabloid, A3, A4, A5 \(got "B7"\)/,
+    ],
     [['render', 'a.html', '--concurrency', '0'], /--concurrency: must be between 1 and 64 \(got 0\)/],
     [['render', 'a.html', '--bogus'], /unknown option '--bogus'/],
   ])('exits 2 for usage errors: %j', async (args, message) => {

@@ -30,6 +30,7 @@ describe('defaults', () => {
       headerHtmlContent: null,
       footerHtmlContent: null,
       landscape: false,
+      format: null,
       paperWidth: 8.5,
       paperHeight: 11,
       marginTop: 0.39,
@@ -118,8 +119,16 @@ describe('defaults', () => {
     );
   });
 
-  it('ignores unknown fields, as API clients may send more', () => {
-    expect(parseRenderRequest({ htmlContent: 'x', somethingElse: 1 })).not.toHaveProperty('somethingElse');
+  it('refuses unknown fields, naming each (field-errors.test.ts has the suggestions)', () => {
+    expect(() => parseRenderRequest({ htmlContent: 'x', somethingElse: 1 })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        fieldErrors: { somethingElse: ['is not a request field'] },
+      }),
+    );
+    expect(parseRenderRequest({ htmlContent: 'x', somethingElse: 1 }, { unknownFields: 'warn' })).not.toHaveProperty(
+      'somethingElse',
+    );
   });
 });
 

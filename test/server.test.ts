@@ -159,9 +159,13 @@ describe('render-sync', () => {
     form.append('__proto__', 'one');
     form.append('__proto__', 'two');
     form.append('htmlContent', '<p>Ten thousand parts</p>');
+    // Every part decoded: the unknown ones are refused by name, the first 20 of them, the rest counted.
     const many = await sync(server, { body: form, headers: { Accept: 'application/pdf' } });
-    expect(many.status).toBe(200);
-    expect((await readPdf(new Uint8Array(await many.arrayBuffer()))).pages[0]!.text).toBe('Ten thousand parts');
+    expect(many.status).toBe(422);
+    const { errors } = (await many.json()) as { errors: Record<string, string[]> };
+    expect(Object.keys(errors)).toHaveLength(21);
+    expect(errors.f0).toEqual(['is not a request field']);
+    expect(errors.request).toEqual([`has ${maxFormFields - 3 - 20} more fields that are not request fields`]);
   });
 
   it('answers 400 RENDER_PDF_FAILED when the document cannot be rendered', async () => {

@@ -12,7 +12,8 @@ import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { raceAbort } from '../race.js';
-import type { RenderRequest } from '../request.js';
+import { isParsedRenderRequest, parseRenderRequest, type RenderRequest, type RenderRequestInput } from '../request.js';
+import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
 import { browserRecord } from './browser/browser-record.js';
@@ -139,8 +140,12 @@ export interface RenderResult {
 export interface Engine {
   /** Refuse, as VALIDATION_FAILED, a request this engine cannot render as asked (a script wait with JavaScript off). */
   check(request: RenderRequest): void;
-  /** Render one validated request to PDF. Rejects with RENDER_PDF_FAILED; the engine stays usable. */
-  render(request: RenderRequest, options?: RenderOptions): Promise<RenderResult>;
+  /**
+   * Render one request to PDF: parseRenderRequest's result, or a plain object of request fields,
+   * which is parsed first (VALIDATION_FAILED naming each bad or unknown field). Rejects with
+   * RENDER_PDF_FAILED when the document cannot be rendered; the engine stays usable.
+   */
+  render(request: RenderRequest | RenderRequestInput, options?: RenderOptions): Promise<RenderResult>;
   /** Launch the browser now rather than with the first render, so a broken browser fails early. */
   start(): Promise<void>;
   /** The Chromium version, launching the browser if it is not running yet. */
@@ -184,13 +189,7 @@ export function checkRequest(
   const beyond = pageRangesOf(request.pageRanges)?.find((range) => range.first > maxPages);
   if (beyond)
     fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
-  const count = Object.keys(fieldErrors).length;
-  if (count > 0)
-    throw new PdfRenderError(
-      'VALIDATION_FAILED',
-      `invalid request: ${count} field${count === 1 ? '' : 's'} failed validation`,
-      { fieldErrors },
-    );
+  throwFieldErrors(fieldErrors);
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
@@ -228,7 +227,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
     { maxPerCaller: options.maxPagesPerCaller, maxWaitMs: options.pageWaitMs },
   );
-  async function render(request: RenderRequest, renderOptions: RenderOptions = {}): Promise<RenderResult> {
+  async function render(
+    input: RenderRequest | RenderRequestInput,
+    renderOptions: RenderOptions = {},
+  ): Promise<RenderResult> {
+    // A request parsed already is not parsed again (it was marked when parsed).
+    const request = isParsedRenderRequest(input) ? input : parseRenderRequest(input);
     check(request);
     const started = performance.now();
     // fontconfig's coverage, which the report needs for a document with characters beyond ASCII: read

@@ -200,6 +200,13 @@ export const serveSettings = {
       'file downloads need the API key too; by default a file URL (its id is unguessable) downloads without it, as RenderPDF.io clients fetch it',
     ),
   },
+  allowUnknownFields: {
+    flag: '--allow-unknown-fields',
+    env: 'PDFRENDER_ALLOW_UNKNOWN_FIELDS',
+    schema: booleanField(
+      'render a request that has fields pdfrender does not know, naming them in X-Pdfrender-Warnings, instead of refusing it (422), for clients that send fields of their own',
+    ),
+  },
   logFormat: {
     flag: '--log-format <format>',
     env: 'PDFRENDER_LOG_FORMAT',

@@ -137,6 +137,11 @@ async function sourcesOf(plan: PlanInput): Promise<Array<{ source: Source; label
       const info = await stat(path).catch(() => null);
       if (!info) return { problem: `input not found: ${input}` };
       if (!info.isFile()) return { problem: `input is not a file: ${input}` };
+      // A request body given as a document would print its JSON as text.
+      if (extname(path).toLowerCase() === '.json')
+        return {
+          problem: `${input} is JSON, not HTML: to render the request body it holds, give it with --request ${input}`,
+        };
       return { source: { kind: 'file', path } as Source, label: input };
     }),
   );

@@ -14,6 +14,7 @@ import { engineNetworkOptions } from '../../network/policy-settings.js';
 import { PdfRenderError } from '../../errors.js';
 import { parseWith } from '../../request.js';
 import type { CliIO } from '../io.js';
+import { gatherProblems } from './gather-problems.js';
 import { planDocuments } from './plan-documents.js';
 import { flagFiles, requestFieldsFromFlags, requestOptions } from './request-flags.js';
 import { runFlags } from '../run-options.js';
@@ -21,7 +22,7 @@ import { globalFlagValues, renderFlags } from './render-flags.js';
 import { colorLevel, painter } from '../color.js';
 import { renderAll } from './render-batch.js';
 import { cliFileAccess } from './asset-folders.js';
-import { readRequestFile, validate } from './request-file.js';
+import { readRequestFile, underFlags, validate } from './request-file.js';
 import { createReporter, type DocumentOutcome } from './ui.js';
 import { watchAndRender } from './watch.js';
 
@@ -79,27 +80,31 @@ async function runRender(
   const readShared = async () => {
     const fromFile = requestFile ? await readRequestFile(resolve(io.cwd, requestFile)) : {};
     const { fields, sources, templateUrls } = await requestFieldsFromFlags(parsed, io.cwd);
-    return { fromFile, shared: { ...fromFile, ...fields }, sources, templateUrls };
+    return { fromFile, shared: underFlags(fromFile, fields), sources, templateUrls };
   };
   const { fromFile, shared, sources, templateUrls } = await readShared();
   // Validate the shared fields once, before anything renders: a bad flag is one error, not one per file.
   // htmlContent (or url) comes from each input, so a stand-in takes its place here unless the request file has one.
   const network = engineNetworkOptions(run, 'all');
   const document = shared.htmlContent !== undefined || shared.url !== undefined ? {} : { htmlContent: '<p></p>' };
-  validate({ ...shared, ...document }, sources, requestFile, (request) =>
-    checkRequest(request, { ...network, maxPages: run.maxPages }),
-  );
-
-  const documents = await planDocuments({
-    inputs,
-    output: options.output,
-    outDir: options.outDir,
-    keepFolders: options.keepFolders,
-    requestFile,
-    requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
-    stdoutIsTTY: io.stdoutIsTTY,
-    cwd: io.cwd,
-  });
+  // Bad fields and bad inputs are reported together: one does not hide the other.
+  const [, documents] = await gatherProblems([
+    Promise.resolve().then(() =>
+      validate({ ...shared, ...document }, sources, requestFile, (request) =>
+        checkRequest(request, { ...network, maxPages: run.maxPages }),
+      ),
+    ),
+    planDocuments({
+      inputs,
+      output: options.output,
+      outDir: options.outDir,
+      keepFolders: options.keepFolders,
+      requestFile,
+      requestHasDocument: typeof fromFile.htmlContent === 'string' || typeof fromFile.url === 'string',
+      stdoutIsTTY: io.stdoutIsTTY,
+      cwd: io.cwd,
+    }),
+  ]);
   if (
     options.watch &&
     documents.some((document) => document.source.kind === 'stdin' || document.destination.kind === 'stdout')

@@ -26,7 +26,19 @@ export const renderFlags = flagSet(
     },
     request: {
       flag: '--request <file.json>',
-      schema: path('a JSON file in the HTTP API request shape; flags override its fields'),
+      // Collected, so that a second one is refused by name rather than silently replacing the first.
+      schema: z
+        .array(z.string())
+        .superRefine((files, ctx) => {
+          if (files.length > 1)
+            ctx.addIssue({
+              code: 'custom',
+              message: `given ${files.length} times (${files.join(', ')}): a run takes one request file; run pdfrender once per request file`,
+            });
+        })
+        .transform((files) => files[0])
+        .optional()
+        .describe('a JSON file in the HTTP API request shape; flags override its fields'),
     },
     watch: {
       flag: '--watch',
@@ -51,7 +63,7 @@ export const renderFlags = flagSet(
     },
     quiet: { flag: '-q, --quiet', schema: onOff('print only errors') },
   },
-  { repeatable: ['assetsDir'] },
+  { repeatable: ['assetsDir', 'request'] },
 );
 
 export type RenderFlags = z.output<typeof renderFlags.schema>;

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { PdfRenderError, labelFieldErrors } from '../../errors.js';
+import { fillFormatSizes } from '../../paper-format-field.js';
 import { parseRenderRequest, type RenderRequest } from '../../request.js';
 
 /** The request fields a --request file holds: a JSON object, or a clear error naming the file. */
@@ -28,6 +29,20 @@ export async function readRequestFile(path: string): Promise<Record<string, unkn
     throw new PdfRenderError('VALIDATION_FAILED', `--request: ${path} must hold a JSON object of request fields`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * The request file's fields under the flags': flags override its fields, and a flag that sets the
+ * page size (--format, --paper-width, --paper-height) overrides the file's format too, whose sizes
+ * stay for the side the flags leave, rather than disagreeing with it (an unknown name is left for
+ * the schema to report).
+ */
+export function underFlags(fromFile: Record<string, unknown>, flags: Record<string, unknown>): Record<string, unknown> {
+  const sizeFlag = ['format', 'paperWidth', 'paperHeight'].some((field) => field in flags);
+  const filled = sizeFlag ? fillFormatSizes(fromFile) : fromFile;
+  if (filled === fromFile) return { ...fromFile, ...flags };
+  const { format: _, ...sizes } = filled;
+  return { ...sizes, ...flags };
 }
 
 /** Parse a request and check it against what the engine can do; on failure the error's lines name the flag (or the request file) behind each field. */

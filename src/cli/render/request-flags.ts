@@ -124,13 +124,12 @@ export async function requestFieldsFromFlags(
   };
   if (typeof options.format === 'string') {
     const format = findPaperFormat(options.format);
-    if (!format)
-      throw new PdfRenderError(
-        'USAGE',
-        `--format: unknown paper format "${options.format}"; use one of ${Object.keys(paperFormats).join(', ')}`,
-      );
-    set('paperWidth', format.paperWidth, '--format');
-    set('paperHeight', format.paperHeight, '--format');
+    // The sizes, which --paper-width and --paper-height override; an unknown name goes to the schema
+    // as the format field, which names it beside every other bad field.
+    if (format) {
+      set('paperWidth', format.paperWidth, '--format');
+      set('paperHeight', format.paperHeight, '--format');
+    } else set('format', options.format, '--format');
   }
   if (options.margin !== undefined) for (const field of marginFields) set(field, options.margin, '--margin');
   for (const spec of specs) {

@@ -66,7 +66,7 @@ export const headers = {
   'Content-Disposition': { description: '`inline; filename="<file id>.pdf"`', schema: { type: 'string' } },
   'X-Pdfrender-Warnings': {
     description:
-      'what the header and footer left out (an image or style sheet they refer to that could not be inlined), `; `-separated, ASCII, at most 4000 characters',
+      'what the header and footer left out (an image or style sheet they refer to that could not be inlined), and with --allow-unknown-fields the request fields ignored as unknown, `; `-separated, ASCII, at most 4000 characters',
     schema: { type: 'string' },
   },
   'X-Pdfrender-Report': {

@@ -38,7 +38,8 @@ export interface PlaygroundSetup {
 }
 
 const editorNames = ['htmlContent', 'headerHtmlContent', 'footerHtmlContent'] as const satisfies readonly FieldName[];
-const leftOut: readonly FieldName[] = [...editorNames, 'url'];
+// format has its own list beside the paper fields, which fills them in (a field of its own would conflict with them).
+const leftOut: readonly FieldName[] = [...editorNames, 'url', 'format'];
 
 const sample = {
   htmlContent: `<!doctype html>

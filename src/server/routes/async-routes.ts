@@ -8,17 +8,22 @@ import type { z } from 'zod';
 import type { asyncAccepted, jobAnswer } from '../api/api-answers.js';
 import { fileUrlPath, jobStatusPath } from '../api/api-paths.js';
 import { PdfRenderError } from '../../errors.js';
-import { asyncRenderRequestSchema, parseWith } from '../../request.js';
+import { parseAsyncRenderRequest } from '../../request.js';
 import { callerKey, keyOf, viewerOf } from '../edge/caller.js';
 import { noOwner } from '../../store/owners.js';
 import type { AppDeps } from '../deps.js';
 import { absoluteUrl, publicBase } from '../public-url.js';
-import { readBody } from './read-body.js';
+import { readBody, unknownFieldsRule } from './read-body.js';
+import { setWarningsHeader } from './warnings-header.js';
 
 /** Mount the routes on `app`. */
 export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   app.post('/api/pdfs/render-async', async (c) => {
-    const { identifier, priority, ...request } = parseWith(asyncRenderRequestSchema, await readBody(c));
+    const ignored: string[] = [];
+    const { identifier, priority, ...request } = parseAsyncRenderRequest(
+      await readBody(c),
+      unknownFieldsRule(deps.config, ignored),
+    );
     // Refused now, as a 422, rather than as a failed job later.
     deps.engine.check(request);
     // An endpoint that would receive the job's event: the key's own or a global one (with auth off,
@@ -46,6 +51,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();
+    setWarningsHeader(c, ignored);
     return c.json(
       {
         outcome: 'SUCCESS',

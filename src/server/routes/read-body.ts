@@ -6,6 +6,8 @@
  */
 import type { Context } from 'hono';
 import { PdfRenderError } from '../../errors.js';
+import type { RequestParseOptions } from '../../request.js';
+import type { ServeConfig } from '../config.js';
 import { checkJsonShape, checkMultipartParts, checkUrlEncodedFields } from './body-shape.js';
 
 /** The body as a plain object of fields, ready for the request schema. */
@@ -115,4 +117,12 @@ function utf8(bytes: ArrayBuffer): string | undefined {
 /** A 422 about the body as a whole, reported as the field `body`. */
 function bodyError(message: string): PdfRenderError {
   return new PdfRenderError('VALIDATION_FAILED', `the body ${message}`, { fieldErrors: { body: [message] } });
+}
+
+/** How a render body's unknown fields are treated: refused (422), or with --allow-unknown-fields ignored, each a line in `warnings`. */
+export function unknownFieldsRule(
+  config: Pick<ServeConfig, 'allowUnknownFields'>,
+  warnings: string[],
+): RequestParseOptions {
+  return { unknownFields: config.allowUnknownFields ? 'warn' : 'reject', warnings };
 }

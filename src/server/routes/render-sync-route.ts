@@ -19,7 +19,8 @@ import { absoluteUrl } from '../public-url.js';
 import { rateLimit } from '../edge/rate-limit.js';
 import { callerKey, keyOf } from '../edge/caller.js';
 import { noOwner } from '../../store/owners.js';
-import { readBody } from './read-body.js';
+import { readBody, unknownFieldsRule } from './read-body.js';
+import { setWarningsHeader } from './warnings-header.js';
 
 /** The paths of render-sync: negotiated, and the PDF itself. */
 export const renderSyncPaths = ['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf'] as const;
@@ -28,18 +29,11 @@ export const renderSyncPaths = ['/api/pdfs/render-sync', '/api/pdfs/render-sync.
 export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
   for (const path of renderSyncPaths)
     app.post(path, rateLimit(deps), async (c) => {
-      const request = parseRenderRequest(await readBody(c));
+      const ignored: string[] = [];
+      const request = parseRenderRequest(await readBody(c), unknownFieldsRule(deps.config, ignored));
       // Pages are shared fairly between callers (page-pool.ts).
       const result = await deps.engine.render(request, { signal: c.req.raw.signal, caller: callerKey(c, deps.config) });
-      // Header values must be printable ASCII; anything else (a URL with non-Latin letters) becomes "?".
-      if (result.warnings.length > 0)
-        c.header(
-          'X-Pdfrender-Warnings',
-          result.warnings
-            .join('; ')
-            .replace(/[^\x20-\x7e]/g, '?')
-            .slice(0, 4000),
-        );
+      setWarningsHeader(c, [...ignored, ...result.warnings]);
       logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
       const network = publicReport(result.network);
       setNetworkHeaders(c, network);
