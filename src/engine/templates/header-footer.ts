@@ -13,9 +13,9 @@
  * block as wide as the header, the footer's content at the bottom as before (align-content on a
  * block, Chromium 123 on). One with several elements and no text at its edges keeps Chromium's row
  * (two divs of width:50% side by side, a span pushed right by margin-left:auto), which the
- * templates written for it rely on. The 4/3 scale old Chromium gave
- * template text (puppeteer issues 1853, 2104) is gone: 16px prints as 12pt there as in the body
- * (measured on Chromium 156), so there is nothing to undo.
+ * templates written for it rely on. The 4/3 scale old Chromium gave template text (puppeteer
+ * issues 1853, 2104) is gone: 16px prints as 12pt there as in the body (measured on Chromium 156),
+ * so there is nothing to undo.
  */
 import { formatInches } from '../../length.js';
 
