@@ -16,6 +16,7 @@ import { executablePath } from './support/browser.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { folderWith, removeTempDirs } from './support/files.js';
 import { pt, readPdf } from './support/pdf.js';
+import { receiver, waitForArrivals } from './support/receiver.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let engine: Engine;
@@ -185,6 +186,22 @@ describe('over HTTP', () => {
     expect(response.headers.get('X-Pdfrender-Warnings')).toBe(
       'unknown field marginTpo ignored: it is not a request field; did you mean marginTop?',
     );
+  });
+
+  it('with --allow-unknown-fields queues a render-async body and names the field on the 202', async () => {
+    const hook = await receiver();
+    try {
+      await lenient.deps.webhooks.add(hook.url, Date.now());
+      const body = { htmlContent: '<p>x</p>', identifier: 'inv-9', priorty: 2 };
+      const queued = await post(lenient, JSON.stringify(body), json, 'render-async');
+      expect(queued.status).toBe(202);
+      expect(queued.headers.get('X-Pdfrender-Warnings')).toBe(
+        'unknown field priorty ignored: it is not a request field; did you mean priority?',
+      );
+      await waitForArrivals(hook, 1, 20_000);
+    } finally {
+      hook.close();
+    }
   });
 
   it('takes format in a form, and answers 422 naming format and paperHeight when they disagree', async () => {
