@@ -17,6 +17,7 @@ import {
 } from './fields.js';
 import { failOnField, problemMeanings } from './fail-on-rules.js';
 import { cookiesSchema, mediaFeatureFields, mediaFeaturesSchema, metadataSchema } from './request-objects.js';
+import { assetsSchema, maxAssetBytes, maxAssets } from './request-assets.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { checkFormat, fillFormatSizes, formatField, whenFormatParsed } from './paper-format-field.js';
@@ -173,6 +174,12 @@ export const renderRequestFields = {
       .map(([rule, meaning]) => `${rule} (${meaning})`)
       .join('; ')}; default the server's --fail-on (none unless set); over a form or a flag, rules separated by commas`,
   ),
+  assets: jsonObjectField(assetsSchema)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe(
+      `files sent with the document, by name, as base64, such as {"logo.png": "iVBOR...", "css/site.css": "Ym9keSB7fQ=="}: for render-sync they become the document's folder for that render (relative URLs in the document and its header and footer find them; nothing outside it), deleted after it; at most ${maxAssets} files and ${maxAssetBytes / 1024 / 1024} MB together; not with url, and not on render-async yet`,
+    ),
   metadata: jsonObjectField(metadataSchema)
     .nullish()
     .transform((value) => value ?? null)
@@ -234,7 +241,7 @@ function checkPageFits(request: PageFields, ctx: z.RefinementCtx): void {
 // Exactly one document: HTML, or a URL to load it from. Judged on what was sent, so it is reported
 // together with every other bad field (as the page-fits check is, below).
 function checkOneDocument(
-  sent: { htmlContent?: unknown; url?: unknown; cookies?: unknown },
+  sent: { htmlContent?: unknown; url?: unknown; cookies?: unknown; assets?: unknown },
   ctx: z.RefinementCtx,
 ): void {
   const given = (value: unknown) => value !== undefined && value !== null;
@@ -259,6 +266,9 @@ function checkOneDocument(
       message: 'go with a url document (they are set for its host)',
       input: sent.cookies,
     });
+  // A page loaded from a URL reads no local file: the assets would be sent for nothing.
+  if (given(sent.assets) && given(sent.url))
+    ctx.addIssue({ code: 'custom', path: ['assets'], message: 'go with htmlContent, not with url', input: '' });
 }
 const whenAnObject = {
   when: (payload: z.core.ParsePayload) =>
@@ -286,6 +296,12 @@ export const priorityRange = { min: -10, max: 10 } as const;
 const asyncRenderRequestObject = z
   .object({
     ...renderRequestFields,
+    // Assets would have to be kept with the job until it renders (and across a restart): not yet.
+    assets: z
+      .null({ error: 'render-async does not take assets yet; send the document with its assets to render-sync' })
+      .nullish()
+      .transform(() => null)
+      .describe('not on render-async yet: send the document with its assets to render-sync'),
     identifier: z
       .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
       .min(1, 'must not be empty')

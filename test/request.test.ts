@@ -57,6 +57,7 @@ describe('defaults', () => {
       failOn: null,
       emulatedMediaFeatures: null,
       pageRanges: null,
+      assets: null,
       metadata: null,
     });
   });

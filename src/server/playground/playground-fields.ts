@@ -39,7 +39,7 @@ export interface PlaygroundSetup {
 
 const editorNames = ['htmlContent', 'headerHtmlContent', 'footerHtmlContent'] as const satisfies readonly FieldName[];
 // format has its own list beside the paper fields, which fills them in (a field of its own would conflict with them).
-const leftOut: readonly FieldName[] = [...editorNames, 'url', 'format'];
+const leftOut: readonly FieldName[] = [...editorNames, 'url', 'format', 'assets'];
 
 const sample = {
   htmlContent: `<!doctype html>
