@@ -430,14 +430,25 @@ describe('files, routes and operations', () => {
     });
     const document = await (await fetch(`${server.url}/openapi.json`)).json();
     expect(document.openapi).toBe('3.1.0');
-    const bodyOf = (name: string) => document.components.requestBodies[name].content['application/json'].schema;
+    // JSON bodies are the named request schemas (components.schemas), in JSON's own types and
+    // without default keywords; the form encodings are written in, with their defaults.
+    const bodyOf = (name: string) => {
+      const { $ref } = document.components.requestBodies[name].content['application/json'].schema;
+      return document.components.schemas[$ref.replace('#/components/schemas/', '')];
+    };
     const schema = bodyOf('RenderRequest');
     expect(schema.required).toBeUndefined();
     expect(schema.oneOf).toEqual([{ required: ['htmlContent'] }, { required: ['url'] }]);
     expect(Object.keys(schema.properties)).toEqual(
       expect.arrayContaining(['htmlContent', 'paperWidth', 'marginTop', 'landscape', 'scale', 'printBackground']),
     );
-    expect(schema.properties.paperWidth.default).toBe('8.5in');
+    expect(schema.properties.landscape).toEqual({
+      type: 'boolean',
+      description: expect.stringContaining('default false'),
+    });
+    const form = document.components.requestBodies.RenderRequest.content['multipart/form-data'].schema;
+    expect(form.properties.paperWidth.default).toBe('8.5in');
+    expect(form.properties.landscape.type).toEqual(['boolean', 'string', 'number']);
     expect(bodyOf('AsyncRenderRequest').required).toEqual(['identifier']);
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(['/api/pdfs/render-async', '/api/pdfs/jobs/{jobId}', '/api/webhooks']),
