@@ -16,7 +16,7 @@ import { parseRenderRequest } from '../src/request.js';
 import { executablePath } from './support/browser.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
-import { readPaint, readTextFonts } from './support/pdf.js';
+import { readPaint, readPdf, readTextFonts } from './support/pdf.js';
 
 const layout = resolve(import.meta.dirname, '../fixtures/template-folder');
 const cli = inProcessCli();
@@ -225,5 +225,39 @@ describe('the library', () => {
       code: 'VALIDATION_FAILED',
       fieldErrors: { file: [expect.stringContaining('ENOENT')] },
     });
+  });
+});
+
+describe("the README's five-minute recipe (issue 29)", () => {
+  it('renders the long invoice from the template folder: logo and page numbers on every page, the table header repeated, every script drawn', async () => {
+    const dir = await copyLayout();
+    // The command as the README gives it, run from the template folder.
+    const readme = await readFile(resolve(import.meta.dirname, '../README.md'), 'utf8');
+    const command = /^pdfrender (render invoices\/invoice-long\.html .*)$/m.exec(readme)?.[1];
+    expect(command).toBeDefined();
+    const run = await cli.run([...command!.split(/\s+/), '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const { report } = JSON.parse(run.stdout.toString()).documents[0];
+    expect(report.missingGlyphs).toEqual([]);
+    expect(report.resources).toEqual({ blocked: [], failed: [], brokenImages: [] });
+    const pdf = await readFile(join(dir, 'invoice-long.pdf'));
+    const { pages } = await readPdf(pdf);
+    expect(pages.length).toBe(2);
+    pages.forEach((page, index) => {
+      expect(page.text).toContain('ACME Invoicing');
+      expect(page.text).toContain(`Page ${index + 1} of 2`);
+      // The table's header row, printed again at the top of every page the table runs onto.
+      expect(page.text).toContain('Amount (EUR)');
+    });
+    expect(readImages(join(dir, 'invoice-long.pdf'))).toEqual([
+      { page: 1, width: 120, height: 40 },
+      { page: 2, width: 120, height: 40 },
+    ]);
+    // The customer's name in four scripts, checked from the fonts the PDF draws with.
+    expect(report.fonts.used).toEqual(
+      expect.arrayContaining([expect.stringMatching(/CJK/), expect.stringMatching(/Devanagari/)]),
+    );
+    const fonts = await readTextFonts(pdf);
+    expect(fonts.find((item) => item.text.includes('Invoice 2026-002'))?.font).toBe('DejaVuSerif');
   });
 });
