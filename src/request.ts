@@ -178,7 +178,7 @@ export const renderRequestFields = {
     .nullish()
     .transform((value) => value ?? null)
     .describe(
-      `files sent with the document, by name, as base64, such as {"logo.png": "iVBOR...", "css/site.css": "Ym9keSB7fQ=="}: for render-sync they become the document's folder for that render (relative URLs in the document and its header and footer find them; nothing outside it), deleted after it; at most ${maxAssets} files and ${maxAssetBytes / 1024 / 1024} MB together; not with url, and not on render-async yet`,
+      `files sent with the document, by name, as base64, such as {"logo.png": "iVBOR...", "css/site.css": "Ym9keSB7fQ=="}: they become the document's folder for its render (relative URLs in the document and its header and footer find them; nothing outside it), deleted after it; render-async keeps them with the job, in its stored request, until the job has rendered; at most ${maxAssets} files and ${maxAssetBytes / 1024 / 1024} MB together; not with url`,
     ),
   metadata: jsonObjectField(metadataSchema)
     .nullish()
@@ -296,12 +296,6 @@ export const priorityRange = { min: -10, max: 10 } as const;
 const asyncRenderRequestObject = z
   .object({
     ...renderRequestFields,
-    // Assets would have to be kept with the job until it renders (and across a restart): not yet.
-    assets: z
-      .null({ error: 'render-async does not take assets yet; send the document with its assets to render-sync' })
-      .nullish()
-      .transform(() => null)
-      .describe('not on render-async yet: send the document with its assets to render-sync'),
     identifier: z
       .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
       .min(1, 'must not be empty')

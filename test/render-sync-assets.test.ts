@@ -17,6 +17,7 @@ import { removeTempDirs, tempDir } from './support/files.js';
 import { readTextFonts } from './support/pdf.js';
 import { startServer, type TestServer } from './support/server.js';
 import { inProcessCli } from './support/cli-in-process.js';
+import { receiver, waitForArrivals } from './support/receiver.js';
 
 const layout = resolve(import.meta.dirname, '../fixtures/template-folder');
 let server: TestServer;
@@ -52,7 +53,7 @@ async function pdfOf(json: Record<string, unknown>): Promise<string> {
 
 const assetFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('pdfrender-assets-'));
 
-describe('render-sync with assets', () => {
+describe('render-sync and render-async with assets', () => {
   it("renders the document with its header's logo, style sheet and web font from the assets, then deletes them", async () => {
     const before = await assetFolders();
     const { status, json } = await renderSync({
@@ -93,7 +94,7 @@ describe('render-sync with assets', () => {
     ]);
   });
 
-  it('answers 422 naming a bad name, a url document and the count limit, and render-async refuses assets', async () => {
+  it('answers 422 naming a bad name, a url document and the count limit', async () => {
     const bad = await renderSync({ htmlContent: '<p>x</p>', assets: { '../x.png': '', 'ok.css': 'not base64!' } });
     expect(bad.status).toBe(422);
     expect(bad.json.errors).toEqual({
@@ -112,10 +113,55 @@ describe('render-sync with assets', () => {
     const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ htmlContent: '<p>x</p>', identifier: 'a', assets: { 'a.css': '' } }),
+      body: JSON.stringify({ htmlContent: '<p>x</p>', identifier: 'a', assets: { '../a.css': '' } }),
     });
     expect(queued.status).toBe(422);
-    expect(JSON.stringify(await queued.json())).toContain('render-async does not take assets yet');
+    expect(JSON.stringify(await queued.json())).toContain('must be a relative path');
+  });
+
+  it('render-async keeps the assets with the job until it renders, renders with them, and keeps nothing after', async () => {
+    const hook = await receiver();
+    try {
+      const before = await assetFolders();
+      await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: hook.url }),
+      });
+      const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          identifier: 'with-assets',
+          htmlContent: '<link rel="stylesheet" href="styles.css"><h1 class="brand">Invoice 2026-001</h1>',
+          headerHtmlContent: await readFile(join(layout, 'templates/header.html'), 'utf8'),
+          marginTop: '1in',
+          assets: {
+            'logo.png': await base64('templates/logo.png'),
+            'styles.css': await base64('templates/styles.css'),
+            'fonts/DejaVuSerif.ttf': await base64('templates/fonts/DejaVuSerif.ttf'),
+          },
+        }),
+      });
+      expect(queued.status).toBe(202);
+      const [arrival] = await waitForArrivals(hook, 1, 30_000);
+      const event = JSON.parse(arrival!.body) as { type: string; payload: { url: string; jobId: string } };
+      expect(event.type).toBe('PDF_RENDERED');
+      const path = join(await tempDir(), 'async.pdf');
+      await writeFile(path, new Uint8Array(await (await fetch(event.payload.url)).arrayBuffer()));
+      const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
+      expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
+      const fonts = await readTextFonts(await readFile(path));
+      expect(fonts.find((item) => item.text.includes('Invoice 2026-001'))?.font).toBe('DejaVuSerif');
+      expect(await assetFolders()).toEqual(before);
+      // The finished job keeps no request, and with it no asset.
+      const row = server.db.prepare('SELECT request FROM jobs WHERE id = ?').get(event.payload.jobId) as {
+        request: string | null;
+      };
+      expect(row.request).toBeNull();
+    } finally {
+      hook.close();
+    }
   });
 
   it('refuses assets over the size limit (413) and names that collide (422), before anything is written', async () => {
