@@ -51,20 +51,25 @@ async function pdfOf(json: Record<string, unknown>): Promise<string> {
   return path;
 }
 
+/** The layout's invoice and header, with the logo, style sheet and web font they use sent as assets. */
+const invoiceWithAssets = async () => ({
+  htmlContent: '<link rel="stylesheet" href="styles.css"><h1 class="brand">Invoice 2026-001</h1>',
+  headerHtmlContent: await readFile(join(layout, 'templates/header.html'), 'utf8'),
+  marginTop: '1in',
+  assets: {
+    'logo.png': await base64('templates/logo.png'),
+    'styles.css': await base64('templates/styles.css'),
+    'fonts/DejaVuSerif.ttf': await base64('templates/fonts/DejaVuSerif.ttf'),
+  },
+});
+
 const assetFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('pdfrender-assets-'));
 
 describe('render-sync and render-async with assets', () => {
   it("renders the document with its header's logo, style sheet and web font from the assets, then deletes them", async () => {
     const before = await assetFolders();
     const { status, json } = await renderSync({
-      htmlContent: '<link rel="stylesheet" href="styles.css"><h1 class="brand">Invoice 2026-001</h1>',
-      headerHtmlContent: await readFile(join(layout, 'templates/header.html'), 'utf8'),
-      marginTop: '1in',
-      assets: {
-        'logo.png': await base64('templates/logo.png'),
-        'styles.css': await base64('templates/styles.css'),
-        'fonts/DejaVuSerif.ttf': await base64('templates/fonts/DejaVuSerif.ttf'),
-      },
+      ...(await invoiceWithAssets()),
     });
     expect(status).toBe(200);
     expect(json).toMatchObject({ outcome: 'SUCCESS', blocked: [], failed: [] });
@@ -133,14 +138,7 @@ describe('render-sync and render-async with assets', () => {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({
           identifier: 'with-assets',
-          htmlContent: '<link rel="stylesheet" href="styles.css"><h1 class="brand">Invoice 2026-001</h1>',
-          headerHtmlContent: await readFile(join(layout, 'templates/header.html'), 'utf8'),
-          marginTop: '1in',
-          assets: {
-            'logo.png': await base64('templates/logo.png'),
-            'styles.css': await base64('templates/styles.css'),
-            'fonts/DejaVuSerif.ttf': await base64('templates/fonts/DejaVuSerif.ttf'),
-          },
+          ...(await invoiceWithAssets()),
         }),
       });
       expect(queued.status).toBe(202);
