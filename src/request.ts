@@ -178,7 +178,7 @@ export const renderRequestFields = {
     .nullish()
     .transform((value) => value ?? null)
     .describe(
-      `files sent with the document, by name, as base64, such as {"logo.png": "iVBOR...", "css/site.css": "Ym9keSB7fQ=="}: they become the document's folder for its render (relative URLs in the document and its header and footer find them; nothing outside it), deleted after it; render-async keeps them with the job, in its stored request, until the job has rendered; at most ${maxAssets} files and ${maxAssetBytes / 1024 / 1024} MB together; not with url`,
+      `files sent with the document, by name, as base64, such as {"logo.png": "iVBOR...", "css/site.css": "Ym9keSB7fQ=="}: they become the document's folder for its render (relative URLs in the document and its header and footer find them; nothing outside it), deleted after it; render-async keeps them with the job, in its stored request, until the job has rendered; at most ${maxAssets} files and ${maxAssetBytes / 1024 / 1024} MB together; not with url; over a form, a string of JSON, or in a multipart form the files uploaded as assets parts, each named by its file name`,
     ),
   metadata: jsonObjectField(metadataSchema)
     .nullish()

@@ -82,6 +82,31 @@ describe('render-sync and render-async with assets', () => {
     expect(await assetFolders()).toEqual(before);
   });
 
+  it('takes the assets as uploaded files (multipart assets parts, named by their file names)', async () => {
+    const { htmlContent, headerHtmlContent, marginTop, assets } = await invoiceWithAssets();
+    const form = new FormData();
+    form.append('htmlContent', htmlContent);
+    form.append('headerHtmlContent', headerHtmlContent);
+    form.append('marginTop', marginTop);
+    for (const [name, content] of Object.entries(assets))
+      form.append('assets', new Blob([Buffer.from(content, 'base64')]), name);
+    const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body: form });
+    expect(response.status).toBe(200);
+    const path = await pdfOf((await response.json()) as Record<string, unknown>);
+    const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
+    expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
+    const fonts = await readTextFonts(await readFile(path));
+    expect(fonts.find((item) => item.text.includes('Invoice 2026-001'))?.font).toBe('DejaVuSerif');
+    // The same name twice, or files beside a string of JSON, is a 422 naming the field.
+    const twice = new FormData();
+    twice.append('htmlContent', '<p>x</p>');
+    twice.append('assets', new Blob(['a']), 'a.css');
+    twice.append('assets', new Blob(['b']), 'a.css');
+    const refused = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body: twice });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: unknown }).errors).toEqual({ assets: ['"a.css" is uploaded twice'] });
+  });
+
   it('reads nothing outside the assets: ../ is refused', async () => {
     const { status, json } = await renderSync({
       htmlContent: '<img src="logo.png"><img src="../../etc/passwd"><iframe src="../secret.txt"></iframe>',

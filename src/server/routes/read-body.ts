@@ -1,6 +1,7 @@
 /**
  * Request bodies in the three encodings RenderPDF.io clients send: JSON, multipart/form-data
- * (where the HTML fields may be uploaded files) and application/x-www-form-urlencoded.
+ * (where the HTML fields may be uploaded files, and the document's own files come as `assets`
+ * parts) and application/x-www-form-urlencoded.
  * A body that cannot be decoded is the caller's mistake: 422 with `errors.body`, never a 500. A body
  * too complex to parse without stalling the server (body-shape.ts) is a 413, refused before parsing.
  */
@@ -44,15 +45,31 @@ export async function readBody(c: Context): Promise<unknown> {
     form.forEach((value, name) => parts.push([name, value]));
     const entries: Array<[string, string]> = [];
     const problems: Record<string, string[]> = {};
+    // Files uploaded as `assets` parts (Gotenberg's way: the document's files beside it), by their
+    // file names, as the request's `assets` field has them (base64), and checked by its rules.
+    const assets: Record<string, string> = {};
     for (const [name, value] of parts) {
+      if (name === 'assets' && typeof value !== 'string') {
+        if (Object.hasOwn(assets, value.name)) (problems.assets ??= []).push(`"${value.name}" is uploaded twice`);
+        else assets[value.name] = Buffer.from(await value.arrayBuffer()).toString('base64');
+        continue;
+      }
       // An uploaded file is decoded as strictly as a JSON body.
       const text = typeof value === 'string' ? value : utf8(await value.arrayBuffer());
       if (text === undefined) (problems[name] ??= []).push('is an uploaded file that is not valid UTF-8 text');
       else entries.push([name, text]);
     }
+    const fields = fieldsOf(entries);
+    if (Object.keys(assets).length > 0) {
+      if (Object.hasOwn(fields, 'assets'))
+        (problems.assets ??= []).push('send the assets as uploaded files or as one string of JSON, not both');
+      fields.assets = assets;
+    }
     if (Object.keys(problems).length > 0)
-      throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file is not UTF-8 text', { fieldErrors: problems });
-    return fieldsOf(entries);
+      throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file cannot be read as sent', {
+        fieldErrors: problems,
+      });
+    return fields;
   }
   throw new PdfRenderError(
     'UNSUPPORTED_MEDIA_TYPE',
