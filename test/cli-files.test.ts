@@ -3,6 +3,7 @@
  * someone else's) follow the document's file rule, its own folder, and that rule holds through
  * symbolic links. Through the built CLI and real Chromium; `npm run build` first.
  */
+import { execFileSync } from 'node:child_process';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -108,5 +109,33 @@ describe('header and footer style sheets from a --request body', () => {
     expect(text).not.toContain(secretText);
     expect(blockedUrls).toEqual([outsideUrl]);
     expect(entry.blocked[0]!.reason).toMatch(/outside the document's folder/);
+  });
+});
+
+describe('a batch from several folders', () => {
+  it("never hands a document another folder's file from the page's memory cache", async () => {
+    // a/ loads its own image; b/ asks for a/'s: on the same page, straight after (one page).
+    const a = await folderWith({ 'secret.png': redPng });
+    const image = pathToFileURL(join(a, 'secret.png')).href;
+    await writeFile(join(a, 'a.html'), '<img src="secret.png" style="width:100px;height:100px">');
+    const b = await folderWith({ 'b.html': `<img src="${image}" style="width:100px;height:100px">` });
+    const out = await folderWith({});
+    const run = await pdfrender(
+      ['render', join(a, 'a.html'), join(b, 'b.html'), '--out-dir', out, '--concurrency', '1', '--json'],
+      { cwd: out },
+    );
+    expect(run.code).toBe(0);
+    const [first, second] = JSON.parse(run.stdout.toString()).documents as Array<{ blocked: Array<{ url: string }> }>;
+    expect(first!.blocked).toEqual([]);
+    expect(second!.blocked.map((issue) => issue.url)).toEqual([image]);
+    // The 2x2 image is in a's PDF only (b's shows Chromium's 14x16 broken-image icon in its place).
+    const sizes = (name: string) =>
+      execFileSync('pdfimages', ['-list', join(out, name)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .slice(2)
+        .map((line) => line.trim().split(/\s+/).slice(3, 5).join('x'));
+    expect(sizes('a.pdf')).toEqual(['2x2']);
+    expect(sizes('b.pdf')).not.toContain('2x2');
   });
 });
