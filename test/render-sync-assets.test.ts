@@ -55,7 +55,9 @@ async function pdfOf(json: Record<string, unknown>): Promise<string> {
 const invoiceWithAssets = async () => ({
   htmlContent: '<link rel="stylesheet" href="styles.css"><h1 class="brand">Invoice 2026-001</h1>',
   headerHtmlContent: await readFile(join(layout, 'templates/header.html'), 'utf8'),
+  footerHtmlContent: await readFile(join(layout, 'templates/footer.html'), 'utf8'),
   marginTop: '1in',
+  marginBottom: '1in',
   assets: {
     'logo.png': await base64('templates/logo.png'),
     'styles.css': await base64('templates/styles.css'),
@@ -78,16 +80,18 @@ describe('render-sync and render-async with assets', () => {
     expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
     const fonts = await readTextFonts(await readFile(path));
     const fontOf = (text: string) => fonts.find((item) => item.text.includes(text))?.font;
-    expect([fontOf('ACME Invoicing'), fontOf('Invoice 2026-001')]).toEqual(['DejaVuSerif', 'DejaVuSerif']);
+    expect([fontOf('ACME Invoicing'), fontOf('Invoice 2026-001'), fontOf('Page')]).toEqual([
+      'DejaVuSerif',
+      'DejaVuSerif',
+      'DejaVuSerif',
+    ]);
     expect(await assetFolders()).toEqual(before);
   });
 
   it('takes the assets as uploaded files (multipart assets parts, named by their file names)', async () => {
-    const { htmlContent, headerHtmlContent, marginTop, assets } = await invoiceWithAssets();
+    const { assets, ...fields } = await invoiceWithAssets();
     const form = new FormData();
-    form.append('htmlContent', htmlContent);
-    form.append('headerHtmlContent', headerHtmlContent);
-    form.append('marginTop', marginTop);
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
     for (const [name, content] of Object.entries(assets))
       form.append('assets', new Blob([Buffer.from(content, 'base64')]), name);
     const response = await fetch(`${server.url}/api/pdfs/render-sync`, { method: 'POST', body: form });
@@ -96,7 +100,9 @@ describe('render-sync and render-async with assets', () => {
     const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
     expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
     const fonts = await readTextFonts(await readFile(path));
-    expect(fonts.find((item) => item.text.includes('Invoice 2026-001'))?.font).toBe('DejaVuSerif');
+    // Header, body and footer in the web font the assets carry.
+    for (const text of ['ACME Invoicing', 'Invoice 2026-001', 'Page'])
+      expect(fonts.find((item) => item.text.includes(text))?.font).toBe('DejaVuSerif');
     // The same name twice, or files beside a string of JSON, is a 422 naming the field.
     const twice = new FormData();
     twice.append('htmlContent', '<p>x</p>');
@@ -175,7 +181,9 @@ describe('render-sync and render-async with assets', () => {
       const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
       expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
       const fonts = await readTextFonts(await readFile(path));
-      expect(fonts.find((item) => item.text.includes('Invoice 2026-001'))?.font).toBe('DejaVuSerif');
+      // Header, body and footer in the web font the assets carry.
+      for (const text of ['ACME Invoicing', 'Invoice 2026-001', 'Page'])
+        expect(fonts.find((item) => item.text.includes(text))?.font).toBe('DejaVuSerif');
       expect(await assetFolders()).toEqual(before);
       // The finished job keeps no request, and with it no asset.
       const row = server.db.prepare('SELECT request FROM jobs WHERE id = ?').get(event.payload.jobId) as {
