@@ -4,7 +4,7 @@
  * bodies of the OpenAPI document (server/api/openapi.ts).
  */
 import { z } from 'zod';
-import { isParsedRequest, parseRequest, type RequestParseOptions } from './schema-parse.js';
+import { isParsedRequest, markParsed, parseRequest, type RequestParseOptions } from './schema-parse.js';
 import {
   booleanField,
   delayField,
@@ -349,6 +349,11 @@ export function parseRenderRequest(input: unknown, options: RequestParseOptions 
 /** Validate a render-async request as parseRenderRequest does a render request. */
 export function parseAsyncRenderRequest(input: unknown, options: RequestParseOptions = {}): AsyncRenderRequest {
   return parseRequest(asyncRenderRequestSchema, knownNames, input, options);
+}
+
+/** A parsed request without its assets (the engine has put them in the document's folder), itself parsed. */
+export function withoutAssets(request: RenderRequest): RenderRequest {
+  return markParsed({ ...request, assets: null });
 }
 
 /** True for a request parseRenderRequest returned: the engine renders it without parsing it again. */

@@ -73,6 +73,12 @@ export function parseRequest<S extends z.ZodType>(
   return request;
 }
 
+/** `request`, a copy of a parsed request that only pdfrender changed, marked as parsed. */
+export function markParsed<T extends object>(request: T): T {
+  parsed.add(request);
+  return request;
+}
+
 /** True for an object parseRequest returned: already validated, with its defaults applied. */
 export function isParsedRequest(request: unknown): boolean {
   return typeof request === 'object' && request !== null && parsed.has(request);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withAssetFolder } from '../src/engine/asset-folder.js';
+import { renderFile } from '../src/engine/render-file.js';
 import { maxAssetBytes, maxAssets } from '../src/request-assets.js';
 import { httpStatusFor } from '../src/errors.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -113,6 +114,34 @@ describe('render-sync and render-async with assets', () => {
     expect(((await refused.json()) as { errors: unknown }).errors).toEqual({ assets: ['"a.css" is uploaded twice'] });
   });
 
+  it('refuses names no folder can hold when the job is queued, not when it renders (422, never retried)', async () => {
+    const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ htmlContent: '<p>x</p>', identifier: 'clash', assets: { a: '', 'a/b.css': '', A: '' } }),
+    });
+    expect(queued.status).toBe(422);
+    expect(((await queued.json()) as { errors: unknown }).errors).toEqual({
+      assets: ['"a" collides with another asset\'s name', '"A" collides with another asset\'s name'],
+    });
+  });
+
+  it('renders a library call with assets as the server does, and refuses them beside a file of its own', async () => {
+    const { pdf, report } = await server.deps.engine.render({
+      htmlContent: '<img src="logo.png" alt="">',
+      assets: { 'logo.png': await base64('templates/logo.png') },
+    });
+    expect(report.resources).toEqual({ blocked: [], failed: [], brokenImages: [] });
+    const path = join(await tempDir(), 'library.pdf');
+    await writeFile(path, pdf);
+    const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n').slice(2);
+    expect(images.map((line) => line.trim().split(/\s+/).slice(0, 5).join(' '))).toEqual(['1 0 image 120 40']);
+    const beside = await renderFile(server.deps.engine, join(layout, 'invoices/invoice.html'), {
+      assets: { 'logo.png': '' },
+    }).catch((error: unknown) => error);
+    expect(beside).toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: { assets: [expect.any(String)] } });
+  });
+
   it('reads nothing outside the assets: ../ is refused', async () => {
     const { status, json } = await renderSync({
       htmlContent: '<img src="logo.png"><img src="../../etc/passwd"><iframe src="../secret.txt"></iframe>',
@@ -204,7 +233,7 @@ describe('render-sync and render-async with assets', () => {
     const collide = await withAssetFolder({ a: '', 'a/b.css': '' }, async () => 'rendered').catch((error) => error);
     expect(collide).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: { assets: [expect.stringContaining('a/b.css')] },
+      fieldErrors: { assets: [`"a" collides with another asset's name`] },
     });
     expect(await assetFolders()).toEqual(before);
   });

@@ -9,38 +9,61 @@ import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PdfRenderError } from '../errors.js';
 import { assetBytes, maxAssetBytes } from '../request-assets.js';
-import type { RenderOptions } from './engine.js';
+import type { FileAccess } from './file-access.js';
 
 /**
- * Run `render` with the render options that make `assets` the document's folder (none without
- * assets). Throws PAYLOAD_TOO_LARGE past maxAssetBytes, VALIDATION_FAILED for names that collide
- * (`a` and `a/b`).
+ * Refuse, before anything is written (and before an async job is queued: engine.check runs it), the
+ * assets no folder can hold: more than maxAssetBytes together (413), or names that collide, one the
+ * folder of another (`a` and `a/b`) or two alike but for case (on a disk that ignores it). The
+ * request's own fault, so never tried again.
  */
-export async function withAssetFolder<T>(
-  assets: Record<string, string> | null,
-  render: (options: Pick<RenderOptions, 'baseUrl' | 'files'>) => Promise<T>,
-): Promise<T> {
-  if (assets === null) return render({});
+export function checkAssets(assets: Record<string, string>): void {
   const bytes = assetBytes(assets);
   if (bytes > maxAssetBytes)
     throw new PdfRenderError(
       'PAYLOAD_TOO_LARGE',
       `the assets hold ${bytes} bytes together, more than the limit of ${maxAssetBytes / 1024 / 1024} MB`,
+      { documentFault: true },
     );
+  const names = new Set(Object.keys(assets).map((name) => name.toLowerCase()));
+  const folders = new Set(
+    [...names].flatMap((name) =>
+      name
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+    ),
+  );
+  const clashes = Object.keys(assets).filter(
+    (name, index, all) =>
+      folders.has(name.toLowerCase()) || all.findIndex((other) => other.toLowerCase() === name.toLowerCase()) !== index,
+  );
+  if (clashes.length > 0)
+    throw new PdfRenderError('VALIDATION_FAILED', 'assets: names collide', {
+      fieldErrors: {
+        assets: clashes.slice(0, 5).map((name) => `"${name.slice(0, 200)}" collides with another asset's name`),
+      },
+      documentFault: true,
+    });
+}
+
+/**
+ * Run `render` with the render options that make `assets` the document's folder (none without
+ * assets), after checkAssets.
+ */
+export async function withAssetFolder<T>(
+  assets: Record<string, string> | null,
+  render: (options: { baseUrl?: string; files?: FileAccess }) => Promise<T>,
+): Promise<T> {
+  if (assets === null) return render({});
+  checkAssets(assets);
   const folder = await mkdtemp(join(tmpdir(), 'pdfrender-assets-'));
   try {
     for (const [name, content] of Object.entries(assets)) {
       const path = join(folder, name);
-      try {
-        await mkdir(dirname(path), { recursive: true });
-        // 'wx': a name never replaces another (or what a folder of that name made).
-        await writeFile(path, Buffer.from(content, 'base64'), { flag: 'wx' });
-      } catch (error) {
-        throw new PdfRenderError('VALIDATION_FAILED', `assets: "${name}" cannot be written beside the others`, {
-          fieldErrors: { assets: [`"${name}" collides with another asset's name`] },
-          cause: error,
-        });
-      }
+      await mkdir(dirname(path), { recursive: true });
+      // 'wx': a name never replaces another (checkAssets has refused names that could).
+      await writeFile(path, Buffer.from(content, 'base64'), { flag: 'wx' });
     }
     return await render({ baseUrl: pathToFileURL(`${folder}${sep}`).href, files: 'document-folder' });
   } finally {

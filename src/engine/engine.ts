@@ -12,7 +12,14 @@ import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
 import { raceAbort } from '../race.js';
-import { isParsedRenderRequest, parseRenderRequest, type RenderRequest, type RenderRequestInput } from '../request.js';
+import {
+  isParsedRenderRequest,
+  parseRenderRequest,
+  withoutAssets,
+  type RenderRequest,
+  type RenderRequestInput,
+} from '../request.js';
+import { checkAssets, withAssetFolder } from './asset-folder.js';
 import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
@@ -190,6 +197,8 @@ export function checkRequest(
   if (beyond)
     fieldErrors.pageRanges = [`asks for page ${beyond.first}, past the page limit of ${maxPages} (${names.maxPages})`];
   throwFieldErrors(fieldErrors);
+  // Sizes and names no folder can hold, refused before a page is taken (and before a job is queued).
+  if (request.assets) checkAssets(request.assets);
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
@@ -234,6 +243,17 @@ export function createEngine(options: EngineOptions): Engine {
     // A request parsed already is not parsed again (it was marked when parsed).
     const request = isParsedRenderRequest(input) ? input : parseRenderRequest(input);
     check(request);
+    // The request's own files are its document's folder while it renders, in place of any base URL
+    // (a request file replayed by the CLI), but not beside folders a caller opened (renderFile).
+    if (request.assets) {
+      if (renderOptions.files !== undefined)
+        throw new PdfRenderError('VALIDATION_FAILED', 'invalid request: 1 field failed validation', {
+          fieldErrors: { assets: ['go with htmlContent, not with a file that has a folder of its own'] },
+        });
+      return withAssetFolder(request.assets, (folder) =>
+        render(withoutAssets(request), { ...renderOptions, ...folder }),
+      );
+    }
     const started = performance.now();
     // fontconfig's coverage, which the report needs for a document with characters beyond ASCII: read
     // while the first document renders (about 90 ms with Noto installed), not after it.

@@ -13,7 +13,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
-import { withAssetFolder } from '../engine/asset-folder.js';
 import { publicReport } from '../engine/network-report.js';
 import { reportOf } from '../engine/report/render-report.js';
 import { callerError, isPdfRenderError } from '../errors.js';
@@ -170,11 +169,13 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     );
     let file: StoredFile | undefined;
     try {
-      const request = parseRenderRequest(job.request);
-      // The job's assets (kept in its stored request until it finishes) are its document's folder while it renders.
-      const result = await withAssetFolder(request.assets, (folder) =>
-        deps.engine.render(request, { ...folder, lane: 'background', signal: cut.signal, caller: job.caller }),
-      );
+      // The job's assets, kept in its stored request until it finishes, are its document's folder while
+      // it renders (the engine's doing).
+      const result = await deps.engine.render(parseRenderRequest(job.request), {
+        lane: 'background',
+        signal: cut.signal,
+        caller: job.caller,
+      });
       file = await deps.files.save(
         result.pdf,
         result.pages,

@@ -8,7 +8,6 @@ import { pathToFileURL } from 'node:url';
 import { text } from 'node:stream/consumers';
 import { writeFileAtomic } from '../../atomic-write.js';
 import type { Engine } from '../../engine/engine.js';
-import { withAssetFolder } from '../../engine/asset-folder.js';
 import type { TemplateUrls } from '../../engine/prepare-templates.js';
 import { reportOf } from '../../engine/report/render-report.js';
 import { callerError, exitCodeFor } from '../../errors.js';
@@ -71,10 +70,14 @@ async function renderOne(
     );
     // A file's own URL, so a header's `url` class prints it (standard input has none).
     const documentUrl = document.source.kind === 'file' ? pathToFileURL(document.source.path).href : undefined;
-    // A request file's assets (a render-sync body replayed) are its document's folder, as on the server.
-    const result = await withAssetFolder(request.assets, (folder) =>
-      engine.render(request, { baseUrl: document.baseUrl, documentUrl, templateUrls, signal: io.signal, ...folder }),
-    );
+    // A request file's assets (a render-sync body replayed) are its document's folder, as on the
+    // server: the engine puts them in place of the base URL.
+    const result = await engine.render(request, {
+      baseUrl: document.baseUrl,
+      documentUrl,
+      templateUrls,
+      signal: io.signal,
+    });
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);
     const { blocked, failed } = result.network;

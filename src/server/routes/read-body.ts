@@ -47,11 +47,12 @@ export async function readBody(c: Context): Promise<unknown> {
     const problems: Record<string, string[]> = {};
     // Files uploaded as `assets` parts (Gotenberg's way: the document's files beside it), by their
     // file names, as the request's `assets` field has them (base64), and checked by its rules.
-    const assets: Record<string, string> = {};
+    // A Map, so that a file named __proto__ is a name like any other (and refused by the name check).
+    const assets = new Map<string, string>();
     for (const [name, value] of parts) {
       if (name === 'assets' && typeof value !== 'string') {
-        if (Object.hasOwn(assets, value.name)) (problems.assets ??= []).push(`"${value.name}" is uploaded twice`);
-        else assets[value.name] = Buffer.from(await value.arrayBuffer()).toString('base64');
+        if (assets.has(value.name)) (problems.assets ??= []).push(`"${value.name}" is uploaded twice`);
+        else assets.set(value.name, Buffer.from(await value.arrayBuffer()).toString('base64'));
         continue;
       }
       // An uploaded file is decoded as strictly as a JSON body.
@@ -60,10 +61,10 @@ export async function readBody(c: Context): Promise<unknown> {
       else entries.push([name, text]);
     }
     const fields = fieldsOf(entries);
-    if (Object.keys(assets).length > 0) {
+    if (assets.size > 0) {
       if (Object.hasOwn(fields, 'assets'))
         (problems.assets ??= []).push('send the assets as uploaded files or as one string of JSON, not both');
-      fields.assets = assets;
+      fields.assets = Object.fromEntries(assets);
     }
     if (Object.keys(problems).length > 0)
       throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file cannot be read as sent', {

@@ -11,7 +11,6 @@ import { fileUrlPath } from '../api/api-paths.js';
 import { publicReport } from '../../engine/network-report.js';
 import { logReportDetail } from '../../event-log.js';
 import { parseRenderRequest } from '../../request.js';
-import { withAssetFolder } from '../../engine/asset-folder.js';
 import { prefersPdf } from './accept.js';
 import type { AppDeps } from '../deps.js';
 import { setNetworkHeaders } from './network-headers.js';
@@ -33,10 +32,8 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
       const ignored: string[] = [];
       const request = parseRenderRequest(await readBody(c), unknownFieldsRule(deps.config, ignored));
       // Pages are shared fairly between callers (page-pool.ts). The request's assets, if any, are
-      // its document's folder while it renders.
-      const result = await withAssetFolder(request.assets, (folder) =>
-        deps.engine.render(request, { ...folder, signal: c.req.raw.signal, caller: callerKey(c, deps.config) }),
-      );
+      // its document's folder while it renders (the engine's doing).
+      const result = await deps.engine.render(request, { signal: c.req.raw.signal, caller: callerKey(c, deps.config) });
       setWarningsHeader(c, [...ignored, ...result.warnings]);
       logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
       const network = publicReport(result.network);
