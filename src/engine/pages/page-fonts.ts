@@ -52,6 +52,15 @@ const readRules = `(wanted, maxChars, maxFaces, faces, opaque) => {
   return sheet;
 }`;
 
+// An expression that runs `body` with one reader of rules (`sheet`), so that its bounds hold over
+// every sheet `body` reads, and answers the faces found.
+const withReader = (wanted: string[], maxChars: number, maxFaces: number, body: string) => `(() => {
+  const faces = [], opaque = [];
+  const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, ${maxFaces}, faces, opaque);
+  ${body}
+  return { faces, opaque };
+})()`;
+
 /**
  * The document's `@font-face` rules for the families in `wanted` (lower case), from every style
  * sheet it may read, and the URLs of those it may not (another origin's).
@@ -62,14 +71,9 @@ export async function readFontFaces(
   maxChars: number,
   maxFaces: number,
 ): Promise<DocumentFaces> {
-  const expression = `(() => {
-    const faces = [], opaque = [];
-    const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, ${maxFaces}, faces, opaque);
-    for (const style of document.styleSheets) sheet(style);
-    for (const style of document.adoptedStyleSheets ?? []) sheet(style);
-    return { faces, opaque };
-  })()`;
-  return (await inPrintWorld(slot, expression)) as DocumentFaces;
+  const body = `for (const style of document.styleSheets) sheet(style);
+  for (const style of document.adoptedStyleSheets ?? []) sheet(style);`;
+  return (await inPrintWorld(slot, withReader(wanted, maxChars, maxFaces, body))) as DocumentFaces;
 }
 
 /**
@@ -82,20 +86,15 @@ export async function parseFontFaces(
   wanted: string[],
   maxChars: number,
   maxFaces: number,
-): Promise<DocumentFaces> {
-  const expression = `(() => {
-    const faces = [], opaque = [];
-    for (const { href, text } of ${JSON.stringify(sheets)}) {
-      const style = new CSSStyleSheet({ baseURL: href });
-      try { style.replaceSync(text); } catch { continue; }
-      const sheet = (${readRules})(${JSON.stringify(wanted)}, ${maxChars}, ${maxFaces}, faces, opaque);
-      const found = faces.length;
-      sheet(style);
-      for (const face of faces.slice(found)) face.base = href;
-    }
-    return { faces, opaque: [] };
-  })()`;
-  return (await inPrintWorld(slot, expression)) as DocumentFaces;
+): Promise<Pick<DocumentFaces, 'faces'>> {
+  const body = `for (const { href, text } of ${JSON.stringify(sheets)}) {
+    const style = new CSSStyleSheet({ baseURL: href });
+    try { style.replaceSync(text); } catch { continue; }
+    const found = faces.length;
+    sheet(style);
+    for (const face of faces.slice(found)) face.base = href;
+  }`;
+  return (await inPrintWorld(slot, withReader(wanted, maxChars, maxFaces, body))) as DocumentFaces;
 }
 
 /** Load each data: URL as a font in the page and hold it until `forgetFonts`; true for each that loaded. */
