@@ -21,7 +21,7 @@ import { pdfrender } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readGlyphs } from './support/pdf.js';
 import { receiver, waitForArrivals } from './support/receiver.js';
-import { startServer } from './support/server.js';
+import { postJson, startServer } from './support/server.js';
 
 let engine: Engine;
 
@@ -310,15 +310,11 @@ describe('failOn', () => {
       });
       expect(own.status).toBe(200);
 
-      await fetch(`${server.url}/api/webhooks`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ url: hook.url }),
-      });
-      const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ htmlContent: documents.overflow, identifier: 'wide-1', failOn: ['overflow'] }),
+      await postJson(server, '/api/webhooks', { url: hook.url });
+      const queued = await postJson(server, '/api/pdfs/render-async', {
+        htmlContent: documents.overflow,
+        identifier: 'wide-1',
+        failOn: ['overflow'],
       });
       expect(queued.status).toBe(202);
       const [arrival] = await waitForArrivals(hook, 1, 20_000);

@@ -16,7 +16,7 @@ import { maxAssetBytes, maxAssets } from '../src/request-assets.js';
 import { httpStatusFor } from '../src/errors.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readTextFonts } from './support/pdf.js';
-import { startServer, type TestServer } from './support/server.js';
+import { postJson, startServer, type TestServer } from './support/server.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { receiver, waitForArrivals } from './support/receiver.js';
 
@@ -188,18 +188,10 @@ describe('render-sync and render-async with assets', () => {
     const hook = await receiver();
     try {
       const before = await assetFolders();
-      await fetch(`${server.url}/api/webhooks`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ url: hook.url }),
-      });
-      const queued = await fetch(`${server.url}/api/pdfs/render-async`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          identifier: 'with-assets',
-          ...(await invoiceWithAssets()),
-        }),
+      await postJson(server, '/api/webhooks', { url: hook.url });
+      const queued = await postJson(server, '/api/pdfs/render-async', {
+        identifier: 'with-assets',
+        ...(await invoiceWithAssets()),
       });
       expect(queued.status).toBe(202);
       const [arrival] = await waitForArrivals(hook, 1, 30_000);

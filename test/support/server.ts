@@ -91,3 +91,11 @@ export async function startServer(
     },
   };
 }
+
+/** POST `body` as JSON to `path` of `server`. */
+export const postJson = (server: TestServer, path: string, body: unknown): Promise<Response> =>
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
