@@ -101,8 +101,17 @@ export const renderRequestFields = {
   scale: numberField(scaleRange)
     .prefault(1)
     .describe(`rendering scale, ${scaleRange.min} to ${scaleRange.max} (default 1)`),
-  tagged: booleanField('write a tagged (accessible) PDF; costs time and size'),
-  outline: booleanField('add a bookmark outline built from the headings'),
+  tagged: booleanField(
+    "write a tagged, accessible PDF: a structure tree of the document's headings, paragraphs, tables, lists and images with their alt text, its language, its title shown as the window's, the header and footer marked as artifacts (not read aloud), and the PDF/UA identification where it has a title; false writes an untagged PDF, smaller and faster to print",
+    true,
+  ),
+  outline: booleanField('add a bookmark outline built from the headings (a document without headings has none)', true),
+  lang: optionalTextField(
+    35,
+    'the document\'s language as a BCP 47 tag, such as "de" or "en-GB", for a document whose <html> has no lang attribute (screen readers choose their voice by it)',
+  ).refine((value) => value === null || /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(value), {
+    error: 'must be a language tag such as "en", "de-CH" or "zh-Hant"',
+  }),
   waitForSelector: optionalTextField(
     maxWaitChars,
     'print once an element matching this CSS selector exists and is visible',

@@ -128,14 +128,14 @@ describe('background, tagging, outline', () => {
     expect((await readPaint(withBg.pdf)).fillColors.has('#ff0000')).toBe(true);
   });
 
-  it('writes untagged PDFs without an outline by default, and both on request', async () => {
+  it('writes tagged PDFs with an outline by default (issue 30), and neither on request', async () => {
     const html = '<h1>Chapter one</h1><p>text</p><h2>Section two</h2><p>more</p>';
-    const plain = await render({ htmlContent: html });
-    expect(plain.pdf.tagged).toBe(false);
-    expect(plain.pdf.outline).toEqual([]);
-    const rich = await render({ htmlContent: html, tagged: true, outline: true });
+    const rich = await render({ htmlContent: html });
     expect(rich.pdf.tagged).toBe(true);
     expect(rich.pdf.outline).toEqual(expect.arrayContaining(['Chapter one', 'Section two']));
+    const plain = await render({ htmlContent: html, tagged: false, outline: false });
+    expect(plain.pdf.tagged).toBe(false);
+    expect(plain.pdf.outline).toEqual([]);
   });
 });
 

@@ -39,8 +39,9 @@ describe('defaults', () => {
       marginBottom: 0.39,
       printBackground: false,
       scale: 1,
-      tagged: false,
-      outline: false,
+      tagged: true,
+      outline: true,
+      lang: null,
       firstPageHeaderHtmlContent: null,
       firstPageFooterHtmlContent: null,
       waitForSelector: null,
@@ -189,11 +190,13 @@ describe('string forms, as flags and form fields send them', () => {
       tagged: value,
       outline: value,
     });
+    // An empty value is the field's default: true for tagged and outline (issue 30).
+    const defaulted = typeof value === 'string' && value.trim() === '' ? true : expected;
     expect(request).toMatchObject({
       landscape: expected,
       printBackground: expected,
-      tagged: expected,
-      outline: expected,
+      tagged: defaulted,
+      outline: defaulted,
     });
   });
 

@@ -33,7 +33,8 @@ import { asRenderError } from './render-error.js';
 import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
-import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
+import { finishDocumentWithin, finishWithin } from './pages/finish-pdf.js';
+import { needsDocumentFinish } from './document/document-finish.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -307,10 +308,23 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    const finishing = { firstPage, metadata: request.metadata };
-    const pdf = needsFinishing(finishing)
-      ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
-      : rendered.pdf;
+    const facts = {
+      tagged: request.tagged,
+      templates: templates.display,
+      metadata: request.metadata,
+      declaredLang: observed.inspection?.lang,
+    };
+    const finished = needsDocumentFinish(facts)
+      ? await finishDocumentWithin(rendered.pdf, facts, limitMs, callerSignal)
+      : { pdf: rendered.pdf, accessibility: { tagged: false, pdfua: false, missing: [] } };
+    // Page 1's own print has its templates marked as the document's are before it takes page 1's place.
+    const ownFirstPage =
+      firstPage && facts.tagged
+        ? (await finishDocumentWithin(firstPage, { ...facts, metadata: null }, limitMs, callerSignal)).pdf
+        : firstPage;
+    const pdf = ownFirstPage
+      ? await finishWithin(finished.pdf, { firstPage: ownFirstPage }, limitMs, callerSignal)
+      : finished.pdf;
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(
@@ -319,6 +333,7 @@ export function createEngine(options: EngineOptions): Engine {
       observed,
       rendered.network,
       coverage,
+      finished.accessibility,
       AbortSignal.any([reportDeadline.signal, callerSignal]),
     ).finally(reportDeadline.clear);
     callerSignal.throwIfAborted();

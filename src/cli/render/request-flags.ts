@@ -23,6 +23,8 @@ interface FlagSpec {
   kind: 'switch' | 'value' | 'file';
   /** A template file: its relative URLs resolve against its own folder (TemplateUrls). */
   template?: keyof TemplateUrls;
+  /** A --no- switch: sets its field false (commander keeps one option value for it and its positive twin). */
+  negates?: true;
 }
 
 const specs: FlagSpec[] = [
@@ -50,7 +52,10 @@ const specs: FlagSpec[] = [
   { flags: '--print-background', field: 'printBackground', kind: 'switch' },
   { flags: '--scale <number>', field: 'scale', kind: 'value' },
   { flags: '--tagged', field: 'tagged', kind: 'switch' },
+  { flags: '--no-tagged', field: 'tagged', kind: 'switch', negates: true },
   { flags: '--outline', field: 'outline', kind: 'switch' },
+  { flags: '--no-outline', field: 'outline', kind: 'switch', negates: true },
+  { flags: '--lang <tag>', field: 'lang', kind: 'value' },
   { flags: '--wait-for-selector <css>', field: 'waitForSelector', kind: 'value' },
   { flags: '--wait-for-expression <js>', field: 'waitForExpression', kind: 'value' },
   { flags: '--wait-delay <duration>', field: 'waitDelay', kind: 'value' },
@@ -89,7 +94,11 @@ export function requestOptions(): Option[] {
     const help = renderRequestFields[spec.field].description ?? spec.field;
     const option = new Option(
       spec.flags,
-      spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help,
+      spec.kind === 'file'
+        ? `read the ${help.replace(/;.*$/, '')} from a file`
+        : spec.negates
+          ? `do not ${help.replace(/[;:].*$/, '').replace(/ \(default \w+\)$/, '')}`
+          : help,
     );
     const shorthand = shorthands[spec.field];
     return shorthand ? [shorthand, option] : [option];
@@ -134,7 +143,8 @@ export async function requestFieldsFromFlags(
   if (options.margin !== undefined) for (const field of marginFields) set(field, options.margin, '--margin');
   for (const spec of specs) {
     const value = options[keyOf(spec)];
-    if (value === undefined) continue;
+    // A switch and its --no- twin share one value: the one that matches it names it.
+    if (value === undefined || (spec.kind === 'switch' && value !== !spec.negates)) continue;
     const flag = flagName(spec.flags);
     const path = resolve(cwd, String(value));
     set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, path, String(value)) : value, flag);

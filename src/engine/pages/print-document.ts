@@ -9,7 +9,7 @@ import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
-import { printPdf, type TemplatePair } from './print-pdf.js';
+import { inPrintWorld, printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
@@ -128,6 +128,8 @@ export async function printDocument(
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   if (job.beforePrint) templates = await job.beforePrint(templates);
+  // Chromium writes the PDF's language (the catalog's and each element's) from the document's own.
+  if (request.lang) await inPrintWorld(slot, declareLanguage(request.lang));
   const printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
   const pdf = await printPdf(slot, printed, templates, job.maxPages);
   // Chromium has one template for every page: page 1's own is printed on its own (with its real
@@ -154,6 +156,10 @@ export async function printDocument(
   };
   return { pdf, unresolved, observed, ...(firstPage && { firstPage }) };
 }
+
+// The request's language given to a document that declares none (<html> without a lang attribute).
+const declareLanguage = (lang: string) =>
+  `(() => { const root = document.documentElement; if (root && !root.getAttribute('lang')?.trim()) root.setAttribute('lang', ${JSON.stringify(lang)}); })()`;
 
 function printsFirstPage(request: RenderRequest): boolean {
   return pageRangesOf(request.pageRanges)?.some((range) => range.first === 1) ?? true;

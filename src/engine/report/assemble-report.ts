@@ -18,11 +18,18 @@ export async function assembleReport(
   observed: Observed,
   network: NetworkReport,
   coverage: Coverage,
+  accessibility: RenderReport['accessibility'],
   signal?: AbortSignal,
 ): Promise<RenderReport> {
   const started = performance.now();
   const unchecked: RenderReport['unchecked'] = [];
-  const inspection = observed.inspection ?? { characters: '', brokenImages: [], failedFonts: [], overflow: [] };
+  const inspection = observed.inspection ?? {
+    characters: '',
+    brokenImages: [],
+    failedFonts: [],
+    overflow: [],
+    lang: '',
+  };
   if (!observed.inspection) {
     const reason = 'the page did not answer when it was read after the print';
     unchecked.push(...(['missingGlyphs', 'resourceErrors', 'overflow'] as const).map((kind) => ({ kind, reason })));
@@ -47,6 +54,7 @@ export async function assembleReport(
     resources: { ...resources, brokenImages: inspection.brokenImages.filter((image) => !reported.has(image.url)) },
     scriptErrors: observed.scriptErrors,
     overflow: inspection.overflow,
+    accessibility,
     unchecked,
     timings: observed.timings,
   };

@@ -17,6 +17,8 @@ export interface Inspection {
   brokenImages: RenderReport['resources']['brokenImages'];
   failedFonts: RenderReport['fonts']['failed'];
   overflow: RenderReport['overflow'];
+  /** The language the document declares (<html lang>, or the request's lang put there), '' for none. */
+  lang: string;
 }
 
 /** Characters collected at most; a document using more distinct ones is checked on those. */
@@ -100,7 +102,8 @@ const script = `(() => {
       overflow.push({ selector: path(element), right: Math.round(box.right), printableWidth: width, cutOff: box.right > width * 1.5 + 1 });
     }
   }
-  return { characters: [...characters].join(''), brokenImages, failedFonts, overflow };
+  const lang = document.documentElement?.getAttribute('lang')?.trim() ?? '';
+  return { characters: [...characters].join(''), brokenImages, failedFonts, overflow, lang };
 })()`;
 
 /** Inspect the slot's laid-out document; undefined when the page could not answer (the report then says so). */
@@ -112,5 +115,6 @@ export async function inspectDocument(slot: Slot): Promise<Inspection | undefine
     brokenImages: Array.isArray(found?.brokenImages) ? found.brokenImages : [],
     failedFonts: Array.isArray(found?.failedFonts) ? found.failedFonts : [],
     overflow: Array.isArray(found?.overflow) ? found.overflow : [],
+    lang: typeof found?.lang === 'string' ? found.lang : '',
   };
 }

@@ -61,6 +61,16 @@ export const overflowSchema = z.strictObject({
     ),
 });
 
+export const accessibilitySchema = z.strictObject({
+  tagged: z.boolean().describe("the PDF is tagged (the request's tagged, on by default)"),
+  pdfua: z.boolean().describe('the PDF carries the PDF/UA-1 identification in its XMP metadata: tagged, with a title'),
+  missing: z
+    .array(z.enum(['title', 'lang']))
+    .describe(
+      'what a tagged PDF lacks that PDF/UA asks for: a title (<title> or metadata.title; without one the PDF does not claim PDF/UA), a language (<html lang> or lang)',
+    ),
+});
+
 export const renderReportSchema = z
   .strictObject({
     missingGlyphs: z.array(missingGlyphsSchema).describe('characters no available font could draw, by script'),
@@ -81,6 +91,7 @@ export const renderReportSchema = z
     overflow: z
       .array(overflowSchema)
       .describe('elements wider than the printable width: the page shrunk to fit them, or cut off at its right edge'),
+    accessibility: accessibilitySchema,
     unchecked: z
       .array(
         z.strictObject({
@@ -128,6 +139,7 @@ export function emptyReport(): RenderReport {
     resources: { blocked: [], failed: [], brokenImages: [] },
     scriptErrors: { count: 0, more: false, messages: [] },
     overflow: [],
+    accessibility: { tagged: false, pdfua: false, missing: [] },
     unchecked: [],
     timings: { loadMs: 0, waitMs: 0, printMs: 0, reportMs: 0 },
   };
