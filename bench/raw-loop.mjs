@@ -10,12 +10,14 @@
  *   script: a floor, not a safe way to render arbitrary documents.
  * --mode page-per-doc: the same browser and flags, a new page per document (page.goto its file).
  * --mode launch-per-doc: the same flags, a new browser per document.
+ * --tagged: the same loop writing tagged PDFs with an outline (puppeteer's tagged and outline
+ *   options), as pdfrender does by default: the like-for-like reference for its default renders.
  * --stock: what a minimal script written from puppeteer's README does instead: puppeteer's launch
  *   and pdf() defaults (tagged PDF, its default flags), --no-sandbox only when root requires it.
  *
  * --timings prints {"perDocMs": [...]} on stdout: each document's time from load to PDF written.
  *
- * usage: node bench/raw-loop.mjs --out-dir <dir> [--concurrency 2] [--mode reused] [--stock]
+ * usage: node bench/raw-loop.mjs --out-dir <dir> [--concurrency 2] [--mode reused] [--stock] [--tagged]
  *          [--header f.html] [--footer f.html] [--margin-top 0.39in] [--margin-bottom 0.39in] [--timings] <inputs...>
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -33,6 +35,7 @@ const { values, positionals: inputs } = parseArgs({
     concurrency: { type: 'string', default: '1' },
     mode: { type: 'string', default: 'reused' },
     stock: { type: 'boolean', default: false },
+    tagged: { type: 'boolean', default: false },
     header: { type: 'string' },
     footer: { type: 'string' },
     'margin-top': { type: 'string', default: '0.39in' },
@@ -78,7 +81,7 @@ const pdfOptions = {
         footerTemplate: footerTemplate ?? '<span></span>',
       }
     : {}),
-  ...(stock ? {} : { tagged: false, outline: false }),
+  ...(stock ? {} : { tagged: values.tagged, outline: values.tagged }),
 };
 
 const executablePath = requireBrowser().executablePath;

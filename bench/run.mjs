@@ -51,6 +51,7 @@ const options = {
   singleRounds: Number(values.rounds ?? (quick ? 1 : 5)),
   batchDocs: Number(values.docs ?? (quick ? 30 : 200)),
   batchRounds: Number(values.rounds ?? (quick ? 1 : 3)),
+  reportDocs: quick ? 4 : 20,
   concurrency,
   // render-sync: [connections, requests] per level.
   syncLevels: quick
@@ -118,7 +119,19 @@ try {
       work,
       log,
       script: true,
-      modes: ['raw reused-page loop (reference)'],
+      modes: ['raw reused-page loop, tagged'],
+      variants: ['pdfrender'],
+    });
+    // What tagging costs a long document: the 50-page report, tagged and not, beside both raw loops.
+    results.reportBatch = await batch({
+      root,
+      docs: options.reportDocs,
+      concurrency,
+      rounds: options.batchRounds,
+      work,
+      log,
+      document: 'report',
+      modes: ['raw reused-page loop (reference)', 'raw reused-page loop, tagged'],
     });
   }
   if (only.includes('server')) {

@@ -1,21 +1,29 @@
 /**
  * Batch, whole process: N copies of the invoice through `pdfrender render --out-dir` and through
  * the raw puppeteer-core loops at the same concurrency, in turn (A B C D A B C D ...). The raw
- * reused-page loop is the reference (the practical floor); page-per-document and
+ * reused-page loop is the reference (the practical floor), tagged for pdfrender's default (tagged,
+ * with an outline) and untagged for `--no-tagged --no-outline`; page-per-document and
  * launch-per-document are what a user's own script typically does instead.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { alternate } from '../lib/alternate.mjs';
-import { invoiceBatch, printFlags } from '../lib/documents.mjs';
+import { documentBatch, printFlags } from '../lib/documents.mjs';
 import { runProcess } from '../lib/run-process.mjs';
 import { median } from '../lib/stats.mjs';
 
-/** The raw-loop.mjs modes compared, by the name they are reported under. */
+/** The raw-loop.mjs modes compared, by the name they are reported under, with their extra flags. */
 export const rawModes = {
-  'raw reused-page loop (reference)': 'reused',
-  'raw page per document': 'page-per-doc',
-  'raw launch per document': 'launch-per-doc',
+  'raw reused-page loop (reference)': ['reused'],
+  'raw reused-page loop, tagged': ['reused', '--tagged'],
+  'raw page per document': ['page-per-doc'],
+  'raw launch per document': ['launch-per-doc'],
+};
+
+/** pdfrender's variants, by the name they are reported under: its default (tagged, with an outline) and others. */
+export const pdfrenderVariants = {
+  pdfrender: [],
+  'pdfrender --no-tagged --no-outline': ['--no-tagged', '--no-outline'],
 };
 
 /**
@@ -31,32 +39,44 @@ export async function batch({
   work,
   log,
   script = false,
+  document = 'invoice',
   modes = Object.keys(rawModes),
+  variants = Object.keys(pdfrenderVariants),
 }) {
-  log(`batch: ${docs} invoices${script ? ' that run script' : ''}, concurrency ${concurrency}, ${rounds} round(s)`);
-  const { doc, inputs } = await invoiceBatch(root, join(work, 'batch-inputs'), docs, { script });
+  log(`batch: ${docs} ${document}s${script ? ' that run script' : ''}, concurrency ${concurrency}, ${rounds} round(s)`);
+  const inputsDir = join(work, `batch-inputs-${document}${script ? '-script' : ''}`);
+  const { doc, inputs } = await documentBatch(root, inputsDir, docs, { script, document });
   const commands = {
-    pdfrender: (out) => [
-      join(root, 'bin/pdfrender.js'),
-      'render',
-      ...inputs,
-      '--out-dir',
-      out,
-      '--concurrency',
-      String(concurrency),
-      // The JSON summary has each document's preflight report, whose timings give the report's own cost.
-      '--json',
-      ...printFlags(doc),
-    ],
+    ...Object.fromEntries(
+      Object.entries(pdfrenderVariants)
+        .filter(([name]) => variants.includes(name))
+        .map(([name, flags]) => [
+          name,
+          (out) => [
+            join(root, 'bin/pdfrender.js'),
+            'render',
+            ...inputs,
+            '--out-dir',
+            out,
+            '--concurrency',
+            String(concurrency),
+            // The JSON summary has each document's preflight report, whose timings give the report's own cost.
+            '--json',
+            ...printFlags(doc),
+            ...flags,
+          ],
+        ]),
+    ),
     ...Object.fromEntries(
       Object.entries(rawModes)
         .filter(([name]) => modes.includes(name))
-        .map(([name, mode]) => [
+        .map(([name, [mode, ...flags]]) => [
           name,
           (out) => [
             join(root, 'bench/raw-loop.mjs'),
             '--mode',
             mode,
+            ...flags,
             '--out-dir',
             out,
             '--concurrency',
@@ -74,11 +94,14 @@ export async function batch({
         await rm(out, { recursive: true, force: true });
         await mkdir(out, { recursive: true });
         const result = await runProcess(process.execPath, args(out));
-        const written = (await readdir(out)).filter((f) => f.endsWith('.pdf')).length;
-        if (written !== docs) throw new Error(`wrote ${written} PDFs for ${docs} inputs`);
-        await rm(out, { recursive: true, force: true });
-        if (name === 'pdfrender')
+        if (name in pdfrenderVariants)
           result.reportMs = JSON.parse(result.stdout).documents.map((d) => d.report.timings.reportMs);
+        const pdfs = (await readdir(out)).filter((f) => f.endsWith('.pdf'));
+        if (pdfs.length !== docs) throw new Error(`wrote ${pdfs.length} PDFs for ${docs} inputs`);
+        // What tagging costs in size shows here: the mean size of the PDFs each case wrote.
+        const sizes = await Promise.all(pdfs.map(async (file) => (await stat(join(out, file))).size));
+        result.bytesPerDoc = sizes.reduce((sum, size) => sum + size, 0) / sizes.length;
+        await rm(out, { recursive: true, force: true });
         return result;
       };
       // A browser per document is an order of magnitude slower (minutes for 200): one round is enough to show it.
@@ -88,6 +111,7 @@ export async function batch({
   const measured = await alternate(cases, rounds, log);
   return {
     docs,
+    document,
     concurrency,
     script,
     cases: Object.fromEntries(
@@ -100,6 +124,7 @@ export async function batch({
             medianMs: ms,
             docsPerSecond: docs / (ms / 1000),
             peakRssKb: median(runs.map((r) => r.peakRssKb)),
+            bytesPerDoc: median(runs.map((r) => r.bytesPerDoc)),
             runs: runs.map((r) => Math.round(r.ms)),
             // pdfrender's preflight report (on in every render): its checks' time per document, a mean (a cost per
             // document is a total shared out; each document's figure is rounded to whole ms).

@@ -41,23 +41,28 @@ const invoiceScript =
   "<script>document.addEventListener('DOMContentLoaded', () => { document.title = document.title + ' (' + document.querySelectorAll('tr').length + ' rows)'; });</script>";
 
 /**
- * `count` copies of the invoice (with its stylesheet, logo, header and footer) in `dir`, named
- * invoice-0000.html ...: a batch of distinct files, as a real batch would be; with `script`, each
- * copy runs a small script. Returns the doc settings pointing at the copies and the list of inputs.
+ * `count` copies of a bench document (the invoice by default, with its stylesheet, logo, header and
+ * footer; or the report with its fonts and images) in `dir`, named invoice-0000.html ...: a batch
+ * of distinct files, as a real batch would be; with `script`, each copy runs a small script.
+ * Returns the doc settings pointing at the copies and the list of inputs.
  */
-export async function invoiceBatch(root, dir, count, { script = false } = {}) {
-  const invoice = benchDocuments(root)[0];
-  await cp(join(root, 'fixtures/invoice'), dir, { recursive: true });
-  const html = await readFile(join(dir, 'invoice.html'), 'utf8');
+export async function documentBatch(root, dir, count, { script = false, document = 'invoice' } = {}) {
+  const doc = benchDocuments(root).find((candidate) => candidate.name === document);
+  await cp(join(root, 'fixtures', document), dir, { recursive: true });
+  const html = await readFile(join(dir, `${document}.html`), 'utf8');
   if (script && !html.includes('</body>'))
-    throw new Error('fixtures/invoice/invoice.html has no </body> to put the script before');
+    throw new Error(`fixtures/${document}/${document}.html has no </body> to put the script before`);
   const inputs = [];
   for (let i = 0; i < count; i += 1) {
-    const name = join(dir, `invoice-${String(i).padStart(4, '0')}.html`);
+    const name = join(dir, `${document}-${String(i).padStart(4, '0')}.html`);
     await writeFile(name, script ? html.replace('</body>', `${invoiceScript}</body>`) : html);
     inputs.push(name);
   }
-  return { doc: { ...invoice, header: join(dir, 'header.html'), footer: join(dir, 'footer.html') }, inputs };
+  const templates = {
+    ...(doc.header && { header: join(dir, 'header.html') }),
+    ...(doc.footer && { footer: join(dir, 'footer.html') }),
+  };
+  return { doc: { ...doc, ...templates }, inputs };
 }
 
 /**

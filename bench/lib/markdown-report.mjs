@@ -52,26 +52,37 @@ function batchSection(batch) {
   const ours = batch.cases.pdfrender?.docsPerSecond;
   const rows = Object.entries(batch.cases).map(([name, r]) =>
     r.error
-      ? [name, 'failed', '-', '-', '-', '-']
+      ? [name, 'failed', '-', '-', '-', '-', '-']
       : [
           name,
           seconds(r.medianMs),
           r.docsPerSecond.toFixed(1),
           ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-',
           mb(r.peakRssKb),
+          r.bytesPerDoc ? `${(r.bytesPerDoc / 1000).toFixed(1)} kB` : '-',
           String(r.runs.length),
         ],
   );
   const notes = Object.entries(batch.cases)
     .filter(([, r]) => r.error)
     .map(([name, r]) => `${name} failed: ${r.error}`);
+  // What tagging (the default) costs pdfrender, in time and size, in this run.
+  const tagged = batch.cases.pdfrender;
+  const untagged = batch.cases['pdfrender --no-tagged --no-outline'];
+  if (tagged?.medianMs && untagged?.medianMs)
+    notes.push(
+      `tagging and the outline (pdfrender's default) cost ${(((tagged.medianMs - untagged.medianMs) / batch.docs) * batch.concurrency).toFixed(1)} ms of wall time per document per page (${(tagged.medianMs / untagged.medianMs).toFixed(2)} x the untagged time) and ${(tagged.bytesPerDoc / untagged.bytesPerDoc).toFixed(2)} x the size (${(tagged.bytesPerDoc / 1000).toFixed(1)} against ${(untagged.bytesPerDoc / 1000).toFixed(1)} kB) for ${batch.document === 'report' ? 'the 50-page report' : 'the invoice'}`,
+    );
   const report = batch.cases.pdfrender?.reportMsPerDoc;
   if (report !== undefined)
     notes.push(
       `pdfrender's rows are with the preflight report on (as every render is): its checks took ${report.toFixed(1)} ms per document on average, of ${((batch.cases.pdfrender.medianMs / batch.docs) * batch.concurrency).toFixed(1)} ms of wall time per document per page`,
     );
   return {
-    text: table(['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'runs'], rows),
+    text: table(
+      ['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'PDF size', 'runs'],
+      rows,
+    ),
     notes,
   };
 }
@@ -195,20 +206,14 @@ export function markdownReport(results) {
     out.push(`\n### Single document, cold, whole process (median of ${results.options.singleRounds})\n`, s.text);
     notes.push(...s.notes);
   }
-  if (results.batch) {
-    const b = batchSection(results.batch);
-    out.push(
-      `\n### Batch: ${results.batch.docs} invoices, whole process, concurrency ${results.batch.concurrency}\n`,
-      b.text,
-    );
-    notes.push(...b.notes);
-  }
-  if (results.scriptBatch) {
-    const b = batchSection(results.scriptBatch);
-    out.push(
-      `\n### Batch: ${results.scriptBatch.docs} invoices that run script, whole process, concurrency ${results.scriptBatch.concurrency}\n`,
-      b.text,
-    );
+  const batches = [
+    [results.batch, 'invoices'],
+    [results.scriptBatch, 'invoices that run script'],
+    [results.reportBatch, 'copies of the 50-page report'],
+  ];
+  for (const [batch, what] of batches.filter(([batch]) => batch)) {
+    const b = batchSection(batch);
+    out.push(`\n### Batch: ${batch.docs} ${what}, whole process, concurrency ${batch.concurrency}\n`, b.text);
     notes.push(...b.notes);
   }
   if (results.server)
