@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { DOMParser } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { xmpPacket } from '../src/engine/document/xmp.js';
 import { finishPdf } from '../src/engine/pages/finish-pdf.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { inProcessCli } from './support/cli-in-process.js';
@@ -225,6 +226,23 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
     expect(await failure(pdf)).toBe(
       'the PDF cannot be made PDF/A-3b: ISO 19005-2 6.5.1: the PDF holds a JavaScript action, which PDF/A forbids',
     );
+  });
+
+  it('keeps a PDF/UA claim the PDF already makes (compressed or not), described as PDF/A asks', async () => {
+    const pdf = await pdfWith((document) => {
+      const xmp = xmpPacket({ pdfua: 1, title: 'T' });
+      document.catalog.set(
+        PDFName.of('Metadata'),
+        document.context.register(document.context.flateStream(xmp, { Type: 'Metadata', Subtype: 'XML' })),
+      );
+    });
+    const xmp = xmpOf(await finishPdf(pdf, { pdfa: 'PDF/A-2b' }));
+    expect(xmp('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual(['1']);
+    expect(xmp(ns.pdfaid, 'part')).toEqual(['2']);
+    expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'prefix')).toEqual(['pdfuaid']);
+    // Without the claim, none is made.
+    const plain = xmpOf(await finishPdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b' }));
+    expect(plain('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual([]);
   });
 
   it('mends an interpolated image and a link annotation not flagged to print', async () => {
