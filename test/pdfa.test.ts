@@ -13,7 +13,7 @@ import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { DOMParser } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xmpPacket } from '../src/engine/document/xmp.js';
-import { finishPdf } from '../src/engine/pages/finish-pdf.js';
+import { archivePdf } from '../src/engine/document/archive-finish.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -201,7 +201,7 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
   }
   const failure = async (pdf: Uint8Array) => {
     try {
-      await finishPdf(pdf, { pdfa: 'PDF/A-3b' });
+      await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
     } catch (error) {
       expect(isPdfRenderError(error) && error.code).toBe('RENDER_PDF_FAILED');
       return (error as Error).message;
@@ -236,13 +236,40 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
         document.context.register(document.context.flateStream(xmp, { Type: 'Metadata', Subtype: 'XML' })),
       );
     });
-    const xmp = xmpOf(await finishPdf(pdf, { pdfa: 'PDF/A-2b' }));
+    const xmp = xmpOf(await archivePdf(pdf, { pdfa: 'PDF/A-2b', attachments: null }));
     expect(xmp('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual(['1']);
     expect(xmp(ns.pdfaid, 'part')).toEqual(['2']);
     expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'prefix')).toEqual(['pdfuaid']);
     // Without the claim, none is made.
-    const plain = xmpOf(await finishPdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b' }));
+    const plain = xmpOf(await archivePdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b', attachments: null }));
     expect(plain('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual([]);
+  });
+
+  it("takes a finishing feature's own files and XMP schema (Factur-X's way in)", async () => {
+    const fx = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
+    const finished = await archivePdf(await pdfWith(() => {}), {
+      pdfa: 'PDF/A-3b',
+      attachments: [{ name: 'a.csv', content: 'YSxi', mediaType: 'text/csv', relationship: 'Data', description: null }],
+      files: [{ name: 'factur-x.xml', bytes: cii, mediaType: 'text/xml', relationship: 'Alternative' }],
+      xmpExtensions: [
+        {
+          namespace: fx,
+          prefix: 'fx',
+          schema: 'Factur-X PDFA Extension Schema',
+          properties: [
+            { name: 'DocumentType', valueType: 'Text', category: 'external', description: 'type', value: 'INVOICE' },
+          ],
+        },
+      ],
+    });
+    expect(qpdfCheck(finished).status).toBe(0);
+    const { files } = detachAll(finished);
+    expect(files.get('factur-x.xml')!.equals(cii)).toBe(true);
+    expect(files.get('a.csv')!.toString()).toBe('a,b');
+    const xmp = xmpOf(finished);
+    expect(xmp(fx, 'DocumentType')).toEqual(['INVOICE']);
+    expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'namespaceURI')).toEqual([fx]);
+    expect(xmp(ns.pdfaid, 'part')).toEqual(['3']);
   });
 
   it('mends an interpolated image and a link annotation not flagged to print', async () => {
@@ -266,7 +293,7 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
         context.obj([context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], F: 2 })]),
       );
     });
-    const finished = await finishPdf(pdf, { pdfa: 'PDF/A-3b' });
+    const finished = await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
     const { catalog, dict, resolve: follow } = qpdfObjects(finished);
     const pages = dict((dict(catalog['/Pages'])['/Kids'] as string[])[0]);
     const xobject = dict((pages['/Resources'] as Record<string, Record<string, string>>)['/XObject']!['/Im0']);

@@ -35,6 +35,7 @@ import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fo
 import { countPdfPages } from './pages/page-count.js';
 import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
 import { checkAttachmentBytes } from './document/attachments.js';
+import { archiveWithin, needsArchiving } from './document/archive-finish.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -309,10 +310,13 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    const finishing = { firstPage, metadata: request.metadata, pdfa: request.pdfa, attachments: request.attachments };
-    const pdf = needsFinishing(finishing)
+    const finishing = { firstPage, metadata: request.metadata };
+    const finished = needsFinishing(finishing)
       ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
       : rendered.pdf;
+    // Last: PDF/A's metadata states the document information as the steps before left it.
+    const archiving = { pdfa: request.pdfa, attachments: request.attachments };
+    const pdf = needsArchiving(archiving) ? await archiveWithin(finished, archiving, limitMs, callerSignal) : finished;
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(
