@@ -44,11 +44,14 @@ const ns = {
   xmpMM: 'http://ns.adobe.com/xap/1.0/mm/',
 };
 
-/** The XMP as poppler reads it, by namespace and property. */
+/** The XMP as poppler reads it, by namespace and property: a list's (rdf:Alt, Seq, Bag) first item, or the text. */
 function xmpOf(pdf: Uint8Array) {
   const document = new DOMParser().parseFromString(pdfinfoMeta(pdf), 'text/xml');
+  const rdf = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
   return (namespace: string, local: string) =>
-    Array.from(document.getElementsByTagNameNS(namespace, local)).map((node) => node.textContent);
+    Array.from(document.getElementsByTagNameNS(namespace, local)).map(
+      (node) => (node.getElementsByTagNameNS(rdf, 'li')[0] ?? node).textContent,
+    );
 }
 
 /** D:20261126203304Z (or with +hh'mm') as an instant. */
