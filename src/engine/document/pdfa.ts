@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from '@cantoo/pdf-lib';
 import { PdfRenderError } from '../../errors.js';
 import type { PdfaLevel } from '../../request-pdfa.js';
+import { flateStream } from './flate-stream.js';
 import { auditPdfa, headerProblem } from './pdfa-rules.js';
 import { srgbIccProfile } from './srgb-profile.js';
 import { xmpPacket, type XmpExtension, type XmpFacts } from './xmp.js';
@@ -86,7 +87,7 @@ export function makePdfa(
       { documentFault: true },
     );
   const { context, catalog } = document;
-  const profile = context.register(context.flateStream(srgbIccProfile(), { N: 3 }));
+  const profile = context.register(flateStream(context, srgbIccProfile(), { N: 3 }));
   catalog.set(
     PDFName.of('OutputIntents'),
     context.obj([
