@@ -239,18 +239,18 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
         document.context.register(document.context.flateStream(xmp, { Type: 'Metadata', Subtype: 'XML' })),
       );
     });
-    const xmp = xmpOf(await archivePdf(pdf, { pdfa: 'PDF/A-2b', attachments: null }));
+    const xmp = xmpOf((await archivePdf(pdf, { pdfa: 'PDF/A-2b', attachments: null })).pdf);
     expect(xmp('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual(['1']);
     expect(xmp(ns.pdfaid, 'part')).toEqual(['2']);
     expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'prefix')).toEqual(['pdfuaid']);
     // Without the claim, none is made.
-    const plain = xmpOf(await archivePdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b', attachments: null }));
+    const plain = xmpOf((await archivePdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b', attachments: null })).pdf);
     expect(plain('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual([]);
   });
 
   it("takes a finishing feature's own files and XMP schema (Factur-X's way in)", async () => {
     const fx = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
-    const finished = await archivePdf(await pdfWith(() => {}), {
+    const { pdf: finished } = await archivePdf(await pdfWith(() => {}), {
       pdfa: 'PDF/A-3b',
       attachments: [{ name: 'a.csv', content: 'YSxi', mediaType: 'text/csv', relationship: 'Data', description: null }],
       files: [{ name: 'factur-x.xml', bytes: cii, mediaType: 'text/xml', relationship: 'Alternative' }],
@@ -296,7 +296,12 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
         context.obj([context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], F: 2 })]),
       );
     });
-    const finished = await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
+    const { pdf: finished, mended } = await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
+    // Said, for the render's warnings.
+    expect(mended.sort()).toEqual([
+      'ISO 19005-2 6.2.8: an image asked to be interpolated (/Interpolate set to false)',
+      'ISO 19005-2 6.3.2: a Link annotation was not flagged to print (/F set to 4)',
+    ]);
     const { catalog, dict, resolve: follow } = qpdfObjects(finished);
     const pages = dict((dict(catalog['/Pages'])['/Kids'] as string[])[0]);
     const xobject = dict((pages['/Resources'] as Record<string, Record<string, string>>)['/XObject']!['/Im0']);

@@ -316,7 +316,11 @@ export function createEngine(options: EngineOptions): Engine {
       : rendered.pdf;
     // Last: PDF/A's metadata states the document information as the steps before left it.
     const archiving = { pdfa: request.pdfa, attachments: request.attachments };
-    const pdf = needsArchiving(archiving) ? await archiveWithin(finished, archiving, limitMs, callerSignal) : finished;
+    const archived = needsArchiving(archiving)
+      ? await archiveWithin(finished, archiving, limitMs, callerSignal)
+      : { pdf: finished, mended: [] };
+    rendered.warnings.push(...archived.mended.map((mend) => `PDF/A: mended ${mend}`));
+    const { pdf } = archived;
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(

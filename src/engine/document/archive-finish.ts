@@ -26,8 +26,12 @@ export interface Archiving {
 export const needsArchiving = ({ pdfa, attachments, files }: Archiving): boolean =>
   Boolean(pdfa || attachments?.length || files?.length);
 
-/** `pdf` with the attachments (and `files`) embedded and, where asked, made PDF/A; dated `now`. */
-export async function archivePdf(pdf: Uint8Array, archiving: Archiving, now = new Date()): Promise<Uint8Array> {
+/** `pdf` with the attachments (and `files`) embedded and, where asked, made PDF/A, dated `now`; and what PDF/A needed mended (for the render's warnings). */
+export async function archivePdf(
+  pdf: Uint8Array,
+  archiving: Archiving,
+  now = new Date(),
+): Promise<{ pdf: Uint8Array; mended: string[] }> {
   // Loaded only when asked for, as finish-pdf.ts loads it: a large library no other render needs.
   const { PDFDocument } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
@@ -36,8 +40,10 @@ export async function archivePdf(pdf: Uint8Array, archiving: Archiving, now = ne
     ...(archiving.files ?? []).map((file) => ({ ...file, modified: file.modified ?? now })),
   ];
   embedAttachments(document, files);
-  if (archiving.pdfa) makePdfa(document, pdf, archiving.pdfa, now, { extensions: archiving.xmpExtensions });
-  return document.commit();
+  const { mended } = archiving.pdfa
+    ? makePdfa(document, pdf, archiving.pdfa, now, { extensions: archiving.xmpExtensions })
+    : { mended: [] };
+  return { pdf: await document.commit(), mended };
 }
 
 /** archivePdf under a deadline as long as the render's and the caller's cancel (withinDeadline). */
