@@ -149,6 +149,30 @@ describe('PDF/A', () => {
     const profile = await outputProfile(pdf, folder);
     expect(profile.toString('latin1', 36, 40)).toBe('acsp');
     expect(profile.toString('latin1', 12, 24)).toBe('mntrRGB XYZ ');
+    // Bad levels and PDF/A-2b with an attachment are refused by flag.
+    const level = await cli.run(
+      ['render', join(fixtures, 'invoice/invoice.html'), '--pdfa', 'PDF/A-1b', '-o', 'x.pdf'],
+      {
+        cwd: folder,
+      },
+    );
+    expect(level.code).toBe(2);
+    expect(level.stderr).toContain('--pdfa: must be "PDF/A-2b" or "PDF/A-3b" (got "PDF/A-1b")');
+    const both = await cli.run(
+      [
+        'render',
+        join(fixtures, 'invoice/invoice.html'),
+        '--pdfa',
+        'PDF/A-2b',
+        '--attach',
+        'factur-x.xml',
+        '-o',
+        'x.pdf',
+      ],
+      { cwd: folder },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--attach: PDF/A-2b cannot carry attachments');
     // The pages are Chromium's still.
     const read = await readPdf(pdf);
     expect(read.pages[0]!.text).toContain('Invoice');
