@@ -6,9 +6,8 @@
  */
 import { extname } from 'node:path';
 import { z } from 'zod';
-import { PdfRenderError } from './errors.js';
 import { jsonField, maxJsonTextChars } from './fields.js';
-import { base64, base64Bytes } from './request-assets.js';
+import { base64, base64Bytes, checkTotalBytes } from './request-assets.js';
 
 /** How many files one request may attach. */
 export const maxAttachments = 20;
@@ -125,13 +124,6 @@ export const attachmentsField = jsonField(
 export const attachmentBytes = (attachments: readonly { content: string }[]): number =>
   attachments.reduce((sum, { content }) => sum + base64Bytes(content), 0);
 
-/** Refuse attachments over maxAttachmentBytes together (413), before a page is taken or a job queued: the request's own fault. */
-export function checkAttachmentBytes(attachments: readonly { content: string }[]): void {
-  const bytes = attachmentBytes(attachments);
-  if (bytes > maxAttachmentBytes)
-    throw new PdfRenderError(
-      'PAYLOAD_TOO_LARGE',
-      `the attachments hold ${bytes} bytes together, more than the limit of ${maxAttachmentBytes / 1024 / 1024} MB`,
-      { documentFault: true },
-    );
-}
+/** Refuse attachments over maxAttachmentBytes together (413), before a page is taken or a job queued. */
+export const checkAttachmentBytes = (attachments: readonly { content: string }[]): void =>
+  checkTotalBytes('attachments', attachmentBytes(attachments), maxAttachmentBytes);
