@@ -31,9 +31,10 @@ export async function archiveDocument(
   now: Date,
 ): Promise<{ pdf: Uint8Array; mended: string[] }> {
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
+  // A feature's own file (Factur-X's invoice) first in /AF, then the request's.
   const files = [
-    ...(archiving.attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
     ...(archiving.files ?? []).map((file) => ({ ...file, modified: file.modified ?? now })),
+    ...(archiving.attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
   ];
   embedAttachments(document, files);
   const { mended } = archiving.pdfa
