@@ -20,11 +20,12 @@
  */
 import { PassThrough } from 'node:stream';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
+import { parseAttach } from '../src/cli/render/attach-flag.js';
 import { flagFiles, requestFieldsFromFlags } from '../src/cli/render/request-flags.js';
 import { parseRunOptions } from '../src/cli/run-options.js';
 import { PdfRenderError } from '../src/errors.js';
@@ -134,10 +135,21 @@ async function pdfrenderProblem(args: string[]): Promise<string | undefined> {
 async function checkRenderValues(options: Record<string, unknown>, inputs: string[]): Promise<void> {
   // A file flag's value is a path (read when it runs); what the file holds is not the documentation's to show.
   const files = new Set(flagFiles(options));
-  const values = Object.fromEntries(Object.entries(options).filter(([, value]) => !files.has(value as string)));
+  const values = Object.fromEntries(
+    Object.entries(options).filter(([key, value]) => key !== 'attach' && !files.has(value as string)),
+  );
   const { fields } = await requestFieldsFromFlags(values, root);
+  // --attach's files are not there either: what its ";key=value" parts say is checked, with no content.
+  const attachments = (options.attach as string[] | undefined)?.map((value) => {
+    const { path, fields: said } = parseAttach(value);
+    return { name: basename(path), content: '', ...said };
+  });
   const url = inputs.find((input) => /^https?:\/\//.test(input));
-  parseRenderRequest({ ...(url ? { url } : { htmlContent: '<p></p>' }), ...fields });
+  parseRenderRequest({
+    ...(url ? { url } : { htmlContent: '<p></p>' }),
+    ...fields,
+    ...(attachments ? { attachments } : {}),
+  });
   // The run options are serve's settings of the same names (keyed by setting; each takes its own).
   parseRunOptions(settingValues(options));
 }
@@ -226,7 +238,7 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
     for (const [option, field] of forms) {
       const [name, value] = around(field, '=');
       // curl -F reads a file for @file (an upload) and <file (its text): stand-in HTML for either.
-      if (option !== '--form-string' && value.startsWith('@')) body.append(name, new Blob(['<p>a file</p>']), value);
+      if (option !== '--form-string' && value.startsWith('@')) body.append(name, ...uploaded(value));
       else body.append(name, option !== '--form-string' && value.startsWith('<') ? '<p>a file</p>' : value);
     }
   } else {
@@ -245,6 +257,16 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
   // The schema passes over a field it does not know; in the documentation that is a misspelling.
   const unknown = unknownFields(read.fields, named(requestBodies[bodyName]!.content['application/json']!.schema));
   return unknown.length > 0 ? `${unknown.join(', ')}: no such field in ${bodyName}` : undefined;
+}
+
+/**
+ * What curl -F uploads for `@path;type=...;filename=...`: stand-in HTML, with the part's type and its
+ * file name (the path's last part, or filename=) as curl sends them.
+ */
+function uploaded(value: string): [Blob, string] {
+  const [path, ...parts] = value.slice(1).split(';');
+  const option = (key: string) => parts.find((part) => part.startsWith(`${key}=`))?.slice(key.length + 1);
+  return [new Blob(['<p>a file</p>'], { type: option('type') ?? '' }), option('filename') ?? path!.split('/').at(-1)!];
 }
 
 /** A request body's schema, or the named one (components.schemas) it refers to. */

@@ -60,6 +60,8 @@ describe('defaults', () => {
       pageRanges: null,
       assets: null,
       metadata: null,
+      pdfa: null,
+      attachments: null,
     });
   });
 

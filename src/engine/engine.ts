@@ -35,6 +35,8 @@ import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fo
 import { countPdfPages } from './pages/page-count.js';
 import { finishDocumentWithin, finishWithin } from './pages/finish-pdf.js';
 import { needsDocumentFinish } from './document/document-finish.js';
+import { archiveWithin, needsArchiving } from './document/archive-finish.js';
+import { checkAttachmentBytes } from '../request-attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -200,6 +202,7 @@ export function checkRequest(
   throwFieldErrors(fieldErrors);
   // Sizes and names no folder can hold, refused before a page is taken (and before a job is queued).
   if (request.assets) checkAssets(request.assets);
+  if (request.attachments) checkAttachmentBytes(request.attachments);
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
@@ -322,9 +325,16 @@ export function createEngine(options: EngineOptions): Engine {
       firstPage && facts.tagged
         ? (await finishDocumentWithin(firstPage, { ...facts, metadata: null }, limitMs, callerSignal)).pdf
         : firstPage;
-    const pdf = ownFirstPage
+    const beforeArchive = ownFirstPage
       ? await finishWithin(finished.pdf, { firstPage: ownFirstPage }, limitMs, callerSignal)
       : finished.pdf;
+    // Last: PDF/A's metadata states the document information as the steps before left it.
+    const archiving = { pdfa: request.pdfa, attachments: request.attachments };
+    const archived = needsArchiving(archiving)
+      ? await archiveWithin(beforeArchive, archiving, limitMs, callerSignal)
+      : { pdf: beforeArchive, mended: [] };
+    rendered.warnings.push(...archived.mended.map((mend) => `PDF/A: mended ${mend}`));
+    const { pdf } = archived;
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(

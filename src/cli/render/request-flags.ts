@@ -11,6 +11,7 @@ import { PdfRenderError } from '../../errors.js';
 import { findPaperFormat, paperFormats } from '../../paper-formats.js';
 import { renderRequestFields } from '../../request.js';
 import type { TemplateUrls } from '../../engine/prepare-templates.js';
+import { attachFiles, attachOption, attachmentsFromFlags } from './attach-flag.js';
 
 type Field = keyof typeof renderRequestFields;
 
@@ -70,6 +71,7 @@ const specs: FlagSpec[] = [
   { flags: '--extra-http-headers-origins <origins>', field: 'extraHttpHeadersOrigins', kind: 'value' },
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
+  { flags: '--pdfa <level>', field: 'pdfa', kind: 'value' },
 ];
 
 const marginFields = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft'] as const;
@@ -101,6 +103,8 @@ export function requestOptions(): Option[] {
           : help,
     );
     const shorthand = shorthands[spec.field];
+    // --attach reads files into `attachments`, its own syntax (attach-flag.ts); listed beside --pdfa.
+    if (spec.field === 'pdfa') return [option, attachOption()];
     return shorthand ? [shorthand, option] : [option];
   });
 }
@@ -109,7 +113,8 @@ export function requestOptions(): Option[] {
 export function flagFiles(options: Record<string, unknown>): string[] {
   return specs
     .filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string')
-    .map((spec) => options[keyOf(spec)] as string);
+    .map((spec) => options[keyOf(spec)] as string)
+    .concat(attachFiles(options.attach));
 }
 
 /**
@@ -150,6 +155,8 @@ export async function requestFieldsFromFlags(
     set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, path, String(value)) : value, flag);
     if (spec.template) templateUrls[spec.template] = pathToFileURL(path).href;
   }
+  if (Array.isArray(options.attach))
+    set('attachments', await attachmentsFromFlags(options.attach as string[], cwd), '--attach');
   return { fields, sources, templateUrls };
 }
 

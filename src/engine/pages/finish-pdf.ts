@@ -51,8 +51,8 @@ export const finishDocumentWithin = (
 export const finishWithin = (pdf: Uint8Array, finishing: Finishing, limitMs: number, callerSignal: AbortSignal) =>
   withinDeadline(() => finishPdf(pdf, finishing), "page 1's own templates", limitMs, callerSignal);
 
-// `work` under its own deadline and the caller's cancel; its failure a RENDER_PDF_FAILED naming `what`.
-async function withinDeadline<T>(
+/** `work` under its own deadline and the caller's cancel; its failure a RENDER_PDF_FAILED naming `what`. */
+export async function withinDeadline<T>(
   work: (signal: AbortSignal) => Promise<T>,
   what: string,
   limitMs: number,
