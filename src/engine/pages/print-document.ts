@@ -9,6 +9,7 @@ import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
+import { forgetNumbers, findReferences, printWithReferences } from './page-references.js';
 import { printPdf, type TemplatePair } from './print-pdf.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
@@ -40,6 +41,8 @@ export interface Observed {
   /** Undefined when the page could not answer. */
   inspection: Inspection | undefined;
   scriptErrors: RenderReport['scriptErrors'];
+  /** How the document's page references were written in, when it has any (page-references.ts). */
+  pageReferences?: RenderReport['pageReferences'];
   /** Every step but the report's checks after the page is given back (engine.ts adds those). */
   timings: RenderReport['timings'];
 }
@@ -128,14 +131,41 @@ export async function printDocument(
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   if (job.beforePrint) templates = await job.beforePrint(templates);
-  const printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
-  const pdf = await printPdf(slot, printed, templates, job.maxPages);
-  // Chromium has one template for every page: page 1's own is printed on its own (with its real
-  // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-  const firstPage =
-    templates.firstPage && printsFirstPage(request)
-      ? await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
-      : undefined;
+  // Asked before the first print, and answered along with it: a document with page references
+  // prints again with their numbers in. A window without pdfrender's world yet waits, so the world
+  // is made once; so does a pageRanges, whose first print must then be of the whole document.
+  const finding = findReferences(slot);
+  finding.catch(() => undefined);
+  let references = slot.printWorld === undefined || request.pageRanges ? await finding : undefined;
+  let printed = request;
+  const print = async (whole: boolean) => {
+    printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
+    return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
+  };
+  let pageReferences: Observed['pageReferences'];
+  let firstPage: Uint8Array | undefined;
+  let pdf: Uint8Array;
+  let failed = false;
+  try {
+    pdf = await print(references !== undefined);
+    references ??= await finding;
+    if (references)
+      ({ pdf, pageReferences } = await printWithReferences(slot, references, pdf, print, Boolean(request.pageRanges)));
+    // Chromium has one template for every page: page 1's own is printed on its own (with its real
+    // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
+    if (templates.firstPage && printsFirstPage(request))
+      firstPage = await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages);
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    // The page's next document is written into the same document object (document.open), which
+    // keeps its adopted sheets: taken off whatever happened, without hiding why a print failed.
+    if (references)
+      await forgetNumbers(slot).catch((error: unknown) => {
+        if (!failed) throw error;
+      });
+  }
   const printedAt = performance.now();
   // Read after the print, from the document as it printed: its fonts in, its frames run.
   const [inspection, errors] = await Promise.all([
@@ -145,6 +175,7 @@ export async function printDocument(
   const observed: Observed = {
     inspection,
     scriptErrors: errors,
+    ...(pageReferences && { pageReferences }),
     timings: {
       loadMs: Math.round(loaded - started),
       waitMs: Math.round(waited - loaded),

@@ -48,6 +48,7 @@ export async function assembleReport(
     scriptErrors: observed.scriptErrors,
     overflow: inspection.overflow,
     unchecked,
+    ...(observed.pageReferences && { pageReferences: observed.pageReferences }),
     timings: observed.timings,
   };
   report.timings = { ...report.timings, reportMs: report.timings.reportMs + Math.round(performance.now() - started) };
