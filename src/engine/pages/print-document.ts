@@ -9,8 +9,9 @@ import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
-import { forgetNumbers, findReferences, printWithReferences } from './page-references.js';
+import { printWithPageNumbers } from './page-references.js';
 import { printPdf, type TemplatePair } from './print-pdf.js';
+import { noteStyleSheets, type NotedSheets, type SheetTexts } from './style-sheet-texts.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
@@ -59,6 +60,8 @@ export interface PrintJob {
   signal: AbortSignal;
   /** The wait conditions still unmet, by name, for the message of a deadline that runs out. */
   pending: Set<string>;
+  /** The engine's texts of the style sheets read lately, for documents that have them from Chromium's memory cache. */
+  sheetTexts: SheetTexts;
   /** Once the document is ready, before it prints: the templates to print it with (their web fonts in place). */
   beforePrint?: (templates: Templates) => Promise<Templates>;
 }
@@ -75,6 +78,22 @@ export async function printDocument(
   request: RenderRequest,
   templates: Templates,
   job: PrintJob,
+): Promise<Printed> {
+  // From before the document is written: its style sheets' text, for its page references.
+  const noted = noteStyleSheets(slot.page, job.sheetTexts);
+  try {
+    return await printNoted(slot, request, templates, job, noted);
+  } finally {
+    noted.stop();
+  }
+}
+
+async function printNoted(
+  slot: Slot,
+  request: RenderRequest,
+  templates: Templates,
+  job: PrintJob,
+  noted: NotedSheets,
 ): Promise<Printed> {
   const { page } = slot;
   const started = performance.now();
@@ -131,41 +150,29 @@ export async function printDocument(
   // Only HTML written at about:blank (the server's) can have relative URLs that lead nowhere.
   const unresolved = job.baseUrl === 'about:blank' && !request.url ? await unresolvedRelativeUrls(slot) : [];
   if (job.beforePrint) templates = await job.beforePrint(templates);
-  // Asked before the first print, and answered along with it: a document with page references
-  // prints again with their numbers in. A window without pdfrender's world yet waits, so the world
-  // is made once; so does a pageRanges, whose first print must then be of the whole document.
-  const finding = findReferences(slot);
-  finding.catch(() => undefined);
-  let references = slot.printWorld === undefined || request.pageRanges ? await finding : undefined;
   let printed = request;
-  const print = async (whole: boolean) => {
-    printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
-    return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
-  };
-  let pageReferences: Observed['pageReferences'];
-  let firstPage: Uint8Array | undefined;
-  let pdf: Uint8Array;
-  let failed = false;
-  try {
-    pdf = await print(references !== undefined);
-    references ??= await finding;
-    if (references)
-      ({ pdf, pageReferences } = await printWithReferences(slot, references, pdf, print, Boolean(request.pageRanges)));
-    // Chromium has one template for every page: page 1's own is printed on its own (with its real
-    // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-    if (templates.firstPage && printsFirstPage(request))
-      firstPage = await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages);
-  } catch (error) {
-    failed = true;
-    throw error;
-  } finally {
-    // The page's next document is written into the same document object (document.open), which
-    // keeps its adopted sheets: taken off whatever happened, without hiding why a print failed.
-    if (references)
-      await forgetNumbers(slot).catch((error: unknown) => {
-        if (!failed) throw error;
-      });
-  }
+  // A document with page references prints again with their numbers in (page-references.ts).
+  const {
+    pdf,
+    after: firstPage,
+    pageReferences,
+  } = await printWithPageNumbers(
+    slot,
+    { noted, store: job.sheetTexts },
+    {
+      async print(whole) {
+        printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
+        return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
+      },
+      // Chromium has one template for every page: page 1's own is printed on its own (with its real
+      // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
+      after: async () =>
+        templates.firstPage && printsFirstPage(request)
+          ? printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
+          : undefined,
+      ranged: Boolean(request.pageRanges),
+    },
+  );
   const printedAt = performance.now();
   // Read after the print, from the document as it printed: its fonts in, its frames run.
   const [inspection, errors] = await Promise.all([
