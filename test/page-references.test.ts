@@ -26,6 +26,7 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
+const fixtures = join(import.meta.dirname, '../fixtures/toc');
 const tocStyle = 'nav a::after { content: " page " target-counter(attr(href), page) }';
 
 /** A table of contents over `count` sections of uneven length (1 to 3 pages each), then the sections. */
@@ -106,6 +107,24 @@ describe('page references', () => {
     expect(last).toContain(`one[${starts.get(1)}]`);
   });
 
+  it('writes ::before and ::marker, another attribute whose target a link has, and "??" for a hidden target', async () => {
+    const html = `<style>a::after { content: " p" target-counter(attr(href), page) }
+      .d::before { content: "[" target-counter(attr(data-ref), page) "]" }
+      li::marker { content: target-counter(attr(data-ref), page) ". " } h2 { break-before: page }</style>
+      <a href="#b">to b</a> <a href="#hidden">to hidden</a> <span class="d" data-ref="#c">dref</span>
+      <ol><li data-ref="#b">marker</li></ol><a href="#c">to c</a>
+      <h2 id="b">B</h2><h2 id="c">C</h2><div id="hidden" style="display: none">h</div>`;
+    const { pdf, report } = await engine.render({ htmlContent: html });
+    const { pages } = await readPdf(pdf);
+    expect(pages.map(readingOrder)).toEqual(['to b p2 to hidden p?? [3]dref 2. marker to c p3', 'B', 'C']);
+    expect(report.pageReferences).toEqual({ passes: 2, settled: true, unresolved: ['#hidden'] });
+    // On one page, every target is on page 1.
+    const single = await engine.render({ htmlContent: html, singlePage: true });
+    expect(readingOrder((await readPdf(single.pdf)).pages[0]!)).toContain(
+      'to b p1 to hidden p?? [1]dref 1. marker to c p1',
+    );
+  });
+
   it('counts the pages of the whole document when pageRanges prints part of it', async () => {
     const { pdf, report } = await engine.render({ htmlContent: tocDocument(6), pageRanges: '1' });
     const whole = headingPages((await readPdf((await engine.render({ htmlContent: tocDocument(6) })).pdf)).pages);
@@ -154,6 +173,32 @@ describe('page references', () => {
       expect(numbers.size).toBe(4);
       for (const [chapter, page] of headingPages(pages)) expect(numbers.get(chapter)).toBe(String(page));
     }
+  });
+});
+
+describe('the handbook fixture (fixtures/toc)', () => {
+  it('prints its contents, its "see page" references and its page footers as the PDF has them', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'handbook.pdf');
+    const run = await cli.run(['render', join(fixtures, 'handbook.html'), '-o', out, '-q']);
+    expect(run.code, run.stderr).toBe(0);
+    const { pages } = await readPdf(await readFile(out));
+    const texts = pages.map(readingOrder);
+    expect(pages.length).toBeGreaterThanOrEqual(30);
+    const html = await readFile(join(fixtures, 'handbook.html'), 'utf8');
+    const titles = [...html.matchAll(/<li><a href="#ch(\d+)">([^<]+)<\/a><\/li>/g)].map((m) => `${m[1]}. ${m[2]}`);
+    expect(titles).toHaveLength(24);
+    for (const title of titles) {
+      // The chapter's own heading: the first page after the contents that has it.
+      const page = texts.findIndex((text, index) => index > 0 && text.includes(title)) + 1;
+      expect(page, title).toBeGreaterThan(1);
+      expect(texts[0], title).toContain(`${title} ${page}`);
+    }
+    const webhooks = texts.findIndex((text, index) => index > 0 && text.includes('14. Webhooks')) + 1;
+    expect(texts[0]).toContain(`Webhooks (see page ${webhooks})`);
+    // (readingOrder drops the space before punctuation, "?" included.)
+    expect(texts[0]).toMatch(/Glossary \(see page ?\?\?\)/);
+    texts.forEach((text, index) => expect(text).toContain(`Page ${index + 1} of ${pages.length}`));
   });
 });
 
