@@ -16,6 +16,8 @@ import { executablePath } from './support/browser.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf, readingOrder, type PdfPage } from './support/pdf.js';
+import { startServer } from './support/server.js';
+import type { RenderReport } from '../src/engine/report/render-report.js';
 import { readFile } from 'node:fs/promises';
 
 const engine = createEngine({ executablePath, concurrency: 1 });
@@ -180,8 +182,11 @@ describe('the handbook fixture (fixtures/toc)', () => {
   it('prints its contents, its "see page" references and its page footers as the PDF has them', async () => {
     const dir = await tempDir();
     const out = join(dir, 'handbook.pdf');
-    const run = await cli.run(['render', join(fixtures, 'handbook.html'), '-o', out, '-q']);
+    const run = await cli.run(['render', join(fixtures, 'handbook.html'), '-o', out]);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'page references to #appendix printed "??": no such element is printed in the document',
+    );
     const { pages } = await readPdf(await readFile(out));
     const texts = pages.map(readingOrder);
     expect(pages.length).toBeGreaterThanOrEqual(30);
@@ -199,6 +204,29 @@ describe('the handbook fixture (fixtures/toc)', () => {
     // (readingOrder drops the space before punctuation, "?" included.)
     expect(texts[0]).toMatch(/Glossary \(see page ?\?\?\)/);
     texts.forEach((text, index) => expect(text).toContain(`Page ${index + 1} of ${pages.length}`));
+  });
+});
+
+describe('over HTTP', () => {
+  it("render-sync prints the numbers and answers the report's pageReferences (the docs' curl body)", async () => {
+    const server = await startServer({}, { engine });
+    try {
+      const doc = await readFile(join(import.meta.dirname, '../docs/page-references.md'), 'utf8');
+      const body = /render-sync .* -d '(\{"htmlContent".*\})'$/m.exec(doc)![1]!;
+      const response = await fetch(`${server.url}/api/pdfs/render-sync`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-pdfrender-warnings')).toBeNull();
+      const json = (await response.json()) as { fileUrl: string; report: RenderReport };
+      expect(json.report.pageReferences).toEqual({ passes: 2, settled: true, unresolved: [] });
+      const { pages } = await readPdf(new Uint8Array(await (await fetch(json.fileUrl)).arrayBuffer()));
+      expect(pages.map(readingOrder)).toEqual(['The end (page 2)', 'The end']);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -44,6 +44,7 @@ import type { RenderReport } from './report/render-report.js';
 import { PagePool, type Slot } from './pages/page-pool.js';
 import { printDocument, resetPage, type Printed, type Templates } from './pages/print-document.js';
 import { sheetTexts } from './pages/style-sheet-texts.js';
+import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
 
 export interface EngineOptions {
@@ -325,6 +326,7 @@ export function createEngine(options: EngineOptions): Engine {
       AbortSignal.any([reportDeadline.signal, callerSignal]),
     ).finally(reportDeadline.clear);
     callerSignal.throwIfAborted();
+    warnings.push(...referenceWarnings(report.pageReferences));
     return judged(request, { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started, report });
   }
 

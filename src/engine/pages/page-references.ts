@@ -159,5 +159,17 @@ export async function printWithPageNumbers(
   }
 }
 
+/** The render's warnings about its page references: targets not found, numbers that did not settle. */
+export function referenceWarnings(references: RenderReport['pageReferences']): string[] {
+  if (!references) return [];
+  const { unresolved, settled } = references;
+  return [
+    ...(unresolved.length > 0
+      ? [`page references to ${unresolved.join(', ')} printed "??": no such element is printed in the document`]
+      : []),
+    ...(settled ? [] : [`page references may be one page off: they still moved a target after ${maxPasses} prints`]),
+  ];
+}
+
 const samePages = (a: Map<string, number | undefined>, b: Map<string, number | undefined>) =>
   [...a].every(([value, page]) => b.get(value) === page);
