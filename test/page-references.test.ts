@@ -246,6 +246,18 @@ describe('reading them', () => {
     ]);
   });
 
+  it('reads a destination named like a PDF keyword, and the ones after it', async () => {
+    const html = `<style>${tocStyle} h2 { break-before: page }</style><nav><a href="#endobj">Chapter 1</a>
+      <a href="#zz">Chapter 2</a></nav><h2 id="endobj">Chapter 1 begins</h2><h2 id="zz">Chapter 2 begins</h2>`;
+    const { pdf } = await engine.render({ htmlContent: html });
+    expect(destinationPages(pdf)).toEqual(
+      new Map([
+        ['endobj', 2],
+        ['zz', 3],
+      ]),
+    );
+  });
+
   it("reads the named destinations' pages from Chromium's PDF (its page tree and /Dests)", async () => {
     const { pdf } = await engine.render({ htmlContent: tocDocument(5) });
     const starts = headingPages((await readPdf(pdf)).pages);

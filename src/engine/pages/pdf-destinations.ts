@@ -20,7 +20,8 @@ export function destinationPages(pdf: Uint8Array): Map<string, number> | undefin
   const object = (ref: number | undefined): string | undefined => {
     const at = ref === undefined ? undefined : offsets.get(ref);
     if (at === undefined) return undefined;
-    const end = bytes.indexOf('endobj', at, 'latin1');
+    // At a line's start: a destination's name is the document's (href="#endobj"), and never holds a newline.
+    const end = bytes.indexOf('\nendobj', at, 'latin1');
     return end < 0 ? undefined : bytes.toString('latin1', at, end);
   };
   const refOf = (dictionary: string | undefined, key: string) => {
