@@ -54,7 +54,7 @@ export async function findReferences(
 ): Promise<References | undefined> {
   const [listed, fetched] = await Promise.all([
     inPrintWorld(slot, readSheets) as Promise<{ texts: string[]; loaded: string[] }>,
-    noted.texts(bounds.sheets),
+    noted.texts(bounds.sheets, bounds.chars),
   ]);
   // A sheet's text from the store only where the page has the sheet: one it could not load is not read.
   const loaded = listed.loaded.flatMap((url) => (fetched.has(url) ? [] : [store.get(url) ?? '']));

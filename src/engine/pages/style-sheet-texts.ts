@@ -46,8 +46,11 @@ export function sheetTexts(maxChars = 8_000_000): SheetTexts {
 
 /** The style sheets a document loaded over the network (linked, imported, its frames'), until stop(). */
 export interface NotedSheets {
-  /** The texts of the first `max` sheets by URL, also kept in the engine's store; a body no longer kept reads as empty. */
-  texts(max: number): Promise<Map<string, string>>;
+  /**
+   * The texts of the first `max` sheets by URL, also kept in the engine's store; a body no longer
+   * kept, or said to be over `maxBytes`, reads as empty (not sent through DevTools at all).
+   */
+  texts(max: number, maxBytes: number): Promise<Map<string, string>>;
   stop(): void;
 }
 
@@ -59,9 +62,10 @@ export function noteStyleSheets(page: Page, store: SheetTexts): NotedSheets {
   };
   page.on('response', onResponse);
   return {
-    async texts(max) {
+    async texts(max, maxBytes) {
       const read = responses.slice(0, max);
-      const texts = await Promise.all(read.map((response) => response.text().catch(() => '')));
+      const small = (response: HTTPResponse) => !(Number(response.headers()['content-length']) > maxBytes);
+      const texts = await Promise.all(read.map((response) => (small(response) ? response.text().catch(() => '') : '')));
       const byUrl = new Map(read.map((response, index) => [response.url(), texts[index]!]));
       for (const [url, text] of byUrl) store.set(url, text);
       return byUrl;
