@@ -34,7 +34,7 @@ const readSheets = `(() => {
     try { rules = sheet.cssRules; } catch {}
     for (const rule of rules) {
       if (rule.type === 3) { if (rule.styleSheet && !loaded.has(rule.styleSheet.href)) visit(rule.styleSheet); }
-      else if (rule.type !== 2 && !(rule instanceof CSSLayerStatementRule)) break;
+      else if (rule.constructor.name !== 'CSSLayerStatementRule') break;
     }
   };
   for (const sheet of document.styleSheets) visit(sheet);
@@ -52,10 +52,12 @@ export async function findReferences(
   noted: NotedSheets,
   store: SheetTexts,
 ): Promise<References | undefined> {
-  const [listed, fetched] = await Promise.all([
-    inPrintWorld(slot, readSheets) as Promise<{ texts: string[]; loaded: string[] }>,
+  const [answer, fetched] = await Promise.all([
+    inPrintWorld(slot, readSheets),
     noted.texts(bounds.sheets, bounds.chars),
   ]);
+  // Nothing (the expression threw) when the document made the DOM's own methods throw: no references then.
+  const listed = (answer ?? { texts: [], loaded: [] }) as { texts: string[]; loaded: string[] };
   // A sheet's text from the store only where the page has the sheet: one it could not load is not read.
   const loaded = listed.loaded.flatMap((url) => (fetched.has(url) ? [] : [store.get(url) ?? '']));
   let chars = 0;
@@ -69,10 +71,10 @@ export async function findReferences(
     attrs: rule.parts.flatMap((part) => ('target' in part ? ['attr' in part.target ? part.target.attr : null] : [])),
     urls: rule.parts.flatMap((part) => ('target' in part && 'url' in part.target ? [part.target.url] : [])),
   }));
-  const placed = (await inPrintWorld(slot, `(${placeTargets})(${JSON.stringify(query)}, ${bounds.tuples})`)) as {
-    tuples: References['tuples'];
-    names: Record<string, string | null>;
-  };
+  const placed = ((await inPrintWorld(slot, `(${placeTargets})(${JSON.stringify(query)}, ${bounds.tuples})`)) ?? {
+    tuples: [],
+    names: {},
+  }) as { tuples: References['tuples']; names: Record<string, string | null> };
   // Rules that match no element (a print style of another document) cost nothing either.
   if (placed.tuples.every((tuples) => tuples.length === 0)) return undefined;
   return { rules, tuples: placed.tuples, names: new Map(Object.entries(placed.names)) };
