@@ -89,12 +89,14 @@ describe('page references', () => {
   });
 
   it('names a target that does not exist and prints "??" for it', async () => {
-    const html = `${tocDocument(2)}<nav><a href="#appendix">Chapter 9</a> <a href="#s1">Chapter 1</a></nav>`;
+    const html = `${tocDocument(2)}<nav><a href="#appendix">Chapter 9</a> <a href="#s1">Chapter 1</a>
+      <a href="constructor">Chapter 8</a></nav>`;
     const { pdf, report } = await engine.render({ htmlContent: html });
     const numbers = tocNumbers((await readPdf(pdf)).pages);
     expect(numbers.get(9)).toBe('??');
+    expect(numbers.get(8)).toBe('??');
     expect(numbers.get(1)).toMatch(/^\d+$/);
-    expect(report.pageReferences).toMatchObject({ passes: 2, unresolved: ['#appendix'] });
+    expect(report.pageReferences).toMatchObject({ passes: 2, unresolved: ['#appendix', 'constructor'] });
   });
 
   it('keeps the rest of the content value, and reads attr(href url), a counter style and a literal url()', async () => {

@@ -84,10 +84,10 @@ export async function findReferences(
 // fragment of a URL into this document, as Chromium names its destination, when an element has it.
 const placeTargets = `(rules, maxTuples) => {
   const here = document.URL.split('#')[0];
-  const names = {};
+  const names = new Map(); // not an object: a target may be written "constructor"
   let count = 0;
   const resolve = (value) => {
-    if (value in names) return;
+    if (names.has(value)) return;
     let name = null;
     try {
       const url = new URL(value, document.baseURI);
@@ -96,7 +96,7 @@ const placeTargets = `(rules, maxTuples) => {
       try { decoded = decodeURIComponent(id); } catch {}
       if (id && url.href.split('#')[0] === here && (document.getElementById(id) || document.getElementById(decoded) || document.getElementsByName(decoded).length > 0)) name = id;
     } catch {}
-    names[value] = name;
+    names.set(value, name);
   };
   const tuples = rules.map(({ bases, attrs, urls }) => {
     urls.forEach(resolve);
@@ -117,5 +117,5 @@ const placeTargets = `(rules, maxTuples) => {
     }
     return [...found.values()];
   });
-  return { tuples, names };
+  return { tuples, names: Object.fromEntries(names) };
 }`;

@@ -4,8 +4,8 @@
  * (pdf-destinations.ts), and a style sheet of pdfrender's, adopted from its isolated world, gives each
  * referring pseudo-element its content with the numbers written in; then it prints again, and once
  * more if the numbers moved a target to another page. A document whose CSS never says
- * target-counter is found out before its first print, in one round trip (two with linked sheets),
- * and prints once as before.
+ * target-counter is found out by a question sent before its first print and answered along with it
+ * (find-references.ts), and prints once as before.
  */
 import type { RenderReport } from '../report/render-report.js';
 import { destinationPages } from './pdf-destinations.js';
@@ -15,19 +15,20 @@ import { inPrintWorld } from './print-pdf.js';
 import type { NotedSheets, SheetTexts } from './style-sheet-texts.js';
 import { cssString, formatCounter } from './target-counter-css.js';
 
-/** Prints and the number of the last one, at most; the report's pageReferences. */
-export const maxPasses = 3;
+// Prints at most, the first included.
+const maxPasses = 3;
+type PageReferences = NonNullable<RenderReport['pageReferences']>;
 // Targets the report names as unresolved, at most.
 const maxUnresolved = 20;
 
-/** The page of each target as written, from a printed PDF (undefined: no page found for it). */
-export function targetPages(references: References, pdf: Uint8Array): Map<string, number | undefined> {
+// The page of each target as written, from a printed PDF (undefined: no page found for it).
+function targetPages(references: References, pdf: Uint8Array): Map<string, number | undefined> {
   const pages = destinationPages(pdf) ?? new Map<string, number>();
   return new Map([...references.names].map(([value, name]) => [value, name === null ? undefined : pages.get(name)]));
 }
 
-/** pdfrender's style sheet that writes `pages` into the references' content; "??" where a target has none. */
-export function numbersSheet(references: References, pages: Map<string, number | undefined>): string {
+// pdfrender's style sheet that writes `pages` into the references' content; "??" where a target has none.
+function numbersSheet(references: References, pages: Map<string, number | undefined>): string {
   const attrSelector = (attr: string, value: string) => `[${attr}=${cssString(value)}]`;
   return references.rules
     .flatMap((rule, index) =>
@@ -53,7 +54,7 @@ export function numbersSheet(references: References, pages: Map<string, number |
 // The sheet lives in the isolated world: the document's own script never sees it in a global.
 const held = 'globalThis.__pdfrenderPageNumbers';
 
-/** Adopt `css` as pdfrender's sheet of page numbers (in place of the last one). */
+// Adopt `css` as pdfrender's sheet of page numbers (in place of the last one).
 async function writeNumbers(slot: Slot, css: string): Promise<void> {
   await inPrintWorld(
     slot,
@@ -65,7 +66,7 @@ async function writeNumbers(slot: Slot, css: string): Promise<void> {
   );
 }
 
-/** Take pdfrender's sheet of page numbers off the document, so the page's next document starts without it. */
+// Take pdfrender's sheet of page numbers off the document, so the page's next document starts without it.
 async function forgetNumbers(slot: Slot): Promise<void> {
   await inPrintWorld(
     slot,
@@ -89,7 +90,7 @@ async function printWithReferences(
   first: Uint8Array,
   print: (whole: boolean) => Promise<Uint8Array>,
   ranged: boolean,
-): Promise<{ pdf: Uint8Array; pageReferences: NonNullable<RenderReport['pageReferences']> }> {
+): Promise<{ pdf: Uint8Array; pageReferences: PageReferences }> {
   let pdf = first;
   let passes = 1;
   let pages = targetPages(references, pdf);
@@ -133,7 +134,7 @@ export async function printWithPageNumbers(
   slot: Slot,
   sheets: { noted: NotedSheets; store: SheetTexts },
   steps: PrintSteps,
-): Promise<{ pdf: Uint8Array; after?: Uint8Array; pageReferences?: NonNullable<RenderReport['pageReferences']> }> {
+): Promise<{ pdf: Uint8Array; after?: Uint8Array; pageReferences?: PageReferences }> {
   const finding = findReferences(slot, sheets.noted, sheets.store);
   finding.catch(() => undefined);
   let references = slot.printWorld === undefined || steps.ranged ? await finding : undefined;
@@ -141,7 +142,7 @@ export async function printWithPageNumbers(
   try {
     let pdf = await steps.print(references !== undefined);
     references ??= await finding;
-    let pageReferences: NonNullable<RenderReport['pageReferences']> | undefined;
+    let pageReferences: PageReferences | undefined;
     if (references)
       ({ pdf, pageReferences } = await printWithReferences(slot, references, pdf, steps.print, steps.ranged));
     const after = await steps.after();
