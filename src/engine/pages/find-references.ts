@@ -12,15 +12,14 @@ import { mentionsTargetCounter, referenceRules, type ReferenceRule } from './tar
 /** The document's rules with page references, and where each reference points. */
 export interface References {
   rules: ReferenceRule[];
-  /** Per rule, each distinct combination of its elements' attribute values (null for a literal URL's place). */
-  tuples: Array<Array<Array<string | null>>>;
   /** Each target as written, to its destination name in this document, or null when it has no element here. */
   names: Map<string, string | null>;
 }
 
-// At most this many sheets (of this many characters in all), rules with references, and distinct
-// elements' targets: a document with more is printed with the first ones' numbers.
-const bounds = { sheets: 32, chars: 4_000_000, rules: 200, tuples: 10_000 };
+/** At most this many elements get their references' numbers: a document with more gets the first ones'. */
+export const maxElements = 10_000;
+// At most this many sheets (of this many characters in all) and rules with references are read.
+const bounds = { sheets: 32, chars: 4_000_000, rules: 200 };
 
 // The texts of the document's <style> elements that mention target-counter, and the URLs of the
 // style sheets it has (linked, and those they import where the page may read them: @import rules
@@ -71,23 +70,42 @@ export async function findReferences(
     attrs: rule.parts.flatMap((part) => ('target' in part ? ['attr' in part.target ? part.target.attr : null] : [])),
     urls: rule.parts.flatMap((part) => ('target' in part && 'url' in part.target ? [part.target.url] : [])),
   }));
-  const placed = ((await inPrintWorld(slot, `(${placeTargets})(${JSON.stringify(query)}, ${bounds.tuples})`)) ?? {
-    tuples: [],
-    names: {},
-  }) as { tuples: References['tuples']; names: Record<string, string | null> };
+  const placed = ((await inPrintWorld(slot, `(${placeTargets})(${JSON.stringify(query)}, ${maxElements})`)) ?? {
+    elements: 0,
+    names: [],
+  }) as { elements: number; names: Array<[string, string | null]> };
   // Rules that match no element (a print style of another document) cost nothing either.
-  if (placed.tuples.every((tuples) => tuples.length === 0)) return undefined;
-  return { rules, tuples: placed.tuples, names: new Map(Object.entries(placed.names)) };
+  if (placed.elements === 0) return undefined;
+  return { rules, names: new Map(placed.names) };
 }
 
-// In the page: each rule's elements' attribute values, and each target's destination name: the
-// fragment of a URL into this document, as Chromium names its destination, when an element has it.
-const placeTargets = `(rules, maxTuples) => {
+/**
+ * In the page: `visit(element, index)` for each element the selectors (`bases`) of `rules[index]`
+ * match, `max` elements at most in all (a selector Chromium refuses matches none); answers how many.
+ */
+export const eachElement = `(rules, max, visit) => {
+  let count = 0;
+  rules.forEach(({ bases }, index) => {
+    for (const base of bases) {
+      let matched = [];
+      try { matched = document.querySelectorAll(base); } catch {}
+      for (const element of matched) {
+        if (count >= max) return;
+        count += 1;
+        visit(element, index);
+      }
+    }
+  });
+  return count;
+}`;
+
+// In the page: how many elements the rules give content to, and each target's destination name:
+// the fragment of a URL into this document, as Chromium names its destination, when an element has it.
+const placeTargets = `(rules, maxElements) => {
   const here = document.URL.split('#')[0];
   const names = new Map(); // not an object: a target may be written "constructor"
-  let count = 0;
   const resolve = (value) => {
-    if (names.has(value)) return;
+    if (value === null || names.has(value)) return;
     let name = null;
     try {
       const url = new URL(value, document.baseURI);
@@ -98,24 +116,9 @@ const placeTargets = `(rules, maxTuples) => {
     } catch {}
     names.set(value, name);
   };
-  const tuples = rules.map(({ bases, attrs, urls }) => {
-    urls.forEach(resolve);
-    const found = new Map();
-    for (const base of bases) {
-      let elements = [];
-      try { elements = document.querySelectorAll(base); } catch {}
-      for (const element of elements) {
-        if (count >= maxTuples) break;
-        const values = attrs.map((attr) => (attr === null ? null : element.getAttribute(attr)));
-        if (values.some((value, i) => value === null && attrs[i] !== null)) continue;
-        const key = JSON.stringify(values);
-        if (found.has(key)) continue;
-        found.set(key, values);
-        count += 1;
-        values.forEach((value) => value !== null && resolve(value));
-      }
-    }
-    return [...found.values()];
+  for (const { urls } of rules) urls.forEach(resolve);
+  const elements = (${eachElement})(rules, maxElements, (element, index) => {
+    for (const attr of rules[index].attrs) if (attr !== null) resolve(element.getAttribute(attr));
   });
-  return { tuples, names: Object.fromEntries(names) };
+  return { elements, names: [...names] };
 }`;

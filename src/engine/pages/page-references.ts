@@ -10,10 +10,10 @@
 import type { RenderReport } from '../report/render-report.js';
 import { destinationPages } from './pdf-destinations.js';
 import type { Slot } from './page-pool.js';
-import { findReferences, type References } from './find-references.js';
+import { eachElement, findReferences, maxElements, type References } from './find-references.js';
 import { inPrintWorld } from './print-pdf.js';
 import type { NotedSheets, SheetTexts } from './style-sheet-texts.js';
-import { cssString, formatCounter } from './target-counter-css.js';
+import { formatCounter } from './target-counter-css.js';
 
 // Prints at most, the first included.
 const maxPasses = 3;
@@ -27,41 +27,71 @@ function targetPages(references: References, pdf: Uint8Array): Map<string, numbe
   return new Map([...references.names].map(([value, name]) => [value, name === null ? undefined : pages.get(name)]));
 }
 
-// pdfrender's style sheet that writes `pages` into the references' content; "??" where a target has none.
-function numbersSheet(references: References, pages: Map<string, number | undefined>): string {
-  const attrSelector = (attr: string, value: string) => `[${attr}=${cssString(value)}]`;
+// An attribute pdfrender gives each element a rule gives content to: the number of the rule's `k`th
+// reference, as text. Attributes and one rule per selector rather than a rule per target: 3000 rules
+// of `a[href="#x"]::after` would each be matched against each of the 3000 links of a long table.
+const numberAttribute = (rule: number, k: number) => `data-pdfrender-page-${rule}-${k}`;
+
+// pdfrender's style sheet: each rule's content as written, its page references read from the
+// attributes; only for an element that has them all (one without the attribute the rule reads has none).
+function numbersSheet(references: References): string {
   return references.rules
-    .flatMap((rule, index) =>
-      references.tuples[index]!.flatMap((tuple) => {
-        const refs = rule.parts.filter((part) => 'target' in part);
-        const content = rule.parts
-          .map((part) => {
-            if ('css' in part) return part.css;
-            const k = refs.indexOf(part);
-            const page = pages.get(tuple[k] ?? ('url' in part.target ? part.target.url : ''));
-            return cssString(page === undefined ? '??' : formatCounter(page, part.style));
-          })
-          .join('');
-        const attrs = refs.map((part, k) => ('attr' in part.target ? attrSelector(part.target.attr, tuple[k]!) : ''));
-        return rule.selectors.map(
-          ({ base, pseudo }) => `${base}${attrs.join('')}::${pseudo} { content: ${content} !important; }`,
-        );
-      }),
-    )
+    .flatMap(({ selectors, parts }, rule) => {
+      let k = 0;
+      const content = parts.map((part) => ('css' in part ? part.css : `attr(${numberAttribute(rule, k++)})`)).join('');
+      const has = Array.from({ length: k }, (_, i) => `[${numberAttribute(rule, i)}]`).join('');
+      return selectors.map(({ base, pseudo }) => `${base}${has}::${pseudo} { content: ${content} !important; }`);
+    })
     .join('\n');
 }
+
+// In the page: each element the rules give content to gets its references' numbers as attributes;
+// `texts` has, for each counter style, each target as written and its number ("??" when none).
+const markElements = `(rules, texts, maxElements) => {
+  const styles = new Map(Object.entries(texts).map(([style, pairs]) => [style, new Map(pairs)]));
+  (${eachElement})(rules, maxElements, (element, rule) => {
+    rules[rule].refs.forEach(({ attr, url, style }, k) => {
+      const value = attr === null ? url : element.getAttribute(attr);
+      if (value !== null) element.setAttribute('data-pdfrender-page-' + rule + '-' + k, styles.get(style).get(value) ?? '??');
+    });
+  });
+}`;
 
 // The sheet lives in the isolated world: the document's own script never sees it in a global.
 const held = 'globalThis.__pdfrenderPageNumbers';
 
-// Adopt `css` as pdfrender's sheet of page numbers (in place of the last one).
-async function writeNumbers(slot: Slot, css: string): Promise<void> {
+// Write `pages` into the document: the referring elements' attributes, and pdfrender's sheet adopted
+// (once: it reads the attributes, which are all that change from one print to the next).
+async function writeNumbers(slot: Slot, references: References, pages: Map<string, number | undefined>): Promise<void> {
+  const rules = references.rules.map(({ selectors, parts }) => ({
+    bases: selectors.map(({ base }) => base),
+    refs: parts.flatMap((part) =>
+      'target' in part
+        ? [
+            {
+              attr: 'attr' in part.target ? part.target.attr : null,
+              url: 'url' in part.target ? part.target.url : null,
+              style: part.style,
+            },
+          ]
+        : [],
+    ),
+  }));
+  const styles = new Set(rules.flatMap((rule) => rule.refs.map((ref) => ref.style)));
+  const texts = Object.fromEntries(
+    [...styles].map((style) => [
+      style,
+      [...pages].map(([value, page]) => [value, page === undefined ? '??' : formatCounter(page, style)]),
+    ]),
+  );
   await inPrintWorld(
     slot,
     `(() => {
-      const sheet = (${held} ??= new CSSStyleSheet());
-      sheet.replaceSync(${JSON.stringify(css)});
-      if (!document.adoptedStyleSheets.includes(sheet)) document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      (${markElements})(${JSON.stringify(rules)}, ${JSON.stringify(texts)}, ${maxElements});
+      if (${held}) return;
+      ${held} = new CSSStyleSheet();
+      ${held}.replaceSync(${JSON.stringify(numbersSheet(references))});
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, ${held}];
     })()`,
   );
 }
@@ -96,7 +126,7 @@ async function printWithReferences(
   let pages = targetPages(references, pdf);
   let written: typeof pages | undefined;
   while (!(written && samePages(written, pages)) && passes < maxPasses) {
-    await writeNumbers(slot, numbersSheet(references, pages));
+    await writeNumbers(slot, references, pages);
     written = pages;
     pdf = await print(true);
     passes += 1;

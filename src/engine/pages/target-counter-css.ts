@@ -63,10 +63,6 @@ export function formatCounter(n: number, style: string): string {
   return String(n);
 }
 
-/** A CSS string literal holding `text`. */
-export const cssString = (text: string): string =>
-  `"${text.replace(/[\\"]/g, '\\$&').replace(/[\n\r\f]/g, (ch) => `\\${ch.charCodeAt(0).toString(16)} `)}"`;
-
 // The indices of `text` from `from` on that are CSS itself: strings, comments and escapes passed over.
 function* plainChars(text: string, from = 0): Generator<number> {
   for (let i = from; i < text.length;) {
