@@ -41,6 +41,9 @@ function tocDocument(count: number, style = tocStyle): string {
   return `<style>${style} h2 { break-inside: avoid; margin: 0 }</style><nav><ol>${entries}</ol></nav>${sections}`;
 }
 
+/** A page's text without its spaces: where pdfjs splits items (around a pseudo-element's text, in a tagged PDF) varies. */
+const squeezed = (page: PdfPage) => readingOrder(page).replace(/\s+/g, '');
+
 /** The page (from 1) each "Chapter N begins" heading is printed on. */
 function headingPages(pages: PdfPage[]): Map<number, number> {
   const found = new Map<number, number>();
@@ -106,8 +109,8 @@ describe('page references', () => {
     const { pdf } = await engine.render({ htmlContent: html });
     const { pages } = await readPdf(pdf);
     const starts = headingPages(pages);
-    const last = readingOrder(pages.at(-1)!);
-    expect(last).toContain(`Chapter 2 (see page ${['I', 'II', 'III', 'IV'][starts.get(2)! - 1]})`);
+    const last = squeezed(pages.at(-1)!);
+    expect(last).toContain(`Chapter2(seepage${['I', 'II', 'III', 'IV'][starts.get(2)! - 1]})`);
     expect(last).toContain(`one[${starts.get(1)}]`);
   });
 
@@ -120,13 +123,11 @@ describe('page references', () => {
       <h2 id="b">B</h2><h2 id="c">C</h2><div id="hidden" style="display: none">h</div>`;
     const { pdf, report } = await engine.render({ htmlContent: html });
     const { pages } = await readPdf(pdf);
-    expect(pages.map(readingOrder)).toEqual(['to b p2 to hidden p?? [3]dref 2. marker to c p3', 'B', 'C']);
+    expect(pages.map(squeezed)).toEqual(['tobp2tohiddenp??[3]dref2.markertocp3', 'B', 'C']);
     expect(report.pageReferences).toEqual({ passes: 2, settled: true, unresolved: ['#hidden'] });
     // On one page, every target is on page 1.
     const single = await engine.render({ htmlContent: html, singlePage: true });
-    expect(readingOrder((await readPdf(single.pdf)).pages[0]!)).toContain(
-      'to b p1 to hidden p?? [1]dref 1. marker to c p1',
-    );
+    expect(squeezed((await readPdf(single.pdf)).pages[0]!)).toContain('tobp1tohiddenp??[1]dref1.markertocp1');
   });
 
   it('counts the pages of the whole document when pageRanges prints part of it', async () => {
@@ -261,6 +262,13 @@ describe('reading them', () => {
         ['zz', 3],
       ]),
     );
+  });
+
+  it('reads them through an incremental update (pdfrender writing the metadata in after the print)', async () => {
+    const { pdf } = await engine.render({ htmlContent: tocDocument(3), metadata: { title: 'Handbook' } });
+    const starts = headingPages((await readPdf(pdf)).pages);
+    const dests = destinationPages(pdf)!;
+    expect(new Map([...dests].map(([name, page]) => [Number(name.slice(1)), page]))).toEqual(starts);
   });
 
   it("reads the named destinations' pages from Chromium's PDF (its page tree and /Dests)", async () => {

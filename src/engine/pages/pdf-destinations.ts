@@ -13,10 +13,24 @@ export function destinationPages(pdf: Uint8Array): Map<string, number> | undefin
   const tail = bytes.toString('latin1', Math.max(0, bytes.length - 1024));
   const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
   if (!startxref) return undefined;
-  const xrefAt = Number(startxref[1]);
-  const trailerAt = bytes.indexOf('trailer', xrefAt, 'latin1');
-  if (trailerAt < 0) return undefined;
-  const offsets = xrefOffsets(bytes.toString('latin1', xrefAt, trailerAt));
+  // The newest cross-reference section first, then those before it (/Prev): an incremental update
+  // (pdfrender's own finishing, on a PDF read again) lists only the objects it changed.
+  const offsets = new Map<number, number>();
+  let rootEntry: string | undefined; // the newest trailer's `/Root n 0 R`
+  for (
+    let at: number | undefined = Number(startxref[1]), sections = 0;
+    at !== undefined && sections < 16;
+    sections += 1
+  ) {
+    const trailerAt = bytes.indexOf('trailer', at, 'latin1');
+    if (trailerAt < 0) return undefined;
+    for (const [ref, offset] of xrefOffsets(bytes.toString('latin1', at, trailerAt)))
+      if (!offsets.has(ref)) offsets.set(ref, offset);
+    const trailer = bytes.toString('latin1', trailerAt, Math.min(bytes.length, trailerAt + 512));
+    rootEntry ??= /\/Root\s+(\d+)\s+\d+\s+R/.exec(trailer)?.[0];
+    const prev = /\/Prev\s+(\d+)/.exec(trailer);
+    at = prev ? Number(prev[1]) : undefined;
+  }
   const object = (ref: number | undefined): string | undefined => {
     const at = ref === undefined ? undefined : offsets.get(ref);
     if (at === undefined) return undefined;
@@ -28,7 +42,7 @@ export function destinationPages(pdf: Uint8Array): Map<string, number> | undefin
     const match = new RegExp(`/${key}\\s+(\\d+)\\s+\\d+\\s+R`).exec(dictionary ?? '');
     return match ? Number(match[1]) : undefined;
   };
-  const catalog = object(refOf(bytes.toString('latin1', trailerAt, Math.min(bytes.length, trailerAt + 512)), 'Root'));
+  const catalog = object(refOf(rootEntry, 'Root'));
   if (!catalog) return undefined;
   const pageNumbers = new Map<number, number>();
   // The page tree in order: a node's /Kids, depth first; a leaf (no /Kids) is the next page.
