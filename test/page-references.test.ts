@@ -8,7 +8,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../src/engine/engine.js';
 import { destinationPages } from '../src/engine/pages/pdf-destinations.js';
 import { referenceRules } from '../src/engine/pages/target-counter-css.js';
@@ -233,6 +235,57 @@ describe('over HTTP', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a url document (its own page and a sheet from another origin, over http)', () => {
+  // Loopback allowed, for the site.
+  const open = createEngine({ executablePath, concurrency: 1, network: { network: 'all', allowHosts: [] } });
+  const requests: string[] = [];
+  const huge = `/* ${'x'.repeat(4_100_000)} */ ${tocStyle}`;
+  const site = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    const other = `http://127.0.0.2:${(site.address() as AddressInfo).port}`;
+    if (req.url === '/toc.css') return void res.writeHead(200, { 'Content-Type': 'text/css' }).end(tocStyle);
+    if (req.url === '/huge.css') return void res.writeHead(200, { 'Content-Type': 'text/css' }).end(huge);
+    const sheet = req.url === '/huge' ? 'huge.css' : 'toc.css';
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end(`<link rel="stylesheet" href="${other}/${sheet}">${tocDocument(3, '')}`);
+  });
+  beforeAll(() => new Promise<void>((resolve) => site.listen(0, '0.0.0.0', resolve)));
+  afterAll(async () => {
+    await open.close();
+    site.close();
+  });
+  const render = async (path: string) => {
+    requests.length = 0;
+    const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}${path}`;
+    const { pdf, report } = await open.render({ url });
+    const { pages } = await readPdf(pdf);
+    return { pages, report, requests: [...requests] };
+  };
+
+  it('reads the sheet from what the page loaded, the second time from its memory cache, and loads nothing again', async () => {
+    for (const round of [1, 2]) {
+      const { pages, report, requests } = await render('/page');
+      // The page once; the sheet at most once (the second render may take it from the memory cache).
+      expect(
+        requests.filter((path) => path === '/page'),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(requests.filter((path) => path === '/toc.css').length).toBeLessThanOrEqual(1);
+      expect(report.pageReferences, `round ${round}`).toEqual({ passes: 2, settled: true, unresolved: [] });
+      const numbers = tocNumbers(pages);
+      expect(numbers.size).toBe(3);
+      for (const [chapter, page] of headingPages(pages)) expect(numbers.get(chapter)).toBe(String(page));
+    }
+  });
+
+  it('does not read a sheet over 4 million characters (the bound on what is read)', async () => {
+    const { pages, report } = await render('/huge');
+    expect(report.pageReferences).toBeUndefined();
+    expect(tocNumbers(pages).size).toBe(0);
   });
 });
 
