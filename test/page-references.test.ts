@@ -132,6 +132,19 @@ describe('page references', () => {
     expect(squeezed((await readPdf(single.pdf)).pages[0]!)).toContain('tobp1tohiddenp??[1]dref1.markertocp1');
   });
 
+  it('prints page 1 with its own header with the numbers in too (page 1 is printed apart for it)', async () => {
+    const { pdf } = await engine.render({
+      htmlContent: tocDocument(3),
+      firstPageHeaderHtmlContent: '<span style="font-size: 10px">FIRST</span>',
+      headerHtmlContent: '<span style="font-size: 10px">EVERY</span>',
+    });
+    const { pages } = await readPdf(pdf);
+    expect(squeezed(pages[0]!)).toContain('FIRST');
+    const numbers = tocNumbers(pages);
+    expect(numbers.size).toBe(3);
+    for (const [chapter, page] of headingPages(pages)) expect(numbers.get(chapter)).toBe(String(page));
+  });
+
   it('counts the pages of the whole document when pageRanges prints part of it', async () => {
     const { pdf, report } = await engine.render({ htmlContent: tocDocument(6), pageRanges: '1' });
     const whole = headingPages((await readPdf((await engine.render({ htmlContent: tocDocument(6) })).pdf)).pages);
