@@ -10,6 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages } from '../src/engine/pages/page-count.js';
+import { destinationPages } from '../src/engine/pages/pdf-destinations.js';
+import { referenceRules } from '../src/engine/pages/target-counter-css.js';
 import { buildTemplate } from '../src/engine/templates/header-footer.js';
 import {
   stylesheetReferences,
@@ -256,6 +258,68 @@ describe('the PDF page count is linear', () => {
     expect(countPdfPages(Buffer.from(pdf, 'latin1'))).toBe(7);
   });
 });
+
+describe('page references are read in linear time', () => {
+  // CSS a document chooses, read for its target-counter rules (target-counter-css.ts).
+  const rule = 'a::after{content:target-counter(attr(href),page)}';
+  const sheets: Record<string, Input> = {
+    'target-counter( in a rule': (run) => `a::after{content:${run('target-counter(')}}`,
+    'leader( after a reference': (run) => `a::after{content:target-counter(attr(href),page) ${run('leader(')}}`,
+    'content: declarations': (run) => `a::after{${run('content:')}target-counter(}`,
+    'strings in a content value': (run) => `a::after{content:${run('"a" ')}target-counter(attr(href),page)}`,
+    'commas in a selector': (run) => `${run(',')}::after{content:target-counter(attr(href),page)}`,
+    'spaces after ::after': (run) => `${run(':after ')}{content:target-counter(attr(href),page)}`,
+    'attr( without a close': (run) => `a::after{content:target-counter(attr(href${run(' x')}`,
+    '! in a content value': (run) => `a::after{content:target-counter(attr(href),page) ${run('!  ')}}`,
+    'target-counter then spaces': (run) => `a::after{content:${run('target-counter  ')}}`,
+    rules: (run) => run(rule),
+    '{': (run) => run('{'),
+    '}(': (run) => run('}('),
+    '/*': (run) => `${rule}${run('/*')}`,
+    'backslashes in a string': (run) => `${rule}"${run('\\')}`,
+  };
+  for (const [name, css] of Object.entries(sheets)) {
+    it(`finds the rules in runs of ${name}`, () => {
+      expect(growth(css, (text) => referenceRules([text], 200))).toBeLessThan(linear);
+    });
+  }
+
+  // Destination names are the document's link fragments, which it chooses.
+  const names: Record<string, Input> = {
+    'one long name': (run) => `/${run('a')} [3 0 R /XYZ 0 0 0]`,
+    'names without a target': (run) => run('/a '),
+    'names then spaces': (run) => run('/a        '),
+    '[ without a page': (run) => run('/a [ '),
+    endobj: (run) => run('/endobj [3 0 R /XYZ 0 0 0]\n'),
+  };
+  for (const [name, dests] of Object.entries(names)) {
+    it(`reads the destinations in runs of ${name}`, () => {
+      expect(growth(dests, (text) => destinationPages(pdfWithDests(text)))).toBeLessThan(linear);
+      expect(destinationPages(pdfWithDests(`${sized(dests, small)}\n/last [3 0 R /XYZ 0 0 0]`))?.get('last')).toBe(1);
+    });
+  }
+});
+
+/** A PDF as Chromium lays one out (a catalog, a page tree of one page, /Dests), with `dests` in its /Dests. */
+function pdfWithDests(dests: string): Buffer {
+  const objects = [
+    '<</Type /Catalog\n/Pages 2 0 R\n/Dests 4 0 R>>',
+    '<</Type /Pages\n/Count 1\n/Kids [3 0 R]>>',
+    '<</Type /Page\n/Parent 2 0 R>>',
+    `<<${dests}>>`,
+  ];
+  let text = '%PDF-1.4\n';
+  const offsets = objects.map((object, index) => {
+    const at = text.length;
+    text += `${index + 1} 0 obj\n${object}\nendobj\n`;
+    return at;
+  });
+  const xref = text.length;
+  text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  text += offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`).join('');
+  text += `trailer\n<</Size ${objects.length + 1}\n/Root 1 0 R>>\nstartxref\n${xref}\n%%EOF`;
+  return Buffer.from(text, 'latin1');
+}
 
 describe('length and quantity parsing is linear', () => {
   for (const [name, value] of Object.entries<Input>({

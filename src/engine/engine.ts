@@ -46,6 +46,8 @@ import type { ProblemKind } from '../fail-on-rules.js';
 import type { RenderReport } from './report/render-report.js';
 import { PagePool, type Slot } from './pages/page-pool.js';
 import { printDocument, resetPage, type Printed, type Templates } from './pages/print-document.js';
+import { sheetTexts } from './pages/style-sheet-texts.js';
+import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
 
 export interface EngineOptions {
@@ -230,6 +232,8 @@ export function createEngine(options: EngineOptions): Engine {
   const retry = retryAfterGone();
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
   const coverage = coverageOnce();
+  // The style sheets' texts read for page references, for the documents that load them again.
+  const sheets = sheetTexts();
   const pool = new PagePool(
     host,
     concurrency,
@@ -347,6 +351,7 @@ export function createEngine(options: EngineOptions): Engine {
       AbortSignal.any([reportDeadline.signal, callerSignal]),
     ).finally(reportDeadline.clear);
     callerSignal.throwIfAborted();
+    warnings.push(...referenceWarnings(report.pageReferences));
     return judged(request, { ...rendered, pdf, bytes: pdf.byteLength, ms: performance.now() - started, report });
   }
 
@@ -400,6 +405,7 @@ export function createEngine(options: EngineOptions): Engine {
         maxPages,
         signal,
         pending,
+        sheetTexts: sheets,
         beforePrint: fonts?.beforePrint,
       }).finally(() => fonts?.after());
       const { pdf, firstPage, unresolved, observed } = await raceAbort(

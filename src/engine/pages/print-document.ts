@@ -9,7 +9,9 @@ import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
 import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
+import { printWithPageNumbers } from './page-references.js';
 import { inPrintWorld, printPdf, type TemplatePair } from './print-pdf.js';
+import { noteStyleSheets, type NotedSheets, type SheetTexts } from './style-sheet-texts.js';
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
@@ -40,6 +42,8 @@ export interface Observed {
   /** Undefined when the page could not answer. */
   inspection: Inspection | undefined;
   scriptErrors: RenderReport['scriptErrors'];
+  /** How the document's page references were written in, when it has any (page-references.ts). */
+  pageReferences?: RenderReport['pageReferences'];
   /** Every step but the report's checks after the page is given back (engine.ts adds those). */
   timings: RenderReport['timings'];
 }
@@ -56,6 +60,8 @@ export interface PrintJob {
   signal: AbortSignal;
   /** The wait conditions still unmet, by name, for the message of a deadline that runs out. */
   pending: Set<string>;
+  /** The engine's texts of the style sheets read lately, for documents that have them from Chromium's memory cache. */
+  sheetTexts: SheetTexts;
   /** Once the document is ready, before it prints: the templates to print it with (their web fonts in place). */
   beforePrint?: (templates: Templates) => Promise<Templates>;
 }
@@ -72,6 +78,22 @@ export async function printDocument(
   request: RenderRequest,
   templates: Templates,
   job: PrintJob,
+): Promise<Printed> {
+  // From before the document is written: its style sheets' text, for its page references.
+  const noted = noteStyleSheets(slot.page, job.sheetTexts);
+  try {
+    return await printNoted(slot, request, templates, job, noted);
+  } finally {
+    noted.stop();
+  }
+}
+
+async function printNoted(
+  slot: Slot,
+  request: RenderRequest,
+  templates: Templates,
+  job: PrintJob,
+  noted: NotedSheets,
 ): Promise<Printed> {
   const { page } = slot;
   const started = performance.now();
@@ -130,14 +152,29 @@ export async function printDocument(
   if (job.beforePrint) templates = await job.beforePrint(templates);
   // Chromium writes the PDF's language (the catalog's and each element's) from the document's own.
   if (request.lang) await inPrintWorld(slot, declareLanguage(request.lang));
-  const printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
-  const pdf = await printPdf(slot, printed, templates, job.maxPages);
-  // Chromium has one template for every page: page 1's own is printed on its own (with its real
-  // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-  const firstPage =
-    templates.firstPage && printsFirstPage(request)
-      ? await printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
-      : undefined;
+  let printed = request;
+  // A document with page references prints again with their numbers in (page-references.ts).
+  const {
+    pdf,
+    after: firstPage,
+    pageReferences,
+  } = await printWithPageNumbers(
+    slot,
+    { noted, store: job.sheetTexts },
+    {
+      async print(whole) {
+        printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
+        return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
+      },
+      // Chromium has one template for every page: page 1's own is printed on its own (with its real
+      // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
+      after: async () =>
+        templates.firstPage && printsFirstPage(request)
+          ? printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
+          : undefined,
+      ranged: Boolean(request.pageRanges),
+    },
+  );
   const printedAt = performance.now();
   // Read after the print, from the document as it printed: its fonts in, its frames run.
   const [inspection, errors] = await Promise.all([
@@ -147,6 +184,7 @@ export async function printDocument(
   const observed: Observed = {
     inspection,
     scriptErrors: errors,
+    ...(pageReferences && { pageReferences }),
     timings: {
       loadMs: Math.round(loaded - started),
       waitMs: Math.round(waited - loaded),

@@ -56,6 +56,7 @@ export async function assembleReport(
     overflow: inspection.overflow,
     accessibility,
     unchecked,
+    ...(observed.pageReferences && { pageReferences: observed.pageReferences }),
     timings: observed.timings,
   };
   report.timings = { ...report.timings, reportMs: report.timings.reportMs + Math.round(performance.now() - started) };

@@ -102,6 +102,25 @@ export const renderReportSchema = z
       .describe(
         'kinds of problem that could not be looked for in this render, and why (a PDF too large to read, a page that did not answer): a failOn rule of that kind fails the render rather than pass it unchecked',
       ),
+    pageReferences: z
+      .strictObject({
+        passes: z
+          .int()
+          .min(1)
+          .describe('how many times the document was printed to settle its page numbers (at most 3)'),
+        settled: z
+          .boolean()
+          .describe('false: the last numbers written still moved a target to another page, so some may be one off'),
+        unresolved: z
+          .array(z.string())
+          .describe(
+            'targets (as written, e.g. "#appendix") with no element in the document, or none printed; shown as "??"',
+          ),
+      })
+      .optional()
+      .describe(
+        'target-counter(..., page) references written in (docs/page-references.md); absent when the CSS has none',
+      ),
     timings: z.strictObject({
       loadMs: count('loading the document and its resources'),
       waitMs: count("the request's waits (waitForSelector, waitForExpression, waitForNetworkIdle, waitDelay)"),
