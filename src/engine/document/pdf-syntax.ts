@@ -73,14 +73,20 @@ export function valueEnd(text: string, from: number): number {
   const first = nextToken(text, from);
   if (!first) throw new SyntaxError(`a value was expected at ${from}`);
   if (first.kind === '<<' || first.kind === '[') {
-    const close = first.kind === '<<' ? '>>' : ']';
+    // Nested dictionaries and arrays by a stack, not recursion: a file may nest them deeper than
+    // the call stack goes.
+    const closers: string[] = [first.kind === '<<' ? '>>' : ']'];
     let at = first.end;
-    for (;;) {
+    while (closers.length > 0) {
       const next = nextToken(text, at);
       if (!next) throw new SyntaxError(`unterminated ${first.kind} at ${first.start}`);
-      if (next.kind === close) return next.end;
-      at = valueEnd(text, next.start);
+      if (next.kind === '<<') closers.push('>>');
+      else if (next.kind === '[') closers.push(']');
+      else if ((next.kind === '>>' || next.kind === ']') && closers.pop() !== next.kind)
+        throw new SyntaxError(`unbalanced ${next.kind} at ${next.start}`);
+      at = next.end;
     }
+    return at;
   }
   if (first.kind !== 'word') return first.end;
   // "12 0 R": two integers and R make one value.
