@@ -18,6 +18,7 @@ import {
 import { failOnField, problemMeanings } from './fail-on-rules.js';
 import { cookiesSchema, mediaFeatureFields, mediaFeaturesSchema, metadataSchema } from './request-objects.js';
 import { assetsSchema, maxAssetBytes, maxAssets } from './request-assets.js';
+import { checkFacturXFields, facturXFields } from './request-factur-x.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { checkFormat, fillFormatSizes, formatField, whenFormatParsed } from './paper-format-field.js';
@@ -186,6 +187,7 @@ export const renderRequestFields = {
     .describe(
       'document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON',
     ),
+  ...facturXFields,
 };
 
 const pageFieldNames = [
@@ -278,6 +280,7 @@ const whenAnObject = {
 const renderRequestObject = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkFormat, whenFormatParsed)
@@ -311,6 +314,7 @@ const asyncRenderRequestObject = z
       ),
   })
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkFormat, whenFormatParsed)

@@ -59,6 +59,9 @@ describe('defaults', () => {
       pageRanges: null,
       assets: null,
       metadata: null,
+      facturX: null,
+      facturXProfile: null,
+      facturXFileName: null,
     });
   });
 

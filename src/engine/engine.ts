@@ -20,6 +20,7 @@ import {
   type RenderRequestInput,
 } from '../request.js';
 import { checkAssets, withAssetFolder } from './asset-folder.js';
+import { checkFacturX } from './document/factur-x.js';
 import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
@@ -199,6 +200,7 @@ export function checkRequest(
   throwFieldErrors(fieldErrors);
   // Sizes and names no folder can hold, refused before a page is taken (and before a job is queued).
   if (request.assets) checkAssets(request.assets);
+  checkFacturX(request);
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */

@@ -65,6 +65,9 @@ const specs: FlagSpec[] = [
   { flags: '--extra-http-headers-origins <origins>', field: 'extraHttpHeadersOrigins', kind: 'value' },
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
+  { flags: '--factur-x <invoice.xml>', field: 'facturX', kind: 'file' },
+  { flags: '--factur-x-profile <profile>', field: 'facturXProfile', kind: 'value' },
+  { flags: '--factur-x-file-name <name>', field: 'facturXFileName', kind: 'value' },
 ];
 
 const marginFields = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft'] as const;

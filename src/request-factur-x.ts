@@ -1,0 +1,80 @@
+/**
+ * A render request's Factur-X (ZUGFeRD 2.x) fields: the caller's CII invoice XML, the profile it is
+ * written to and the name it is embedded under. Flat fields rather than one object, so that each is
+ * a form field and a CLI flag of its own, and the XML can be uploaded as a multipart file part
+ * (read-body.ts reads file parts as text) instead of a string of JSON escaped into a form field.
+ * The XML itself is checked by the engine (engine/document/cii-invoice.ts), where its parser lives.
+ */
+import { z } from 'zod';
+
+/** The profiles (conformance levels) as the Factur-X XMP names them in fx:ConformanceLevel; XRECHNUNG is ZUGFeRD 2.1.1+'s. */
+export const facturXProfiles = ['MINIMUM', 'BASIC WL', 'BASIC', 'EN 16931', 'EXTENDED', 'XRECHNUNG'] as const;
+export type FacturXProfile = (typeof facturXProfiles)[number];
+
+/** The embedded file's names the specifications use: Factur-X 1.0 and ZUGFeRD 2.1+, ZUGFeRD 2.0, XRechnung in ZUGFeRD. */
+export const facturXFileNames = ['factur-x.xml', 'zugferd-invoice.xml', 'xrechnung.xml'] as const;
+export type FacturXFileName = (typeof facturXFileNames)[number];
+
+/** The largest invoice XML (UTF-8 bytes; past it: 413): EN 16931 invoices of thousands of lines stay far below it. */
+export const maxFacturXBytes = 5 * 1024 * 1024;
+
+// "en16931", "EN_16931", "basic-wl" and "BasicWL" all name a profile: spaces, "-" and "_" aside, in any case.
+const profileKey = (name: string) => name.replace(/[\s_-]/g, '').toUpperCase();
+const profileList = facturXProfiles.join(', ');
+
+/** One of `names`, matched by `key`, as its own spelling; absent or empty (a form's unset field) is null. */
+function oneOf<N extends string>(names: readonly N[], key: (name: string) => string) {
+  const byKey = new Map(names.map((name) => [key(name), name]));
+  const list = names.join(', ');
+  return z
+    .string({ error: `must be a string, one of ${list}` })
+    .nullish()
+    .transform((value, ctx): N | null => {
+      if (!value) return null;
+      const name = byKey.get(key(value));
+      if (name) return name;
+      ctx.addIssue({ code: 'custom', message: `must be one of ${list} (got ${JSON.stringify(value.slice(0, 100))})` });
+      return z.NEVER;
+    });
+}
+
+/** The request fields of a Factur-X invoice. */
+export const facturXFields = {
+  facturX: z
+    .string({ error: 'must be a string: the invoice XML (or, in a multipart form, the uploaded XML file)' })
+    .nullish()
+    .transform((value) => (value ? value : null))
+    .describe(
+      `UN/CEFACT CII invoice XML that makes the PDF a Factur-X / ZUGFeRD invoice (EN 16931 data the caller writes; embedded in a PDF/A-3b with the Factur-X XMP); checked to be well formed (no DOCTYPE), CII, and of facturXProfile, not for its business rules; at most ${maxFacturXBytes / 1024 / 1024} MB; in a multipart form it may be an uploaded file part`,
+    ),
+  facturXProfile: oneOf(facturXProfiles, profileKey).describe(
+    `the Factur-X profile facturX is written to, which its guideline ID must match: ${profileList} (XRECHNUNG: an XRechnung CII invoice in ZUGFeRD); required with facturX`,
+  ),
+  facturXFileName: oneOf(facturXFileNames, (name) => name).describe(
+    'the name the invoice XML is embedded under: factur-x.xml (Factur-X, ZUGFeRD 2.1 and later; the default), zugferd-invoice.xml (ZUGFeRD 2.0 readers), xrechnung.xml (the default for XRECHNUNG)',
+  ),
+};
+
+const given = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+/** The Factur-X fields go together: the XML needs its profile, and a profile or file name needs the XML. Judged on what was sent. */
+export function checkFacturXFields(
+  sent: { facturX?: unknown; facturXProfile?: unknown; facturXFileName?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (given(sent.facturX) && !given(sent.facturXProfile))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['facturXProfile'],
+      message: `is required with facturX: one of ${profileList}, the profile the XML's guideline ID names`,
+      input: sent.facturXProfile,
+    });
+  for (const field of ['facturXProfile', 'facturXFileName'] as const)
+    if (given(sent[field]) && !given(sent.facturX))
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: 'goes with facturX (the invoice XML), which was not given',
+        input: sent[field],
+      });
+}
