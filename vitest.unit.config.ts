@@ -20,6 +20,7 @@ const unitTestFiles = [
   'test/browser-watchdog.test.ts',
   'test/capped-messages.test.ts',
   'test/cii-invoice.test.ts',
+  'test/factur-x-embedding.test.ts',
   'test/cli-conventions.test.ts',
   'test/deliveries-store.test.ts',
   'test/docs-commands.test.ts',

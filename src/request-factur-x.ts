@@ -57,24 +57,64 @@ export const facturXFields = {
 
 const given = (value: unknown) => value !== undefined && value !== null && value !== '';
 
-/** The Factur-X fields go together: the XML needs its profile, and a profile or file name needs the XML. Judged on what was sent. */
+/** The invoice's file name, as the request sent it (the default for its profile where it sent none). */
+const fileNameSent = (sent: { facturXProfile?: unknown; facturXFileName?: unknown }) =>
+  typeof sent.facturXFileName === 'string' && sent.facturXFileName !== ''
+    ? sent.facturXFileName
+    : typeof sent.facturXProfile === 'string' && profileKey(sent.facturXProfile) === 'XRECHNUNG'
+      ? 'xrechnung.xml'
+      : 'factur-x.xml';
+
+/**
+ * The Factur-X fields go together: the XML needs its profile, and a profile or file name needs the
+ * XML. A Factur-X invoice is a PDF/A-3b, so PDF/A-2b is refused with it, and an attachment may not
+ * take the invoice's name. Judged on what was sent, so reported with every other bad field.
+ */
 export function checkFacturXFields(
-  sent: { facturX?: unknown; facturXProfile?: unknown; facturXFileName?: unknown },
+  sent: {
+    facturX?: unknown;
+    facturXProfile?: unknown;
+    facturXFileName?: unknown;
+    pdfa?: unknown;
+    attachments?: unknown;
+  },
   ctx: z.RefinementCtx,
 ): void {
-  if (given(sent.facturX) && !given(sent.facturXProfile))
+  if (!given(sent.facturX)) {
+    for (const field of ['facturXProfile', 'facturXFileName'] as const)
+      if (given(sent[field]))
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'goes with facturX (the invoice XML), which was not given',
+          input: sent[field],
+        });
+    return;
+  }
+  if (!given(sent.facturXProfile))
     ctx.addIssue({
       code: 'custom',
       path: ['facturXProfile'],
       message: `is required with facturX: one of ${profileList}, the profile the XML's guideline ID names`,
       input: sent.facturXProfile,
     });
-  for (const field of ['facturXProfile', 'facturXFileName'] as const)
-    if (given(sent[field]) && !given(sent.facturX))
-      ctx.addIssue({
-        code: 'custom',
-        path: [field],
-        message: 'goes with facturX (the invoice XML), which was not given',
-        input: sent[field],
-      });
+  if (typeof sent.pdfa === 'string' && /^pdf\/a-?2b$/i.test(sent.pdfa.trim()))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['pdfa'],
+      message:
+        'cannot be PDF/A-2b with facturX: a Factur-X invoice is a PDF/A-3b, which may embed its XML (leave pdfa out, or ask for "PDF/A-3b")',
+      input: sent.pdfa,
+    });
+  const name = fileNameSent(sent);
+  if (
+    Array.isArray(sent.attachments) &&
+    sent.attachments.some((attachment) => (attachment as { name?: unknown })?.name === name)
+  )
+    ctx.addIssue({
+      code: 'custom',
+      path: ['attachments'],
+      message: `"${name}" is the name the facturX invoice is embedded under: give the attachment another name`,
+      input: '',
+    });
 }

@@ -6,6 +6,7 @@
 import { PdfRenderError } from '../../errors.js';
 import { maxFacturXBytes, type FacturXFileName, type FacturXProfile } from '../../request-factur-x.js';
 import { ciiInvoiceProblem } from './cii-invoice.js';
+import type { XmpExtension, XmpExtensionProperty } from './xmp.js';
 
 /** The request fields of a Factur-X invoice, as parsed. */
 export interface FacturXRequest {
@@ -34,4 +35,76 @@ export function checkFacturX({ facturX, facturXProfile }: FacturXRequest): void 
       fieldErrors: { [problem.field]: [problem.message] },
       documentFault: true,
     });
+}
+
+/** The XMP schema a file name belongs to: Factur-X 1.0 and ZUGFeRD 2.1+ share one; ZUGFeRD 2.0's file name had its own. */
+const xmpSchemas = {
+  facturX: {
+    namespace: 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#',
+    prefix: 'fx',
+    schema: 'Factur-X PDFA Extension Schema',
+    version: '1.0',
+  },
+  zugferd2: {
+    namespace: 'urn:zugferd:pdfa:CrossIndustryDocument:invoice:2p0#',
+    prefix: 'zf',
+    schema: 'ZUGFeRD PDFA Extension Schema',
+    version: '2p0',
+  },
+} as const;
+
+/** What embedding a Factur-X invoice adds to the PDF/A-3b: the XML as a file, and the XMP extension schema that describes it. */
+export interface FacturXEmbedding {
+  file: {
+    name: FacturXFileName;
+    bytes: Uint8Array;
+    mediaType: 'text/xml';
+    relationship: 'Data' | 'Alternative';
+    description: string;
+  };
+  extension: XmpExtension;
+}
+
+/** The file and XMP schema a request's invoice is embedded with, or null for a request without one. */
+export function facturXEmbedding({
+  facturX,
+  facturXProfile,
+  facturXFileName,
+}: FacturXRequest): FacturXEmbedding | null {
+  if (facturX === null || facturXProfile === null) return null;
+  const name = facturXFileName ?? (facturXProfile === 'XRECHNUNG' ? 'xrechnung.xml' : 'factur-x.xml');
+  const schema = name === 'zugferd-invoice.xml' ? xmpSchemas.zugferd2 : xmpSchemas.facturX;
+  const property = (propertyName: string, description: string, value: string): XmpExtensionProperty => ({
+    name: propertyName,
+    valueType: 'Text',
+    category: 'external',
+    description,
+    value,
+  });
+  return {
+    file: {
+      name,
+      bytes: Buffer.from(facturX, 'utf8'),
+      mediaType: 'text/xml',
+      // MINIMUM and BASIC WL carry too little to be the invoice itself (no lines): their XML is data
+      // beside the PDF, which stays the invoice; from BASIC up the XML is an equal alternative to it.
+      relationship: facturXProfile === 'MINIMUM' || facturXProfile === 'BASIC WL' ? 'Data' : 'Alternative',
+      description: `${facturXProfile} invoice data (UN/CEFACT CII)`,
+    },
+    extension: {
+      namespace: schema.namespace,
+      prefix: schema.prefix,
+      schema: schema.schema,
+      properties: [
+        property('DocumentFileName', 'The name of the embedded XML document', name),
+        property(
+          'DocumentType',
+          'The type of the hybrid document in capital letters, e.g. INVOICE or ORDER',
+          'INVOICE',
+        ),
+        property('Version', 'The actual version of the standard applying to the embedded XML document', schema.version),
+        property('ConformanceLevel', 'The conformance level of the embedded XML document', facturXProfile),
+      ],
+    },
+  };
 }
