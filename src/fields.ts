@@ -233,22 +233,26 @@ export function optionalTextField(max: number, description: string) {
 export const maxJsonTextChars = 64 * 1024;
 
 /**
- * An object given as itself (JSON bodies, the CLI's request file) or as a string of JSON (a form
- * field, a CLI flag), checked against `schema` either way.
+ * A value given as itself (JSON bodies, the CLI's request file) or as a string of JSON (a form
+ * field, a CLI flag), checked against `schema` either way; `given` is its own shape (an object, a
+ * list), `expected` what an error says it must be, `maxChars` the longest string of JSON parsed.
  */
-export function jsonObjectField<S extends z.ZodType>(schema: S) {
+export function jsonField<S extends z.ZodType>(
+  given: z.ZodType,
+  schema: S,
+  expected: string,
+  maxChars = maxJsonTextChars,
+) {
   const field = z
-    .union([z.record(z.string(), z.unknown()), z.string()], {
-      error: 'must be an object, or a string of JSON holding one',
-    })
+    .union([given, z.string()], { error: expected })
     .transform((value, ctx): unknown => {
       if (typeof value !== 'string') return value;
       // Parsed on the event loop in one go: 10 MB of nested JSON in a form field stalled it for
       // seconds (issue 27 §5). Metadata, the one such object, is a few kilobytes.
-      if (value.length > maxJsonTextChars) {
+      if (value.length > maxChars) {
         ctx.addIssue({
           code: 'custom',
-          message: `must be at most ${maxJsonTextChars} characters of JSON (got ${value.length})`,
+          message: `must be at most ${maxChars} characters of JSON (got ${value.length})`,
           input: value.slice(0, 200),
         });
         return z.NEVER;
@@ -256,11 +260,7 @@ export function jsonObjectField<S extends z.ZodType>(schema: S) {
       try {
         return JSON.parse(value);
       } catch (error) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be an object, or a string of JSON holding one (${(error as Error).message})`,
-          input: value,
-        });
+        ctx.addIssue({ code: 'custom', message: `${expected} (${(error as Error).message})`, input: value });
         return z.NEVER;
       }
     })
@@ -268,6 +268,10 @@ export function jsonObjectField<S extends z.ZodType>(schema: S) {
   jsonObjectShapes.set(field, schema);
   return field;
 }
+
+/** An object given as itself or as a string of JSON holding one (jsonField). */
+export const jsonObjectField = <S extends z.ZodType>(schema: S) =>
+  jsonField(z.record(z.string(), z.unknown()), schema, 'must be an object, or a string of JSON holding one');
 
 /**
  * The object schema each jsonObjectField stands for: JSON Schema cannot read it off the union the

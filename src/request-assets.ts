@@ -13,7 +13,8 @@ export const maxAssetBytes = 50 * 1024 * 1024;
 // A relative path of plain segments: letters, digits, '.', '_', '-', each segment starting with a
 // letter or digit (so no '..', no hidden file, no absolute path or backslash).
 const assetName = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
-const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Base64 as the request's files carry it: the standard alphabet, padding optional. */
+export const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** `assets`: name to base64 content, at most maxAssets of them, each name a plain relative path. */
 export const assetsSchema = z
@@ -35,6 +36,9 @@ export const assetsSchema = z
       ctx.addIssue({ code: 'custom', message: `"${name.slice(0, 200)}" must be the file as base64`, input: '' });
   });
 
+/** The bytes `text` (base64) decodes to. */
+export const base64Bytes = (text: string): number => Math.floor((text.replace(/=+$/, '').length * 3) / 4);
+
 /** The decoded bytes of `assets` together. */
 export const assetBytes = (assets: Record<string, string>): number =>
-  Object.values(assets).reduce((sum, text) => sum + Math.floor((text.replace(/=+$/, '').length * 3) / 4), 0);
+  Object.values(assets).reduce((sum, text) => sum + base64Bytes(text), 0);

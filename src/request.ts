@@ -18,6 +18,13 @@ import {
 import { failOnField, problemMeanings } from './fail-on-rules.js';
 import { cookiesSchema, mediaFeatureFields, mediaFeaturesSchema, metadataSchema } from './request-objects.js';
 import { assetsSchema, maxAssetBytes, maxAssets } from './request-assets.js';
+import {
+  attachmentRelationships,
+  attachmentsField,
+  maxAttachmentBytes,
+  maxAttachments,
+} from './request-attachments.js';
+import { checkPdfaAttachments, pdfaField } from './request-pdfa.js';
 import { checkFacturXFields, facturXFields } from './request-factur-x.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
@@ -187,6 +194,15 @@ export const renderRequestFields = {
     .describe(
       'document information written into the PDF: title, author, subject, keywords (a string or a list), creator, creationDate (ISO 8601); over a form or a flag, a string of JSON',
     ),
+  pdfa: pdfaField.describe(
+    'write an archival PDF/A file: "PDF/A-2b" or "PDF/A-3b" (PDF/A-3b where there are attachments); default none. pdfrender adds the sRGB output intent, the XMP identification and a document ID, and fails the render (RENDER_PDF_FAILED, naming the rule) where the print breaks a PDF/A rule it cannot mend',
+  ),
+  attachments: attachmentsField
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe(
+      `files embedded in the PDF, a list of {"name": "data.xml", "content": "<base64>", "mediaType": "text/xml", "relationship": "Data", "description": "..."}: relationship one of ${attachmentRelationships.join(', ')} (default Unspecified), mediaType by default from the name's extension; at most ${maxAttachments} files and ${maxAttachmentBytes / 1024 / 1024} MB together; names unique, without "/", "\\" or control characters; over a form, a string of JSON, or in a multipart form files uploaded as attachments parts (their relationship and description then given by an attachments field of JSON entries without content)`,
+    ),
   ...facturXFields,
 };
 
@@ -280,6 +296,7 @@ const whenAnObject = {
 const renderRequestObject = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkPdfaAttachments, whenAnObject)
   .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
@@ -314,6 +331,7 @@ const asyncRenderRequestObject = z
       ),
   })
   .superRefine(checkOneDocument, whenAnObject)
+  .superRefine(checkPdfaAttachments, whenAnObject)
   .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)

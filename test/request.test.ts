@@ -59,6 +59,8 @@ describe('defaults', () => {
       pageRanges: null,
       assets: null,
       metadata: null,
+      pdfa: null,
+      attachments: null,
       facturX: null,
       facturXProfile: null,
       facturXFileName: null,

@@ -35,6 +35,7 @@ import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
 import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
+import { checkAttachmentBytes } from './document/attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -200,6 +201,7 @@ export function checkRequest(
   throwFieldErrors(fieldErrors);
   // Sizes and names no folder can hold, refused before a page is taken (and before a job is queued).
   if (request.assets) checkAssets(request.assets);
+  if (request.attachments) checkAttachmentBytes(request.attachments);
   checkFacturX(request);
 }
 
@@ -309,7 +311,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    const finishing = { firstPage, metadata: request.metadata };
+    const finishing = { firstPage, metadata: request.metadata, pdfa: request.pdfa, attachments: request.attachments };
     const pdf = needsFinishing(finishing)
       ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
       : rendered.pdf;

@@ -11,6 +11,7 @@ import { PdfRenderError } from '../../errors.js';
 import { findPaperFormat, paperFormats } from '../../paper-formats.js';
 import { renderRequestFields } from '../../request.js';
 import type { TemplateUrls } from '../../engine/prepare-templates.js';
+import { attachFiles, attachOption, attachmentsFromFlags } from './attach-flag.js';
 
 type Field = keyof typeof renderRequestFields;
 
@@ -65,6 +66,7 @@ const specs: FlagSpec[] = [
   { flags: '--extra-http-headers-origins <origins>', field: 'extraHttpHeadersOrigins', kind: 'value' },
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
+  { flags: '--pdfa <level>', field: 'pdfa', kind: 'value' },
   { flags: '--factur-x <invoice.xml>', field: 'facturX', kind: 'file' },
   { flags: '--factur-x-profile <profile>', field: 'facturXProfile', kind: 'value' },
   { flags: '--factur-x-file-name <name>', field: 'facturXFileName', kind: 'value' },
@@ -95,6 +97,8 @@ export function requestOptions(): Option[] {
       spec.kind === 'file' ? `read the ${help.replace(/;.*$/, '')} from a file` : help,
     );
     const shorthand = shorthands[spec.field];
+    // --attach reads files into `attachments`, its own syntax (attach-flag.ts); listed beside --pdfa.
+    if (spec.field === 'pdfa') return [option, attachOption()];
     return shorthand ? [shorthand, option] : [option];
   });
 }
@@ -103,7 +107,8 @@ export function requestOptions(): Option[] {
 export function flagFiles(options: Record<string, unknown>): string[] {
   return specs
     .filter((spec) => spec.kind === 'file' && typeof options[keyOf(spec)] === 'string')
-    .map((spec) => options[keyOf(spec)] as string);
+    .map((spec) => options[keyOf(spec)] as string)
+    .concat(attachFiles(options.attach));
 }
 
 /**
@@ -143,6 +148,8 @@ export async function requestFieldsFromFlags(
     set(spec.field, spec.kind === 'file' ? await readFlagFile(flag, path, String(value)) : value, flag);
     if (spec.template) templateUrls[spec.template] = pathToFileURL(path).href;
   }
+  if (Array.isArray(options.attach))
+    set('attachments', await attachmentsFromFlags(options.attach as string[], cwd), '--attach');
   return { fields, sources, templateUrls };
 }
 

@@ -10,20 +10,35 @@
 import { PdfRenderError, isPdfRenderError } from '../../errors.js';
 import { raceAbort } from '../../race.js';
 import type { PdfMetadata } from '../../request.js';
+import type { Attachment } from '../../request-attachments.js';
+import type { PdfaLevel } from '../../request-pdfa.js';
 import { deadlineSignal } from '../deadline.js';
+import { embedAttachments, embeddedFileOf } from '../document/attachments.js';
+import { makePdfa } from '../document/pdfa.js';
 
 export interface Finishing {
   /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */
   firstPage?: Uint8Array;
   metadata?: PdfMetadata | null;
+  pdfa?: PdfaLevel | null;
+  attachments?: readonly Attachment[] | null;
 }
 
 /** Whether `finishPdf` has anything to do: `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's. */
-export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean =>
-  Boolean(firstPage || (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)));
+export const needsFinishing = ({ firstPage, metadata, pdfa, attachments }: Finishing): boolean =>
+  Boolean(
+    firstPage ||
+    pdfa ||
+    attachments?.length ||
+    (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)),
+  );
 
-/** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
-export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {
+/** `pdf` with page 1 replaced by `firstPage`, `metadata`'s fields set, the attachments embedded and PDF/A written, where asked. */
+export async function finishPdf(
+  pdf: Uint8Array,
+  { firstPage, metadata, pdfa, attachments }: Finishing,
+  now = new Date(),
+): Promise<Uint8Array> {
   // Loaded only when a request asks for finishing: it is a large library that no other render
   // needs, and every cold start of the CLI would otherwise load and compile it.
   const { PDFDocument, PDFName } = await import('@cantoo/pdf-lib');
@@ -44,6 +59,13 @@ export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finish
   if (metadata?.keywords) document.setKeywords([metadata.keywords.join(', ')]);
   if (metadata?.creator) document.setCreator(metadata.creator);
   if (metadata?.creationDate) document.setCreationDate(metadata.creationDate);
+  if (attachments?.length)
+    embedAttachments(
+      document,
+      attachments.map((attachment) => embeddedFileOf(attachment, now)),
+    );
+  // Last: the XMP states the Info dictionary as the steps above left it.
+  if (pdfa) makePdfa(document, pdf, pdfa, now);
   return document.commit();
 }
 
@@ -56,7 +78,7 @@ export async function finishWithin(
 ): Promise<Uint8Array> {
   const finishDeadline = deadlineSignal(
     limitMs,
-    "page 1's own templates and the metadata were not written into the PDF in time",
+    "the PDF was not finished in time (page 1's own templates, the metadata, attachments or PDF/A)",
   );
   return raceAbort(finishPdf(pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
     .catch((error: unknown) => {
@@ -64,7 +86,7 @@ export async function finishWithin(
         ? error
         : new PdfRenderError(
             'RENDER_PDF_FAILED',
-            "page 1's own templates or the metadata could not be written into the PDF",
+            "the PDF could not be finished (page 1's own templates, the metadata, attachments or PDF/A)",
             { cause: error },
           );
     })

@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import { PdfRenderError } from '../../errors.js';
 import type { RequestParseOptions } from '../../request.js';
 import type { ServeConfig } from '../config.js';
+import { mergeAttachmentUploads, partMediaType, type UploadedAttachment } from './attachment-parts.js';
 import { checkJsonShape, checkMultipartParts, checkUrlEncodedFields } from './body-shape.js';
 
 /** The body as a plain object of fields, ready for the request schema. */
@@ -49,7 +50,19 @@ export async function readBody(c: Context): Promise<unknown> {
     // file names, as the request's `assets` field has them (base64), and checked by its rules.
     // A Map, so that a file named __proto__ is a name like any other (and refused by the name check).
     const assets = new Map<string, string>();
+    const attachments: UploadedAttachment[] = [];
     for (const [name, value] of parts) {
+      if (name === 'attachments' && typeof value !== 'string') {
+        if (attachments.some((upload) => upload.name === value.name))
+          (problems.attachments ??= []).push(`"${value.name}" is uploaded twice`);
+        else
+          attachments.push({
+            name: value.name,
+            content: Buffer.from(await value.arrayBuffer()).toString('base64'),
+            mediaType: partMediaType(value.type),
+          });
+        continue;
+      }
       if (name === 'assets' && typeof value !== 'string') {
         if (assets.has(value.name)) (problems.assets ??= []).push(`"${value.name}" is uploaded twice`);
         else assets.set(value.name, Buffer.from(await value.arrayBuffer()).toString('base64'));
@@ -66,6 +79,7 @@ export async function readBody(c: Context): Promise<unknown> {
         (problems.assets ??= []).push('send the assets as uploaded files or as one string of JSON, not both');
       fields.assets = Object.fromEntries(assets);
     }
+    mergeAttachmentUploads(fields, attachments, problems);
     if (Object.keys(problems).length > 0)
       throw new PdfRenderError('VALIDATION_FAILED', 'an uploaded file cannot be read as sent', {
         fieldErrors: problems,
