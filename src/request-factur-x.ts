@@ -57,18 +57,10 @@ export const facturXFields = {
 
 const given = (value: unknown) => value !== undefined && value !== null && value !== '';
 
-/** The invoice's file name, as the request sent it (the default for its profile where it sent none). */
-const fileNameSent = (sent: { facturXProfile?: unknown; facturXFileName?: unknown }) =>
-  typeof sent.facturXFileName === 'string' && sent.facturXFileName !== ''
-    ? sent.facturXFileName
-    : typeof sent.facturXProfile === 'string' && profileKey(sent.facturXProfile) === 'XRECHNUNG'
-      ? 'xrechnung.xml'
-      : 'factur-x.xml';
-
 /**
  * The Factur-X fields go together: the XML needs its profile, and a profile or file name needs the
- * XML. A Factur-X invoice is a PDF/A-3b, so PDF/A-2b is refused with it, and an attachment may not
- * take the invoice's name. Judged on what was sent, so reported with every other bad field.
+ * XML. A Factur-X invoice is a PDF/A-3b, so PDF/A-2b is refused with it. Judged on what was sent, so
+ * reported with every other bad field.
  */
 export function checkFacturXFields(
   sent: {
@@ -76,7 +68,6 @@ export function checkFacturXFields(
     facturXProfile?: unknown;
     facturXFileName?: unknown;
     pdfa?: unknown;
-    attachments?: unknown;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -105,16 +96,5 @@ export function checkFacturXFields(
       message:
         'cannot be PDF/A-2b with facturX: a Factur-X invoice is a PDF/A-3b, which may embed its XML (leave pdfa out, or ask for "PDF/A-3b")',
       input: sent.pdfa,
-    });
-  const name = fileNameSent(sent);
-  if (
-    Array.isArray(sent.attachments) &&
-    sent.attachments.some((attachment) => (attachment as { name?: unknown })?.name === name)
-  )
-    ctx.addIssue({
-      code: 'custom',
-      path: ['attachments'],
-      message: `"${name}" is the name the facturX invoice is embedded under: give the attachment another name`,
-      input: '',
     });
 }

@@ -19,11 +19,12 @@
  * A block in a language other than a shell's must be one `notCommands` names.
  */
 import { PassThrough } from 'node:stream';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
 import { flagFiles, requestFieldsFromFlags } from '../src/cli/render/request-flags.js';
 import { parseRunOptions } from '../src/cli/run-options.js';
@@ -130,11 +131,19 @@ async function pdfrenderProblem(args: string[]): Promise<string | undefined> {
   return undefined;
 }
 
+const standInFile = join(mkdtempSync(join(tmpdir(), 'pdfrender-docs-')), 'stand-in.html');
+writeFileSync(standInFile, '<p>a file</p>');
+afterAll(() => rmSync(dirname(standInFile), { recursive: true, force: true }));
+
 /** Render's flag values, through the checks its run makes before it renders; a URL among `inputs` is the document. */
 async function checkRenderValues(options: Record<string, unknown>, inputs: string[]): Promise<void> {
-  // A file flag's value is a path (read when it runs); what the file holds is not the documentation's to show.
+  // A file flag's value is a path (read when it runs); what the file holds is not the documentation's
+  // to show: a stand-in file is read in its place, so a field that needs another (facturXProfile
+  // needs facturX) finds it given.
   const files = new Set(flagFiles(options));
-  const values = Object.fromEntries(Object.entries(options).filter(([, value]) => !files.has(value as string)));
+  const values = Object.fromEntries(
+    Object.entries(options).map(([key, value]) => [key, files.has(value as string) ? standInFile : value]),
+  );
   const { fields } = await requestFieldsFromFlags(values, root);
   const url = inputs.find((input) => /^https?:\/\//.test(input));
   parseRenderRequest({ ...(url ? { url } : { htmlContent: '<p></p>' }), ...fields });

@@ -20,7 +20,7 @@ import {
   type RenderRequestInput,
 } from '../request.js';
 import { checkAssets, withAssetFolder } from './asset-folder.js';
-import { checkFacturX } from './document/factur-x.js';
+import { checkFacturX, facturXEmbedding } from './document/factur-x.js';
 import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
@@ -311,7 +311,15 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    const finishing = { firstPage, metadata: request.metadata, pdfa: request.pdfa, attachments: request.attachments };
+    // A Factur-X invoice is a PDF/A-3b whatever `pdfa` says (the schema refuses PDF/A-2b with it).
+    const invoice = facturXEmbedding(request);
+    const finishing = {
+      firstPage,
+      metadata: request.metadata,
+      pdfa: invoice ? ('PDF/A-3b' as const) : request.pdfa,
+      attachments: request.attachments,
+      invoice,
+    };
     const pdf = needsFinishing(finishing)
       ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
       : rendered.pdf;

@@ -13,6 +13,8 @@ export interface FacturXRequest {
   facturX: string | null;
   facturXProfile: FacturXProfile | null;
   facturXFileName: FacturXFileName | null;
+  /** The request's other attachments: none may take the invoice's name. */
+  attachments?: readonly { name: string }[] | null;
 }
 
 /**
@@ -20,7 +22,8 @@ export interface FacturXRequest {
  * CII invoice of the profile asked for (VALIDATION_FAILED naming the field). The request's own
  * fault, so never tried again.
  */
-export function checkFacturX({ facturX, facturXProfile }: FacturXRequest): void {
+export function checkFacturX(request: FacturXRequest): void {
+  const { facturX, facturXProfile } = request;
   if (facturX === null || facturXProfile === null) return;
   const bytes = Buffer.byteLength(facturX, 'utf8');
   if (bytes > maxFacturXBytes)
@@ -29,13 +32,28 @@ export function checkFacturX({ facturX, facturXProfile }: FacturXRequest): void 
       `facturX holds ${bytes} bytes of XML, more than the limit of ${maxFacturXBytes / 1024 / 1024} MB`,
       { documentFault: true },
     );
-  const problem = ciiInvoiceProblem(facturX, facturXProfile);
+  const name = invoiceFileName(request);
+  const problem: { field: string; message: string } | null = request.attachments?.some(
+    (attachment) => attachment.name === name,
+  )
+    ? {
+        field: 'attachments',
+        message: `"${name}" is the name the facturX invoice is embedded under: give the attachment another name`,
+      }
+    : ciiInvoiceProblem(facturX, facturXProfile);
   if (problem)
     throw new PdfRenderError('VALIDATION_FAILED', 'invalid request: 1 field failed validation', {
       fieldErrors: { [problem.field]: [problem.message] },
       documentFault: true,
     });
 }
+
+/** The name the invoice is embedded under: the one asked for, or its profile's default. */
+const invoiceFileName = ({
+  facturXProfile,
+  facturXFileName,
+}: Pick<FacturXRequest, 'facturXProfile' | 'facturXFileName'>) =>
+  facturXFileName ?? (facturXProfile === 'XRECHNUNG' ? 'xrechnung.xml' : 'factur-x.xml');
 
 /** The XMP schema a file name belongs to: Factur-X 1.0 and ZUGFeRD 2.1+ share one; ZUGFeRD 2.0's file name had its own. */
 const xmpSchemas = {
@@ -72,7 +90,7 @@ export function facturXEmbedding({
   facturXFileName,
 }: FacturXRequest): FacturXEmbedding | null {
   if (facturX === null || facturXProfile === null) return null;
-  const name = facturXFileName ?? (facturXProfile === 'XRECHNUNG' ? 'xrechnung.xml' : 'factur-x.xml');
+  const name = invoiceFileName({ facturXProfile, facturXFileName });
   const schema = name === 'zugferd-invoice.xml' ? xmpSchemas.zugferd2 : xmpSchemas.facturX;
   const property = (propertyName: string, description: string, value: string): XmpExtensionProperty => ({
     name: propertyName,

@@ -7,6 +7,10 @@
  * which costs time in proportion to its size, so this runs only when asked and within the render's
  * deadline.
  */
+// Imported as document/attachments.ts and document/pdfa.ts import it: in the CLI's bundle a static
+// import is a require() of pdf-lib's CommonJS build and import() loads its ES build, two copies whose
+// objects do not know each other (a PDFHexString of one was written as a dictionary by the other).
+import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PdfRenderError, isPdfRenderError } from '../../errors.js';
 import { raceAbort } from '../../race.js';
 import type { PdfMetadata } from '../../request.js';
@@ -15,6 +19,7 @@ import type { PdfaLevel } from '../../request-pdfa.js';
 import { deadlineSignal } from '../deadline.js';
 import { embedAttachments, embeddedFileOf } from '../document/attachments.js';
 import { makePdfa } from '../document/pdfa.js';
+import type { FacturXEmbedding } from '../document/factur-x.js';
 
 export interface Finishing {
   /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */
@@ -22,13 +27,16 @@ export interface Finishing {
   metadata?: PdfMetadata | null;
   pdfa?: PdfaLevel | null;
   attachments?: readonly Attachment[] | null;
+  /** A Factur-X invoice's XML and XMP schema (document/factur-x.ts), embedded beside the attachments. */
+  invoice?: FacturXEmbedding | null;
 }
 
 /** Whether `finishPdf` has anything to do: `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's. */
-export const needsFinishing = ({ firstPage, metadata, pdfa, attachments }: Finishing): boolean =>
+export const needsFinishing = ({ firstPage, metadata, pdfa, attachments, invoice }: Finishing): boolean =>
   Boolean(
     firstPage ||
     pdfa ||
+    invoice ||
     attachments?.length ||
     (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)),
   );
@@ -36,12 +44,9 @@ export const needsFinishing = ({ firstPage, metadata, pdfa, attachments }: Finis
 /** `pdf` with page 1 replaced by `firstPage`, `metadata`'s fields set, the attachments embedded and PDF/A written, where asked. */
 export async function finishPdf(
   pdf: Uint8Array,
-  { firstPage, metadata, pdfa, attachments }: Finishing,
+  { firstPage, metadata, pdfa, attachments, invoice }: Finishing,
   now = new Date(),
 ): Promise<Uint8Array> {
-  // Loaded only when a request asks for finishing: it is a large library that no other render
-  // needs, and every cold start of the CLI would otherwise load and compile it.
-  const { PDFDocument, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
   if (firstPage) {
     // Page 1 keeps its place, links and the outline's references to it; what it shows becomes the
@@ -59,13 +64,13 @@ export async function finishPdf(
   if (metadata?.keywords) document.setKeywords([metadata.keywords.join(', ')]);
   if (metadata?.creator) document.setCreator(metadata.creator);
   if (metadata?.creationDate) document.setCreationDate(metadata.creationDate);
-  if (attachments?.length)
-    embedAttachments(
-      document,
-      attachments.map((attachment) => embeddedFileOf(attachment, now)),
-    );
+  const files = [
+    ...(invoice ? [{ ...invoice.file, modified: now }] : []),
+    ...(attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
+  ];
+  if (files.length > 0) embedAttachments(document, files);
   // Last: the XMP states the Info dictionary as the steps above left it.
-  if (pdfa) makePdfa(document, pdf, pdfa, now);
+  if (pdfa) makePdfa(document, pdf, pdfa, now, { extensions: invoice ? [invoice.extension] : [] });
   return document.commit();
 }
 
