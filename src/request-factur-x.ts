@@ -45,7 +45,7 @@ export const facturXFields = {
     .nullish()
     .transform((value) => (value ? value : null))
     .describe(
-      `UN/CEFACT CII invoice XML that makes the PDF a Factur-X / ZUGFeRD invoice (EN 16931 data the caller writes; embedded in a PDF/A-3b with the Factur-X XMP); checked to be well formed (no DOCTYPE), CII, and of facturXProfile, not for its business rules; at most ${maxFacturXBytes / 1024 / 1024} MB; in a multipart form it may be an uploaded file part`,
+      `invoice XML (UN/CEFACT CII, EN 16931 data the caller writes) that makes the PDF a Factur-X / ZUGFeRD invoice; embedded in a PDF/A-3b with the Factur-X XMP; checked to be well formed (no DOCTYPE), CII, and of facturXProfile, not for its business rules; at most ${maxFacturXBytes / 1024 / 1024} MB; in a multipart form it may be an uploaded file part`,
     ),
   facturXProfile: oneOf(facturXProfiles, profileKey).describe(
     `the Factur-X profile facturX is written to, which its guideline ID must match: ${profileList} (XRECHNUNG: an XRechnung CII invoice in ZUGFeRD); required with facturX`,

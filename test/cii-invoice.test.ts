@@ -114,5 +114,7 @@ describe('refusals', () => {
     const latin = fixture.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
     expect(ciiInvoiceProblem(latin, 'EN 16931')?.message).toMatch(/^declares encoding="ISO-8859-1"/);
     expect(ciiInvoiceProblem(fixture.replace('encoding="UTF-8"', "encoding='utf8'"), 'EN 16931')).toBeNull();
+    // A byte-order mark before the declaration is UTF-8's own, and allowed.
+    expect(ciiInvoiceProblem(`\uFEFF${fixture}`, 'EN 16931')).toBeNull();
   });
 });

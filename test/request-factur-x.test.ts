@@ -62,6 +62,19 @@ describe('facturX fields', () => {
     });
   });
 
+  it('is a PDF/A-3b: pdfa PDF/A-2b with it is refused, PDF/A-3b accepted', () => {
+    expect(
+      errorsOf(() => parseRenderRequest({ htmlContent: 'x', facturX: xml, facturXProfile: 'BASIC', pdfa: 'pdf/a-2b' })),
+    ).toEqual({
+      pdfa: [
+        'cannot be PDF/A-2b with facturX: a Factur-X invoice is a PDF/A-3b, which may embed its XML (leave pdfa out, or ask for "PDF/A-3b")',
+      ],
+    });
+    expect(parseRenderRequest({ htmlContent: 'x', facturX: xml, facturXProfile: 'BASIC', pdfa: 'PDF/A-3b' }).pdfa).toBe(
+      'PDF/A-3b',
+    );
+  });
+
   it("takes a form's empty fields as not given", () => {
     const request = parseRenderRequest({ htmlContent: 'x', facturX: '', facturXProfile: '', facturXFileName: '' });
     expect([request.facturX, request.facturXProfile, request.facturXFileName]).toEqual([null, null, null]);

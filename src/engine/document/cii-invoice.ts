@@ -52,7 +52,8 @@ export function ciiInvoiceProblem(xml: string, profile: FacturXProfile): CiiProb
     return invoice(
       `declares encoding="${encoding.slice(0, 40)}": Factur-X XML is UTF-8, and it is embedded as UTF-8 text (convert it and its declaration)`,
     );
-  const parsed = parseXml(xml);
+  // A byte-order mark is allowed before the declaration (and stays in the bytes embedded); the parser refuses it.
+  const parsed = parseXml(xml.replace(/^\uFEFF/, ''));
   if ('problem' in parsed) return invoice(parsed.problem);
   const root = parsed.root;
   if (root.localName !== 'CrossIndustryInvoice' || root.namespaceURI !== ciiNamespace)
