@@ -1,7 +1,9 @@
-/** What a Factur-X invoice is embedded with (engine/document/factur-x.ts): the file, its relationship, and the XMP schema read back by a namespace-aware parser. */
+/** What a Factur-X invoice is embedded with (engine/document/factur-x.ts): the file, its relationship, and the XMP schema read back by a namespace-aware parser; and the bounds its check holds the XML to. */
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
-import { facturXEmbedding } from '../src/engine/document/factur-x.js';
+import { checkFacturX, facturXEmbedding } from '../src/engine/document/factur-x.js';
+import type { PdfRenderError } from '../src/errors.js';
+import { maxFacturXBytes, maxFacturXTags } from '../src/request-factur-x.js';
 import { xmpPacket } from '../src/engine/document/xmp.js';
 
 const xml =
@@ -66,5 +68,35 @@ describe('facturXEmbedding', () => {
       'Version=2p0',
       'ConformanceLevel=EN 16931',
     ]);
+  });
+});
+
+describe('checkFacturX: the bounds, before the XML is parsed', () => {
+  const refusal = (facturX: string) => {
+    try {
+      checkFacturX({ facturX, facturXProfile: 'EN 16931', facturXFileName: null });
+    } catch (error) {
+      return error as PdfRenderError;
+    }
+    return undefined;
+  };
+
+  it('refuses more than maxFacturXBytes (413)', () => {
+    expect(refusal(`<a>${'A'.repeat(maxFacturXBytes)}</a>`)).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringContaining('more than the limit of 5 MB'),
+    });
+  });
+
+  it('refuses more than maxFacturXTags tags (413), which would hold up the event loop, and takes as many', () => {
+    expect(refusal(`<a>${'<b/>'.repeat(maxFacturXTags)}</a>`)).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `facturX holds more than ${maxFacturXTags} tags, the limit of what is parsed at once (about 1 300 invoice lines)`,
+    });
+    // One tag fewer is parsed, and then refused only for what it is: not CII.
+    expect(refusal(`<a>${'<b/>'.repeat(maxFacturXTags - 2)}</a>`)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: { facturX: [expect.stringContaining('must be a UN/CEFACT CII invoice')] },
+    });
   });
 });

@@ -4,7 +4,7 @@
  * the Factur-X XMP extension schema beside the PDF/A identification.
  */
 import { PdfRenderError } from '../../errors.js';
-import { maxFacturXBytes, type FacturXFileName, type FacturXProfile } from '../../request-factur-x.js';
+import { maxFacturXBytes, maxFacturXTags, type FacturXFileName, type FacturXProfile } from '../../request-factur-x.js';
 import { ciiInvoiceProblem } from './cii-invoice.js';
 import type { XmpExtension, XmpExtensionProperty } from './xmp.js';
 
@@ -32,6 +32,12 @@ export function checkFacturX(request: FacturXRequest): void {
       `facturX holds ${bytes} bytes of XML, more than the limit of ${maxFacturXBytes / 1024 / 1024} MB`,
       { documentFault: true },
     );
+  if (tagsUpTo(facturX, maxFacturXTags + 1) > maxFacturXTags)
+    throw new PdfRenderError(
+      'PAYLOAD_TOO_LARGE',
+      `facturX holds more than ${maxFacturXTags} tags, the limit of what is parsed at once (about 1 300 invoice lines)`,
+      { documentFault: true },
+    );
   const name = invoiceFileName(request);
   const problem: { field: string; message: string } | null = request.attachments?.some(
     (attachment) => attachment.name === name,
@@ -46,6 +52,13 @@ export function checkFacturX(request: FacturXRequest): void {
       fieldErrors: { [problem.field]: [problem.message] },
       documentFault: true,
     });
+}
+
+/** How many "<" `text` holds, counted up to `limit`: cheap however large it is. */
+function tagsUpTo(text: string, limit: number): number {
+  let count = 0;
+  for (let at = text.indexOf('<'); at !== -1 && count < limit; at = text.indexOf('<', at + 1)) count += 1;
+  return count;
 }
 
 /** The name the invoice is embedded under: the one asked for, or its profile's default. */
