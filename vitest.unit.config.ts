@@ -44,6 +44,7 @@ const unitTestFiles = [
   'test/settings-reference.test.ts',
   'test/setup-fonts.test.ts',
   'test/wait-expression.test.ts',
+  'test/xmp.test.ts',
 ];
 
 const dist = resolve(import.meta.dirname, 'dist');

@@ -9,19 +9,22 @@ import { z } from 'zod';
 export const pdfaLevels = ['PDF/A-2b', 'PDF/A-3b'] as const;
 export type PdfaLevel = (typeof pdfaLevels)[number];
 
+const levelsText = pdfaLevels.map((level) => `"${level}"`).join(' or ');
+
 /** The `pdfa` field: a level, written in any case ("pdf/a-3b"), or null for a plain PDF. */
 export const pdfaField = z
-  .string({ error: `must be ${pdfaLevels.map((level) => `"${level}"`).join(' or ')}` })
-  .transform((text, ctx) => {
-    const level = pdfaLevels.find((known) => known.toLowerCase() === text.trim().toLowerCase());
-    if (level) return level;
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be ${pdfaLevels.map((known) => `"${known}"`).join(' or ')} (got ${JSON.stringify(text.slice(0, 40))})`,
-      input: text,
-    });
-    return z.NEVER;
-  })
+  .preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? (pdfaLevels.find((level) => level.toLowerCase() === value.trim().toLowerCase()) ?? value)
+        : value,
+    z.enum(pdfaLevels, {
+      error: (issue) =>
+        typeof issue.input === 'string'
+          ? `must be ${levelsText} (got ${JSON.stringify(issue.input.slice(0, 40))})`
+          : `must be ${levelsText}`,
+    }),
+  )
   .nullish()
   .transform((value) => value ?? null);
 

@@ -21,11 +21,12 @@
 import { PassThrough } from 'node:stream';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
+import { parseAttach } from '../src/cli/render/attach-flag.js';
 import { flagFiles, requestFieldsFromFlags } from '../src/cli/render/request-flags.js';
 import { parseRunOptions } from '../src/cli/run-options.js';
 import { PdfRenderError } from '../src/errors.js';
@@ -142,11 +143,22 @@ async function checkRenderValues(options: Record<string, unknown>, inputs: strin
   // needs facturX) finds it given.
   const files = new Set(flagFiles(options));
   const values = Object.fromEntries(
-    Object.entries(options).map(([key, value]) => [key, files.has(value as string) ? standInFile : value]),
+    Object.entries(options)
+      .filter(([key]) => key !== 'attach')
+      .map(([key, value]) => [key, files.has(value as string) ? standInFile : value]),
   );
   const { fields } = await requestFieldsFromFlags(values, root);
+  // --attach's files are not there either: what its ";key=value" parts say is checked, with no content.
+  const attachments = (options.attach as string[] | undefined)?.map((value) => {
+    const { path, fields: said } = parseAttach(value);
+    return { name: basename(path), content: '', ...said };
+  });
   const url = inputs.find((input) => /^https?:\/\//.test(input));
-  parseRenderRequest({ ...(url ? { url } : { htmlContent: '<p></p>' }), ...fields });
+  parseRenderRequest({
+    ...(url ? { url } : { htmlContent: '<p></p>' }),
+    ...fields,
+    ...(attachments ? { attachments } : {}),
+  });
   // The run options are serve's settings of the same names (keyed by setting; each takes its own).
   parseRunOptions(settingValues(options));
 }
@@ -235,7 +247,7 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
     for (const [option, field] of forms) {
       const [name, value] = around(field, '=');
       // curl -F reads a file for @file (an upload) and <file (its text): stand-in HTML for either.
-      if (option !== '--form-string' && value.startsWith('@')) body.append(name, new Blob(['<p>a file</p>']), value);
+      if (option !== '--form-string' && value.startsWith('@')) body.append(name, ...uploaded(value));
       else body.append(name, option !== '--form-string' && value.startsWith('<') ? '<p>a file</p>' : value);
     }
   } else {
@@ -254,6 +266,16 @@ async function curlProblem(args: string[]): Promise<string | undefined> {
   // The schema passes over a field it does not know; in the documentation that is a misspelling.
   const unknown = unknownFields(read.fields, named(requestBodies[bodyName]!.content['application/json']!.schema));
   return unknown.length > 0 ? `${unknown.join(', ')}: no such field in ${bodyName}` : undefined;
+}
+
+/**
+ * What curl -F uploads for `@path;type=...;filename=...`: stand-in HTML, with the part's type and its
+ * file name (the path's last part, or filename=) as curl sends them.
+ */
+function uploaded(value: string): [Blob, string] {
+  const [path, ...parts] = value.slice(1).split(';');
+  const option = (key: string) => parts.find((part) => part.startsWith(`${key}=`))?.slice(key.length + 1);
+  return [new Blob(['<p>a file</p>'], { type: option('type') ?? '' }), option('filename') ?? path!.split('/').at(-1)!];
 }
 
 /** A request body's schema, or the named one (components.schemas) it refers to. */

@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { DOMParser } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishPdf } from '../src/engine/pages/finish-pdf.js';
+import { xmpPacket } from '../src/engine/document/xmp.js';
+import { archivePdf } from '../src/engine/document/archive-finish.js';
 import { isPdfRenderError } from '../src/errors.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -43,11 +44,14 @@ const ns = {
   xmpMM: 'http://ns.adobe.com/xap/1.0/mm/',
 };
 
-/** The XMP as poppler reads it, by namespace and property. */
+/** The XMP as poppler reads it, by namespace and property: a list's (rdf:Alt, Seq, Bag) first item, or the text. */
 function xmpOf(pdf: Uint8Array) {
   const document = new DOMParser().parseFromString(pdfinfoMeta(pdf), 'text/xml');
+  const rdf = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
   return (namespace: string, local: string) =>
-    Array.from(document.getElementsByTagNameNS(namespace, local)).map((node) => node.textContent);
+    Array.from(document.getElementsByTagNameNS(namespace, local)).map(
+      (node) => (node.getElementsByTagNameNS(rdf, 'li')[0] ?? node).textContent,
+    );
 }
 
 /** D:20261126203304Z (or with +hh'mm') as an instant. */
@@ -145,6 +149,30 @@ describe('PDF/A', () => {
     const profile = await outputProfile(pdf, folder);
     expect(profile.toString('latin1', 36, 40)).toBe('acsp');
     expect(profile.toString('latin1', 12, 24)).toBe('mntrRGB XYZ ');
+    // Bad levels and PDF/A-2b with an attachment are refused by flag.
+    const level = await cli.run(
+      ['render', join(fixtures, 'invoice/invoice.html'), '--pdfa', 'PDF/A-1b', '-o', 'x.pdf'],
+      {
+        cwd: folder,
+      },
+    );
+    expect(level.code).toBe(2);
+    expect(level.stderr).toContain('--pdfa: must be "PDF/A-2b" or "PDF/A-3b" (got "PDF/A-1b")');
+    const both = await cli.run(
+      [
+        'render',
+        join(fixtures, 'invoice/invoice.html'),
+        '--pdfa',
+        'PDF/A-2b',
+        '--attach',
+        'factur-x.xml',
+        '-o',
+        'x.pdf',
+      ],
+      { cwd: folder },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--attach: PDF/A-2b cannot carry attachments');
     // The pages are Chromium's still.
     const read = await readPdf(pdf);
     expect(read.pages[0]!.text).toContain('Invoice');
@@ -200,7 +228,7 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
   }
   const failure = async (pdf: Uint8Array) => {
     try {
-      await finishPdf(pdf, { pdfa: 'PDF/A-3b' });
+      await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
     } catch (error) {
       expect(isPdfRenderError(error) && error.code).toBe('RENDER_PDF_FAILED');
       return (error as Error).message;
@@ -227,6 +255,50 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
     );
   });
 
+  it('keeps a PDF/UA claim the PDF already makes (compressed or not), described as PDF/A asks', async () => {
+    const pdf = await pdfWith((document) => {
+      const xmp = xmpPacket({ pdfua: 1, title: 'T' });
+      document.catalog.set(
+        PDFName.of('Metadata'),
+        document.context.register(document.context.flateStream(xmp, { Type: 'Metadata', Subtype: 'XML' })),
+      );
+    });
+    const xmp = xmpOf((await archivePdf(pdf, { pdfa: 'PDF/A-2b', attachments: null })).pdf);
+    expect(xmp('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual(['1']);
+    expect(xmp(ns.pdfaid, 'part')).toEqual(['2']);
+    expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'prefix')).toEqual(['pdfuaid']);
+    // Without the claim, none is made.
+    const plain = xmpOf((await archivePdf(await pdfWith(() => {}), { pdfa: 'PDF/A-2b', attachments: null })).pdf);
+    expect(plain('http://www.aiim.org/pdfua/ns/id/', 'part')).toEqual([]);
+  });
+
+  it("takes a finishing feature's own files and XMP schema (Factur-X's way in)", async () => {
+    const fx = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
+    const { pdf: finished } = await archivePdf(await pdfWith(() => {}), {
+      pdfa: 'PDF/A-3b',
+      attachments: [{ name: 'a.csv', content: 'YSxi', mediaType: 'text/csv', relationship: 'Data', description: null }],
+      files: [{ name: 'factur-x.xml', bytes: cii, mediaType: 'text/xml', relationship: 'Alternative' }],
+      xmpExtensions: [
+        {
+          namespace: fx,
+          prefix: 'fx',
+          schema: 'Factur-X PDFA Extension Schema',
+          properties: [
+            { name: 'DocumentType', valueType: 'Text', category: 'external', description: 'type', value: 'INVOICE' },
+          ],
+        },
+      ],
+    });
+    expect(qpdfCheck(finished).status).toBe(0);
+    const { files } = detachAll(finished);
+    expect(files.get('factur-x.xml')!.equals(cii)).toBe(true);
+    expect(files.get('a.csv')!.toString()).toBe('a,b');
+    const xmp = xmpOf(finished);
+    expect(xmp(fx, 'DocumentType')).toEqual(['INVOICE']);
+    expect(xmp('http://www.aiim.org/pdfa/ns/schema#', 'namespaceURI')).toEqual([fx]);
+    expect(xmp(ns.pdfaid, 'part')).toEqual(['3']);
+  });
+
   it('mends an interpolated image and a link annotation not flagged to print', async () => {
     const pdf = await pdfWith((document) => {
       const { context } = document;
@@ -248,7 +320,12 @@ describe('PDF/A rules pdfrender cannot mend, and those it mends', () => {
         context.obj([context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], F: 2 })]),
       );
     });
-    const finished = await finishPdf(pdf, { pdfa: 'PDF/A-3b' });
+    const { pdf: finished, mended } = await archivePdf(pdf, { pdfa: 'PDF/A-3b', attachments: null });
+    // Said, for the render's warnings.
+    expect(mended.sort()).toEqual([
+      'ISO 19005-2 6.2.8: an image asked to be interpolated (/Interpolate set to false)',
+      'ISO 19005-2 6.3.2: a Link annotation was not flagged to print (/F set to 4)',
+    ]);
     const { catalog, dict, resolve: follow } = qpdfObjects(finished);
     const pages = dict((dict(catalog['/Pages'])['/Kids'] as string[])[0]);
     const xobject = dict((pages['/Resources'] as Record<string, Record<string, string>>)['/XObject']!['/Im0']);

@@ -36,6 +36,7 @@ import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fo
 import { countPdfPages } from './pages/page-count.js';
 import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
 import { checkAttachmentBytes } from './document/attachments.js';
+import { archiveWithin, needsArchiving } from './document/archive-finish.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -311,18 +312,25 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    // A Factur-X invoice is a PDF/A-3b whatever `pdfa` says (the schema refuses PDF/A-2b with it).
-    const invoice = facturXEmbedding(request);
-    const finishing = {
-      firstPage,
-      metadata: request.metadata,
-      pdfa: invoice ? ('PDF/A-3b' as const) : request.pdfa,
-      attachments: request.attachments,
-      invoice,
-    };
-    const pdf = needsFinishing(finishing)
+    const finishing = { firstPage, metadata: request.metadata };
+    const finished = needsFinishing(finishing)
       ? await finishWithin(rendered.pdf, finishing, limitMs, callerSignal)
       : rendered.pdf;
+    // Last: PDF/A's metadata states the document information as the steps before left it.
+    // A Factur-X invoice is a PDF/A-3b whatever `pdfa` says (the schema refuses PDF/A-2b with it),
+    // its XML embedded beside the attachments and its schema in the XMP.
+    const invoice = facturXEmbedding(request);
+    const archiving = {
+      pdfa: invoice ? ('PDF/A-3b' as const) : request.pdfa,
+      attachments: request.attachments,
+      files: invoice ? [invoice.file] : [],
+      xmpExtensions: invoice ? [invoice.extension] : [],
+    };
+    const archived = needsArchiving(archiving)
+      ? await archiveWithin(finished, archiving, limitMs, callerSignal)
+      : { pdf: finished, mended: [] };
+    rendered.warnings.push(...archived.mended.map((mend) => `PDF/A: mended ${mend}`));
+    const { pdf } = archived;
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(

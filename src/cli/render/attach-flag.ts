@@ -19,8 +19,8 @@ export const attachOption = (): Option =>
     `embed this file in the PDF (repeatable); after its path, optionally ";relationship=" one of ${attachmentRelationships.join(', ')} (default Unspecified), ";type=" its media type (default from its extension), ";description=" a line about it, as in "data.xml;relationship=Data"; with --pdfa, PDF/A-3b`,
   ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
 
-/** The given path with what its `;key=value` parts say (split at the first ";" that starts a known key). */
-function parseAttach(value: string): { path: string; fields: Record<string, string> } {
+/** The given path with what its `;key=value` parts say (split at each ";" that starts a known key). */
+export function parseAttach(value: string): { path: string; fields: Record<string, string> } {
   const [path, ...parts] = value.split(/;(?=(?:relationship|type|description)=)/);
   const fields: Record<string, string> = {};
   for (const part of parts) {

@@ -7,6 +7,7 @@
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
 import { PdfRenderError } from '../../errors.js';
+import { flateStream } from './flate-stream.js';
 import { attachmentBytes, maxAttachmentBytes, type AttachmentRelationship } from '../../request-attachments.js';
 
 /** Refuse attachments over maxAttachmentBytes together (413), before a page is taken or a job queued: the request's own fault. */
@@ -56,7 +57,7 @@ export function embedAttachments(document: PDFDocument, files: readonly Embedded
   if (files.length === 0) return;
   const { context, catalog } = document;
   const added = files.map((file): [string, PDFRef] => {
-    const stream = context.flateStream(file.bytes, {
+    const stream = flateStream(context, file.bytes, {
       Type: 'EmbeddedFile',
       Subtype: PDFName.of(file.mediaType),
       Params: { Size: file.bytes.byteLength, ModDate: PDFString.fromDate(file.modified) },

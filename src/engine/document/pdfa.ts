@@ -7,9 +7,10 @@
  * document ID in the trailer.
  */
 import { randomBytes } from 'node:crypto';
-import { PDFHexString, PDFName, PDFRawStream, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
+import { PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from '@cantoo/pdf-lib';
 import { PdfRenderError } from '../../errors.js';
 import type { PdfaLevel } from '../../request-pdfa.js';
+import { flateStream } from './flate-stream.js';
 import { auditPdfa, headerProblem } from './pdfa-rules.js';
 import { srgbIccProfile } from './srgb-profile.js';
 import { xmpPacket, type XmpExtension, type XmpFacts } from './xmp.js';
@@ -43,8 +44,9 @@ const uuidOf = (id: Uint8Array) => {
 /** Whether the XMP already in the PDF claims PDF/UA-1 (the accessible path writes it): kept in the packet that replaces it. */
 function claimsPdfua(document: PDFDocument): boolean {
   const stream = document.catalog.lookup(PDFName.of('Metadata'));
-  if (!(stream instanceof PDFRawStream) || stream.dict.has(PDFName.of('Filter'))) return false;
-  return /pdfuaid:part(>|\s*=\s*["'])\s*1/.test(Buffer.from(stream.contents).toString('utf8'));
+  if (!(stream instanceof PDFRawStream)) return false;
+  const xmp = Buffer.from(decodePDFRawStream(stream).decode()).toString('utf8');
+  return /pdfuaid:part(>|\s*=\s*["'])\s*1/.test(xmp);
 }
 
 /** The Info dictionary's facts as XMP states them, with the dates written back so that both say the same second. */
@@ -85,7 +87,7 @@ export function makePdfa(
       { documentFault: true },
     );
   const { context, catalog } = document;
-  const profile = context.register(context.flateStream(srgbIccProfile(), { N: 3 }));
+  const profile = context.register(flateStream(context, srgbIccProfile(), { N: 3 }));
   catalog.set(
     PDFName.of('OutputIntents'),
     context.obj([

@@ -7,46 +7,26 @@
  * which costs time in proportion to its size, so this runs only when asked and within the render's
  * deadline.
  */
-// Imported as document/attachments.ts and document/pdfa.ts import it: in the CLI's bundle a static
-// import is a require() of pdf-lib's CommonJS build and import() loads its ES build, two copies whose
-// objects do not know each other (a PDFHexString of one was written as a dictionary by the other).
-import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PdfRenderError, isPdfRenderError } from '../../errors.js';
 import { raceAbort } from '../../race.js';
 import type { PdfMetadata } from '../../request.js';
-import type { Attachment } from '../../request-attachments.js';
-import type { PdfaLevel } from '../../request-pdfa.js';
 import { deadlineSignal } from '../deadline.js';
-import { embedAttachments, embeddedFileOf } from '../document/attachments.js';
-import { makePdfa } from '../document/pdfa.js';
-import type { FacturXEmbedding } from '../document/factur-x.js';
 
 export interface Finishing {
   /** Page 1 printed with page 1's own templates, to show in place of the document's page 1. */
   firstPage?: Uint8Array;
   metadata?: PdfMetadata | null;
-  pdfa?: PdfaLevel | null;
-  attachments?: readonly Attachment[] | null;
-  /** A Factur-X invoice's XML and XMP schema (document/factur-x.ts), embedded beside the attachments. */
-  invoice?: FacturXEmbedding | null;
 }
 
 /** Whether `finishPdf` has anything to do: `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's. */
-export const needsFinishing = ({ firstPage, metadata, pdfa, attachments, invoice }: Finishing): boolean =>
-  Boolean(
-    firstPage ||
-    pdfa ||
-    invoice ||
-    attachments?.length ||
-    (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)),
-  );
+export const needsFinishing = ({ firstPage, metadata }: Finishing): boolean =>
+  Boolean(firstPage || (metadata && Object.values(metadata).some((value) => value !== undefined && value !== null)));
 
-/** `pdf` with page 1 replaced by `firstPage`, `metadata`'s fields set, the attachments embedded and PDF/A written, where asked. */
-export async function finishPdf(
-  pdf: Uint8Array,
-  { firstPage, metadata, pdfa, attachments, invoice }: Finishing,
-  now = new Date(),
-): Promise<Uint8Array> {
+/** `pdf` with page 1 replaced by `firstPage` and `metadata`'s fields set, where given. */
+export async function finishPdf(pdf: Uint8Array, { firstPage, metadata }: Finishing): Promise<Uint8Array> {
+  // Loaded only when a request asks for finishing: it is a large library that no other render
+  // needs, and every cold start of the CLI would otherwise load and compile it.
+  const { PDFDocument, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
   if (firstPage) {
     // Page 1 keeps its place, links and the outline's references to it; what it shows becomes the
@@ -64,36 +44,27 @@ export async function finishPdf(
   if (metadata?.keywords) document.setKeywords([metadata.keywords.join(', ')]);
   if (metadata?.creator) document.setCreator(metadata.creator);
   if (metadata?.creationDate) document.setCreationDate(metadata.creationDate);
-  const files = [
-    ...(invoice ? [{ ...invoice.file, modified: now }] : []),
-    ...(attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
-  ];
-  if (files.length > 0) embedAttachments(document, files);
-  // Last: the XMP states the Info dictionary as the steps above left it.
-  if (pdfa) makePdfa(document, pdf, pdfa, now, { extensions: invoice ? [invoice.extension] : [] });
   return document.commit();
 }
 
 /** Page 1's own templates and the metadata written into the PDF, under a deadline as long as the render's and the caller's cancel: its cost grows with the PDF. */
-export async function finishWithin(
-  pdf: Uint8Array,
-  finishing: Parameters<typeof finishPdf>[1],
+export const finishWithin = (pdf: Uint8Array, finishing: Finishing, limitMs: number, callerSignal: AbortSignal) =>
+  withinDeadline(() => finishPdf(pdf, finishing), "page 1's own templates and the metadata", limitMs, callerSignal);
+
+/** `work` under its own deadline and the caller's cancel; its failure a RENDER_PDF_FAILED naming `what`. */
+export async function withinDeadline<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  what: string,
   limitMs: number,
   callerSignal: AbortSignal,
-): Promise<Uint8Array> {
-  const finishDeadline = deadlineSignal(
-    limitMs,
-    "the PDF was not finished in time (page 1's own templates, the metadata, attachments or PDF/A)",
-  );
-  return raceAbort(finishPdf(pdf, finishing), AbortSignal.any([finishDeadline.signal, callerSignal]))
+): Promise<T> {
+  const deadline = deadlineSignal(limitMs, `writing ${what} into the PDF did not finish in time`);
+  const signal = AbortSignal.any([deadline.signal, callerSignal]);
+  return raceAbort(work(signal), signal)
     .catch((error: unknown) => {
       throw isPdfRenderError(error)
         ? error
-        : new PdfRenderError(
-            'RENDER_PDF_FAILED',
-            "the PDF could not be finished (page 1's own templates, the metadata, attachments or PDF/A)",
-            { cause: error },
-          );
+        : new PdfRenderError('RENDER_PDF_FAILED', `${what} could not be written into the PDF`, { cause: error });
     })
-    .finally(finishDeadline.clear);
+    .finally(deadline.clear);
 }
