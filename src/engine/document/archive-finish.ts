@@ -5,6 +5,11 @@
  * PDF/A metadata states the document information as those steps left it. The library parses the
  * whole PDF, which costs time in proportion to its size: opt-in, and under the render's deadline.
  */
+// Imported as attachments.ts and pdfa.ts import it, not with import(): in the CLI's bundle their
+// static imports are require()s of pdf-lib's CommonJS build while import() loads its ES build, two
+// copies whose objects do not know each other (the trailer's /ID and every hex string were written
+// as dictionaries, "<< /value /cc61... >>": qpdf --check warned, pdfdetach found no file specification).
+import { PDFDocument } from '@cantoo/pdf-lib';
 import type { Attachment } from '../../request-attachments.js';
 import type { PdfaLevel } from '../../request-pdfa.js';
 import { withinDeadline } from '../pages/finish-pdf.js';
@@ -32,8 +37,6 @@ export async function archivePdf(
   archiving: Archiving,
   now = new Date(),
 ): Promise<{ pdf: Uint8Array; mended: string[] }> {
-  // Loaded only when asked for, as finish-pdf.ts loads it: a large library no other render needs.
-  const { PDFDocument } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
   const files = [
     ...(archiving.attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
