@@ -4,6 +4,7 @@
  * so `<img src="logo.png">` finds them; the names are checked here, so that none can reach outside it.
  */
 import { z } from 'zod';
+import { PdfRenderError } from './errors.js';
 
 /** How many assets one request may carry. */
 export const maxAssets = 100;
@@ -42,3 +43,13 @@ export const base64Bytes = (text: string): number => Math.floor((text.replace(/=
 /** The decoded bytes of `assets` together. */
 export const assetBytes = (assets: Record<string, string>): number =>
   Object.values(assets).reduce((sum, text) => sum + base64Bytes(text), 0);
+
+/** Refuse (413) files that hold more than `limit` bytes together, naming them (`what`) and the limit: the request's own fault, never tried again. */
+export function checkTotalBytes(what: string, bytes: number, limit: number): void {
+  if (bytes > limit)
+    throw new PdfRenderError(
+      'PAYLOAD_TOO_LARGE',
+      `the ${what} hold ${bytes} bytes together, more than the limit of ${limit / 1024 / 1024} MB`,
+      { documentFault: true },
+    );
+}

@@ -7,7 +7,7 @@
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { jsonField, maxJsonTextChars } from './fields.js';
-import { base64, base64Bytes } from './request-assets.js';
+import { base64, base64Bytes, checkTotalBytes } from './request-assets.js';
 
 /** How many files one request may attach. */
 export const maxAttachments = 20;
@@ -123,3 +123,7 @@ export const attachmentsField = jsonField(
 /** The decoded bytes of `attachments` together. */
 export const attachmentBytes = (attachments: readonly { content: string }[]): number =>
   attachments.reduce((sum, { content }) => sum + base64Bytes(content), 0);
+
+/** Refuse attachments over maxAttachmentBytes together (413), before a page is taken or a job queued. */
+export const checkAttachmentBytes = (attachments: readonly { content: string }[]): void =>
+  checkTotalBytes('attachments', attachmentBytes(attachments), maxAttachmentBytes);

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xmpPacket } from '../src/engine/document/xmp.js';
 import { archivePdf } from '../src/engine/document/archive-finish.js';
 import { isPdfRenderError } from '../src/errors.js';
+import { pdfrender } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 import { readPdf } from './support/pdf.js';
@@ -176,6 +177,36 @@ describe('PDF/A', () => {
     // The pages are Chromium's still.
     const read = await readPdf(pdf);
     expect(read.pages[0]!.text).toContain('Invoice');
+  }, 60_000);
+
+  it('the bundled CLI (npm run build) writes it too, loading pdf-lib only for a render that asks', async () => {
+    const folder = await tempDir();
+    await writeFile(join(folder, 'page.html'), '<!doctype html><html lang="en"><title>T</title><p>x</p></html>');
+    await writeFile(join(folder, 'data.xml'), cii);
+    // Says on standard error when pdf-lib is first loaded, whichever build of it.
+    const hook = join(folder, 'hook.cjs');
+    await writeFile(
+      hook,
+      `const Module = require('module'); const load = Module._load; let said = false;
+Module._load = function (request, ...rest) {
+  if (!said && request.includes('pdf-lib')) { said = true; process.stderr.write('pdf-lib loaded\\n'); }
+  return load.call(this, request, ...rest);
+};`,
+    );
+    const env = { NODE_OPTIONS: `--require ${hook}` };
+    const page = join(folder, 'page.html');
+    const run = await pdfrender(
+      ['render', page, '--pdfa', 'PDF/A-3b', '--attach', 'data.xml;relationship=Data', '-o', 'out.pdf'],
+      { cwd: folder, env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('pdf-lib loaded');
+    const pdf = new Uint8Array(await readFile(join(folder, 'out.pdf')));
+    expectPdfa(pdf, 3);
+    expect(detachAll(pdf).files.get('data.xml')!.equals(cii)).toBe(true);
+    const plain = await pdfrender(['render', page, '-o', 'plain.pdf'], { cwd: folder, env });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('pdf-lib loaded');
   }, 60_000);
 
   it('render-sync: PDF/A-2b of the tagged 50-page report keeps its structure, language and outline', async () => {

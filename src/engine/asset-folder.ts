@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PdfRenderError } from '../errors.js';
-import { assetBytes, maxAssetBytes } from '../request-assets.js';
+import { assetBytes, checkTotalBytes, maxAssetBytes } from '../request-assets.js';
 import type { FileAccess } from './file-access.js';
 
 /**
@@ -18,13 +18,7 @@ import type { FileAccess } from './file-access.js';
  * request's own fault, so never tried again.
  */
 export function checkAssets(assets: Record<string, string>): void {
-  const bytes = assetBytes(assets);
-  if (bytes > maxAssetBytes)
-    throw new PdfRenderError(
-      'PAYLOAD_TOO_LARGE',
-      `the assets hold ${bytes} bytes together, more than the limit of ${maxAssetBytes / 1024 / 1024} MB`,
-      { documentFault: true },
-    );
+  checkTotalBytes('assets', assetBytes(assets), maxAssetBytes);
   const names = new Set(Object.keys(assets).map((name) => name.toLowerCase()));
   const folders = new Set(
     [...names].flatMap((name) =>

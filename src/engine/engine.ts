@@ -35,8 +35,8 @@ import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
 import { finishWithin, needsFinishing } from './pages/finish-pdf.js';
-import { checkAttachmentBytes } from './document/attachments.js';
 import { archiveWithin, needsArchiving } from './document/archive-finish.js';
+import { checkAttachmentBytes } from '../request-attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';

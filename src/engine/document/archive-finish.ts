@@ -3,29 +3,13 @@
  * embedded and the PDF made PDF/A, with @cantoo/pdf-lib as one incremental update of its own after
  * whatever the earlier steps wrote (document information, XMP, page 1's templates), so that the
  * PDF/A metadata states the document information as those steps left it. The library parses the
- * whole PDF, which costs time in proportion to its size: opt-in, and under the render's deadline.
+ * whole PDF, which costs time in proportion to its size: opt-in, and under the render's deadline;
+ * the work itself is in archive-document.ts, loaded only then.
  */
-// Imported as attachments.ts and pdfa.ts import it, not with import(): in the CLI's bundle their
-// static imports are require()s of pdf-lib's CommonJS build while import() loads its ES build, two
-// copies whose objects do not know each other (the trailer's /ID and every hex string were written
-// as dictionaries, "<< /value /cc61... >>": qpdf --check warned, pdfdetach found no file specification).
-import { PDFDocument } from '@cantoo/pdf-lib';
-import type { Attachment } from '../../request-attachments.js';
-import type { PdfaLevel } from '../../request-pdfa.js';
 import { withinDeadline } from '../pages/finish-pdf.js';
-import { embedAttachments, embeddedFileOf, type EmbeddedFile } from './attachments.js';
-import { makePdfa } from './pdfa.js';
-import type { XmpExtension } from './xmp.js';
+import type { Archiving } from './archive-document.js';
 
-export interface Archiving {
-  pdfa: PdfaLevel | null;
-  /** The request's attachments. */
-  attachments: readonly Attachment[] | null;
-  /** Files a finishing feature embeds besides the request's (Factur-X's invoice XML, say); dated now where they give no date. */
-  files?: readonly (Omit<EmbeddedFile, 'modified'> & { modified?: Date })[];
-  /** Schemas a finishing feature adds to the PDF/A XMP (Factur-X's, say). */
-  xmpExtensions?: XmpExtension[];
-}
+export type { Archiving } from './archive-document.js';
 
 /** Whether `archivePdf` has anything to do. */
 export const needsArchiving = ({ pdfa, attachments, files }: Archiving): boolean =>
@@ -37,16 +21,9 @@ export async function archivePdf(
   archiving: Archiving,
   now = new Date(),
 ): Promise<{ pdf: Uint8Array; mended: string[] }> {
-  const document = await PDFDocument.load(pdf, { forIncrementalUpdate: true, updateMetadata: false });
-  const files = [
-    ...(archiving.attachments ?? []).map((attachment) => embeddedFileOf(attachment, now)),
-    ...(archiving.files ?? []).map((file) => ({ ...file, modified: file.modified ?? now })),
-  ];
-  embedAttachments(document, files);
-  const { mended } = archiving.pdfa
-    ? makePdfa(document, pdf, archiving.pdfa, now, { extensions: archiving.xmpExtensions })
-    : { mended: [] };
-  return { pdf: await document.commit(), mended };
+  // Loaded only when asked for (archive-document.ts says why): pdf-lib with it.
+  const { archiveDocument } = await import('./archive-document.js');
+  return archiveDocument(pdf, archiving, now);
 }
 
 /** archivePdf under a deadline as long as the render's and the caller's cancel (withinDeadline). */

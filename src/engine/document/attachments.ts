@@ -6,20 +6,8 @@
  * and writes /F unescaped, so this writes the objects itself.
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
-import { PdfRenderError } from '../../errors.js';
 import { flateStream } from './flate-stream.js';
-import { attachmentBytes, maxAttachmentBytes, type AttachmentRelationship } from '../../request-attachments.js';
-
-/** Refuse attachments over maxAttachmentBytes together (413), before a page is taken or a job queued: the request's own fault. */
-export function checkAttachmentBytes(attachments: readonly { content: string }[]): void {
-  const bytes = attachmentBytes(attachments);
-  if (bytes > maxAttachmentBytes)
-    throw new PdfRenderError(
-      'PAYLOAD_TOO_LARGE',
-      `the attachments hold ${bytes} bytes together, more than the limit of ${maxAttachmentBytes / 1024 / 1024} MB`,
-      { documentFault: true },
-    );
-}
+import type { AttachmentRelationship } from '../../request-attachments.js';
 
 /** A file to embed, as bytes. */
 export interface EmbeddedFile {
