@@ -29,20 +29,24 @@ export const maxFacturXTags = 40_000;
 const profileKey = (name: string) => name.replace(/[\s_-]/g, '').toUpperCase();
 const profileList = facturXProfiles.join(', ');
 
-/** One of `names`, matched by `key`, as its own spelling; absent or empty (a form's unset field) is null. */
-function oneOf<N extends string>(names: readonly N[], key: (name: string) => string) {
+/**
+ * One of `names`, matched by `key` and given as its own spelling; absent or empty (a form's unset
+ * field) is null. An enum after the matching step, so the OpenAPI document (and typed clients) list
+ * the names rather than any string.
+ */
+function oneOf<N extends string>(names: readonly [N, ...N[]], key: (name: string) => string) {
   const byKey = new Map(names.map((name) => [key(name), name]));
   const list = names.join(', ');
-  return z
-    .string({ error: `must be a string, one of ${list}` })
-    .nullish()
-    .transform((value, ctx): N | null => {
-      if (!value) return null;
-      const name = byKey.get(key(value));
-      if (name) return name;
-      ctx.addIssue({ code: 'custom', message: `must be one of ${list} (got ${JSON.stringify(value.slice(0, 100))})` });
-      return z.NEVER;
-    });
+  const named = z.preprocess(
+    (value) => (typeof value === 'string' ? (byKey.get(key(value)) ?? value) : value),
+    z.enum(names, {
+      error: (issue) =>
+        typeof issue.input === 'string'
+          ? `must be one of ${list} (got ${JSON.stringify(issue.input.slice(0, 100))})`
+          : `must be a string, one of ${list}`,
+    }),
+  );
+  return z.preprocess((value) => (value === '' ? null : value), named.nullish()).transform((value) => value ?? null);
 }
 
 /** The request fields of a Factur-X invoice. */
