@@ -110,6 +110,18 @@ describe('refusals', () => {
     });
   });
 
+  it('reads "<!DOCTYPE" in a comment for what it is, not a DOCTYPE', () => {
+    const mention = fixture.replace(
+      '<rsm:ExchangedDocumentContext>',
+      '<!-- <!DOCTYPE is refused in the prolog only --><rsm:ExchangedDocumentContext>',
+    );
+    expect(ciiInvoiceProblem(mention, 'EN 16931')).toBeNull();
+    expect(ciiInvoiceProblem(`<!-- a note -->\n<!DOCTYPE x>\n${fixture}`, 'EN 16931')).toEqual({
+      field: 'facturX',
+      message: 'must not have a DOCTYPE (line 2): CII invoices have none',
+    });
+  });
+
   it('refuses an encoding other than UTF-8, which the embedded bytes would contradict', () => {
     const latin = fixture.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
     expect(ciiInvoiceProblem(latin, 'EN 16931')?.message).toMatch(/^declares encoding="ISO-8859-1"/);

@@ -45,8 +45,8 @@ export function ciiInvoiceProblem(xml: string, profile: FacturXProfile): CiiProb
   const invoice = (message: string): CiiProblem => ({ field: 'facturX', message });
   // Refused before parsing: no DTD is read, so no entity is ever expanded (xmldom expands none, but
   // nothing here needs one, and a DOCTYPE in an invoice is a sign of an attack or of the wrong file).
-  const doctype = /<!DOCTYPE/i.exec(xml);
-  if (doctype) return invoice(`must not have a DOCTYPE (line ${lineAt(xml, doctype.index)}): CII invoices have none`);
+  const doctype = doctypeAt(xml);
+  if (doctype !== -1) return invoice(`must not have a DOCTYPE (line ${lineAt(xml, doctype)}): CII invoices have none`);
   const encoding = /^\uFEFF?<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']/.exec(xml)?.[1];
   if (encoding && !/^utf-?8$/i.test(encoding))
     return invoice(
@@ -108,6 +108,23 @@ function childElement(parent: Element | null, namespace: string, localName: stri
       if (element.localName === localName && element.namespaceURI === namespace) return element;
     }
   return null;
+}
+
+/**
+ * Where the prolog's DOCTYPE starts, or -1: past a byte-order mark, white space, processing
+ * instructions and comments, where XML allows one (the text "<!DOCTYPE" in a comment or a note later
+ * on is no DOCTYPE). Linear: each step moves past what it read.
+ */
+function doctypeAt(xml: string): number {
+  let at = xml.startsWith('\uFEFF') ? 1 : 0;
+  for (;;) {
+    while (at < xml.length && ' \t\r\n'.includes(xml[at]!)) at += 1;
+    const close = xml.startsWith('<?', at) ? '?>' : xml.startsWith('<!--', at) ? '-->' : null;
+    if (close === null) return xml.startsWith('<!DOCTYPE', at) ? at : -1;
+    const end = xml.indexOf(close, at);
+    if (end === -1) return -1;
+    at = end + close.length;
+  }
 }
 
 /** The 1-based line of a character index. */
