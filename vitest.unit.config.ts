@@ -19,6 +19,8 @@ import { defineConfig } from 'vitest/config';
 const unitTestFiles = [
   'test/browser-watchdog.test.ts',
   'test/capped-messages.test.ts',
+  'test/cii-invoice.test.ts',
+  'test/factur-x-embedding.test.ts',
   'test/cli-conventions.test.ts',
   'test/deliveries-store.test.ts',
   'test/docs-commands.test.ts',
@@ -34,6 +36,7 @@ const unitTestFiles = [
   'test/read-body.test.ts',
   'test/render-flags.test.ts',
   'test/request.test.ts',
+  'test/request-factur-x.test.ts',
   'test/retrying-store.test.ts',
   'test/store-statements.test.ts',
   'test/upload-rate.test.ts',

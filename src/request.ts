@@ -25,6 +25,7 @@ import {
   maxAttachments,
 } from './request-attachments.js';
 import { checkPdfaAttachments, pdfaField } from './request-pdfa.js';
+import { checkFacturXFields, facturXFields } from './request-factur-x.js';
 import { checkHeaderScope, extraHttpHeadersOriginsField, extraHttpHeadersSchema } from './extra-http-headers.js';
 import { formatInches } from './length.js';
 import { checkFormat, fillFormatSizes, formatField, whenFormatParsed } from './paper-format-field.js';
@@ -211,6 +212,7 @@ export const renderRequestFields = {
     .describe(
       `files embedded in the PDF, a list of {"name": "data.xml", "content": "<base64>", "mediaType": "text/xml", "relationship": "Data", "description": "..."}: relationship one of ${attachmentRelationships.join(', ')} (default Unspecified), mediaType by default from the name's extension; at most ${maxAttachments} files and ${maxAttachmentBytes / 1024 / 1024} MB together; names unique, without "/", "\\" or control characters; over a form, a string of JSON, or in a multipart form files uploaded as attachments parts (their relationship and description then given by an attachments field of JSON entries without content)`,
     ),
+  ...facturXFields,
 };
 
 const pageFieldNames = [
@@ -304,6 +306,7 @@ const renderRequestObject = z
   .object(renderRequestFields)
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkPdfaAttachments, whenAnObject)
+  .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkFormat, whenFormatParsed)
@@ -338,6 +341,7 @@ const asyncRenderRequestObject = z
   })
   .superRefine(checkOneDocument, whenAnObject)
   .superRefine(checkPdfaAttachments, whenAnObject)
+  .superRefine(checkFacturXFields, whenAnObject)
   .superRefine(checkHeaderScope, whenAnObject)
   .superRefine(checkSinglePage, whenAnObject)
   .superRefine(checkFormat, whenFormatParsed)

@@ -19,11 +19,12 @@
  * A block in a language other than a shell's must be one `notCommands` names.
  */
 import { PassThrough } from 'node:stream';
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
 import { parseAttach } from '../src/cli/render/attach-flag.js';
 import { flagFiles, requestFieldsFromFlags } from '../src/cli/render/request-flags.js';
@@ -131,12 +132,20 @@ async function pdfrenderProblem(args: string[]): Promise<string | undefined> {
   return undefined;
 }
 
+const standInFile = join(mkdtempSync(join(tmpdir(), 'pdfrender-docs-')), 'stand-in.html');
+writeFileSync(standInFile, '<p>a file</p>');
+afterAll(() => rmSync(dirname(standInFile), { recursive: true, force: true }));
+
 /** Render's flag values, through the checks its run makes before it renders; a URL among `inputs` is the document. */
 async function checkRenderValues(options: Record<string, unknown>, inputs: string[]): Promise<void> {
-  // A file flag's value is a path (read when it runs); what the file holds is not the documentation's to show.
+  // A file flag's value is a path (read when it runs); what the file holds is not the documentation's
+  // to show: a stand-in file is read in its place, so a field that needs another (facturXProfile
+  // needs facturX) finds it given.
   const files = new Set(flagFiles(options));
   const values = Object.fromEntries(
-    Object.entries(options).filter(([key, value]) => key !== 'attach' && !files.has(value as string)),
+    Object.entries(options)
+      .filter(([key]) => key !== 'attach')
+      .map(([key, value]) => [key, files.has(value as string) ? standInFile : value]),
   );
   const { fields } = await requestFieldsFromFlags(values, root);
   // --attach's files are not there either: what its ";key=value" parts say is checked, with no content.

@@ -62,6 +62,9 @@ describe('defaults', () => {
       metadata: null,
       pdfa: null,
       attachments: null,
+      facturX: null,
+      facturXProfile: null,
+      facturXFileName: null,
     });
   });
 

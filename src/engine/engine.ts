@@ -20,6 +20,7 @@ import {
   type RenderRequestInput,
 } from '../request.js';
 import { checkAssets, withAssetFolder } from './asset-folder.js';
+import { checkFacturX, facturXEmbedding } from './document/factur-x.js';
 import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
@@ -205,6 +206,7 @@ export function checkRequest(
   // Sizes and names no folder can hold, refused before a page is taken (and before a job is queued).
   if (request.assets) checkAssets(request.assets);
   if (request.attachments) checkAttachmentBytes(request.attachments);
+  checkFacturX(request);
 }
 
 /** Create an engine; the browser starts with the first render (or `version()`). */
@@ -333,7 +335,15 @@ export function createEngine(options: EngineOptions): Engine {
       ? await finishWithin(finished.pdf, { firstPage: ownFirstPage }, limitMs, callerSignal)
       : finished.pdf;
     // Last: PDF/A's metadata states the document information as the steps before left it.
-    const archiving = { pdfa: request.pdfa, attachments: request.attachments };
+    // A Factur-X invoice is a PDF/A-3b whatever `pdfa` says (the schema refuses PDF/A-2b with it),
+    // its XML embedded beside the attachments and its schema in the XMP.
+    const invoice = facturXEmbedding(request);
+    const archiving = {
+      pdfa: invoice ? ('PDF/A-3b' as const) : request.pdfa,
+      attachments: request.attachments,
+      files: invoice ? [invoice.file] : [],
+      xmpExtensions: invoice ? [invoice.extension] : [],
+    };
     const archived = needsArchiving(archiving)
       ? await archiveWithin(beforeArchive, archiving, limitMs, callerSignal)
       : { pdf: beforeArchive, mended: [] };

@@ -72,6 +72,9 @@ const specs: FlagSpec[] = [
   { flags: '--page-ranges <ranges>', field: 'pageRanges', kind: 'value' },
   { flags: '--metadata <json>', field: 'metadata', kind: 'value' },
   { flags: '--pdfa <level>', field: 'pdfa', kind: 'value' },
+  { flags: '--factur-x <invoice.xml>', field: 'facturX', kind: 'file' },
+  { flags: '--factur-x-profile <profile>', field: 'facturXProfile', kind: 'value' },
+  { flags: '--factur-x-file-name <name>', field: 'facturXFileName', kind: 'value' },
 ];
 
 const marginFields = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft'] as const;
