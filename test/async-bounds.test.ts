@@ -88,23 +88,24 @@ describe('render-async bounds', () => {
 
   it('bounds the request bytes each caller and everyone may have queued', async () => {
     const [gate, hook] = [await startGate(), await receiver()];
-    // Each request below stores a little over 12,000 bytes: two fit a caller, three the queue.
+    // Each request below stores about 12,400 bytes (11,500 of padding and the parsed request's 40
+    // fields): two fit a caller, three the queue.
     const server = await boundedServer({ maxQueueBytesPerCaller: '25kb', maxQueueBytes: '40kb' }, hook);
     try {
-      expect((await post(server, 'key-a', gate.document(12_000))).status).toBe(202);
-      expect((await post(server, 'key-a', gate.document(12_000))).status).toBe(202);
+      expect((await post(server, 'key-a', gate.document(11_500))).status).toBe(202);
+      expect((await post(server, 'key-a', gate.document(11_500))).status).toBe(202);
       await expectQueueFull(
-        await post(server, 'key-a', gate.document(12_000)),
+        await post(server, 'key-a', gate.document(11_500)),
         /^your queued jobs hold 2[45]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass the bound of 25600 bytes per caller; try again/,
       );
-      expect((await post(server, 'key-b', gate.document(12_000))).status).toBe(202);
+      expect((await post(server, 'key-b', gate.document(11_500))).status).toBe(202);
       await expectQueueFull(
-        await post(server, 'key-c', gate.document(12_000)),
+        await post(server, 'key-c', gate.document(11_500)),
         /^the queue's jobs hold 3[6-8]\d{3} bytes of requests already, and this one \(12\d{3} bytes\) would pass its bound of 40960 bytes; try again/,
       );
       gate.open();
       await until(() => hook.received.length >= 3, 'the three jobs to finish');
-      expect((await post(server, 'key-c', gate.document(12_000))).status).toBe(202);
+      expect((await post(server, 'key-c', gate.document(11_500))).status).toBe(202);
     } finally {
       await server.close();
       gate.close();

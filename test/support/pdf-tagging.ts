@@ -2,13 +2,11 @@
  * Reading a PDF's tagging as a screen reader's PDF library would, through pdfjs (Mozilla's reader,
  * not the code under test): each page's structure tree with the text each element's marked content
  * holds, the text marked as artifacts, the outline with the page each entry goes to, and the XMP.
- * The catalog's own entries come from qpdf (readCatalog).
+ * The catalog's own entries come from qpdf (pdf-tools.ts); pageMcids reads the content streams with it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { withFile } from './pdf-tools.js';
 
 /** A structure element: its role (H1, P, Table, TH, Figure...), alt text, text, and children. */
 export interface StructNode {
@@ -114,36 +112,9 @@ export async function readTagging(data: Uint8Array): Promise<Tagging> {
 export const structNodes = (node: StructNode | null): StructNode[] =>
   node ? [node, ...node.children.flatMap(structNodes)] : [];
 
-/** The document catalog's entries as qpdf reads them (qpdf --json), keys with their slash. */
-export function readCatalog(data: Uint8Array): Record<string, unknown> {
-  const folder = mkdtempSync(join(tmpdir(), 'pdfrender-catalog-'));
-  try {
-    const file = join(folder, 'in.pdf');
-    writeFileSync(file, data);
-    const json = JSON.parse(execFileSync('qpdf', ['--json=2', file], { encoding: 'utf8', maxBuffer: 256 << 20 })) as {
-      qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>];
-    };
-    const objects = json.qpdf[1];
-    const trailer = objects.trailer?.value as { '/Root': string };
-    const root = objects[`obj:${trailer['/Root']}`]?.value ?? {};
-    // Inline dictionaries come as they are; references are followed one level.
-    return Object.fromEntries(
-      Object.entries(root).map(([key, value]) => [
-        key,
-        typeof value === 'string' && / R$/.test(value) ? (objects[`obj:${value}`]?.value ?? value) : value,
-      ]),
-    );
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
-
 /** The marked-content IDs in each page's own content streams (not in forms it draws), as qpdf decodes them. */
 export function pageMcids(data: Uint8Array): number[][] {
-  const folder = mkdtempSync(join(tmpdir(), 'pdfrender-mcid-'));
-  try {
-    const file = join(folder, 'in.pdf');
-    writeFileSync(file, data);
+  return withFile(data, (file) => {
     const json = JSON.parse(
       execFileSync('qpdf', ['--json=2', '--json-stream-data=inline', '--decode-level=generalized', file], {
         encoding: 'utf8',
@@ -159,7 +130,5 @@ export function pageMcids(data: Uint8Array): number[][] {
         return [...content.matchAll(/\/MCID\s+(\d+)/g)].map((match) => Number(match[1]));
       }),
     );
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
+  });
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Run `use` with `pdf` written to a temporary file, removed after. */
-function withFile<T>(pdf: Uint8Array, use: (file: string, folder: string) => T): T {
+export function withFile<T>(pdf: Uint8Array, use: (file: string, folder: string) => T): T {
   const folder = mkdtempSync(join(tmpdir(), 'pdfrender-tools-'));
   try {
     const file = join(folder, 'document.pdf');
