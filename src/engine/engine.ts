@@ -11,7 +11,7 @@ import { pageRangesOf, pagesAskedUpTo } from '../page-ranges.js';
 import { startEgressProxy, type EgressProxy } from '../network/egress-proxy.js';
 import { publicOnly, type NetworkPolicy } from '../network/policy.js';
 import type { Resolver } from '../network/resolve-checked.js';
-import { raceAbort } from '../race.js';
+import { raceAbort, raceUntil } from '../race.js';
 import {
   isParsedRenderRequest,
   parseRenderRequest,
@@ -419,7 +419,7 @@ export function createEngine(options: EngineOptions): Engine {
         beforePrint: fonts?.beforePrint,
       }).finally(() => fonts?.after());
       const { pdf, firstPage, unresolved, observed } = await raceAbort(
-        Promise.race([printing, slot.crashed, slot.gone]),
+        raceUntil(printing, [slot.crashed, slot.gone]),
         signal,
       ).catch((error: unknown) => {
         // A deadline that ran out during a wait says which condition was never met.
@@ -491,7 +491,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function resetWithin(slot: Slot, baseUrl: string): Promise<boolean> {
     const deadline = deadlineSignal(timeoutMs);
     try {
-      await raceAbort(Promise.race([resetPage(slot, baseUrl), slot.crashed, slot.gone]), deadline.signal);
+      await raceAbort(raceUntil(resetPage(slot, baseUrl), [slot.crashed, slot.gone]), deadline.signal);
       return true;
     } catch {
       return false;

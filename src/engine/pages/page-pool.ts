@@ -13,7 +13,7 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PdfRenderError } from '../../errors.js';
-import { raceAbort, valueWithin } from '../../race.js';
+import { raceAbort, raceUntil, valueWithin } from '../../race.js';
 import { BrowserGone } from '../browser/browser-gone.js';
 import { frameGateOf, type FrameGate } from './frame-gate.js';
 import { openControlledPage } from './open-page.js';
@@ -130,7 +130,7 @@ export class PagePool {
       const stalled = deadlineSignal(openTimeoutMs, 'the browser could not open a page for the document in time');
       try {
         return Object.assign(
-          await raceAbort(Promise.race([opening, gone]), AbortSignal.any([signal, stalled.signal])),
+          await raceAbort(raceUntil(opening, [gone]), AbortSignal.any([signal, stalled.signal])),
           {
             caller,
           },
