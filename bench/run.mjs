@@ -132,6 +132,7 @@ try {
       log,
       document: 'report',
       modes: ['raw reused-page loop (reference)', 'raw reused-page loop, tagged'],
+      variants: ['pdfrender', 'pdfrender --no-tagged --no-outline'],
     });
   }
   if (only.includes('server')) {

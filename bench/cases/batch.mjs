@@ -24,6 +24,7 @@ export const rawModes = {
 export const pdfrenderVariants = {
   pdfrender: [],
   'pdfrender --no-tagged --no-outline': ['--no-tagged', '--no-outline'],
+  'pdfrender --pdfa PDF/A-3b': ['--pdfa', 'PDF/A-3b'],
 };
 
 /**

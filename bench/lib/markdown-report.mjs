@@ -73,6 +73,11 @@ function batchSection(batch) {
     notes.push(
       `tagging and the outline (pdfrender's default) cost ${(((tagged.medianMs - untagged.medianMs) / batch.docs) * batch.concurrency).toFixed(1)} ms of wall time per document per page (${(tagged.medianMs / untagged.medianMs).toFixed(2)} x the untagged time) and ${(tagged.bytesPerDoc / untagged.bytesPerDoc).toFixed(2)} x the size (${(tagged.bytesPerDoc / 1000).toFixed(1)} against ${(untagged.bytesPerDoc / 1000).toFixed(1)} kB) for ${batch.document === 'report' ? 'the 50-page report' : 'the invoice'}`,
     );
+  const archival = batch.cases['pdfrender --pdfa PDF/A-3b'];
+  if (tagged?.medianMs && archival?.medianMs)
+    notes.push(
+      `PDF/A-3b (a full parse and rewrite of the PDF with pdf-lib after the print) costs ${(((archival.medianMs - tagged.medianMs) / batch.docs) * batch.concurrency).toFixed(1)} ms of wall time per document per page over the default (${(archival.medianMs / tagged.medianMs).toFixed(2)} x its time) and ${(archival.bytesPerDoc / tagged.bytesPerDoc).toFixed(2)} x its size`,
+    );
   const report = batch.cases.pdfrender?.reportMsPerDoc;
   if (report !== undefined)
     notes.push(
