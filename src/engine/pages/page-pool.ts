@@ -129,12 +129,9 @@ export class PagePool {
       const opening = this.open(browser, generation, gone);
       const stalled = deadlineSignal(openTimeoutMs, 'the browser could not open a page for the document in time');
       try {
-        return Object.assign(
-          await raceAbort(raceUntil(opening, [gone]), AbortSignal.any([signal, stalled.signal])),
-          {
-            caller,
-          },
-        );
+        return Object.assign(await raceAbort(raceUntil(opening, [gone]), AbortSignal.any([signal, stalled.signal])), {
+          caller,
+        });
       } catch (error) {
         void opening.then(
           (slot) => slot.context.close().catch(() => undefined),
