@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { entryRef, openPdfUpdate } from '../src/engine/document/pdf-update.js';
 import { decodeTextString, pdfDate, readDict, textString } from '../src/engine/document/pdf-syntax.js';
 import { markTemplates } from '../src/engine/document/template-artifacts.js';
+import { finishDocument } from '../src/engine/document/document-finish.js';
 import { removeTempDirs, tempDir } from './support/files.js';
 
 afterAll(removeTempDirs);
@@ -108,6 +109,32 @@ describe('openPdfUpdate', () => {
   it('writes nothing when nothing is set', () => {
     const pdf = minimalPdf('q Q');
     expect(openPdfUpdate(pdf)!.bytes()).toBe(pdf);
+  });
+});
+
+describe('finishDocument on a PDF it cannot read', () => {
+  const unreadable = Buffer.from(
+    minimalPdf('q Q')
+      .toString('latin1')
+      .replace(/startxref\n\d+/, 'startxref\n15'),
+    'latin1',
+  );
+  const facts = { tagged: true, templates: false, metadata: null, declaredLang: 'de' };
+
+  it('fails naming the metadata rather than drop it without a word', async () => {
+    await expect(
+      finishDocument(
+        unreadable,
+        { ...facts, metadata: { title: 'Q3', keywords: undefined, creationDate: undefined } },
+        new AbortController().signal,
+      ),
+    ).rejects.toMatchObject({ code: 'RENDER_PDF_FAILED', message: expect.stringMatching(/metadata/) });
+  });
+
+  it('leaves a tagged PDF without metadata as it was, claiming nothing', async () => {
+    const finished = await finishDocument(unreadable, facts, new AbortController().signal);
+    expect(finished.pdf).toBe(unreadable);
+    expect(finished.accessibility).toEqual({ tagged: true, pdfua: false, missing: [] });
   });
 });
 

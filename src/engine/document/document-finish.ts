@@ -7,6 +7,7 @@
  * and the header and footer marked as artifacts (template-artifacts.ts).
  */
 import { deflateSync } from 'node:zlib';
+import { PdfRenderError } from '../../errors.js';
 import type { PdfMetadata } from '../../request.js';
 import type { RenderReport } from '../report/render-report.js';
 import { openPdfUpdate, entryRef, type PdfUpdate } from './pdf-update.js';
@@ -28,8 +29,11 @@ export interface DocumentFacts {
 type Accessibility = RenderReport['accessibility'];
 
 /** Whether `finishDocument` has anything to do for these facts. */
-export const needsDocumentFinish = ({ tagged, metadata }: DocumentFacts): boolean =>
-  tagged || Boolean(metadata && Object.values(metadata).some((value) => value !== undefined && value !== null));
+export const needsDocumentFinish = ({ tagged, metadata }: DocumentFacts): boolean => tagged || hasMetadata(metadata);
+
+// `metadata: {}` or an empty title changes nothing, so the PDF stays Chromium's.
+const hasMetadata = (metadata: PdfMetadata | null): boolean =>
+  Boolean(metadata && Object.values(metadata).some((value) => value !== undefined && value !== null));
 
 /** `pdf` with the document information and the accessible PDF's parts written in (see the top of this file). */
 export async function finishDocument(
@@ -38,13 +42,17 @@ export async function finishDocument(
   signal: AbortSignal,
 ): Promise<{ pdf: Uint8Array; accessibility: Accessibility }> {
   const update = openPdfUpdate(pdf);
-  const untouched: Accessibility = { tagged: facts.tagged, pdfua: false, missing: [] };
-  if (!update) return { pdf, accessibility: untouched };
-  const rootNumber = entryRef(update.trailer, 'Root');
-  const catalog = rootNumber === undefined ? undefined : update.dict(rootNumber);
-  if (rootNumber === undefined || !catalog) return { pdf, accessibility: untouched };
+  const rootNumber = update && entryRef(update.trailer, 'Root');
+  const catalog = rootNumber === undefined ? undefined : update!.dict(rootNumber);
+  if (!update || rootNumber === undefined || !catalog) {
+    // Not written as Chromium writes a PDF: the metadata asked for is not dropped without a word;
+    // a tagged PDF without it stays as Chromium wrote it, and does not claim PDF/UA.
+    if (hasMetadata(facts.metadata))
+      throw new PdfRenderError('RENDER_PDF_FAILED', 'the PDF could not be read to write the metadata into it');
+    return { pdf, accessibility: { tagged: facts.tagged, pdfua: false, missing: [] } };
+  }
   const info = writeInformation(update, facts.metadata);
-  if (!facts.tagged) return { pdf: update.bytes(), accessibility: untouched };
+  if (!facts.tagged) return { pdf: update.bytes(), accessibility: { tagged: false, pdfua: false, missing: [] } };
 
   const title = info.get('Title') === undefined ? '' : decodeTextString(info.get('Title')!);
   // Chromium's catalog has a /Lang even for a document that declares none (the browser's own
