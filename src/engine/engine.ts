@@ -20,7 +20,7 @@ import {
   type RenderRequestInput,
 } from '../request.js';
 import { checkAssets, withAssetFolder } from './asset-folder.js';
-import { checkFacturX, facturXEmbedding } from './document/factur-x.js';
+import { checkFacturX } from './document/factur-x.js';
 import { throwFieldErrors } from '../schema-parse.js';
 import { BrowserGone } from './browser/browser-gone.js';
 import { BrowserHost } from './browser/browser-host.js';
@@ -34,9 +34,7 @@ import { asRenderError } from './render-error.js';
 import { defaultFetcher, type ResourceFetcher } from './templates/template-fetch.js';
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import { countPdfPages } from './pages/page-count.js';
-import { finishDocumentWithin, finishWithin } from './pages/finish-pdf.js';
-import { needsDocumentFinish } from './document/document-finish.js';
-import { archiveWithin, needsArchiving } from './document/archive-finish.js';
+import { finishRender } from './finish-render.js';
 import { checkAttachmentBytes } from '../request-attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
@@ -317,38 +315,13 @@ export function createEngine(options: EngineOptions): Engine {
     }
     // After the page went back to the pool: no other document waits on this.
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
-    const facts = {
-      tagged: request.tagged,
-      templates: templates.display,
-      metadata: request.metadata,
-      declaredLang: observed.inspection?.lang,
-    };
-    const finished = needsDocumentFinish(facts)
-      ? await finishDocumentWithin(rendered.pdf, facts, limitMs, callerSignal)
-      : { pdf: rendered.pdf, accessibility: { tagged: false, pdfua: false, missing: [] } };
-    // Page 1's own print has its templates marked as the document's are before it takes page 1's place.
-    const ownFirstPage =
-      firstPage && facts.tagged
-        ? (await finishDocumentWithin(firstPage, { ...facts, metadata: null }, limitMs, callerSignal)).pdf
-        : firstPage;
-    const beforeArchive = ownFirstPage
-      ? await finishWithin(finished.pdf, { firstPage: ownFirstPage }, limitMs, callerSignal)
-      : finished.pdf;
-    // Last: PDF/A's metadata states the document information as the steps before left it.
-    // A Factur-X invoice is a PDF/A-3b whatever `pdfa` says (the schema refuses PDF/A-2b with it),
-    // its XML embedded beside the attachments and its schema in the XMP.
-    const invoice = facturXEmbedding(request);
-    const archiving = {
-      pdfa: invoice ? ('PDF/A-3b' as const) : request.pdfa,
-      attachments: request.attachments,
-      files: invoice ? [invoice.file] : [],
-      xmpExtensions: invoice ? [invoice.extension] : [],
-    };
-    const archived = needsArchiving(archiving)
-      ? await archiveWithin(beforeArchive, archiving, limitMs, callerSignal)
-      : { pdf: beforeArchive, mended: [] };
-    rendered.warnings.push(...archived.mended.map((mend) => `PDF/A: mended ${mend}`));
-    const { pdf } = archived;
+    const { pdf, accessibility, mended } = await finishRender(
+      request,
+      { pdf: rendered.pdf, firstPage, templates: templates.display, declaredLang: observed.inspection?.lang },
+      limitMs,
+      callerSignal,
+    );
+    rendered.warnings.push(...mended.map((mend) => `PDF/A: mended ${mend}`));
     // What the report reads of the PDF (its fonts, its empty boxes) is bounded as the render is.
     const reportDeadline = deadlineSignal(limitMs);
     const report = await assembleReport(
@@ -357,7 +330,7 @@ export function createEngine(options: EngineOptions): Engine {
       observed,
       rendered.network,
       coverage,
-      finished.accessibility,
+      accessibility,
       AbortSignal.any([reportDeadline.signal, callerSignal]),
     ).finally(reportDeadline.clear);
     callerSignal.throwIfAborted();
