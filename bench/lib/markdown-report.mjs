@@ -2,15 +2,9 @@
  * The run's figures as markdown tables for stdout (and for pasting into the README); latest.json
  * holds the same figures and every individual run.
  */
+import { batchCurveSection, pagesCurveSection } from './curve-report.mjs';
+import { mb, millis, seconds, table } from './markdown-table.mjs';
 import { medianBy } from './stats.mjs';
-
-const table = (head, rows) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
-    '\n',
-  );
-const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const millis = (ms) => (ms === undefined ? '-' : `${ms.toFixed(0)} ms`);
-const mb = (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-');
 
 function singleSection(singleDocument) {
   const rows = [];
@@ -235,6 +229,22 @@ export function markdownReport(results) {
     const s = scaleSection(results.scaleOut, m.cores);
     out.push(
       `\n### Scale-out: one PostgreSQL shared by several instances (store alone: ${results.scaleOut.jobs} async jobs per run)\n`,
+      s.text,
+    );
+    notes.push(...s.notes);
+  }
+  if (results.pagesCurve) {
+    const s = pagesCurveSection(results.pagesCurve);
+    out.push(
+      `\n### Pages curve: cold, whole process, one run at a time (median of ${results.pagesCurve.rounds} up to 100 pages, 1 above)\n`,
+      s.text,
+    );
+    notes.push(...s.notes);
+  }
+  if (results.batchCurve) {
+    const s = batchCurveSection(results.batchCurve);
+    out.push(
+      `\n### Batch-size curve: invoices, whole process, concurrency ${results.batchCurve.concurrency}\n`,
       s.text,
     );
     notes.push(...s.notes);
