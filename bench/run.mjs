@@ -5,8 +5,9 @@
  * report on stdout (progress on stderr) and every figure in bench/results/latest.json with the
  * machine it ran on. The budget lines say PASS or MISS; a miss never changes the exit code.
  *
- * The curves (`--only pages`, `--only batches`) are not in the default run: at full size they take
- * about 20 and 15 minutes, and the pages curve's largest documents gigabytes of memory each.
+ * The curves (`--only pages`, `--only batches`) are not in the default run: up to 100 pages and 100
+ * invoices they took 11 and 6 minutes on 2 shared cores, at full size an estimated 25 and 35, and the
+ * pages curve's largest documents take gigabytes of memory each.
  *
  * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory,scale,pages,batches]
  *          [--docs 200] [--rounds N] [--concurrency <cores>] [--out bench/results/latest.json]
