@@ -13,7 +13,7 @@ function singleSection(singleDocument) {
     const chromium = tools['chromium --print-to-pdf']?.medianMs;
     for (const [tool, r] of Object.entries(tools)) {
       if (r.skipped) notes.push(`${tool}: skipped, ${r.skipped}`);
-      else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-']);
+      else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-', '-']);
       else {
         const wrong = r.pages !== r.pagesExpected;
         if (wrong)
@@ -25,6 +25,7 @@ function singleSection(singleDocument) {
           tool,
           seconds(r.medianMs),
           chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-',
+          seconds(r.cpuMs),
           mb(r.peakRssKb),
           wrong ? `${r.pages} (not ${r.pagesExpected})` : String(r.pages),
         ]);
@@ -37,7 +38,10 @@ function singleSection(singleDocument) {
       .map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`),
   );
   return {
-    text: table(['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'peak RSS', 'pages'], rows),
+    text: table(
+      ['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'CPU, whole tree', 'peak RSS', 'pages'],
+      rows,
+    ),
     notes: [...new Set(notes), ...errors],
   };
 }
