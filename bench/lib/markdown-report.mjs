@@ -50,11 +50,12 @@ function batchSection(batch) {
   const ours = batch.cases.pdfrender?.docsPerSecond;
   const rows = Object.entries(batch.cases).map(([name, r]) =>
     r.error
-      ? [name, 'failed', '-', '-', '-', '-', '-']
+      ? [name, 'failed', '-', '-', '-', '-', '-', '-']
       : [
           name,
           seconds(r.medianMs),
           r.docsPerSecond.toFixed(1),
+          millis(r.cpuMsPerDoc),
           ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-',
           mb(r.peakRssKb),
           r.bytesPerDoc ? `${(r.bytesPerDoc / 1000).toFixed(1)} kB` : '-',
@@ -83,7 +84,16 @@ function batchSection(batch) {
     );
   return {
     text: table(
-      ['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'PDF size', 'runs'],
+      [
+        'case',
+        'median wall time',
+        'docs/s',
+        'CPU per doc (tree)',
+        'pdfrender throughput vs this',
+        'peak RSS',
+        'PDF size',
+        'runs',
+      ],
       rows,
     ),
     notes,
