@@ -21,7 +21,11 @@ export function pagesCurveSection(curve) {
   for (const [doc, counts] of Object.entries(curve.documents)) {
     const rows = [];
     for (const [count, tools] of Object.entries(counts)) {
-      const ours = tools.pdfrender?.cpuMs;
+      // Like with like: an untagged row against pdfrender untagged, the others against its default (tagged).
+      const ours = (tool) =>
+        /no-tagged|disable-pdf-tagging/.test(tool)
+          ? tools['pdfrender --no-tagged --no-outline']?.cpuMs
+          : tools.pdfrender?.cpuMs;
       for (const [tool, r] of Object.entries(tools)) {
         if (r.skipped) rows.push([count, tool, `skipped: ${r.skipped}`, '-', '-', '-', '-', '-', '-']);
         else if (r.error) {
@@ -33,7 +37,7 @@ export function pagesCurveSection(curve) {
             tool,
             seconds(r.medianMs),
             seconds(r.cpuMs),
-            ours && r.cpuMs ? `${(ours / r.cpuMs).toFixed(2)} x` : '-',
+            ours(tool) && r.cpuMs ? `${(ours(tool) / r.cpuMs).toFixed(2)} x` : '-',
             mb(r.peakRssKb),
             size(r.bytes),
             String(r.pages),
@@ -57,7 +61,7 @@ export function pagesCurveSection(curve) {
           'tool',
           'wall (median)',
           'CPU, whole tree',
-          'pdfrender CPU vs this',
+          'pdfrender CPU vs this, printing alike',
           'peak RSS',
           'PDF size',
           'PDF pages',
