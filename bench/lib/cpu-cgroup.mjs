@@ -12,9 +12,32 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 const mount = '/sys/fs/cgroup/cpuacct';
 let made = 0;
-
 /** The pids in `dir`'s cgroup now. */
 const tasks = (dir) => readFileSync(join(dir, 'tasks'), 'utf8').split('\n').filter(Boolean).map(Number);
+
+/** SIGKILL every process in `dir`'s cgroup; quiet for those already gone. */
+function killAll(dir) {
+  for (const pid of tasks(dir))
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+}
+
+// Cgroups not finished yet. A bench that exits early (an error in a case) takes their processes with
+// it, so a large render never outlives it, and removes what it can (a cgroup whose processes are
+// still dying stays, empty soon).
+const open = new Set();
+process.on('exit', () => {
+  for (const dir of open)
+    try {
+      killAll(dir);
+      rmdirSync(dir);
+    } catch {
+      // left for the system
+    }
+});
 
 /**
  * A fresh cpuacct cgroup for one run, or undefined where none can be made (no cgroup v1 cpuacct, not root).
@@ -29,14 +52,8 @@ export function cpuCgroup(graceMs = 10_000) {
   } catch {
     return undefined;
   }
-  const kill = () => {
-    for (const pid of tasks(dir))
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-  };
+  open.add(dir);
+  const kill = () => killAll(dir);
   return {
     // The shell joins the cgroup and then becomes the command, so everything it starts is inside.
     wrap: (command, args) => [
@@ -52,6 +69,7 @@ export function cpuCgroup(graceMs = 10_000) {
       }
       const ms = Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e6;
       rmdirSync(dir);
+      open.delete(dir);
       return ms;
     },
   };
