@@ -5,16 +5,23 @@
  * report on stdout (progress on stderr) and every figure in bench/results/latest.json with the
  * machine it ran on. The budget lines say PASS or MISS; a miss never changes the exit code.
  *
- * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory,scale]
+ * The curves (`--only pages`, `--only batches`) are not in the default run: up to 100 pages and 100
+ * invoices they took 11 and 6 minutes on 2 shared cores, at full size an estimated 25 and 35, and the
+ * pages curve's largest documents take gigabytes of memory each.
+ *
+ * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory,scale,pages,batches]
  *          [--docs 200] [--rounds N] [--concurrency <cores>] [--out bench/results/latest.json]
+ *          [--max-pages-curve 2000] [--max-batch-curve 3000] [--curve-timeout 300] [--max-rss-gb <3/4 of memory>]
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { requireBrowser } from '../dist/engine/browser/find-browser.js';
 import { batch } from './cases/batch.mjs';
+import { batchCurve, curveBatchSizes } from './cases/batch-curve.mjs';
 import { memoryGrowth } from './cases/memory-growth.mjs';
+import { curvePages, pagesCurve } from './cases/pages-curve.mjs';
 import { scaleOut } from './cases/scale-out.mjs';
 import { serverCases } from './cases/server.mjs';
 import { singleDocument } from './cases/single-document.mjs';
@@ -24,16 +31,23 @@ import { machineInfo } from './lib/machine.mjs';
 import { markdownReport } from './lib/markdown-report.mjs';
 import { optionalTools, which } from './lib/optional-tools.mjs';
 
-const sections = ['single', 'batch', 'server', 'memory', 'scale'];
+const defaultSections = ['single', 'batch', 'server', 'memory', 'scale'];
+const sections = [...defaultSections, 'pages', 'batches'];
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'no-install': { type: 'boolean', default: false },
-    only: { type: 'string', default: sections.join(',') },
+    only: { type: 'string', default: defaultSections.join(',') },
     docs: { type: 'string' },
     rounds: { type: 'string' },
     concurrency: { type: 'string', default: String(availableParallelism()) },
     out: { type: 'string' },
+    // The curves stop at these sizes (to try them without the largest, which take minutes and gigabytes).
+    'max-pages-curve': { type: 'string', default: String(curvePages.at(-1)) },
+    'max-batch-curve': { type: 'string', default: String(curveBatchSizes.at(-1)) },
+    // Each run of the pages curve is killed after this many seconds, or when its tree's RSS passes this cap.
+    'curve-timeout': { type: 'string', default: '300' },
+    'max-rss-gb': { type: 'string', default: ((totalmem() / 2 ** 30) * 0.75).toFixed(1) },
   },
 });
 const root = resolve(import.meta.dirname, '..');
@@ -76,6 +90,12 @@ const options = {
   scaleJobs: quick ? 200 : 1000,
   scaleRounds: Number(values.rounds ?? (quick ? 1 : 3)),
   scaleRenderJobs: quick ? 20 : 100,
+  // The curves: alternating rounds of each small size (the large ones run fewer, see the cases).
+  curvePages: curvePages.filter((n) => n <= Number(values['max-pages-curve'])),
+  curveBatchSizes: curveBatchSizes.filter((n) => n <= Number(values['max-batch-curve'])),
+  curveRounds: Number(values.rounds ?? (quick ? 1 : 7)),
+  curveTimeoutMs: Number(values['curve-timeout']) * 1000,
+  curveMaxRssKb: Number(values['max-rss-gb']) * 2 ** 20,
 };
 
 const started = performance.now();
@@ -163,6 +183,28 @@ try {
       jobs: options.scaleJobs,
       rounds: options.scaleRounds,
       renderJobs: options.scaleRenderJobs,
+      log,
+    });
+  }
+  if (only.includes('pages')) {
+    results.pagesCurve = await pagesCurve({
+      root,
+      chromiumPath,
+      pages: options.curvePages,
+      rounds: options.curveRounds,
+      timeoutMs: options.curveTimeoutMs,
+      maxRssKb: options.curveMaxRssKb,
+      work,
+      log,
+    });
+  }
+  if (only.includes('batches')) {
+    results.batchCurve = await batchCurve({
+      root,
+      sizes: options.curveBatchSizes,
+      concurrency,
+      rounds: options.curveRounds,
+      work,
       log,
     });
   }

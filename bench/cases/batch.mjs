@@ -29,7 +29,8 @@ export const pdfrenderVariants = {
 
 /**
  * With `script`, every invoice runs a small script (pdfrender's fresh-window reset after each);
- * `modes` picks the raw loops. Resolves to { docs, concurrency, script, cases: { [name]: { medianMs, docsPerSecond, peakRssKb, runs } | { error } } }.
+ * `modes` picks the raw loops. Resolves to { docs, concurrency, script, cases: { [name]: { medianMs, docsPerSecond,
+ * cpuMsPerDoc, peakRssKb, runs } | { error } } }.
  * A run that does not leave one PDF per input counts as failed.
  */
 export async function batch({
@@ -94,7 +95,7 @@ export async function batch({
         const out = join(work, 'batch-out', name.replace(/\W+/g, '-'));
         await rm(out, { recursive: true, force: true });
         await mkdir(out, { recursive: true });
-        const result = await runProcess(process.execPath, args(out));
+        const result = await runProcess(process.execPath, args(out), { treeCpu: true });
         if (name in pdfrenderVariants)
           result.reportMs = JSON.parse(result.stdout).documents.map((d) => d.report.timings.reportMs);
         const pdfs = (await readdir(out)).filter((f) => f.endsWith('.pdf'));
@@ -125,8 +126,11 @@ export async function batch({
             medianMs: ms,
             docsPerSecond: docs / (ms / 1000),
             peakRssKb: median(runs.map((r) => r.peakRssKb)),
+            // CPU of the whole tree (Node and every Chromium process) per document, where a cgroup could be made.
+            ...(runs.every((r) => r.cpuMs !== undefined) && { cpuMsPerDoc: median(runs.map((r) => r.cpuMs)) / docs }),
             bytesPerDoc: median(runs.map((r) => r.bytesPerDoc)),
             runs: runs.map((r) => Math.round(r.ms)),
+            cpuRuns: runs.map((r) => r.cpuMs && Math.round(r.cpuMs)),
             // pdfrender's preflight report (on in every render): its checks' time per document, a mean (a cost per
             // document is a total shared out; each document's figure is rounded to whole ms).
             ...(runs[0].reportMs && {

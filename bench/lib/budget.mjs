@@ -3,6 +3,7 @@
  * MISS with the figures it was decided on (or "not measured" when its case did not run). A miss
  * is reported, never an exit code: benchmarks on a shared machine are not tests.
  */
+import { untaggedPdfrender } from '../cases/single-document.mjs';
 import { median } from './stats.mjs';
 
 const line = (budget, measured, pass) => ({
@@ -78,6 +79,22 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
       );
     }
   }
+
+  // Issue 31's cold-path target: both untagged, without the environment's NODE_EXTRA_CA_CERTS, on the CPU
+  // time of each whole tree (which holds on a shared machine), the wall time beside it.
+  const letter = singleDocument?.letter ?? {};
+  const shellUntagged = Object.keys(letter).find((tool) => tool.endsWith('--print-to-pdf --disable-pdf-tagging'));
+  const [ours, theirs] = [letter[untaggedPdfrender], letter[shellUntagged]];
+  const coldName = `cold letter, untagged, NODE_EXTRA_CA_CERTS unset <= 1.1 x ${shellUntagged ?? 'the headless shell --print-to-pdf --disable-pdf-tagging'} (CPU)`;
+  lines.push(
+    ours?.cpuMs && theirs?.cpuMs
+      ? line(
+          coldName,
+          `${fixed(ours.cpuMs / 1000)} vs ${fixed(theirs.cpuMs / 1000)} s of CPU = ${fixed(ours.cpuMs / theirs.cpuMs)} x (wall ${fixed(ours.medianMs / 1000)} vs ${fixed(theirs.medianMs / 1000)} s = ${fixed(ours.medianMs / theirs.medianMs)} x)`,
+          ours.cpuMs / theirs.cpuMs <= 1.1,
+        )
+      : line(coldName, '-'),
+  );
 
   const c1 = server?.sync.find((s) => s.connections === 1);
   lines.push(

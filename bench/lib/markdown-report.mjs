@@ -2,15 +2,9 @@
  * The run's figures as markdown tables for stdout (and for pasting into the README); latest.json
  * holds the same figures and every individual run.
  */
+import { batchCurveSection, pagesCurveSection } from './curve-report.mjs';
+import { mb, millis, seconds, table } from './markdown-table.mjs';
 import { medianBy } from './stats.mjs';
-
-const table = (head, rows) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
-    '\n',
-  );
-const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const millis = (ms) => (ms === undefined ? '-' : `${ms.toFixed(0)} ms`);
-const mb = (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-');
 
 function singleSection(singleDocument) {
   const rows = [];
@@ -19,7 +13,7 @@ function singleSection(singleDocument) {
     const chromium = tools['chromium --print-to-pdf']?.medianMs;
     for (const [tool, r] of Object.entries(tools)) {
       if (r.skipped) notes.push(`${tool}: skipped, ${r.skipped}`);
-      else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-']);
+      else if (r.error) rows.push([doc, tool, 'failed', '-', '-', '-', '-']);
       else {
         const wrong = r.pages !== r.pagesExpected;
         if (wrong)
@@ -31,6 +25,7 @@ function singleSection(singleDocument) {
           tool,
           seconds(r.medianMs),
           chromium ? `${(r.medianMs / chromium).toFixed(2)} x` : '-',
+          seconds(r.cpuMs),
           mb(r.peakRssKb),
           wrong ? `${r.pages} (not ${r.pagesExpected})` : String(r.pages),
         ]);
@@ -43,7 +38,10 @@ function singleSection(singleDocument) {
       .map(([tool, r]) => `${tool} on ${doc} failed: ${r.error}`),
   );
   return {
-    text: table(['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'peak RSS', 'pages'], rows),
+    text: table(
+      ['document', 'tool', 'median wall time', 'vs chromium --print-to-pdf', 'CPU, whole tree', 'peak RSS', 'pages'],
+      rows,
+    ),
     notes: [...new Set(notes), ...errors],
   };
 }
@@ -52,11 +50,12 @@ function batchSection(batch) {
   const ours = batch.cases.pdfrender?.docsPerSecond;
   const rows = Object.entries(batch.cases).map(([name, r]) =>
     r.error
-      ? [name, 'failed', '-', '-', '-', '-', '-']
+      ? [name, 'failed', '-', '-', '-', '-', '-', '-']
       : [
           name,
           seconds(r.medianMs),
           r.docsPerSecond.toFixed(1),
+          millis(r.cpuMsPerDoc),
           ours ? `${(ours / r.docsPerSecond).toFixed(2)} x` : '-',
           mb(r.peakRssKb),
           r.bytesPerDoc ? `${(r.bytesPerDoc / 1000).toFixed(1)} kB` : '-',
@@ -85,7 +84,16 @@ function batchSection(batch) {
     );
   return {
     text: table(
-      ['case', 'median wall time', 'docs/s', 'pdfrender throughput vs this', 'peak RSS', 'PDF size', 'runs'],
+      [
+        'case',
+        'median wall time',
+        'docs/s',
+        'CPU per doc (tree)',
+        'pdfrender throughput vs this',
+        'peak RSS',
+        'PDF size',
+        'runs',
+      ],
       rows,
     ),
     notes,
@@ -235,6 +243,22 @@ export function markdownReport(results) {
     const s = scaleSection(results.scaleOut, m.cores);
     out.push(
       `\n### Scale-out: one PostgreSQL shared by several instances (store alone: ${results.scaleOut.jobs} async jobs per run)\n`,
+      s.text,
+    );
+    notes.push(...s.notes);
+  }
+  if (results.pagesCurve) {
+    const s = pagesCurveSection(results.pagesCurve);
+    out.push(
+      `\n### Pages curve: cold, whole process, one run at a time (median of ${results.pagesCurve.rounds} up to 100 pages, 1 above)\n`,
+      s.text,
+    );
+    notes.push(...s.notes);
+  }
+  if (results.batchCurve) {
+    const s = batchCurveSection(results.batchCurve);
+    out.push(
+      `\n### Batch-size curve: invoices, whole process, concurrency ${results.batchCurve.concurrency}\n`,
       s.text,
     );
     notes.push(...s.notes);

@@ -9,4 +9,4 @@ export function treeMemory(root: number): { rssKb: number; pssKb: number; proces
 /** CPU time used so far (ms) by `root` and by the rest of its live tree. */
 export function treeCpuMs(root: number): { own: number; rest: number };
 /** Sample the tree's summed RSS every `everyMs` until stop(), which returns the peak in KiB. */
-export function startPeakSampler(root: number, everyMs?: number): { stop(): number };
+export function startPeakSampler(root: number, everyMs?: number, onSample?: (kb: number) => void): { stop(): number };

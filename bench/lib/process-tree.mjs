@@ -103,12 +103,15 @@ export function treeCpuMs(root) {
 
 /**
  * Sample the tree's summed RSS every `everyMs` until stop() is called; stop() returns the peak in KiB.
+ * `onSample(kb)`, when given, sees each reading (to stop a tree that grows past a cap).
  * Sampling is synchronous and short, so it runs on the runner's own timer without a worker.
  */
-export function startPeakSampler(root, everyMs = 50) {
+export function startPeakSampler(root, everyMs = 50, onSample = undefined) {
   let peakKb = 0;
   const sample = () => {
-    peakKb = Math.max(peakKb, treeRssKb(root));
+    const kb = treeRssKb(root);
+    peakKb = Math.max(peakKb, kb);
+    onSample?.(kb);
   };
   sample();
   const timer = setInterval(sample, everyMs);
