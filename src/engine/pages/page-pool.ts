@@ -180,8 +180,7 @@ export class PagePool {
   private async open(browser: Browser, generation: number, gone: Promise<never>): Promise<Slot> {
     const context = await browser.createBrowserContext();
     try {
-      const page = await openControlledPage(browser, context);
-      const client = await page.createCDPSession();
+      const { page, client } = await openControlledPage(browser, context);
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it
