@@ -130,6 +130,11 @@ export interface RenderOptions {
   lane?: 'urgent' | 'background';
   /** Who the render is for (an API key, a client address): pages are shared fairly between callers. Default: one caller for all. */
   caller?: string;
+  /**
+   * No document follows this one on its page (a one-shot CLI run's last): the page is not reset for
+   * another, but set aside until the engine closes (and killed with it, by the CLI). Default false.
+   */
+  final?: boolean;
 }
 
 export interface RenderResult {
@@ -450,7 +455,9 @@ export function createEngine(options: EngineOptions): Engine {
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
-      if (printed && !slot.state.partitioned)
+      // The last document of a run is not followed by another: its page is left as it is, to go with the browser.
+      if (printed && renderOptions.final) pool.retire(slot);
+      else if (printed && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
           pool.release(slot, clean && !slot.state.partitioned),
