@@ -39,7 +39,7 @@ import { checkAttachmentBytes } from '../request-attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
-import { coverageOnce } from './report/missing-glyphs.js';
+import { coverageOnce, requestMayDrawBeyondAscii } from './report/missing-glyphs.js';
 import { failOnProblems } from './report/fail-on.js';
 import type { ProblemKind } from '../fail-on-rules.js';
 import type { RenderReport } from './report/render-report.js';
@@ -269,8 +269,10 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const started = performance.now();
     // fontconfig's coverage, which the report needs for a document with characters beyond ASCII: read
-    // while the first document renders (about 90 ms with Noto installed), not after it.
-    void coverage();
+    // while the first document renders (about 90 ms with Noto installed), not after it. Not for a
+    // request whose HTML is all ASCII, which most likely draws none (read after the print if it does):
+    // fc-list and its output's parse are 75 to 90 ms of CPU, a sixth of a cold one-page render.
+    if (requestMayDrawBeyondAscii(request)) void coverage();
     const baseUrl = baseUrlOf(request, renderOptions);
     // A signal of this render's own that follows the caller's (AbortSignal.any listens on none): the
     // waits below add their listeners to it, so a signal shared by many renders at once (a batch's
