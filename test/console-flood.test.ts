@@ -1,7 +1,7 @@
 /**
  * A document that pushes all it can through the browser's reporting (issue 27 §3): console calls
  * and uncaught exceptions with 256 MB strings, from the page and from a worker. pdfrender must not
- * hear any of it (the Runtime domain stays off, runtime-events-off.ts), the browser must not spend
+ * hear any of it (the Runtime domain stays off, unneeded-commands.ts), the browser must not spend
  * seconds logging it (engine-flags.ts), and the watchdog must see a browser busy with what is left
  * as busy, not hung: the shared browser is never killed, and another caller's renders, sent while the
  * flood runs, all succeed.

@@ -35,7 +35,7 @@ describe('a browser started early', () => {
       expect(browsersOf(process.pid).size).toBe(1);
       const page = await (await launched.browser.createBrowserContext()).newPage();
       // Printed over DevTools directly: puppeteer's setContent and pdf() evaluate in the page through
-      // the Runtime domain, which pdfrender's connection keeps off (runtime-events-off.ts).
+      // the Runtime domain, which pdfrender's connection keeps off (unneeded-commands.ts).
       await page.goto('data:text/html,<p>early</p>');
       const { data } = await (await page.createCDPSession()).send('Page.printToPDF');
       expect((await readPdf(Buffer.from(data, 'base64'))).pages[0]!.text).toContain('early');

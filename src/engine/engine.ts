@@ -39,7 +39,7 @@ import { checkAttachmentBytes } from '../request-attachments.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
-import { coverageOnce } from './report/missing-glyphs.js';
+import { coverageOnce, requestMayDrawBeyondAscii } from './report/missing-glyphs.js';
 import { failOnProblems } from './report/fail-on.js';
 import type { ProblemKind } from '../fail-on-rules.js';
 import type { RenderReport } from './report/render-report.js';
@@ -130,6 +130,11 @@ export interface RenderOptions {
   lane?: 'urgent' | 'background';
   /** Who the render is for (an API key, a client address): pages are shared fairly between callers. Default: one caller for all. */
   caller?: string;
+  /**
+   * No document follows this one on its page (a one-shot CLI run's last): the page is not reset for
+   * another, but set aside until the engine closes (and killed with it, by the CLI). Default false.
+   */
+  final?: boolean;
 }
 
 export interface RenderResult {
@@ -264,8 +269,10 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const started = performance.now();
     // fontconfig's coverage, which the report needs for a document with characters beyond ASCII: read
-    // while the first document renders (about 90 ms with Noto installed), not after it.
-    void coverage();
+    // while the first document renders (about 90 ms with Noto installed), not after it. Not for a
+    // request whose HTML is all ASCII, which most likely draws none (read after the print if it does):
+    // fc-list and its output's parse are 75 to 90 ms of CPU, a sixth of a cold one-page render.
+    if (requestMayDrawBeyondAscii(request)) void coverage();
     const baseUrl = baseUrlOf(request, renderOptions);
     // A signal of this render's own that follows the caller's (AbortSignal.any listens on none): the
     // waits below add their listeners to it, so a signal shared by many renders at once (a batch's
@@ -450,7 +457,9 @@ export function createEngine(options: EngineOptions): Engine {
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
-      if (printed && !slot.state.partitioned)
+      // The last document of a run is not followed by another: its page is left as it is, to go with the browser.
+      if (printed && renderOptions.final) pool.retire(slot);
+      else if (printed && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
           pool.release(slot, clean && !slot.state.partitioned),

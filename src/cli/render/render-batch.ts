@@ -19,6 +19,7 @@ import type { DocumentOutcome, Reporter } from './ui.js';
 /**
  * Render `documents` with `shared` fields (labelled by `sources`, else `requestFile`), the header and
  * footer files' URLs `templateUrls`, reporting each; throws the stop's reason when the run is stopped.
+ * With `lastRound` (no --watch), nothing renders after these documents: the last one's page is not reset.
  */
 export async function renderAll(
   io: CliIO,
@@ -29,6 +30,7 @@ export async function renderAll(
   requestFile: string | undefined,
   reporter: Reporter,
   templateUrls: TemplateUrls = {},
+  lastRound = false,
 ): Promise<Array<DocumentOutcome & { exitCode: number }>> {
   reporter.start(documents.length);
   const outcomes: Array<DocumentOutcome & { exitCode: number }> = new Array(documents.length);
@@ -41,7 +43,12 @@ export async function renderAll(
   const worker = async () => {
     while (next < documents.length && !io.signal.aborted) {
       const index = next++;
-      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile, templateUrls);
+      // The document taken when none is left is the run's last to start: no document follows it on its page.
+      const final = lastRound && next === documents.length;
+      outcomes[index] = await renderOne(io, engine, documents[index]!, shared, sources, requestFile, {
+        templateUrls,
+        final,
+      });
       reporter.document(outcomes[index]!);
     }
   };
@@ -57,7 +64,7 @@ async function renderOne(
   shared: Record<string, unknown>,
   sources: Record<string, string>,
   requestFile: string | undefined,
-  templateUrls: TemplateUrls,
+  { templateUrls, final }: { templateUrls: TemplateUrls; final: boolean },
 ): Promise<DocumentOutcome & { exitCode: number }> {
   const started = performance.now();
   const output = document.destination.kind === 'stdout' ? '-' : document.destination.path;
@@ -77,6 +84,7 @@ async function renderOne(
       documentUrl,
       templateUrls,
       signal: io.signal,
+      final,
     });
     if (document.destination.kind === 'file') await writeFileAtomic(document.destination.path, result.pdf);
     else await writeStdout(io.stdout, result.pdf);

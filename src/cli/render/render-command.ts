@@ -152,7 +152,17 @@ async function runRender(
       urls: typeof templateUrls,
     ) => {
       const started = performance.now();
-      const outcomes = await renderAll(io, engine, documents, fields, fieldSources, requestFile, reporter, urls);
+      const outcomes = await renderAll(
+        io,
+        engine,
+        documents,
+        fields,
+        fieldSources,
+        requestFile,
+        reporter,
+        urls,
+        !options.watch,
+      );
       outcomes.forEach(
         (outcome, index) =>
           (loaded[index] = outcome.files ? [...outcome.files, ...missingFiles(outcome)] : loaded[index]!),

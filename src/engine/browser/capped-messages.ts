@@ -1,6 +1,6 @@
 /**
  * The browser's side of the DevTools pipe with every message cut to a bound before pdfrender reads
- * it. The Runtime domain is off (runtime-events-off.ts), but the Debugger, which tells pdfrender a
+ * it. The Runtime domain is off (unneeded-commands.ts), but the Debugger, which tells pdfrender a
  * document ran script (page-state.ts), sends each script's sourceURL whole, and a script can name
  * one of any length: a 64 MB one cost pdfrender 0.3 GB and its event loop 0.2 s (issue 27 §3).
  * The largest message pdfrender asks for is a PDF chunk (print-pdf.ts, about 11 MB as base64).

@@ -16,7 +16,7 @@ import { valueWithin } from '../../race.js';
 import { killGroup, removeProfile, spawnBrowser, takeEarlyBrowser, type BrowserProcess } from './browser-process.js';
 import { describeSandbox, launchIdentity, type LaunchIdentity } from './browser-user.js';
 import { capMessages } from './capped-messages.js';
-import { withoutRuntimeEvents } from './runtime-events-off.js';
+import { withoutUnneededCommands } from './unneeded-commands.js';
 import { browserInstallHint } from './find-browser.js';
 
 export interface LaunchedBrowser {
@@ -129,7 +129,7 @@ async function connect(started: BrowserProcess): Promise<Browser> {
   // the pipe's end or error (the browser killed) closes what puppeteer reads, as it would the pipe.
   const capped = capMessages();
   pipeline(child.stdio[4] as Readable, capped, () => undefined);
-  const transport = withoutRuntimeEvents(new PipeTransport(child.stdio[3] as Writable, capped));
+  const transport = withoutUnneededCommands(new PipeTransport(child.stdio[3] as Writable, capped));
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`it did not answer within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
@@ -149,6 +149,10 @@ async function connect(started: BrowserProcess): Promise<Browser> {
         // message): every step of a render races the render's own deadline, closes have a grace of
         // their own, and a browser that stops answering is killed by its watchdog (browser-watchdog.ts).
         protocolTimeout: 0,
+        // Every print sets its own viewport (print-viewport.ts), so puppeteer's 800x600 default is two
+        // Emulation commands per new page for nothing; nor does anything here read the Audits domain's issues.
+        defaultViewport: null,
+        issuesEnabled: false,
       }),
       failed,
     ]);

@@ -7,8 +7,15 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 
 const sessions = new WeakMap<Browser, Promise<CDPSession>>();
 
-/** A new page in `context` (which must hold none yet) with BeginFrameControl where the browser has it (the headless shell). */
-export async function openControlledPage(browser: Browser, context: BrowserContext): Promise<Page> {
+/**
+ * A new page in `context` (which must hold none yet) with BeginFrameControl where the browser has it
+ * (the headless shell), and a DevTools session of pdfrender's own on it. The session is attached
+ * while puppeteer sets up its Page (which waits for the page's renderer to start), not after.
+ */
+export async function openControlledPage(
+  browser: Browser,
+  context: BrowserContext,
+): Promise<{ page: Page; client: CDPSession }> {
   let session = sessions.get(browser);
   if (!session) {
     session = browser.target().createCDPSession();
@@ -26,9 +33,12 @@ export async function openControlledPage(browser: Browser, context: BrowserConte
     await (
       await session
     ).send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
-    const page = await (await created).page();
+    const target = await created;
+    const client = target.createCDPSession();
+    client.catch(() => undefined); // awaited below, unless the page failed first
+    const page = await target.page();
     if (!page) throw new Error('the browser opened no page for the document');
-    return page;
+    return { page, client: await client };
   } finally {
     stop.abort();
     created.catch(() => undefined);

@@ -82,6 +82,8 @@ export interface PoolSharing {
 
 export class PagePool {
   private readonly idle: Slot[] = [];
+  /** Pages no document follows on, left open until drain() (retire()). */
+  private readonly retired = new Set<Slot>();
   private readonly waiters: Waiter[] = [];
   /** Pages held per caller. */
   private readonly held = new Map<string, number>();
@@ -172,16 +174,27 @@ export class PagePool {
     });
   }
 
-  /** Close every idle page (the browser itself belongs to the host). */
+  /**
+   * Give back the place of a page no document will follow (see RenderOptions.final) without wiping
+   * or closing it: it is closed with the others by drain(), or with its browser.
+   */
+  retire(slot: Slot & { caller: string }): void {
+    this.retired.add(slot);
+    this.host.done(slot.generation);
+    this.giveBackPlace(slot.caller);
+  }
+
+  /** Close every idle page, and those retired (the browser itself belongs to the host). */
   async drain(): Promise<void> {
-    await Promise.all(this.idle.splice(0).map((slot) => this.discard(slot)));
+    const retired = [...this.retired];
+    this.retired.clear();
+    await Promise.all([...this.idle.splice(0), ...retired].map((slot) => this.discard(slot)));
   }
 
   private async open(browser: Browser, generation: number, gone: Promise<never>): Promise<Slot> {
     const context = await browser.createBrowserContext();
     try {
-      const page = await openControlledPage(browser, context);
-      const client = await page.createCDPSession();
+      const { page, client } = await openControlledPage(browser, context);
       let onCrash: (error: Error) => void = () => undefined;
       const crashed = new Promise<never>((_, reject) => (onCrash = reject));
       crashed.catch(() => undefined); // observed by the render that races against it

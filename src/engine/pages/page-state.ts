@@ -46,6 +46,17 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   let scripted = false;
   let partitioned = false;
   const origins = new Set<string>();
+  // Sent together, in one round trip: no document runs before the page's first navigation, which
+  // waits for this, so no event the listeners below look for comes before they are in place.
+  const settings = Promise.all([
+    client.send('Page.enable'),
+    client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+    // With JavaScript off (--disable-javascript) Chromium refuses the Debugger, and no script can run to report.
+    client.send('Debugger.enable').catch(unlessScriptProhibited),
+    // A `debugger;` statement would otherwise stop the document until its deadline.
+    client.send('Debugger.setSkipAllPauses', { skip: true }).catch(unlessScriptProhibited),
+  ]);
+  settings.catch(() => undefined); // awaited below, unless the frame tree failed first
   const { frameTree } = await client.send('Page.getFrameTree');
   const frameId = frameTree.frame.id;
 
@@ -68,14 +79,7 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     if (origin && frame !== page.mainFrame() && origin !== storageOrigin(page.mainFrame().url())) partitioned = true;
   });
 
-  await Promise.all([
-    client.send('Page.enable'),
-    client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
-    // With JavaScript off (--disable-javascript) Chromium refuses the Debugger, and no script can run to report.
-    client.send('Debugger.enable').catch(unlessScriptProhibited),
-    // A `debugger;` statement would otherwise stop the document until its deadline.
-    client.send('Debugger.setSkipAllPauses', { skip: true }).catch(unlessScriptProhibited),
-  ]);
+  await settings;
 
   return {
     get taint() {

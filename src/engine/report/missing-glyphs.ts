@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { PDFDict as PDFDictType } from '@cantoo/pdf-lib';
 import { scanHtml } from '../../markup/html-tags.js';
+import type { RenderRequest } from '../../request.js';
 import { reportBounds, type Place, type RenderReport } from './render-report.js';
 
 type MissingGlyphs = RenderReport['missingGlyphs'];
@@ -212,6 +213,27 @@ function utf16(hex: string): string {
   return Buffer.from(body).swap16().toString('utf16le');
 }
 
+/** Whether any of `texts` has a character beyond ASCII, or a character reference that may stand for one. */
+export function mayDrawBeyondAscii(texts: ReadonlyArray<string | null>): boolean {
+  return texts.some((text) => text !== null && /[\u007f-\uffff]|&#/.test(text));
+}
+
+/** Whether the request's own HTML (document and templates) may draw a character beyond ASCII; a page at a URL may. */
+export function requestMayDrawBeyondAscii(request: RenderRequest): boolean {
+  const { htmlContent, headerHtmlContent, footerHtmlContent } = request;
+  const { firstPageHeaderHtmlContent, firstPageFooterHtmlContent } = request;
+  return (
+    request.url !== null ||
+    mayDrawBeyondAscii([
+      htmlContent,
+      headerHtmlContent,
+      footerHtmlContent,
+      firstPageHeaderHtmlContent,
+      firstPageFooterHtmlContent,
+    ])
+  );
+}
+
 /** Where each candidate character occurs. */
 export type Candidates = Map<string, Set<Place>>;
 
@@ -220,9 +242,8 @@ export type Candidates = Map<string, Set<Place>>;
  * the templates' (their HTML's text, character references included), less what installed fonts have.
  */
 export async function glyphCandidates(texts: Record<Place, string[]>, installed: Coverage): Promise<Candidates> {
-  const all = Object.values(texts).flat().join('');
   // Nothing beyond ASCII, nothing to ask fontconfig about.
-  if (!/[\u007f-\uffff]|&#/.test(all)) return new Map();
+  if (!mayDrawBeyondAscii(Object.values(texts).flat())) return new Map();
   const coverage = await installed();
   const candidates: Candidates = new Map();
   for (const [place, parts] of Object.entries(texts) as Array<[Place, string[]]>)

@@ -5,7 +5,7 @@
  *
  * They are caught in the page and never cross the DevTools pipe, which every render shares. The
  * Runtime and Console domains would send every console call's arguments by value (a 64 MB
- * console.log arrives whole; runtime-events-off.ts), and so would the Debugger's pauses on
+ * console.log arrives whole; unneeded-commands.ts), and so would the Debugger's pauses on
  * exceptions, each with its exception: tried, two thrown 256 MB strings kept the browser from
  * answering its watchdog (console-flood.test.ts). So a hook installed in every new window before its
  * document's script (as window.print and window.open are, page-pool.ts) listens for errors and
