@@ -48,6 +48,8 @@ import { printDocument, resetPage, type Printed, type Templates } from './pages/
 import { sheetTexts } from './pages/style-sheet-texts.js';
 import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
+import { printStamp } from './pages/print-stamp.js';
+import { createTemplateStamps, layTemplates, stampKey } from './template-stamps.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -234,6 +236,8 @@ export function createEngine(options: EngineOptions): Engine {
   const coverage = coverageOnce();
   // The style sheets' texts read for page references, for the documents that load them again.
   const sheets = sheetTexts();
+  // Header and footer stamps for templates that repeat (template-stamps.ts).
+  const stamps = createTemplateStamps();
   const pool = new PagePool(
     host,
     concurrency,
@@ -305,11 +309,28 @@ export function createEngine(options: EngineOptions): Engine {
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is most
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
-    const attempt = () =>
-      renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
+    const attempt = (printed: typeof templates) => () =>
+      renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
+    // Templates printed before are printed without, and laid over the pages after (template-stamps.ts).
+    const key = stampKey(request, templates);
+    let stamped = key !== undefined && stamps.repeats(key);
     let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
     try {
-      result = await retry(attempt, callerSignal);
+      result = await retry(attempt(stamped ? { ...templates, display: false } : templates), callerSignal);
+      if (stamped) {
+        const laid = await layTemplates(
+          stamps,
+          { key: key!, pdf: result.pdf, pages: result.pages, tagged: request.tagged },
+          () => stampOnPage(request, templates, result.pages, { ...renderOptions, signal: callerSignal }),
+        );
+        if (laid) result = { ...result, pdf: laid, bytes: laid.byteLength };
+        else {
+          // Not a PDF the stamp fits: these templates are Chromium's to print from now on.
+          stamps.refuse(key!);
+          stamped = false;
+          result = await retry(attempt(templates), callerSignal);
+        }
+      }
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
@@ -317,7 +338,12 @@ export function createEngine(options: EngineOptions): Engine {
     const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
     const { pdf, accessibility, mended } = await finishRender(
       request,
-      { pdf: rendered.pdf, firstPage, templates: templates.display, declaredLang: observed.inspection?.lang },
+      {
+        pdf: rendered.pdf,
+        firstPage,
+        templates: templates.display && !stamped,
+        declaredLang: observed.inspection?.lang,
+      },
       limitMs,
       callerSignal,
     );
@@ -455,6 +481,33 @@ export function createEngine(options: EngineOptions): Engine {
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
           pool.release(slot, clean && !slot.state.partitioned),
         );
+      else pool.release(slot, false);
+    }
+  }
+
+  // The print of a header and footer stamp (print-stamp.ts), on a page between two documents and
+  // within the render's deadline; the page is reset to where it was before it goes back.
+  async function stampOnPage(
+    request: RenderRequest,
+    templates: Templates,
+    pages: number,
+    renderOptions: RenderOptions & { signal: AbortSignal },
+  ): Promise<Uint8Array> {
+    const slot = await pool.acquire(renderOptions.signal, renderOptions.lane, renderOptions.caller);
+    const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
+    const baseUrl = slot.page.url();
+    let printed = false;
+    try {
+      const printing = printStamp(slot, request, templates, pages);
+      const pdf = await raceAbort(
+        raceUntil(printing, [slot.crashed, slot.gone]),
+        AbortSignal.any([deadline.signal, renderOptions.signal]),
+      );
+      printed = true;
+      return pdf;
+    } finally {
+      deadline.clear();
+      if (printed) void resetWithin(slot, baseUrl).then((clean) => pool.release(slot, clean));
       else pool.release(slot, false);
     }
   }

@@ -1,0 +1,171 @@
+/**
+ * Repeated header and footer templates laid over pages printed without them (issue 31 §4): the
+ * second render of the same templates is stamped, and its PDF is the same to a reader as
+ * Chromium's own print: the same text in the same places (pdfjs), the same fonts (pdffonts), the
+ * templates marked as artifacts and the rest tagged as before (pdfjs), a clean file (qpdf).
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/engine.js';
+import { renderFile } from '../src/engine/render-file.js';
+import { layStamp, prepareStamp } from '../src/engine/document/template-stamp.js';
+import type { RenderRequestInput } from '../src/request.js';
+import { executablePath } from './support/browser.js';
+import { readPdf } from './support/pdf.js';
+import { readTagging } from './support/pdf-tagging.js';
+import { qpdfCheck, qpdfObjects, withFile } from './support/pdf-tools.js';
+
+const header = 'fixtures/invoice/header.html';
+const footer = 'fixtures/invoice/footer.html';
+const invoice = (fields: Omit<RenderRequestInput, 'htmlContent'> = {}) =>
+  renderFile(engine, 'fixtures/invoice/invoice.html', fields, { header, footer });
+
+let engine: Engine;
+beforeAll(() => {
+  engine = createEngine({ executablePath, concurrency: 1 });
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+// How many pages draw the stamp (its form in their resources), read by qpdf.
+function stampedPages(pdf: Uint8Array): number {
+  const { pages } = JSON.parse(
+    withFile(pdf, (file) => execFileSync('qpdf', ['--json=2', '--json-key=pages', file], { encoding: 'utf8' })),
+  ) as { pages: { object: string }[] };
+  const { resolve } = qpdfObjects(pdf);
+  return pages.filter((page) => {
+    const resources = resolve((resolve(page.object) as Record<string, never>)['/Resources']) as Record<string, never>;
+    const xobjects = resolve(resources?.['/XObject']) as Record<string, unknown> | undefined;
+    return xobjects !== undefined && '/PdfrenderTemplates' in xobjects;
+  }).length;
+}
+
+// The fonts pdffonts lists, without their subset tags (AAAAAA+), once each.
+const fontNames = (pdf: Uint8Array): string[] =>
+  withFile(pdf, (file) => execFileSync('pdffonts', [file], { encoding: 'utf8' }))
+    .split('\n')
+    .slice(2)
+    .map((line) => line.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ''))
+    .filter(Boolean)
+    .sort()
+    .filter((name, index, names) => names.indexOf(name) === index);
+
+/** Where `actual` differs from `expected` for a reader: each page's text and places (within 0.5 pt), its fonts, its tagging. */
+async function differences(expected: Uint8Array, actual: Uint8Array): Promise<string[]> {
+  const [want, got] = await Promise.all([readPdf(expected), readPdf(actual)]);
+  const found: string[] = [];
+  if (want.pages.length !== got.pages.length) return [`${got.pages.length} pages, not ${want.pages.length}`];
+  for (const [index, page] of want.pages.entries()) {
+    const items = got.pages[index]!.items;
+    if (items.length !== page.items.length)
+      found.push(`page ${index + 1}: ${items.length} text items, not ${page.items.length}`);
+    for (const item of page.items) {
+      const near = items.find(
+        (other) =>
+          other.text === item.text &&
+          Math.abs(other.x - item.x) <= 0.5 &&
+          Math.abs(other.y - item.y) <= 0.5 &&
+          Math.abs(other.fontSize - item.fontSize) <= 0.01,
+      );
+      if (!near) found.push(`page ${index + 1}: "${item.text}" is not at ${item.x.toFixed(2)}, ${item.y.toFixed(2)}`);
+    }
+  }
+  if (fontNames(actual).join() !== fontNames(expected).join())
+    found.push(`fonts ${fontNames(actual).join()}, not ${fontNames(expected).join()}`);
+  const [wantTags, gotTags] = await Promise.all([readTagging(expected), readTagging(actual)]);
+  for (const [index, page] of wantTags.pages.entries()) {
+    const other = gotTags.pages[index]!;
+    for (const key of ['artifacts', 'tagged', 'untagged'] as const)
+      if (other[key].join('|') !== page[key].join('|'))
+        found.push(`page ${index + 1}: ${key} ${other[key].join('|')}, not ${page[key].join('|')}`);
+  }
+  return found;
+}
+
+describe('the same header and footer rendered again', () => {
+  let chromium: Uint8Array;
+  let stamped: Uint8Array;
+  beforeAll(async () => {
+    chromium = (await invoice()).pdf;
+    stamped = (await invoice()).pdf;
+  });
+
+  it('are laid over the pages the second time, not printed by Chromium on each', () => {
+    expect(stampedPages(chromium)).toBe(0);
+    expect(stampedPages(stamped)).toBe(2);
+  });
+
+  it('give the PDF Chromium prints: the same text in the same places, fonts and tagging', async () => {
+    expect(await differences(chromium, stamped)).toEqual([]);
+    const { pages } = await readTagging(stamped);
+    expect(pages.map((page) => page.artifacts)).toEqual([
+      ['Acme Ltd', 'Invoice INV-2026-0042', 'Page 1 of 2'],
+      ['Acme Ltd', 'Invoice INV-2026-0042', 'Page 2 of 2'],
+    ]);
+    expect(qpdfCheck(stamped).status).toBe(0);
+  });
+
+  it('are as Chromium prints them untagged too', async () => {
+    const untagged = { tagged: false, outline: false };
+    const first = (await invoice(untagged)).pdf;
+    const second = (await invoice(untagged)).pdf;
+    expect(stampedPages(second)).toBe(2);
+    expect(await differences(first, second)).toEqual([]);
+    expect((await readTagging(second)).pages.flatMap((page) => page.artifacts)).toEqual([]);
+  });
+
+  it('number the pages of documents of other lengths as their own', async () => {
+    const letter = (pages: number) => ({
+      htmlContent: Array.from(
+        { length: pages },
+        (_, index) => `<p style="${index ? 'break-before: page' : ''}">Part ${index + 1}</p>`,
+      ).join(''),
+      footerHtmlContent:
+        '<div style="text-align: right">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+    });
+    const reference = (await engine.render(letter(3))).pdf;
+    for (const pages of [1, 3, 2, 3]) {
+      const { pdf } = await engine.render(letter(pages));
+      expect(stampedPages(pdf)).toBe(pages);
+      const footers = (await readTagging(pdf)).pages.map((page) => page.artifacts.join(' '));
+      expect(footers).toEqual(Array.from({ length: pages }, (_, index) => `Page ${index + 1} of ${pages}`));
+      if (pages === 3) expect(await differences(reference, pdf)).toEqual([]);
+    }
+  });
+
+  it('are printed by Chromium every time when they print what differs per document: the date, the title', async () => {
+    for (const template of ['<span class="date"></span>', '<span class="title"></span>']) {
+      const request = { htmlContent: '<title>A</title><p>Text</p>', headerHtmlContent: template };
+      await engine.render(request);
+      expect(stampedPages((await engine.render(request)).pdf)).toBe(0);
+    }
+  });
+});
+
+describe('a stamp laid over the wrong pages', () => {
+  it("is told apart from Chromium's print by the comparison above", async () => {
+    const untagged = { tagged: false, outline: false };
+    const letter = '<p>Part 1</p><p style="break-before: page">Part 2</p>';
+    const templates = {
+      headerHtmlContent: '<div>Checked header</div>',
+      footerHtmlContent:
+        '<div style="text-align: center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+    };
+    const body = (await engine.render({ htmlContent: letter, ...untagged })).pdf;
+    // An engine that has not seen these templates: Chromium prints them both times.
+    const fresh = createEngine({ executablePath, concurrency: 1 });
+    try {
+      const chromium = (await fresh.render({ htmlContent: letter, ...templates, ...untagged })).pdf;
+      // The templates alone, as the engine prints them for a stamp: two blank pages.
+      const blank = '<div style="height: 1px"></div><div style="height: 1px; break-before: page"></div>';
+      const stamp = prepareStamp((await fresh.render({ htmlContent: blank, ...templates, ...untagged })).pdf)!;
+      expect(await differences(chromium, layStamp(body, stamp, false)!)).toEqual([]);
+      const swapped = { ...stamp, pages: [...stamp.pages].reverse() };
+      const wrong = await differences(chromium, layStamp(body, swapped, false)!);
+      expect(wrong.some((difference) => difference.startsWith('page 1: "Page 1 of 2" is not at'))).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
