@@ -2,9 +2,12 @@
  * Repeated header and footer templates laid over pages printed without them (issue 31 §4): the
  * second render of the same templates is stamped, and its PDF is the same to a reader as
  * Chromium's own print: the same text in the same places (pdfjs), the same fonts (pdffonts), the
- * templates marked as artifacts and the rest tagged as before (pdfjs), a clean file (qpdf).
+ * same pixels (poppler), the templates marked as artifacts and the rest tagged as before (pdfjs),
+ * a clean file (qpdf).
  */
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { renderFile } from '../src/engine/render-file.js';
@@ -51,6 +54,16 @@ const fontNames = (pdf: Uint8Array): string[] =>
     .sort()
     .filter((name, index, names) => names.indexOf(name) === index);
 
+// Each page drawn by poppler, in grey at 36 dpi, as PGM bytes.
+const pageImages = (pdf: Uint8Array): Buffer[] =>
+  withFile(pdf, (file, folder) => {
+    execFileSync('pdftoppm', ['-r', '36', '-gray', file, join(folder, 'page')]);
+    return readdirSync(folder)
+      .filter((name) => name.endsWith('.pgm'))
+      .sort()
+      .map((name) => readFileSync(join(folder, name)));
+  });
+
 /** Where `actual` differs from `expected` for a reader: each page's text and places (within 0.5 pt), its fonts, its tagging. */
 async function differences(expected: Uint8Array, actual: Uint8Array): Promise<string[]> {
   const [want, got] = await Promise.all([readPdf(expected), readPdf(actual)]);
@@ -73,6 +86,8 @@ async function differences(expected: Uint8Array, actual: Uint8Array): Promise<st
   }
   if (fontNames(actual).join() !== fontNames(expected).join())
     found.push(`fonts ${fontNames(actual).join()}, not ${fontNames(expected).join()}`);
+  for (const [index, image] of pageImages(actual).entries())
+    if (!image.equals(pageImages(expected)[index]!)) found.push(`page ${index + 1} looks different (poppler, 36 dpi)`);
   const [wantTags, gotTags] = await Promise.all([readTagging(expected), readTagging(actual)]);
   for (const [index, page] of wantTags.pages.entries()) {
     const other = gotTags.pages[index]!;
@@ -134,6 +149,19 @@ describe('the same header and footer rendered again', () => {
     }
   });
 
+  it('are printed by Chromium again when the pages differ in size from the stamp (a named landscape page)', async () => {
+    const request = {
+      htmlContent: '<style>@page wide { size: landscape; } p + p { page: wide; }</style><p>One</p><p>Two</p>',
+      headerHtmlContent: '<div style="background: #fde">Head <span class="pageNumber"></span></div>',
+    };
+    const chromium = (await engine.render(request)).pdf;
+    for (let again = 0; again < 2; again += 1) {
+      const { pdf } = await engine.render(request);
+      expect(stampedPages(pdf)).toBe(0);
+      expect(await differences(chromium, pdf)).toEqual([]);
+    }
+  });
+
   it('are printed by Chromium every time when they print what differs per document: the date, the title', async () => {
     for (const template of ['<span class="date"></span>', '<span class="title"></span>']) {
       const request = { htmlContent: '<title>A</title><p>Text</p>', headerHtmlContent: template };
@@ -164,6 +192,7 @@ describe('a stamp laid over the wrong pages', () => {
       const swapped = { ...stamp, pages: [...stamp.pages].reverse() };
       const wrong = await differences(chromium, layStamp(body, swapped, false)!);
       expect(wrong.some((difference) => difference.startsWith('page 1: "Page 1 of 2" is not at'))).toBe(true);
+      expect(wrong).toContain('page 1 looks different (poppler, 36 dpi)');
     } finally {
       await fresh.close();
     }
