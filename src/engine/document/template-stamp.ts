@@ -3,10 +3,11 @@
  * out again, in a document of their own, on every page it prints (about 4 ms of its CPU a page on
  * this project's machine, most of it for an empty template). A document whose templates repeat
  * those of earlier ones can instead be printed without templates, and the templates' own print (a
- * blank document of as many pages, made once, stamp-templates.ts) laid over each page as a form
- * XObject: the same drawing, from the same layout, in the same place. Its objects (fonts, images,
- * graphics states) are read once, when the stamp is prepared, and copied into each PDF it is laid
- * over as one small incremental update (pdf-update.ts), without parsing the rest of the PDF.
+ * blank document of as many pages printed once, pages/print-stamp.ts, kept by template-stamps.ts)
+ * laid over each page as a form XObject: the same drawing, from the same layout, in the same
+ * place. Its objects (fonts, images, graphics states) are read once, when the stamp is prepared,
+ * and copied into each PDF it is laid over as one small incremental update (pdf-update.ts),
+ * without parsing the rest of the PDF.
  */
 import { deflateSync } from 'node:zlib';
 import { entryRef, openPdfUpdate, type PdfUpdate } from './pdf-update.js';
