@@ -49,7 +49,7 @@ import { sheetTexts } from './pages/style-sheet-texts.js';
 import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
 import { printStamp } from './pages/print-stamp.js';
-import { createTemplateStamps, layTemplates, stampKey } from './template-stamps.js';
+import { createTemplateStamps, renderWithStamps } from './template-stamps.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -311,26 +311,15 @@ export function createEngine(options: EngineOptions): Engine {
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
     const attempt = (printed: typeof templates) => () =>
       renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
-    // Templates printed before are printed without, and laid over the pages after (template-stamps.ts).
-    const key = stampKey(request, templates);
-    let stamped = key !== undefined && stamps.repeats(key);
     let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
+    // Templates printed before may be laid over the pages after the print (template-stamps.ts).
+    let stamped: boolean;
     try {
-      result = await retry(attempt(stamped ? { ...templates, display: false } : templates), callerSignal);
-      if (stamped) {
-        const laid = await layTemplates(
-          stamps,
-          { key: key!, pdf: result.pdf, pages: result.pages, tagged: request.tagged },
-          () => stampOnPage(request, templates, result.pages, { ...renderOptions, signal: callerSignal }),
-        );
-        if (laid) result = { ...result, pdf: laid, bytes: laid.byteLength };
-        else {
-          // Not a PDF the stamp fits: these templates are Chromium's to print from now on.
-          stamps.refuse(key!);
-          stamped = false;
-          result = await retry(attempt(templates), callerSignal);
-        }
-      }
+      ({ result, stamped } = await renderWithStamps(request, templates, callerSignal, {
+        stamps,
+        render: (printed) => retry(attempt(printed), callerSignal),
+        printStamp: (pages) => stampOnPage(request, templates, pages, { ...renderOptions, signal: callerSignal }),
+      }));
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }

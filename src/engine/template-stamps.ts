@@ -14,6 +14,8 @@
  * templates, page ranges, one long page, the document's own page size, or an archival PDF.
  */
 import { createHash } from 'node:crypto';
+import { scanHtml } from '../markup/html-tags.js';
+import { usesClass } from '../markup/template-references.js';
 import type { RenderRequest } from '../request.js';
 import { layStamp, prepareStamp, type PreparedStamp } from './document/template-stamp.js';
 import type { Templates } from './pages/print-document.js';
@@ -25,15 +27,22 @@ const maxStampBytes = 16 * 1024 * 1024;
 /** Stamps of longer documents are made for the one render and not kept. */
 const maxKeptPages = 64;
 
-// Classes Chromium fills in per print (date), or from the document (title, url); a link, which the stamp would not carry.
-const perDocument = /class\s*=\s*["']?[^"'>]*\b(?:date|title|url)\b|<a\b/i;
+// Classes Chromium fills in per print (date), or from the document (title, url).
+const perDocument = ['date', 'title', 'url'];
+
+// Whether a template prints something of its document or its print, or has a link (which a stamp
+// would not carry); one linear pass over it (html-tags.ts), whatever it holds.
+function printsPerDocument(html: string): boolean {
+  const scan = scanHtml(html);
+  return scan.tags.some((tag) => tag.name === 'a') || usesClass(html, perDocument, scan);
+}
 
 /** The key of templates a stamp can stand in for, or undefined when this render's must be Chromium's. */
 export function stampKey(request: RenderRequest, templates: Templates & { fonts: TemplateFonts }): string | undefined {
   if (!templates.display || templates.firstPage || templates.usesUrl || needsFonts(templates.fonts)) return undefined;
   if (request.pageRanges || request.singlePage || request.preferCssPageSize) return undefined;
   if (request.pdfa || request.attachments?.length || request.facturX !== null) return undefined;
-  if (perDocument.test(templates.header) || perDocument.test(templates.footer)) return undefined;
+  if (printsPerDocument(templates.header) || printsPerDocument(templates.footer)) return undefined;
   const { paperWidth, paperHeight, landscape, marginTop, marginRight, marginBottom, marginLeft } = request;
   const paper = [paperWidth, paperHeight, landscape, marginTop, marginRight, marginBottom, marginLeft];
   const print = [...paper, request.scale, request.printBackground, templates.header, templates.footer];
@@ -94,12 +103,46 @@ export function createTemplateStamps(): TemplateStamps {
   };
 }
 
+/** What rendering with stamps needs of the engine. */
+export interface StampSteps<Result> {
+  stamps: TemplateStamps;
+  /** Render the request on a page with these templates. */
+  render: (templates: Templates & { fonts: TemplateFonts }) => Promise<Result>;
+  /** Print a stamp of the request's templates for a document of `pages` pages (pages/print-stamp.ts). */
+  printStamp: (pages: number) => Promise<Uint8Array>;
+}
+
 /**
- * `pdf` (printed without its templates) with the templates `key` stands for laid over its `pages`
- * pages: the stamp kept for that page count, else one made now with `print` and kept. Undefined
- * when the stamp cannot be laid (the caller then prints the templates as Chromium does).
+ * Render with the request's templates, or, where they were printed before, without them and with
+ * their stamp laid over the pages (made now for this page count if none is kept). Where the stamp
+ * does not fit the PDF (pages of another size), the templates are Chromium's from then on; where it
+ * could not be printed, for this render. Either way the document is rendered again with them.
  */
-export async function layTemplates(
+export async function renderWithStamps<Result extends { pdf: Uint8Array; pages: number; bytes: number }>(
+  request: RenderRequest,
+  templates: Templates & { fonts: TemplateFonts },
+  signal: AbortSignal,
+  { stamps, render, printStamp }: StampSteps<Result>,
+): Promise<{ result: Result; stamped: boolean }> {
+  const key = stampKey(request, templates);
+  if (key === undefined || !stamps.repeats(key)) return { result: await render(templates), stamped: false };
+  const body = await render({ ...templates, display: false });
+  const laid = await layTemplates(stamps, { key, pdf: body.pdf, pages: body.pages, tagged: request.tagged }, () =>
+    printStamp(body.pages),
+  ).catch(() => {
+    // A stamp that could not be printed (its page crashed, its deadline ran out) costs this render
+    // a print with Chromium's templates, not its PDF; the next one tries again.
+    signal.throwIfAborted();
+    return null;
+  });
+  if (laid) return { result: { ...body, pdf: laid, bytes: laid.byteLength }, stamped: true };
+  if (laid === undefined) stamps.refuse(key);
+  return { result: await render(templates), stamped: false };
+}
+
+// `pdf` (printed without its templates) with the templates `key` stands for laid over its pages: the
+// stamp kept for its page count, else one made now with `print` and kept; undefined when it does not fit.
+async function layTemplates(
   stamps: TemplateStamps,
   { key, pdf, pages, tagged }: { key: string; pdf: Uint8Array; pages: number; tagged: boolean },
   print: () => Promise<Uint8Array>,
