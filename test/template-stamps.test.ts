@@ -64,7 +64,7 @@ const pageImages = (pdf: Uint8Array): Buffer[] =>
       .map((name) => readFileSync(join(folder, name)));
   });
 
-/** Where `actual` differs from `expected` for a reader: each page's text and places (within 0.5 pt), its fonts, its tagging. */
+/** Where `actual` differs from `expected` for a reader: each page's text and places (within 0.5 pt), its fonts, its pixels, its tagging and structure tree. */
 async function differences(expected: Uint8Array, actual: Uint8Array): Promise<string[]> {
   const [want, got] = await Promise.all([readPdf(expected), readPdf(actual)]);
   const found: string[] = [];
@@ -91,6 +91,8 @@ async function differences(expected: Uint8Array, actual: Uint8Array): Promise<st
   const [wantTags, gotTags] = await Promise.all([readTagging(expected), readTagging(actual)]);
   for (const [index, page] of wantTags.pages.entries()) {
     const other = gotTags.pages[index]!;
+    if (JSON.stringify(other.structure) !== JSON.stringify(page.structure))
+      found.push(`page ${index + 1}: another structure tree`);
     for (const key of ['artifacts', 'tagged', 'untagged'] as const)
       if (other[key].join('|') !== page[key].join('|'))
         found.push(`page ${index + 1}: ${key} ${other[key].join('|')}, not ${page[key].join('|')}`);
