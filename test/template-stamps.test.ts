@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
 import { renderFile } from '../src/engine/render-file.js';
@@ -54,6 +55,28 @@ const fontNames = (pdf: Uint8Array): string[] =>
     .sort()
     .filter((name, index, names) => names.indexOf(name) === index);
 
+// Each page's link annotations as pdfjs reads them: where each goes and its rectangle.
+async function links(pdf: Uint8Array): Promise<string[]> {
+  const document = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false }).promise;
+  try {
+    const pages: string[] = [];
+    for (let number = 1; number <= document.numPages; number += 1) {
+      const annotations = (await (await document.getPage(number)).getAnnotations()) as {
+        subtype: string;
+        url?: string;
+        rect: number[];
+      }[];
+      const described = annotations
+        .filter((annotation) => annotation.subtype === 'Link')
+        .map((annotation) => `${annotation.url} ${annotation.rect.map((value) => value.toFixed(1)).join(',')}`);
+      pages.push(described.join('; '));
+    }
+    return pages;
+  } finally {
+    await document.destroy();
+  }
+}
+
 // Each page drawn by poppler, in grey at 36 dpi, as PGM bytes.
 const pageImages = (pdf: Uint8Array): Buffer[] =>
   withFile(pdf, (file, folder) => {
@@ -86,6 +109,9 @@ async function differences(expected: Uint8Array, actual: Uint8Array): Promise<st
   }
   if (fontNames(actual).join() !== fontNames(expected).join())
     found.push(`fonts ${fontNames(actual).join()}, not ${fontNames(expected).join()}`);
+  const [wantLinks, gotLinks] = await Promise.all([links(expected), links(actual)]);
+  for (const [index, page] of wantLinks.entries())
+    if (gotLinks[index] !== page) found.push(`page ${index + 1}: links ${gotLinks[index]}, not ${page}`);
   for (const [index, image] of pageImages(actual).entries())
     if (!image.equals(pageImages(expected)[index]!)) found.push(`page ${index + 1} looks different (poppler, 36 dpi)`);
   const [wantTags, gotTags] = await Promise.all([readTagging(expected), readTagging(actual)]);
@@ -136,7 +162,8 @@ describe('the same header and footer rendered again', () => {
     const letter = (pages: number) => ({
       htmlContent: Array.from(
         { length: pages },
-        (_, index) => `<p style="${index ? 'break-before: page' : ''}">Part ${index + 1}</p>`,
+        (_, index) =>
+          `<p style="${index ? 'break-before: page' : ''}">Part ${index + 1}, <a href="https://example.com/${index}">its notes</a></p>`,
       ).join(''),
       footerHtmlContent:
         '<div style="text-align: right">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
@@ -148,6 +175,7 @@ describe('the same header and footer rendered again', () => {
       const footers = (await readTagging(pdf)).pages.map((page) => page.artifacts.join(' '));
       expect(footers).toEqual(Array.from({ length: pages }, (_, index) => `Page ${index + 1} of ${pages}`));
       if (pages === 3) expect(await differences(reference, pdf)).toEqual([]);
+      expect((await links(pdf)).at(-1)).toMatch(/^https:\/\/example.com\/\d /);
     }
   });
 

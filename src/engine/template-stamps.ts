@@ -25,7 +25,7 @@ import { needsFonts, type TemplateFonts } from './template-fonts.js';
 const maxKeys = 256;
 const maxStampBytes = 16 * 1024 * 1024;
 /** Stamps of longer documents are made for the one render and not kept. */
-const maxKeptPages = 64;
+const maxKeptPages = 256;
 
 // Classes Chromium fills in per print (date), or from the document (title, url).
 const perDocument = ['date', 'title', 'url'];
