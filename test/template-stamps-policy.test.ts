@@ -1,7 +1,8 @@
 /**
  * When a render's templates are stamped (template-stamps.ts), without Chromium: the first render of
  * a template prints it, later ones print without it and lay a stamp over; a stamp that cannot be
- * printed costs one render Chromium's templates, one that does not fit the PDF costs them for good.
+ * printed costs one render Chromium's templates, one that does not fit the PDF costs them for good,
+ * as do templates printed with the document's own faces.
  */
 import { describe, expect, it } from 'vitest';
 import { createTemplateStamps, renderWithStamps, stampKey } from '../src/engine/template-stamps.js';
@@ -20,7 +21,7 @@ const request = (fields: Partial<RenderRequestInput> = {}) =>
   parseRenderRequest({ htmlContent: '<p>x</p>', headerHtmlContent: '<div>h</div>', ...fields });
 
 /** A render step that records whether each print had Chromium's templates, and a stamp printer that does as told. */
-function steps(printStamp: () => Promise<Uint8Array>) {
+function steps(printStamp: () => Promise<Uint8Array>, facesFromDocument = false) {
   const printed: boolean[] = [];
   const stampPrints: number[] = [];
   return {
@@ -28,7 +29,7 @@ function steps(printStamp: () => Promise<Uint8Array>) {
     stampPrints,
     render: async (with_: Templates) => {
       printed.push(with_.display);
-      return { pdf: new Uint8Array(), pages: 1, bytes: 0 };
+      return { pdf: new Uint8Array(), pages: 1, bytes: 0, facesFromDocument: facesFromDocument && !with_.display };
     },
     printStamp: (pages: number) => {
       stampPrints.push(pages);
@@ -65,6 +66,15 @@ describe('renderWithStamps', () => {
       await renderWithStamps(request(), templates('<div>h</div>'), signal, { stamps, ...step });
     expect(step.printed).toEqual([true, false, true, true]);
     expect(step.stampPrints).toEqual([1]);
+  });
+
+  it("gives the templates to Chromium for good once they were printed with the document's own faces", async () => {
+    const stamps = createTemplateStamps();
+    const step = steps(() => Promise.reject(new Error('not asked')), true);
+    for (let render = 0; render < 3; render += 1)
+      await renderWithStamps(request(), templates('<div>h</div>'), signal, { stamps, ...step });
+    expect(step.printed).toEqual([true, false, true, true]);
+    expect(step.stampPrints).toEqual([]);
   });
 
   it("fails with the caller's cancel, not with a print of the templates", async () => {

@@ -126,6 +126,16 @@ async function differences(expected: Uint8Array, actual: Uint8Array): Promise<st
   return found;
 }
 
+// `request` rendered three times: the templates are Chromium's every time (the second time found not to fit a stamp).
+async function expectChromiumsEveryTime(request: RenderRequestInput): Promise<void> {
+  const chromium = (await engine.render(request)).pdf;
+  for (let again = 0; again < 2; again += 1) {
+    const { pdf } = await engine.render(request);
+    expect(stampedPages(pdf)).toBe(0);
+    expect(await differences(chromium, pdf)).toEqual([]);
+  }
+}
+
 describe('the same header and footer rendered again', () => {
   let chromium: Uint8Array;
   let stamped: Uint8Array;
@@ -184,12 +194,27 @@ describe('the same header and footer rendered again', () => {
       htmlContent: '<style>@page wide { size: landscape; } p + p { page: wide; }</style><p>One</p><p>Two</p>',
       headerHtmlContent: '<div style="background: #fde">Head <span class="pageNumber"></span></div>',
     };
-    const chromium = (await engine.render(request)).pdf;
-    for (let again = 0; again < 2; again += 1) {
-      const { pdf } = await engine.render(request);
-      expect(stampedPages(pdf)).toBe(0);
-      expect(await differences(chromium, pdf)).toEqual([]);
-    }
+    await expectChromiumsEveryTime(request);
+  });
+
+  it('are stamped when they name an installed font family, and printed by Chromium where the document declares it', async () => {
+    const letter = '<p>One</p><p style="break-before: page">Two</p>';
+    const header =
+      '<div style="font-family: \'DejaVu Serif\', serif">Serif header <span class="pageNumber"></span></div>';
+    const chromium = (await engine.render({ htmlContent: letter, headerHtmlContent: header })).pdf;
+    const stamped = (await engine.render({ htmlContent: letter, headerHtmlContent: header })).pdf;
+    expect(stampedPages(stamped)).toBe(2);
+    expect(await differences(chromium, stamped)).toEqual([]);
+    expect(fontNames(stamped)).toContain('DejaVuSerif');
+
+    // The same family declared by the document: the template is printed in the document's face.
+    const face = readFileSync('fixtures/report/fonts/DejaVuSerif.ttf').toString('base64');
+    const declared = `<style>@font-face { font-family: "Brand Serif"; src: url(data:font/ttf;base64,${face}); }</style>${letter}`;
+    const branded = {
+      htmlContent: declared,
+      headerHtmlContent: '<div style="font-family: \'Brand Serif\'">Brand</div>',
+    };
+    await expectChromiumsEveryTime(branded);
   });
 
   it('are printed by Chromium every time when they print what differs per document: the date, the title', async () => {

@@ -179,6 +179,13 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 
 /** Default deadline for one render. */
 export const defaultTimeoutMs = 30_000;
+/** What a render on a page gives the steps after it. */
+type OnPage = Omit<RenderResult, 'report'> &
+  Pick<Printed, 'firstPage' | 'observed'> & {
+    /** The templates were printed with faces of the document's own (template-fonts.ts), which a stamp could not have. */
+    facesFromDocument: boolean;
+  };
+
 /** Default page limit of one document. */
 export const defaultMaxPages = 2000;
 
@@ -311,7 +318,7 @@ export function createEngine(options: EngineOptions): Engine {
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
     const attempt = (printed: typeof templates) => () =>
       renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
-    let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
+    let result: OnPage;
     // Templates printed before may be laid over the pages after the print (template-stamps.ts).
     let stamped: boolean;
     try {
@@ -324,7 +331,15 @@ export function createEngine(options: EngineOptions): Engine {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
     // After the page went back to the pool: no other document waits on this.
-    const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
+    const {
+      firstPage,
+      observed,
+      facesFromDocument: _,
+      ...rendered
+    } = {
+      ...result,
+      files: [...templateFiles, ...result.files],
+    };
     const { pdf, accessibility, mended } = await finishRender(
       request,
       {
@@ -370,7 +385,7 @@ export function createEngine(options: EngineOptions): Engine {
     templateIssues: NetworkReport,
     warnings: string[],
     started: number,
-  ): Promise<Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>> {
+  ): Promise<OnPage> {
     const baseUrl = baseUrlOf(request, renderOptions);
     const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
@@ -396,6 +411,8 @@ export function createEngine(options: EngineOptions): Engine {
           issues: templateIssues,
         })
       : undefined;
+    // The templates as printed: with the document's own faces of the families they name, where it has them.
+    let printedTemplates: Templates | undefined;
     try {
       const printing = printDocument(slot, request, templates, {
         baseUrl,
@@ -404,7 +421,7 @@ export function createEngine(options: EngineOptions): Engine {
         signal,
         pending,
         sheetTexts: sheets,
-        beforePrint: fonts?.beforePrint,
+        beforePrint: fonts && (async (ready) => (printedTemplates = await fonts.beforePrint(ready))),
       }).finally(() => fonts?.after());
       const { pdf, firstPage, unresolved, observed } = await raceAbort(
         raceUntil(printing, [slot.crashed, slot.gone]),
@@ -452,6 +469,9 @@ export function createEngine(options: EngineOptions): Engine {
         network,
         observed,
         files: slot.guard.filesRead(),
+        facesFromDocument:
+          printedTemplates !== undefined &&
+          (printedTemplates.header !== templates.header || printedTemplates.footer !== templates.footer),
       };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.

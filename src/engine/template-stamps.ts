@@ -9,9 +9,11 @@
  * A stamp pays only where templates repeat, so a template is stamped from its second render on: the
  * first prints as Chromium prints it, and a one-off document (a header with its invoice's number)
  * never pays for a stamp it will not use again. Only templates whose print depends on nothing but
- * themselves and the paper are stamped: none that prints the date, the title or the URL, links, web
- * fonts or font families (which may be the document's own faces), nor a request for page 1's own
- * templates, page ranges, one long page, the document's own page size, or an archival PDF.
+ * themselves and the paper are stamped: none that prints the date, the title or the URL, links or
+ * web fonts of their own, nor a request for page 1's own templates, page ranges, one long page, the
+ * document's own page size, or an archival PDF. Templates that name a font family the document
+ * declares (drawn in its face, template-fonts.ts) are found when first stamped, and printed by
+ * Chromium from then on.
  */
 import { createHash } from 'node:crypto';
 import { scanHtml } from '../markup/html-tags.js';
@@ -19,7 +21,7 @@ import { usesClass } from '../markup/template-references.js';
 import type { RenderRequest } from '../request.js';
 import { layStamp, prepareStamp, type PreparedStamp } from './document/template-stamp.js';
 import type { Templates } from './pages/print-document.js';
-import { needsFonts, type TemplateFonts } from './template-fonts.js';
+import type { TemplateFonts } from './template-fonts.js';
 
 /** Templates keys and stamps kept: a few repeated headers, a few page counts each. */
 const maxKeys = 256;
@@ -39,7 +41,9 @@ function printsPerDocument(html: string): boolean {
 
 /** The key of templates a stamp can stand in for, or undefined when this render's must be Chromium's. */
 export function stampKey(request: RenderRequest, templates: Templates & { fonts: TemplateFonts }): string | undefined {
-  if (!templates.display || templates.firstPage || templates.usesUrl || needsFonts(templates.fonts)) return undefined;
+  // Fonts a template carries are drawn only once the page has loaded them, which a blank one has not.
+  if (!templates.display || templates.firstPage || templates.usesUrl || templates.fonts.preload.length > 0)
+    return undefined;
   if (request.pageRanges || request.singlePage || request.preferCssPageSize) return undefined;
   if (request.pdfa || request.attachments?.length || request.facturX !== null) return undefined;
   if (printsPerDocument(templates.header) || printsPerDocument(templates.footer)) return undefined;
@@ -118,7 +122,9 @@ export interface StampSteps<Result> {
  * does not fit the PDF (pages of another size), the templates are Chromium's from then on; where it
  * could not be printed, for this render. Either way the document is rendered again with them.
  */
-export async function renderWithStamps<Result extends { pdf: Uint8Array; pages: number; bytes: number }>(
+export async function renderWithStamps<
+  Result extends { pdf: Uint8Array; pages: number; bytes: number; facesFromDocument: boolean },
+>(
   request: RenderRequest,
   templates: Templates & { fonts: TemplateFonts },
   signal: AbortSignal,
@@ -127,6 +133,13 @@ export async function renderWithStamps<Result extends { pdf: Uint8Array; pages: 
   const key = stampKey(request, templates);
   if (key === undefined || !stamps.repeats(key)) return { result: await render(templates), stamped: false };
   const body = await render({ ...templates, display: false });
+  // Fonts of the document's own in the templates (a family they name that it declares): a stamp
+  // printed from a blank document would draw them in another font. So would every later document
+  // made the same way, so these templates are Chromium's from now on.
+  if (body.facesFromDocument) {
+    stamps.refuse(key);
+    return { result: await render(templates), stamped: false };
+  }
   const laid = await layTemplates(stamps, { key, pdf: body.pdf, pages: body.pages, tagged: request.tagged }, () =>
     printStamp(body.pages),
   ).catch(() => {
