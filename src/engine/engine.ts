@@ -177,8 +177,6 @@ export interface Engine {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
-/** Default deadline for one render. */
-export const defaultTimeoutMs = 30_000;
 /** What a render on a page gives the steps after it. */
 type OnPage = Omit<RenderResult, 'report'> &
   Pick<Printed, 'firstPage' | 'observed'> & {
@@ -186,6 +184,8 @@ type OnPage = Omit<RenderResult, 'report'> &
     facesFromDocument: boolean;
   };
 
+/** Default deadline for one render. */
+export const defaultTimeoutMs = 30_000;
 /** Default page limit of one document. */
 export const defaultMaxPages = 2000;
 
