@@ -43,6 +43,7 @@ const unitTestFiles = [
   'test/settings-reference.test.ts',
   'test/setup-fonts.test.ts',
   'test/store-statements.test.ts',
+  'test/template-stamps-policy.test.ts',
   'test/unneeded-commands.test.ts',
   'test/upload-rate.test.ts',
   'test/wait-expression.test.ts',

@@ -48,6 +48,8 @@ import { printDocument, resetPage, type Printed, type Templates } from './pages/
 import { sheetTexts } from './pages/style-sheet-texts.js';
 import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
+import { printStamp } from './pages/print-stamp.js';
+import { createTemplateStamps, renderWithStamps } from './template-stamps.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -180,6 +182,13 @@ export interface Engine {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
+/** What a render on a page gives the steps after it. */
+type OnPage = Omit<RenderResult, 'report'> &
+  Pick<Printed, 'firstPage' | 'observed'> & {
+    /** The templates were printed with faces of the document's own (template-fonts.ts), which a stamp could not have. */
+    facesFromDocument: boolean;
+  };
+
 /** Default deadline for one render. */
 export const defaultTimeoutMs = 30_000;
 /** Default page limit of one document. */
@@ -239,6 +248,8 @@ export function createEngine(options: EngineOptions): Engine {
   const coverage = coverageOnce();
   // The style sheets' texts read for page references, for the documents that load them again.
   const sheets = sheetTexts();
+  // Header and footer stamps for templates that repeat (template-stamps.ts).
+  const stamps = createTemplateStamps();
   const pool = new PagePool(
     host,
     concurrency,
@@ -312,19 +323,39 @@ export function createEngine(options: EngineOptions): Engine {
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is most
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
-    const attempt = () =>
-      renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
-    let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
+    const attempt = (printed: typeof templates) => () =>
+      renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
+    let result: OnPage;
+    // Templates printed before may be laid over the pages after the print (template-stamps.ts).
+    let stamped: boolean;
     try {
-      result = await retry(attempt, callerSignal);
+      ({ result, stamped } = await renderWithStamps(request, templates, callerSignal, {
+        stamps,
+        render: (printed) => retry(attempt(printed), callerSignal),
+        printStamp: (pages) => stampOnPage(request, templates, pages, { ...renderOptions, signal: callerSignal }),
+        caller: renderOptions.caller,
+      }));
     } catch (error) {
       throw asRenderError(error instanceof BrowserGone ? error.cause : error);
     }
     // After the page went back to the pool: no other document waits on this.
-    const { firstPage, observed, ...rendered } = { ...result, files: [...templateFiles, ...result.files] };
+    const {
+      firstPage,
+      observed,
+      facesFromDocument: _,
+      ...rendered
+    } = {
+      ...result,
+      files: [...templateFiles, ...result.files],
+    };
     const { pdf, accessibility, mended } = await finishRender(
       request,
-      { pdf: rendered.pdf, firstPage, templates: templates.display, declaredLang: observed.inspection?.lang },
+      {
+        pdf: rendered.pdf,
+        firstPage,
+        templates: templates.display && !stamped,
+        declaredLang: observed.inspection?.lang,
+      },
       limitMs,
       callerSignal,
     );
@@ -362,7 +393,7 @@ export function createEngine(options: EngineOptions): Engine {
     templateIssues: NetworkReport,
     warnings: string[],
     started: number,
-  ): Promise<Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>> {
+  ): Promise<OnPage> {
     const baseUrl = baseUrlOf(request, renderOptions);
     const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
@@ -388,6 +419,8 @@ export function createEngine(options: EngineOptions): Engine {
           issues: templateIssues,
         })
       : undefined;
+    // The templates as printed: with the document's own faces of the families they name, where it has them.
+    let printedTemplates: Templates | undefined;
     try {
       const printing = printDocument(slot, request, templates, {
         baseUrl,
@@ -396,7 +429,7 @@ export function createEngine(options: EngineOptions): Engine {
         signal,
         pending,
         sheetTexts: sheets,
-        beforePrint: fonts?.beforePrint,
+        beforePrint: fonts && (async (ready) => (printedTemplates = await fonts.beforePrint(ready))),
       }).finally(() => fonts?.after());
       const { pdf, firstPage, unresolved, observed } = await raceAbort(
         raceUntil(printing, [slot.crashed, slot.gone]),
@@ -444,6 +477,9 @@ export function createEngine(options: EngineOptions): Engine {
         network,
         observed,
         files: slot.guard.filesRead(),
+        facesFromDocument:
+          printedTemplates !== undefined &&
+          (printedTemplates.header !== templates.header || printedTemplates.footer !== templates.footer),
       };
     } catch (error) {
       // Its own renderer crashing is the document's doing; the browser going away is not.
@@ -464,6 +500,33 @@ export function createEngine(options: EngineOptions): Engine {
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
           pool.release(slot, clean && !slot.state.partitioned),
         );
+      else pool.release(slot, false);
+    }
+  }
+
+  // The print of a header and footer stamp (print-stamp.ts), on a page between two documents and
+  // within the render's deadline; the page is reset to where it was before it goes back.
+  async function stampOnPage(
+    request: RenderRequest,
+    templates: Templates,
+    pages: number,
+    renderOptions: RenderOptions & { signal: AbortSignal },
+  ): Promise<Uint8Array> {
+    const slot = await pool.acquire(renderOptions.signal, renderOptions.lane, renderOptions.caller);
+    const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
+    const baseUrl = slot.page.url();
+    let printed = false;
+    try {
+      const printing = printStamp(slot, request, templates, pages);
+      const pdf = await raceAbort(
+        raceUntil(printing, [slot.crashed, slot.gone]),
+        AbortSignal.any([deadline.signal, renderOptions.signal]),
+      );
+      printed = true;
+      return pdf;
+    } finally {
+      deadline.clear();
+      if (printed) void resetWithin(slot, baseUrl).then((clean) => pool.release(slot, clean));
       else pool.release(slot, false);
     }
   }

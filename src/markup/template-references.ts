@@ -173,7 +173,10 @@ export function templateFetches(html: string): { images: Set<string>; stylesheet
 }
 
 /** Whether an element of `html` has the class `url`, which Chromium fills with the document's URL; `scan` as above. */
-export function usesUrlClass(html: string, scan: HtmlScan = scanHtml(html)): boolean {
+export const usesUrlClass = (html: string, scan: HtmlScan = scanHtml(html)): boolean => usesClass(html, ['url'], scan);
+
+/** Whether an element of `html` has one of `classes` (lower case); `scan` as above. */
+export function usesClass(html: string, classes: readonly string[], scan: HtmlScan = scanHtml(html)): boolean {
   // In any case: the template is a quirks-mode document, where class names match regardless of case.
   return scan.tags.some((tag) =>
     tag.attributes.some(
@@ -182,7 +185,7 @@ export function usesUrlClass(html: string, scan: HtmlScan = scanHtml(html)): boo
         value
           .toLowerCase()
           .split(/[\t\n\f\r ]+/)
-          .includes('url'),
+          .some((className) => classes.includes(className)),
     ),
   );
 }

@@ -22,6 +22,8 @@ export interface PdfUpdate {
   dict(number: number): RawDict | undefined;
   /** A stream object's bytes, decoded where it is FlateDecode, or undefined. */
   streamData(number: number): { dict: RawDict; data: Buffer } | undefined;
+  /** A stream object's bytes as written (still encoded, its filters in its dictionary), or undefined. */
+  rawStream(number: number): { dict: RawDict; data: Buffer } | undefined;
   /** A number for a new object. */
   allocate(): number;
   /** Write `object` as object `number` (a new version of it, or a new one). */
@@ -80,6 +82,14 @@ export function openPdfUpdate(pdf: Uint8Array): PdfUpdate | undefined {
       return text?.startsWith('<<') ? readDict(text, 0).dict : undefined;
     },
     streamData(number) {
+      const stream = update.rawStream(number);
+      if (!stream) return undefined;
+      const filter = stream.dict.get('Filter');
+      if (filter === undefined) return stream;
+      if (filter !== '/FlateDecode' || stream.dict.has('DecodeParms')) return undefined;
+      return { dict: stream.dict, data: inflateSync(stream.data) };
+    },
+    rawStream(number) {
       const found = body(number, 64 * 1024);
       if (!found?.text.trimStart().startsWith('<<')) return undefined;
       const { dict, end } = readDict(found.text, 0);
@@ -87,11 +97,7 @@ export function openPdfUpdate(pdf: Uint8Array): PdfUpdate | undefined {
       const length = Number(dict.get('Length'));
       if (!keyword || !Number.isInteger(length)) return undefined;
       const dataStart = found.offset + end + keyword[0].length;
-      const raw = bytes.subarray(dataStart, dataStart + length);
-      const filter = dict.get('Filter');
-      if (filter === undefined) return { dict, data: raw };
-      if (filter !== '/FlateDecode' || dict.has('DecodeParms')) return undefined;
-      return { dict, data: inflateSync(raw) };
+      return { dict, data: bytes.subarray(dataStart, dataStart + length) };
     },
     allocate: () => size++,
     set(number, object) {

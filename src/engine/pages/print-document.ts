@@ -333,7 +333,7 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
 }
 
 /** Write `html` as the page's document, in place of the one there, and wait for its load event. */
-async function writeDocument(slot: Slot, html: string): Promise<void> {
+export async function writeDocument(slot: Slot, html: string): Promise<void> {
   const { client, state } = slot;
   let onLifecycle: (event: { frameId: string; name: string }) => void = () => undefined;
   // Registered before the write: a document with nothing to load fires load while it is written.
