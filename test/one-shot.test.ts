@@ -2,13 +2,15 @@
  * A one-shot run's last document (RenderOptions.final): `pdfrender render` does not reset the page
  * after the last document it renders (the browser is killed right after), but still resets it
  * between the documents of a batch; read from the DevTools commands the built CLI sends (puppeteer's
- * protocol log) and from the PDFs. On the library's engine, a page set aside so is never handed to
- * another document.
+ * protocol log) and from the PDFs. On the library's engine, a final render's page is closed, never
+ * handed to another document nor left running.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { processTree } from '../bench/lib/process-tree.mjs';
 import { createEngine } from '../src/engine/engine.js';
 import { executablePath } from './support/browser.js';
 import { pdfrender } from './support/cli.js';
@@ -80,18 +82,33 @@ describe('pdfrender render, one shot', () => {
 });
 
 describe('the engine, a final render', () => {
-  it('sets its page aside: the next document gets a clean page, and close() closes it', async () => {
+  it('closes its page: the next document gets a clean page, and final renders leave no page open', async () => {
     const engine = createEngine({ executablePath, concurrency: 1, files: 'document-folder' });
     try {
       const dir = await tempDir();
       const baseUrl = `${pathToFileURL(dir).href}/`;
-      const leaves = `<p>left</p><script>localStorage.setItem('left', 'yes'); document.cookie = 'left=yes';</script>`;
+      const leaves = `<p>left</p><script>localStorage.setItem('left', 'yes'); document.cookie = 'left=yes'; setInterval(() => {}, 1);</script>`;
       const reads = `<p id="out"></p><script>document.getElementById('out').textContent = 'stored: ' + (localStorage.getItem('left') ?? 'none') + ' cookie: ' + (document.cookie || 'none');</script>`;
-      await engine.render({ htmlContent: leaves, tagged: false }, { baseUrl, final: true });
+      for (let render = 0; render < 6; render += 1)
+        await engine.render({ htmlContent: leaves, tagged: false }, { baseUrl, final: true });
       const next = await engine.render({ htmlContent: reads, tagged: false }, { baseUrl });
       expect((await readPdf(next.pdf)).pages[0]!.text).toContain('stored: none cookie: none');
+      // A library caller may say final on every render: each page is closed, not kept running its
+      // timers until close() (six would be six renderers). The last render's page is the one left.
+      await expect.poll(() => renderers(), { timeout: 10_000, interval: 100 }).toBeLessThanOrEqual(1);
     } finally {
       await engine.close();
     }
   });
 });
+
+// Chromium renderer processes under this test's process.
+function renderers(): number {
+  return processTree(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('--type=renderer');
+    } catch {
+      return false;
+    }
+  }).length;
+}

@@ -133,8 +133,9 @@ export interface RenderOptions {
   /** Who the render is for (an API key, a client address): pages are shared fairly between callers. Default: one caller for all. */
   caller?: string;
   /**
-   * No document follows this one on its page (a one-shot CLI run's last): the page is not reset for
-   * another, but set aside until the engine closes (and killed with it, by the CLI). Default false.
+   * No document follows this one on its page (a one-shot CLI run's last): the page is closed instead
+   * of reset for another, which a process about to exit (and kill its browser) need not wait for.
+   * Default false.
    */
   final?: boolean;
 }
@@ -332,7 +333,13 @@ export function createEngine(options: EngineOptions): Engine {
       ({ result, stamped } = await renderWithStamps(request, templates, callerSignal, {
         stamps,
         render: (printed) => retry(attempt(printed), callerSignal),
-        printStamp: (pages) => stampOnPage(request, templates, pages, { ...renderOptions, signal: callerSignal }),
+        // Within what is left of the render's time, so a stamp never doubles a caller's deadline.
+        printStamp: (pages) =>
+          stampOnPage(request, templates, pages, {
+            ...renderOptions,
+            signal: callerSignal,
+            timeoutMs: Math.max(1000, limitMs - (performance.now() - started)),
+          }),
         caller: renderOptions.caller,
       }));
     } catch (error) {
@@ -494,7 +501,7 @@ export function createEngine(options: EngineOptions): Engine {
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
       // The last document of a run is not followed by another: its page is left as it is, to go with the browser.
-      if (printed && renderOptions.final) pool.retire(slot);
+      if (printed && renderOptions.final) pool.release(slot, false);
       else if (printed && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
@@ -505,7 +512,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   // The print of a header and footer stamp (print-stamp.ts), on a page between two documents and
-  // within the render's deadline; the page is reset to where it was before it goes back.
+  // within `timeoutMs` (what is left of the render's); the page is reset to where it was before it goes back.
   async function stampOnPage(
     request: RenderRequest,
     templates: Templates,

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { scanHtml } from '../markup/html-tags.js';
-import { usesClass } from '../markup/template-references.js';
+import { withoutDefaults } from './templates/header-footer.js';
 import type { RenderRequest } from '../request.js';
 import { layStamp, prepareStamp, type PreparedStamp } from './document/template-stamp.js';
 import type { Templates } from './pages/print-document.js';
@@ -29,14 +29,22 @@ const maxStampBytes = 16 * 1024 * 1024;
 /** Stamps of longer documents are made for the one render and not kept. */
 const maxKeptPages = 256;
 
-// Classes Chromium fills in per print (date), or from the document (title, url).
-const perDocument = ['date', 'title', 'url'];
+// Words of the classes Chromium fills in per print (date) or from the document (title, url), and
+// "&#", which could spell them; CSS's url( is no class (a class token "url" cannot be followed by
+// "("). A stamp is printed from a blank document, so a template using one must be Chromium's to
+// print. The template is searched as text, not as markup: a parser of ours and Chromium's can
+// disagree (a <span class="url"> inside an <svg><style> is an element to Chromium), and a word found
+// anywhere costs only the stamp. Inlined images (data: URLs) and pdfrender's own default style sheet
+// are left out of the search. Script never runs in a template (checked: an inline script and an
+// onerror handler in a header print nothing), so classes cannot be made at print time.
+const perDocument = /date|title|url(?!\()|&#/;
+const dataUrls = /data:[^"'\s)>]*/g;
 
-// Whether a template prints something of its document or its print, or has a link (which a stamp
-// would not carry); one linear pass over it (html-tags.ts), whatever it holds.
+// Whether a template may print something of its document or its print, or has a link (which a
+// stamp would not carry); linear in its length, whatever it holds.
 function printsPerDocument(html: string): boolean {
-  const scan = scanHtml(html);
-  return scan.tags.some((tag) => tag.name === 'a') || usesClass(html, perDocument, scan);
+  const text = withoutDefaults(html).toLowerCase().replace(dataUrls, '');
+  return perDocument.test(text) || scanHtml(html).tags.some((tag) => tag.name === 'a');
 }
 
 /**
@@ -153,13 +161,14 @@ export async function renderWithStamps<
   const laid = await layTemplates(stamps, { key, pdf: body.pdf, pages: body.pages, tagged: request.tagged }, () =>
     printStamp(body.pages),
   ).catch(() => {
-    // A stamp that could not be printed (its page crashed, its deadline ran out) costs this render
-    // a print with Chromium's templates, not its PDF; the next one tries again.
+    // A stamp that could not be printed or laid (its page crashed, its deadline ran out) costs this
+    // render a print with Chromium's templates, not its PDF; so that no later render pays twice for
+    // it again, these templates are Chromium's from now on.
     signal.throwIfAborted();
-    return null;
+    return undefined;
   });
   if (laid) return { result: { ...body, pdf: laid, bytes: laid.byteLength }, stamped: true };
-  if (laid === undefined) stamps.refuse(key);
+  stamps.refuse(key);
   return { result: await render(templates), stamped: false };
 }
 

@@ -82,8 +82,6 @@ export interface PoolSharing {
 
 export class PagePool {
   private readonly idle: Slot[] = [];
-  /** Pages no document follows on, left open until drain() (retire()). */
-  private readonly retired = new Set<Slot>();
   private readonly waiters: Waiter[] = [];
   /** Pages held per caller. */
   private readonly held = new Map<string, number>();
@@ -174,21 +172,9 @@ export class PagePool {
     });
   }
 
-  /**
-   * Give back the place of a page no document will follow (see RenderOptions.final) without wiping
-   * or closing it: it is closed with the others by drain(), or with its browser.
-   */
-  retire(slot: Slot & { caller: string }): void {
-    this.retired.add(slot);
-    this.host.done(slot.generation);
-    this.giveBackPlace(slot.caller);
-  }
-
-  /** Close every idle page, and those retired (the browser itself belongs to the host). */
+  /** Close every idle page (the browser itself belongs to the host). */
   async drain(): Promise<void> {
-    const retired = [...this.retired];
-    this.retired.clear();
-    await Promise.all([...this.idle.splice(0), ...retired].map((slot) => this.discard(slot)));
+    await Promise.all(this.idle.splice(0).map((slot) => this.discard(slot)));
   }
 
   private async open(browser: Browser, generation: number, gone: Promise<never>): Promise<Slot> {

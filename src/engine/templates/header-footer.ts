@@ -41,6 +41,13 @@ export function buildTemplate(html: string | null, insets: TemplateInsets): stri
   return `<style>${defaults}${textAtEdge(html) ? textAsBody : asBody}</style>${html}`;
 }
 
+/**
+ * `template` (as buildTemplate made it) without the style sheet buildTemplate put first, for a search
+ * of the caller's own part: that sheet holds no "<", so it ends at the first "</style>".
+ */
+export const withoutDefaults = (template: string): string =>
+  template.replace(/^<style>#header, #footer \{[^<]*<\/style>/, '');
+
 // What may stand beside the one element without making a row: elements that are not laid out.
 const unseen = ':not(style, link, script, template, base, meta, title, noscript)';
 // In :where(), so a template's own #header rule (later in the document) still wins.
