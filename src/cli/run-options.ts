@@ -12,6 +12,7 @@ const runSettings = {
   concurrency: serveSettings.concurrency,
   timeout: serveSettings.timeout,
   maxPages: serveSettings.maxPages,
+  maxRenderMemory: serveSettings.maxRenderMemory,
   browserRecycleAfter: serveSettings.browserRecycleAfter,
   browserHangTimeout: serveSettings.browserHangTimeout,
   chrome: serveSettings.chrome,

@@ -28,6 +28,7 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
+import { defaultMaxRenderMemory, RenderMemory } from './browser/render-memory.js';
 import { fileScope, widerAccess, type FileAccess } from './file-access.js';
 import { prepareTemplates, type TemplateUrls } from './prepare-templates.js';
 import { asRenderError } from './render-error.js';
@@ -48,6 +49,7 @@ import { printDocument, resetPage, type Printed, type Templates } from './pages/
 import { sheetTexts } from './pages/style-sheet-texts.js';
 import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
+import { pageLimitError, PageLimitPassed } from './pages/page-limit.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -72,6 +74,8 @@ export interface EngineOptions {
   dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
   maxPages?: number;
+  /** Bytes the renderers of the documents rendering at once may use together; past it the largest is stopped (render-memory.ts); default a quarter of the machine's memory. */
+  maxRenderMemory?: number;
   /** Fetches the images and style sheets header and footer templates refer to; default: under `network` and `files`. */
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
@@ -100,6 +104,7 @@ export interface EngineOptions {
 /** The names error messages give the settings that can fail a request. */
 export interface SettingNames {
   maxPages: string;
+  maxRenderMemory: string;
   javascript: string;
   failOnBlocked: string;
   failOn: string;
@@ -108,6 +113,7 @@ export interface SettingNames {
 /** What a library caller set: the options themselves. */
 const optionNames: SettingNames = {
   maxPages: 'maxPages',
+  maxRenderMemory: 'maxRenderMemory',
   javascript: 'javascript: false',
   failOnBlocked: 'failOnBlocked',
   failOn: 'failOn',
@@ -230,6 +236,10 @@ export function createEngine(options: EngineOptions): Engine {
     },
   );
   const retry = retryAfterGone();
+  const memory = new RenderMemory({
+    limit: options.maxRenderMemory ?? defaultMaxRenderMemory(),
+    roots: () => host.pids(),
+  });
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
   const coverage = coverageOnce();
   // The style sheets' texts read for page references, for the documents that load them again.
@@ -360,10 +370,14 @@ export function createEngine(options: EngineOptions): Engine {
     const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
     const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
+    // Renderer memory is watched while any render holds a page.
+    const letGo = memory.hold();
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let printed = false;
+    // A document refused by the page limit before its print leaves the page as one that printed does.
+    let refusedEarly = false;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(
@@ -411,12 +425,7 @@ export function createEngine(options: EngineOptions): Engine {
         failed: [...templateIssues.failed, ...seen.failed, ...unresolved],
       };
       const pages = countPdfPages(pdf);
-      if (pages > maxPages)
-        throw new PdfRenderError(
-          'RENDER_PDF_FAILED',
-          `the document has more pages than the limit of ${maxPages} (${names.maxPages})`,
-          { documentFault: true },
-        );
+      if (pages > maxPages) throw pageLimitError(maxPages, names.maxPages);
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
@@ -439,10 +448,18 @@ export function createEngine(options: EngineOptions): Engine {
         files: slot.guard.filesRead(),
       };
     } catch (error) {
+      // A renderer stopped for memory: the document's fault alone, or the documents' beside it.
+      const stopped = printed ? undefined : await memory.stopOf(slot, names.maxRenderMemory);
+      if (stopped) throw stopped;
+      if (error instanceof PageLimitPassed) {
+        refusedEarly = true;
+        throw pageLimitError(maxPages, names.maxPages, error);
+      }
       // Its own renderer crashing is the document's doing; the browser going away is not.
       if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
       throw error;
     } finally {
+      letGo();
       slot.guard.end();
       deadline.clear();
       // The page is wiped for the next caller after this one has its answer, so the reset is no part
@@ -450,7 +467,7 @@ export function createEngine(options: EngineOptions): Engine {
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
-      if (printed && !slot.state.partitioned)
+      if ((printed || refusedEarly) && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
           pool.release(slot, clean && !slot.state.partitioned),

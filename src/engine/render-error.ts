@@ -23,6 +23,18 @@ export function asRenderError(error: unknown): PdfRenderError {
       { cause: error, documentFault: true },
     );
   }
+  // Chromium's print answers "Printing failed" (or names a shared memory region it could not make)
+  // with no reason; a run into it at about 2,000 pages of one long table (48 s, 15 GB) had run out
+  // of room for the document's layout or its PDF. Nothing smaller made Chromium say it here (empty
+  // printable area, tiny or 400,000in paper, huge templates, 20,000 forced pages all get their own
+  // answers), so the reason given is the one known, and what helps.
+  if (/Printing failed|shared memory/i.test(detail ?? '')) {
+    return new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      'Chromium could not print the document and gave no reason ("Printing failed"): it does so when a document is too large to print in one piece (its layout or its PDF outgrew the memory Chromium can give a print, as a table of thousands of rows does); split it into several documents, or print it in parts with pageRanges',
+      { cause: error, documentFault: true },
+    );
+  }
   const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
   return new PdfRenderError(
     'RENDER_PDF_FAILED',

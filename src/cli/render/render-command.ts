@@ -124,6 +124,7 @@ async function runRender(
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
+    maxRenderMemory: run.maxRenderMemory,
     browserRecycleAfter: run.browserRecycleAfter,
     browserHangTimeoutMs: run.browserHangTimeout,
     // Only a started engine warns, and the reporter exists by then.

@@ -1,0 +1,165 @@
+/**
+ * The memory bound on renders (issue 31 §1). One long table can make a renderer grow by gigabytes
+ * (measured: 280 pages, 1.43 GB in the renderer against 146 MB in the browser process and no print
+ * compositor process of its own), and two at once could take the machine and every other caller's
+ * renders with it. So while a render holds a page, the resident memory of every renderer of the
+ * browser's tree is read from /proc every 200 ms; when their sum passes the limit, the largest is
+ * killed (SIGKILL: at once, whatever it is busy with).
+ * DevTools maps no target to a pid, so the kill reaches its render through the page's crash: a
+ * crash shortly after a kill is that kill, handed to one render only.
+ */
+import { totalmem } from 'node:os';
+import { PdfRenderError } from '../../errors.js';
+import { renderersOf, zygotesOf } from './renderer-processes.js';
+
+/** The default limit: a quarter of the machine's memory. */
+export const defaultMaxRenderMemory = (): number => Math.floor(totalmem() / 4);
+
+/** How often the renderers are read while a render holds a page. */
+const sampleMs = 200;
+/** What a renderer with a small document holds at most (an idle page's holds 16 MB here). */
+const smallRenderer = 64 * 2 ** 20;
+/** How long after a kill a page's crash is taken for it (the crash is reported within milliseconds). */
+const claimWindowMs = 5_000;
+/** How long a render that failed right after a kill waits for its page's crash to be reported. */
+const crashWaitMs = 1_000;
+
+/** One renderer stopped for memory: its pid, its size, the sum of all, the limit, and whether it is to blame alone. */
+export interface MemoryStop {
+  pid: number;
+  rss: number;
+  total: number;
+  limit: number;
+  alone: boolean;
+  at: number;
+}
+
+export interface RenderMemoryOptions {
+  /** Bytes the renderers may use together. */
+  limit: number;
+  /** The pids of the running browsers (the roots of the trees to read). */
+  roots: () => number[];
+  /** Stops a renderer; default SIGKILL. */
+  kill?: (pid: number) => void;
+}
+
+/** Watches renderer memory while renders hold pages, and stops the largest past the limit. */
+export class RenderMemory {
+  private holds = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly stops: MemoryStop[] = [];
+  private readonly kill: (pid: number) => void;
+  private readonly zygoteCache = new Map<number, number[]>();
+  /** Renderers killed lately, and when. */
+  private readonly killed = new Map<number, number>();
+
+  constructor(private readonly options: RenderMemoryOptions) {
+    this.kill = options.kill ?? ((pid) => process.kill(pid, 'SIGKILL'));
+  }
+
+  /** Watch while a render holds a page; the function returned lets go. */
+  hold(): () => void {
+    this.holds += 1;
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sample(), sampleMs);
+      this.timer.unref();
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.holds -= 1;
+      if (this.holds === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  /** Read every renderer once and stop the largest if together they are past the limit. */
+  sample(): void {
+    const now = Date.now();
+    // A renderer killed a moment ago may still be read while it exits: it is not stopped twice.
+    for (const [pid, at] of this.killed) if (now - at > claimWindowMs) this.killed.delete(pid);
+    const roots = this.options.roots();
+    // Browsers come and go (recycled, replaced): only the running ones' zygotes are kept.
+    for (const root of this.zygoteCache.keys()) if (!roots.includes(root)) this.zygoteCache.delete(root);
+    const renderers = renderersOf(roots.flatMap((root) => this.zygotes(root)));
+    const total = renderers.reduce((sum, each) => sum + each.rss, 0);
+    if (total <= this.options.limit) return;
+    const largest = renderers.filter((each) => !this.killed.has(each.pid)).sort((a, b) => b.rss - a.rss)[0];
+    if (!largest) return;
+    try {
+      this.kill(largest.pid);
+    } catch {
+      return; // gone already
+    }
+    this.killed.set(largest.pid, now);
+    const { limit } = this.options;
+    // The document's own fault when it passed the limit alone, or when no other renderer holds more
+    // than a page with a small document does (idle pages and small renders are no "other large documents").
+    const othersLarge = renderers.some((each) => each !== largest && each.rss > smallRenderer);
+    const alone = largest.rss > limit || !othersLarge;
+    this.stops.push({ pid: largest.pid, rss: largest.rss, total, limit, alone, at: now });
+  }
+
+  /**
+   * The error of a render whose page crashed (`crashed`) because its renderer was stopped here, or
+   * undefined when no stop is recent; waits briefly for the crash when the print failed first.
+   */
+  async stopOf(
+    page: { broken: boolean; crashed: Promise<never> },
+    setting: string,
+  ): Promise<PdfRenderError | undefined> {
+    this.forgetOld();
+    if (this.stops.length === 0) return undefined;
+    if (!page.broken) await Promise.race([page.crashed.catch(() => undefined), delay(crashWaitMs)]);
+    const stop = page.broken ? this.stops.shift() : undefined;
+    return stop && memoryStopError(stop, setting);
+  }
+
+  // A browser's zygotes, found once it has them (they start with it, before its first page).
+  private zygotes(root: number): number[] {
+    let known = this.zygoteCache.get(root);
+    if (!known?.length) {
+      known = zygotesOf(root);
+      this.zygoteCache.set(root, known);
+    }
+    return known;
+  }
+
+  private forgetOld(): void {
+    const now = Date.now();
+    while (this.stops[0] && now - this.stops[0].at > claimWindowMs) this.stops.shift();
+  }
+}
+
+/** The error a render stopped for memory fails with: the document's fault alone, else 503 to try again. */
+export function memoryStopError(stop: MemoryStop, setting: string): PdfRenderError {
+  const limit = `the limit is ${setting} ${sizeSetting(stop.limit)}`;
+  if (stop.alone)
+    return new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      `the document needed more memory than the limit allows to lay out and print (stopped at ${size(stop.rss)}; ${limit}, for the documents rendering at once together): split long tables into several, or raise the limit`,
+      { documentFault: true },
+    );
+  return new PdfRenderError(
+    'BROWSER_BUSY',
+    `other large documents were using the memory: the documents rendering together needed ${size(stop.total)}, past ${size(stop.limit)} (${limit}); this one, the largest at ${size(stop.rss)}, was stopped; try again shortly`,
+    { retryAfter: 10 },
+  );
+}
+
+/** A size as messages show it: "6.0 GB", "300 MB". */
+export function size(bytes: number): string {
+  return bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${Math.round(bytes / 2 ** 20)} MB`;
+}
+
+// The limit as the setting would be written ("6GB", "300MB", bytes).
+function sizeSetting(bytes: number): string {
+  if (bytes % 2 ** 30 === 0) return `${bytes / 2 ** 30}GB`;
+  if (bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20}MB`;
+  return String(bytes);
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
