@@ -27,35 +27,39 @@ function longTable(rows: number): string {
   return `<table><thead><tr><th>item</th><th>value</th><th>share</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
-/**
- * The test's own reading of what the renderers under this process hold (resident anonymous and shared
- * memory, as the limit counts it), every 50 ms until stopped; answers the highest sum seen.
- */
-function sampleRenderers(): { stop(): number } {
-  const children = (pid: number): number[] => {
+const children = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+};
+const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
+
+/** The test's own reading of the renderers under this process: what each holds (resident anonymous and shared memory, as the limit counts it). */
+function renderers(): { pid: number; bytes: number }[] {
+  return tree(process.pid).flatMap((pid) => {
     try {
-      return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-        readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
-      );
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('--type=renderer')) return [];
+      const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+      const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      return [{ pid, bytes: (kb('RssAnon') + kb('RssShmem')) * 1024 }];
     } catch {
-      return [];
+      return []; // gone meanwhile
     }
-  };
-  const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
+  });
+}
+
+/** The highest sum of the renderers' memory, read every 50 ms until stopped. */
+function sampleRenderers(): { stop(): number } {
   let peak = 0;
   const timer = setInterval(() => {
-    let sum = 0;
-    for (const pid of tree(process.pid)) {
-      try {
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('--type=renderer')) continue;
-        const status = readFileSync(`/proc/${pid}/status`, 'latin1');
-        for (const key of ['RssAnon', 'RssShmem'])
-          sum += Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]) * 1024;
-      } catch {
-        // gone meanwhile
-      }
-    }
-    peak = Math.max(peak, sum);
+    peak = Math.max(
+      peak,
+      renderers().reduce((sum, renderer) => sum + renderer.bytes, 0),
+    );
   }, 50);
   return {
     stop() {
@@ -136,6 +140,33 @@ describe('--max-render-memory', () => {
       await engine.close();
     }
   }, 120_000);
+
+  it('says why when the renderer stops in the middle of the print, which Chromium answers with a bare "Printing failed"', async () => {
+    const engine = createEngine({ executablePath, concurrency: 1 });
+    try {
+      await engine.start();
+      // Killed from outside (as the kernel's OOM killer would) once it holds 200 MB laying the table out.
+      const killer = setInterval(() => {
+        const large = renderers().find((renderer) => renderer.bytes > 200 * mb);
+        if (large) {
+          clearInterval(killer);
+          process.kill(large.pid, 'SIGKILL');
+        }
+      }, 20);
+      const error = await engine.render({ htmlContent: longTable(8000) }).then(
+        () => expect.unreachable('rendered'),
+        (failure: unknown) => failure as Error,
+      );
+      clearInterval(killer);
+      expect(error.message).not.toMatch(
+        /^(Protocol error.*)?Printing failed$|^Chromium could not render the document$/,
+      );
+      expect(error.message).toMatch(/renderer (crashed|stopped in the middle of the print)/);
+      expect((await engine.render({ htmlContent: '<p>next</p>' })).pages).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
 
   it('never lets Chromium\'s bare "Printing failed" reach a caller', () => {
     for (const detail of ['Protocol error (Page.printToPDF): Printing failed', 'Printing failed']) {
