@@ -141,6 +141,21 @@ describe('--max-render-memory', () => {
     }
   }, 120_000);
 
+  it('renders both with waitForMemory (the CLI): the one refused waits for the other to end, then renders', async () => {
+    const limit = 450 * mb;
+    const engine = createEngine({ executablePath, concurrency: 2, maxRenderMemory: limit, waitForMemory: true });
+    try {
+      await engine.start();
+      const sampler = sampleRenderers();
+      const results = await Promise.all([0, 1].map((n) => engine.render({ htmlContent: longTable(4000 + n * 200) })));
+      const peak = sampler.stop();
+      expect(results.map((result) => result.pages > 90)).toEqual([true, true]);
+      expect(peak).toBeLessThan(limit + 100 * mb);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
   it('says why when the renderer stops in the middle of the print, which Chromium answers with a bare "Printing failed"', async () => {
     const engine = createEngine({ executablePath, concurrency: 1 });
     try {

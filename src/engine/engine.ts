@@ -76,6 +76,8 @@ export interface EngineOptions {
   maxPages?: number;
   /** Bytes the renderers of the documents rendering at once may use together; past it the largest is stopped (render-memory.ts); default a quarter of the machine's memory. */
   maxRenderMemory?: number;
+  /** A render stopped because other large documents held the memory waits for the renders beside it to end and is tried once more, instead of failing with BROWSER_BUSY; default false (the server answers 503). */
+  waitForMemory?: boolean;
   /** Fetches the images and style sheets header and footer templates refer to; default: under `network` and `files`. */
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
@@ -315,8 +317,9 @@ export function createEngine(options: EngineOptions): Engine {
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is most
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
-    const attempt = () =>
+    const once = () =>
       renderOnPage(request, { ...renderOptions, signal: callerSignal }, templates, templateIssues, warnings, started);
+    const attempt = options.waitForMemory ? () => memory.whenFree(once, callerSignal) : once;
     let result: Omit<RenderResult, 'report'> & Pick<Printed, 'firstPage' | 'observed'>;
     try {
       result = await retry(attempt, callerSignal);

@@ -125,6 +125,8 @@ async function runRender(
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
     maxRenderMemory: run.maxRenderMemory,
+    // A batch's document stopped for the memory others held renders once they are done, rather than fail.
+    waitForMemory: true,
     browserRecycleAfter: run.browserRecycleAfter,
     browserHangTimeoutMs: run.browserHangTimeout,
     // Only a started engine warns, and the reporter exists by then.

@@ -10,6 +10,7 @@
  */
 import { totalmem } from 'node:os';
 import { PdfRenderError } from '../../errors.js';
+import { raceAbort } from '../../race.js';
 import { renderersOf, zygotesOf } from './renderer-processes.js';
 
 /** The default limit: a quarter of the machine's memory. */
@@ -50,6 +51,8 @@ export class RenderMemory {
   private readonly stops: MemoryStop[] = [];
   private readonly kill: (pid: number) => void;
   private readonly zygoteCache = new Map<number, number[]>();
+  /** One promise per render holding a page, settled when it lets go. */
+  private readonly holding = new Set<Promise<void>>();
   /** Renderers killed lately, and when. */
   private readonly killed = new Map<number, number>();
 
@@ -59,6 +62,9 @@ export class RenderMemory {
 
   /** Watch while a render holds a page; the function returned lets go. */
   hold(): () => void {
+    let ended!: () => void;
+    const holding = new Promise<void>((resolve) => (ended = resolve));
+    this.holding.add(holding);
     this.holds += 1;
     if (!this.timer) {
       this.timer = setInterval(() => this.sample(), sampleMs);
@@ -68,6 +74,8 @@ export class RenderMemory {
     return () => {
       if (!held) return;
       held = false;
+      this.holding.delete(holding);
+      ended();
       this.holds -= 1;
       if (this.holds === 0) {
         clearInterval(this.timer);
@@ -101,6 +109,21 @@ export class RenderMemory {
     const othersLarge = renderers.some((each) => each !== largest && each.rss > smallRenderer);
     const alone = largest.rss > limit || !othersLarge;
     this.stops.push({ pid: largest.pid, rss: largest.rss, total, limit, alone, at: now });
+  }
+
+  /**
+   * Run `attempt`; when it was refused because other large documents held the memory, wait for the
+   * renders holding pages then to end (each has its deadline) and run it once more (the CLI's way:
+   * the server answers 503 instead, and the async worker tries again later).
+   */
+  async whenFree<T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!refusals.has(error as object)) throw error;
+    }
+    await raceAbort(Promise.all([...this.holding]), signal);
+    return attempt();
   }
 
   /**
@@ -143,12 +166,17 @@ export function memoryStopError(stop: MemoryStop, setting: string): PdfRenderErr
       `the document needed more memory than the limit allows to lay out and print (stopped at ${size(stop.rss)}; ${limit}, for the documents rendering at once together): split long tables into several, or raise the limit`,
       { documentFault: true },
     );
-  return new PdfRenderError(
+  const refusal = new PdfRenderError(
     'BROWSER_BUSY',
     `other large documents were using the memory: the documents rendering together needed ${size(stop.total)}, past ${size(stop.limit)} (${limit}); this one, the largest at ${size(stop.rss)}, was stopped; try again shortly`,
     { retryAfter: 10 },
   );
+  refusals.add(refusal);
+  return refusal;
 }
+
+/** The refusals memoryStopError made: what whenFree tries again. */
+const refusals = new WeakSet<object>();
 
 /** A size as messages show it: "6.0 GB", "300 MB". */
 export function size(bytes: number): string {
