@@ -25,16 +25,19 @@ export function renderersOf(zygotes: readonly number[]): { pid: number; rss: num
 }
 
 /**
- * The zygote processes under the browser started as `pid` (a wrapper script's child, or itself):
- * read once per browser, as they live as long as it does; walking every thread of the browser at
- * each sample cost 15 ms of a loaded machine's time against 2 for the zygotes alone.
+ * The processes that start the renderers of the browser started as `pid` (a wrapper script's child,
+ * or itself): its zygotes, or the browser itself where it runs without them (--no-zygote). Read once
+ * per browser, as they live as long as it does; walking every thread of the browser at each sample
+ * cost 15 ms of a loaded machine's time against 2 for the zygotes alone.
  */
 export function zygotesOf(pid: number): number[] {
-  const found: number[] = [];
+  const zygotes: number[] = [];
+  const browsers: number[] = [];
   const visit = (each: number) => {
     try {
       const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${each}/cmdline`, 'latin1'))?.[1];
-      if (type === 'zygote') found.push(each);
+      if (type === 'zygote') zygotes.push(each);
+      if (type === undefined) browsers.push(each);
       // Only the browser (no --type) and zygotes start processes that lead to renderers.
       if (type === undefined || type === 'zygote') childrenOf(each).forEach(visit);
     } catch {
@@ -42,5 +45,5 @@ export function zygotesOf(pid: number): number[] {
     }
   };
   visit(pid);
-  return found;
+  return zygotes.length > 0 ? zygotes : browsers;
 }
