@@ -156,6 +156,24 @@ describe('--max-render-memory', () => {
     }
   }, 120_000);
 
+  it("leaves no long document's layout in an idle page's renderer, where it would count against the limit", async () => {
+    const engine = createEngine({ executablePath, concurrency: 1 });
+    try {
+      expect((await engine.render({ htmlContent: longTable(4000) })).pages).toBeGreaterThan(50);
+      // The page goes back to the pool (or is closed) once its reset is done, after the answer.
+      let idle = Infinity;
+      for (let wait = 0; wait < 100 && idle >= 100 * mb; wait += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        idle = renderers().reduce((sum, renderer) => sum + renderer.bytes, 0);
+      }
+      // Reused after the reset, its renderer kept about 225 MB of the table's layout.
+      expect(idle).toBeLessThan(100 * mb);
+      expect((await engine.render({ htmlContent: '<p>next</p>' })).pages).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
   it('says why when the renderer stops in the middle of the print, which Chromium answers with a bare "Printing failed"', async () => {
     const engine = createEngine({ executablePath, concurrency: 1 });
     try {

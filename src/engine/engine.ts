@@ -28,7 +28,7 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
-import { defaultMaxRenderMemory, RenderMemory } from './browser/render-memory.js';
+import { defaultMaxRenderMemory, keepsLittle, RenderMemory } from './browser/render-memory.js';
 import { fileScope, widerAccess, type FileAccess } from './file-access.js';
 import { prepareTemplates, type TemplateUrls } from './prepare-templates.js';
 import { asRenderError } from './render-error.js';
@@ -381,6 +381,8 @@ export function createEngine(options: EngineOptions): Engine {
     let printed = false;
     // A document refused by the page limit before its print leaves the page as one that printed does.
     let refusedEarly = false;
+    // Pages the document was laid out as: a long one's page is closed after it (render-memory.ts).
+    let laidOutPages = 0;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(
@@ -428,6 +430,7 @@ export function createEngine(options: EngineOptions): Engine {
         failed: [...templateIssues.failed, ...seen.failed, ...unresolved],
       };
       const pages = countPdfPages(pdf);
+      laidOutPages = pages;
       if (pages > maxPages) throw pageLimitError(maxPages, names.maxPages);
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
@@ -456,6 +459,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (stopped) throw stopped;
       if (error instanceof PageLimitPassed) {
         refusedEarly = true;
+        laidOutPages = error.estimate;
         throw pageLimitError(maxPages, names.maxPages, error);
       }
       // Its own renderer crashing is the document's doing; the browser going away is not.
@@ -473,7 +477,7 @@ export function createEngine(options: EngineOptions): Engine {
       if ((printed || refusedEarly) && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
-          pool.release(slot, clean && !slot.state.partitioned),
+          pool.release(slot, clean && !slot.state.partitioned && keepsLittle(laidOutPages)),
         );
       else pool.release(slot, false);
     }
