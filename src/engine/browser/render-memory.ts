@@ -10,7 +10,8 @@
  * after a kill is that kill, handed to one render only.
  */
 import { totalmem } from 'node:os';
-import { PdfRenderError } from '../../errors.js';
+import type { PdfRenderError } from '../../errors.js';
+import { isMemoryRefusal, memoryStopError, type MemoryStop } from './memory-stop.js';
 import { raceAbort } from '../../race.js';
 import { renderersOf, zygotesOf } from './renderer-processes.js';
 
@@ -27,16 +28,6 @@ const smallRenderer = 64 * 2 ** 20;
 const claimWindowMs = 5_000;
 /** How long a render that failed right after a kill waits for its page's crash to be reported. */
 const crashWaitMs = 1_000;
-
-/** One renderer stopped for memory: its pid, its size, the sum of all, the limit, and whether it is to blame alone. */
-export interface MemoryStop {
-  pid: number;
-  rss: number;
-  total: number;
-  limit: number;
-  alone: boolean;
-  at: number;
-}
 
 export interface RenderMemoryOptions {
   /** Bytes the renderers may use together. */
@@ -130,7 +121,7 @@ export class RenderMemory {
     try {
       return await attempt();
     } catch (error) {
-      if (!refusals.has(error as object)) throw error;
+      if (!isMemoryRefusal(error)) throw error;
     }
     await raceAbort(Promise.all([...this.holding]), signal);
     return attempt();
@@ -180,39 +171,6 @@ const longDocumentPages = 50;
  */
 export function keepsLittle(pages: number): boolean {
   return pages < longDocumentPages;
-}
-
-/** The error a render stopped for memory fails with: the document's fault alone, else 503 to try again. */
-export function memoryStopError(stop: MemoryStop, setting: string): PdfRenderError {
-  const limit = `the limit is ${setting} ${sizeSetting(stop.limit)}`;
-  if (stop.alone)
-    return new PdfRenderError(
-      'RENDER_PDF_FAILED',
-      `the document needed more memory than the limit allows to lay out and print (stopped at ${size(stop.rss)}; ${limit}, for the documents rendering at once together): split long tables into several, or raise the limit`,
-      { documentFault: true },
-    );
-  const refusal = new PdfRenderError(
-    'BROWSER_BUSY',
-    `other large documents were using the memory: the documents rendering together needed ${size(stop.total)}, past ${size(stop.limit)} (${limit}); this one, the largest at ${size(stop.rss)}, was stopped; try again shortly`,
-    { retryAfter: 10 },
-  );
-  refusals.add(refusal);
-  return refusal;
-}
-
-/** The refusals memoryStopError made: what whenFree tries again. */
-const refusals = new WeakSet<object>();
-
-/** A size as messages show it: "6.0 GB", "300 MB". */
-export function size(bytes: number): string {
-  return bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${Math.round(bytes / 2 ** 20)} MB`;
-}
-
-// The limit as the setting would be written ("6GB", "300MB", bytes).
-function sizeSetting(bytes: number): string {
-  if (bytes % 2 ** 30 === 0) return `${bytes / 2 ** 30}GB`;
-  if (bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20}MB`;
-  return String(bytes);
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
