@@ -373,8 +373,6 @@ export function createEngine(options: EngineOptions): Engine {
     const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
     const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
-    // Renderer memory is watched while any render holds a page.
-    const letGo = memory.hold();
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
@@ -400,6 +398,8 @@ export function createEngine(options: EngineOptions): Engine {
           issues: templateIssues,
         })
       : undefined;
+    // Renderer memory is watched while any render holds a page.
+    const letGo = memory.hold();
     try {
       const printing = printDocument(slot, request, templates, {
         baseUrl,
