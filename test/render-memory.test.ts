@@ -157,7 +157,8 @@ describe('--max-render-memory', () => {
   }, 120_000);
 
   it("leaves no long document's layout in an idle page's renderer, where it would count against the limit", async () => {
-    const engine = createEngine({ executablePath, concurrency: 1 });
+    // A quarter of the limit is 150 MB: the table's renderer holds more, so its page is not kept.
+    const engine = createEngine({ executablePath, concurrency: 1, maxRenderMemory: 600 * mb });
     try {
       expect((await engine.render({ htmlContent: longTable(4000) })).pages).toBeGreaterThan(50);
       // The page goes back to the pool (or is closed) once its reset is done, after the answer.

@@ -28,7 +28,7 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
-import { defaultMaxRenderMemory, keepsLittle, RenderMemory } from './browser/render-memory.js';
+import { defaultMaxRenderMemory, RenderMemory } from './browser/render-memory.js';
 import { fileScope, widerAccess, type FileAccess } from './file-access.js';
 import { prepareTemplates, type TemplateUrls } from './prepare-templates.js';
 import { asRenderError } from './render-error.js';
@@ -379,7 +379,7 @@ export function createEngine(options: EngineOptions): Engine {
     let printed = false;
     // A document refused by the page limit before its print leaves the page as one that printed does.
     let refusedEarly = false;
-    // Pages the document was laid out as: a long one's page is closed after it (render-memory.ts).
+    // Pages the document was laid out as: a long one's page may be closed after it (render-memory.ts).
     let laidOutPages = 0;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
@@ -477,7 +477,7 @@ export function createEngine(options: EngineOptions): Engine {
       if ((printed || refusedEarly) && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
-          pool.release(slot, clean && !slot.state.partitioned && keepsLittle(laidOutPages)),
+          pool.release(slot, clean && !slot.state.partitioned && memory.reusable(laidOutPages)),
         );
       else pool.release(slot, false);
     }

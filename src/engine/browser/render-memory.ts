@@ -113,6 +113,21 @@ export class RenderMemory {
   }
 
   /**
+   * Whether a page that laid out a document of `pages` pages may be reused. Its renderer keeps much of
+   * a long document's layout after the page is reset (225 MB of its own after a 91-page table, 125
+   * after 46 pages, 52 after a 99-page report, 16 idle), and an idle page's memory counts against
+   * the limit as a render's does: after a long document, while the renderers hold more than a quarter
+   * of the limit, the page is closed, which frees all of it. A full garbage collection
+   * (HeapProfiler.collectGarbage, 262 ms) left 150 of the 225 MB, a pressure notification none; and
+   * closing after every long document cost a batch of 99-page reports 70 ms of CPU each (a new page).
+   */
+  reusable(pages: number): boolean {
+    if (pages < longDocumentPages) return true;
+    const renderers = renderersOf(this.options.roots().flatMap((root) => this.zygotes(root)));
+    return renderers.reduce((sum, each) => sum + each.rss, 0) <= this.options.limit / 4;
+  }
+
+  /**
    * Run `attempt`; when it was refused because other large documents held the memory, wait for the
    * renders holding pages then to end (each has its deadline) and run it once more (the CLI's way:
    * the server answers 503 instead, and the async worker tries again later).
@@ -158,19 +173,7 @@ export class RenderMemory {
   }
 }
 
-/** Pages of a document after which its page is closed rather than reused. */
+/** Pages of a document after which its page may be closed rather than reused. */
 const longDocumentPages = 50;
-
-/**
- * Whether a page that laid out a document of `pages` pages may be reused: its renderer keeps much of
- * a long document's layout after the page is reset (225 MB of its own after a 91-page table, 125
- * after 46 pages, 52 after a 99-page report, 16 idle), and an idle page's memory counts against the
- * limit as a render's does. A full garbage collection (HeapProfiler.collectGarbage, 262 ms) left 150
- * of the 225 MB, a pressure notification none; closing the page frees all of it, for the cost of
- * opening one for the next document.
- */
-export function keepsLittle(pages: number): boolean {
-  return pages < longDocumentPages;
-}
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
