@@ -3,6 +3,7 @@
  * settings as serve's (schema, help and flag), so `--concurrency 0` or `--timeout soon` gets the
  * same message either way; the CLI reads no environment twins.
  */
+import { totalmem } from 'node:os';
 import type { z } from 'zod';
 import { serveSettings } from '../server/config.js';
 import { policySettings } from '../network/policy-settings.js';
@@ -12,6 +13,7 @@ const runSettings = {
   concurrency: serveSettings.concurrency,
   timeout: serveSettings.timeout,
   maxPages: serveSettings.maxPages,
+  maxRenderMemory: serveSettings.maxRenderMemory,
   browserRecycleAfter: serveSettings.browserRecycleAfter,
   browserHangTimeout: serveSettings.browserHangTimeout,
   chrome: serveSettings.chrome,
@@ -21,6 +23,7 @@ const runSettings = {
 // Where a setting shared with serve means something else here (the CLI reads no environment twins).
 const renderHelp: Partial<Record<keyof typeof runSettings, string>> = {
   allowPrivateNetwork: 'accepted for symmetry with serve: the CLI reaches loopback and private addresses anyway (on)',
+  maxRenderMemory: `memory the renderers of the documents rendering at once may use together ("6GB", "512MB", bytes); past it the largest is stopped: alone over it, it fails; beside others, it renders again once they are done (default: a quarter of the machine's memory, ${Math.round(totalmem() / 4 / 2 ** 20)}MB here)`,
 };
 
 /** The run options: their schema, their commander options and their typed values. */

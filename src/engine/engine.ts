@@ -28,6 +28,7 @@ import { browserRecord } from './browser/browser-record.js';
 import { engineBrowserFlags } from './browser/engine-flags.js';
 import { deadlineSignal } from './deadline.js';
 import { retryAfterGone } from './retry-after-gone.js';
+import { defaultMaxRenderMemory, RenderMemory } from './browser/render-memory.js';
 import { fileScope, widerAccess, type FileAccess } from './file-access.js';
 import { prepareTemplates, type TemplateUrls } from './prepare-templates.js';
 import { asRenderError } from './render-error.js';
@@ -50,6 +51,7 @@ import { referenceWarnings } from './pages/page-references.js';
 import { pastTheEnd } from './pages/print-pdf.js';
 import { printStamp } from './pages/print-stamp.js';
 import { createTemplateStamps, renderWithStamps } from './template-stamps.js';
+import { pageLimitError, PageLimitPassed } from './pages/page-limit.js';
 
 export interface EngineOptions {
   /** The Chromium or Chrome binary (see findBrowser). */
@@ -74,6 +76,10 @@ export interface EngineOptions {
   dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
   maxPages?: number;
+  /** Bytes the renderers of the documents rendering at once may use together; past it the largest is stopped (render-memory.ts); default a quarter of the machine's memory. */
+  maxRenderMemory?: number;
+  /** A render stopped because other large documents held the memory waits for the renders beside it to end and is tried once more, instead of failing with BROWSER_BUSY; default false (the server answers 503). */
+  waitForMemory?: boolean;
   /** Fetches the images and style sheets header and footer templates refer to; default: under `network` and `files`. */
   fetcher?: ResourceFetcher;
   /** Extra Chromium flags. */
@@ -102,6 +108,7 @@ export interface EngineOptions {
 /** The names error messages give the settings that can fail a request. */
 export interface SettingNames {
   maxPages: string;
+  maxRenderMemory: string;
   javascript: string;
   failOnBlocked: string;
   failOn: string;
@@ -110,6 +117,7 @@ export interface SettingNames {
 /** What a library caller set: the options themselves. */
 const optionNames: SettingNames = {
   maxPages: 'maxPages',
+  maxRenderMemory: 'maxRenderMemory',
   javascript: 'javascript: false',
   failOnBlocked: 'failOnBlocked',
   failOn: 'failOn',
@@ -245,6 +253,10 @@ export function createEngine(options: EngineOptions): Engine {
     },
   );
   const retry = retryAfterGone();
+  const memory = new RenderMemory({
+    limit: options.maxRenderMemory ?? defaultMaxRenderMemory(),
+    roots: () => host.pids(),
+  });
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
   const coverage = coverageOnce();
   // The style sheets' texts read for page references, for the documents that load them again.
@@ -324,8 +336,12 @@ export function createEngine(options: EngineOptions): Engine {
     // A document written into a page reaches the PDF only through that page's own renderer; when the
     // whole browser dies under it (another document crashed it, or it was killed), the render is most
     // likely not this document's fault, so it is tried once more on the fresh browser (retry-after-gone.ts).
-    const attempt = (printed: typeof templates) => () =>
-      renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
+    // A render refused for the memory other renders held waits for them where the engine says so (the CLI).
+    const attempt = (printed: typeof templates) => () => {
+      const once = () =>
+        renderOnPage(request, { ...renderOptions, signal: callerSignal }, printed, templateIssues, warnings, started);
+      return options.waitForMemory ? memory.whenFree(once, callerSignal) : once();
+    };
     let result: OnPage;
     // Templates printed before may be laid over the pages after the print (template-stamps.ts).
     let stamped: boolean;
@@ -409,6 +425,10 @@ export function createEngine(options: EngineOptions): Engine {
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);
     let printed = false;
+    // A document refused by the page limit before its print leaves the page as one that printed does.
+    let refusedEarly = false;
+    // Pages the document was laid out as: a long one's page may be closed after it (render-memory.ts).
+    let laidOutPages = 0;
     // A template that prints the URL needs the page at the document's own URL (see printDocument).
     const documentUrl = templates.usesUrl ? renderOptions.documentUrl : undefined;
     slot.guard.begin(
@@ -428,6 +448,8 @@ export function createEngine(options: EngineOptions): Engine {
       : undefined;
     // The templates as printed: with the document's own faces of the families they name, where it has them.
     let printedTemplates: Templates | undefined;
+    // Renderer memory is watched while any render holds a page.
+    const letGo = memory.hold();
     try {
       const printing = printDocument(slot, request, templates, {
         baseUrl,
@@ -458,12 +480,8 @@ export function createEngine(options: EngineOptions): Engine {
         failed: [...templateIssues.failed, ...seen.failed, ...unresolved],
       };
       const pages = countPdfPages(pdf);
-      if (pages > maxPages)
-        throw new PdfRenderError(
-          'RENDER_PDF_FAILED',
-          `the document has more pages than the limit of ${maxPages} (${names.maxPages})`,
-          { documentFault: true },
-        );
+      laidOutPages = pages;
+      if (pages > maxPages) throw pageLimitError(maxPages, names.maxPages);
       const ranges = pageRangesOf(request.pageRanges);
       if (ranges && pages < pagesAskedUpTo(ranges)) throw pastTheEnd(request.pageRanges!);
       if (options.failOnBlocked && network.blocked.length > 0) {
@@ -489,10 +507,19 @@ export function createEngine(options: EngineOptions): Engine {
           (printedTemplates.header !== templates.header || printedTemplates.footer !== templates.footer),
       };
     } catch (error) {
+      // A renderer stopped for memory: the document's fault alone, or the documents' beside it.
+      const stopped = printed ? undefined : await memory.stopOf(slot, names.maxRenderMemory);
+      if (stopped) throw stopped;
+      if (error instanceof PageLimitPassed) {
+        refusedEarly = true;
+        laidOutPages = error.estimate;
+        throw pageLimitError(maxPages, names.maxPages, error);
+      }
       // Its own renderer crashing is the document's doing; the browser going away is not.
       if (!printed && !slot.broken && !slot.page.browser().connected) throw new BrowserGone(error);
       throw error;
     } finally {
+      letGo();
       slot.guard.end();
       deadline.clear();
       // The page is wiped for the next caller after this one has its answer, so the reset is no part
@@ -500,12 +527,12 @@ export function createEngine(options: EngineOptions): Engine {
       // Wiped to the base the caller's documents share, never to a page's own URL (which would load it again).
       // A page that had a frame of another origin is closed with its context instead: what that frame
       // stored is partitioned by the page's site, beyond what a reset clears (page-state.ts).
-      // The last document of a run is not followed by another: its page is left as it is, to go with the browser.
+      // The last document of a run is not followed by another: its page is closed, not reset, as the browser goes with the run.
       if (printed && renderOptions.final) pool.release(slot, false);
-      else if (printed && !slot.state.partitioned)
+      else if ((printed || refusedEarly) && !slot.state.partitioned)
         void resetWithin(slot, renderOptions.baseUrl ?? 'about:blank').then((clean) =>
           // Looked at again after the reset: a cross-site frame's navigation may be reported only now.
-          pool.release(slot, clean && !slot.state.partitioned),
+          pool.release(slot, clean && !slot.state.partitioned && memory.reusable(laidOutPages)),
         );
       else pool.release(slot, false);
     }

@@ -23,6 +23,21 @@ export function asRenderError(error: unknown): PdfRenderError {
       { cause: error, documentFault: true },
     );
   }
+  // Chromium's print answers "Printing failed" with no reason when the renderer stops in the middle
+  // of it: a renderer killed while it lays out a long table for printToPDF gives exactly that (6 of
+  // 6 here, killed or its target closed), and the one at about 2,000 pages of one long table (48 s,
+  // 15 GB) most likely ran out of memory. Nothing else under 2 GB made Chromium say it (empty printable
+  // area, 0.01in and 400,000in paper, 20 MB and script-looping templates, bad page ranges, 20,000
+  // forced pages all get answers of their own). "shared memory" failures are the PDF's hand-over.
+  // Not the document's fault for sure (its renderer may have been killed from outside): an async job
+  // is tried again; a document too large for memory is stopped by the memory limit first anyway.
+  if (/Printing failed|shared memory/i.test(detail ?? '')) {
+    return new PdfRenderError(
+      'RENDER_PDF_FAILED',
+      'the document could not be printed: Chromium\'s renderer stopped in the middle of the print (Chromium says only "Printing failed"), as it does when a document is too large to print in one piece (one table of thousands of rows runs it out of memory); split it into several documents, or print it in parts with pageRanges',
+      { cause: error },
+    );
+  }
   const netError = /net::ERR_[A-Z0-9_]+/.exec(detail ?? '')?.[0];
   return new PdfRenderError(
     'RENDER_PDF_FAILED',

@@ -75,6 +75,7 @@ export function engineNetworkOptions(values: PolicyValues, networkDefault: 'publ
     // Messages name the flags these options came from (the CLI and serve share them).
     settingNames: {
       maxPages: '--max-pages',
+      maxRenderMemory: '--max-render-memory',
       javascript: '--disable-javascript',
       failOnBlocked: '--fail-on-blocked',
       failOn: '--fail-on',

@@ -3,7 +3,7 @@
  * validated by one zod schema into a frozen object. Only the edges read process.env; everything
  * past here gets this object.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError } from '../errors.js';
@@ -319,6 +319,15 @@ export const serveSettings = {
     schema: numberField({ min: 1, integer: true })
       .prefault(2000)
       .describe('a document with more pages fails to render (default 2000)'),
+  },
+  maxRenderMemory: {
+    flag: '--max-render-memory <size>',
+    env: 'PDFRENDER_MAX_RENDER_MEMORY',
+    schema: byteSizeField()
+      .optional()
+      .describe(
+        `memory the renderers of the documents rendering at once may use together ("6GB", "512MB", bytes); past it the largest is stopped: alone over it, it fails; beside others, it is refused with 503 to try again (default: a quarter of the machine's memory, ${Math.round(totalmem() / 4 / 2 ** 20)}MB here)`,
+      ),
   },
   browserRecycleAfter: {
     flag: '--browser-recycle-after <n>',

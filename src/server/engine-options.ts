@@ -14,6 +14,7 @@ export const serveEngineOptions = (config: ServeConfig) =>
     pageWaitMs: config.pageWait,
     timeoutMs: config.timeout,
     maxPages: config.maxPages,
+    maxRenderMemory: config.maxRenderMemory,
     browserRecycleAfter: config.browserRecycleAfter,
     browserHangTimeoutMs: config.browserHangTimeout,
     ...engineNetworkOptions(config, 'public'),

@@ -124,6 +124,9 @@ async function runRender(
     concurrency: run.concurrency,
     timeoutMs: run.timeout,
     maxPages: run.maxPages,
+    maxRenderMemory: run.maxRenderMemory,
+    // A batch's document stopped for the memory others held renders once they are done, rather than fail.
+    waitForMemory: true,
     browserRecycleAfter: run.browserRecycleAfter,
     browserHangTimeoutMs: run.browserHangTimeout,
     // Only a started engine warns, and the reporter exists by then.

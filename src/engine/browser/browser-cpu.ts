@@ -4,8 +4,8 @@
  * that stopped. Only the browser process counts, not its renderers: it answers the watchdog's ping
  * itself, and a renderer busy with a document says nothing of whether the browser still runs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { parseProcStat } from '../../proc-stat.js';
+import { readFileSync } from 'node:fs';
+import { childProcesses as childrenOf, parseProcStat } from '../../proc-stat.js';
 
 // /proc/<pid>/stat counts CPU time in clock ticks, which Linux reports to user space as 1/100 s (USER_HZ).
 const msPerTick = 10;
@@ -41,10 +41,4 @@ export function browserCpuReader(pid: number): () => BrowserWork | undefined {
       return undefined;
     }
   };
-}
-
-function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
-  );
 }

@@ -43,6 +43,8 @@ interface Generation {
   launching: Promise<LaunchedBrowser>;
   /** Set once the launch has succeeded. */
   watchdog?: Watchdog;
+  /** The browser's process, once launched (render-memory.ts reads its tree). */
+  pid?: number;
   gone?: Promise<never>;
   /** Renders given this browser so far (counts toward the recycle). */
   renders: number;
@@ -124,6 +126,12 @@ export class BrowserHost {
     await this.shut(target, true);
   }
 
+  /** The processes of the running browsers, retiring ones included. */
+  pids(): number[] {
+    const all = [...(this.current ? [this.current] : []), ...this.retiring.values()];
+    return all.flatMap((generation) => (generation.pid === undefined ? [] : [generation.pid]));
+  }
+
   /** The current browser's state as last seen, without waiting on it (a hung browser never answers). */
   health(): BrowserHealth {
     if (this.closed || !this.current) return 'none';
@@ -167,6 +175,7 @@ export class BrowserHost {
     const swept = (this.swept ??= sweepStaleProfiles().catch(() => undefined));
     await (this.reaped ??= this.record?.reapLeftovers().catch(() => undefined) ?? Promise.resolve());
     const launched = await launchBrowser(this.executablePath, await this.extraArgs());
+    generation.pid = launched.pid;
     await swept;
     generation.gone = new Promise<never>((_, reject) => {
       // A browser that dies (crash, OOM kill, killed as hung) is forgotten, so the next render relaunches.

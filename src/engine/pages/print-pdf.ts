@@ -11,6 +11,7 @@ import { PdfRenderError } from '../../errors.js';
 import { chromiumPageRanges, pageRangesOf } from '../../page-ranges.js';
 import type { RenderRequest } from '../../request.js';
 import { withoutPageBreaks } from './page-breaks.js';
+import { refuseOverLimit } from './page-limit.js';
 import type { Slot } from './page-pool.js';
 
 // The world fonts are awaited in: the document's own script cannot reach it, and what runs there is
@@ -18,7 +19,9 @@ import type { Slot } from './page-pool.js';
 const worldName = 'pdfrender-print';
 // Layout is forced first: with no screen frames (frame-gate.ts) nothing else may have laid the
 // document out yet, and web fonts start loading only once layout asks for them.
-const fontsReady = 'void document.documentElement?.offsetHeight, document.fonts.ready.then(() => true)';
+// Answers the document's height, which the page limit's estimate reads (page-limit.ts).
+const fontsReady =
+  'void document.documentElement?.offsetHeight, document.fonts.ready.then(() => Math.max(document.documentElement?.scrollHeight ?? 0, document.scrollingElement?.scrollHeight ?? 0))';
 
 /** A header and a footer template, ready for Chromium (defaults applied, images inlined). */
 export interface TemplatePair {
@@ -35,8 +38,10 @@ export async function printPdf(
   templates: TemplatePair,
   maxPages: number,
 ): Promise<Uint8Array> {
-  await settleForPrint(slot);
-  const print = () => slot.client.send('Page.printToPDF', printParameters(request, templates, maxPages));
+  const height = await settleForPrint(slot);
+  const parameters = printParameters(request, templates, maxPages);
+  await refuseOverLimit(slot, request, parameters, maxPages, height, (expression) => inPrintWorld(slot, expression));
+  const print = () => slot.client.send('Page.printToPDF', parameters);
   // One page has no breaks (page-breaks.ts).
   const { stream } = await (
     request.singlePage ? withoutPageBreaks((expression) => inPrintWorld(slot, expression), print) : print()
@@ -69,12 +74,12 @@ export async function printPdf(
   }
 }
 
-/** Let the document settle as it is to be printed: its animation frames run, its fonts in. */
-export async function settleForPrint(slot: Slot): Promise<void> {
+/** Let the document settle as it is to be printed: its animation frames run, its fonts in; answers its height in CSS pixels. */
+export async function settleForPrint(slot: Slot): Promise<number> {
   // The document's requestAnimationFrame callbacks and observers run only in a frame: frames are given
   // to a document that ran script, or that has frames (a cross-origin one runs script unseen).
   if (slot.state.scripted || slot.page.frames().length > 1) await animationFrame(slot);
-  await inPrintWorld(slot, fontsReady);
+  return Number(await inPrintWorld(slot, fontsReady)) || 0;
 }
 
 /** The error of a pageRanges that starts a range past the document's last page. */
