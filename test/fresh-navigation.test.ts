@@ -1,10 +1,10 @@
 /**
- * A pooled page goes straight to the next document in one navigation (fresh-window.ts's
- * navigateStraight) when its last document ran script: the old document must be gone, with
- * everything it stored, before any script of the new one runs. The attacker writes every store it
- * can reach every millisecond, from a timer, a worker and its pagehide and beforeunload handlers, so
- * a wipe done too early (before the commit) or too late (after the new document's first script) is
- * seen by the victim that follows it on the same page, which prints what it finds.
+ * A pooled page whose last document ran script gets a fresh window for the next one: the old
+ * document must be gone, with everything it stored, before any script of the new one runs. The
+ * attacker writes every store it can reach every millisecond, from a timer, a worker and its
+ * pagehide and beforeunload handlers, so a wipe done too early (before the old document is gone) or
+ * too late (after the new document's first script), or a step of it skipped, is seen by the victim
+ * that follows it on the same page, which prints what it finds.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -80,7 +80,7 @@ describe('a document that ran script leaves nothing for the next one on its page
     }
   });
 
-  it('a document that runs no script, which goes straight in without being held, leaves the window wiped for the next', async () => {
+  it('a document that runs no script, after an attacker, leaves its window wiped for the next document', async () => {
     const dir = await folderWith({
       'attacker.html': attacker,
       'plain.html': '<h1>PLAIN</h1><p>no script here</p>',
@@ -89,7 +89,7 @@ describe('a document that ran script leaves nothing for the next one on its page
     const folder = `${pathToFileURL(dir).href}/`;
     await textOf(join(dir, 'attacker.html'), { waitDelay: 50 });
     expect((await textOf(join(dir, 'plain.html'))).replace(/\s+/g, ' ').trim()).toBe('PLAIN no script here');
-    // Written into the plain document's window, which kept its window.name and sessionStorage.
+    // Written into the plain document's window, which kept its window.name and sessionStorage: nothing of the attacker's there.
     const printed = (await textOf(join(dir, 'victim.html'), { waitForExpression: 'window.probed === true' }))
       .replace(/\s+/g, ' ')
       .trim();

@@ -27,11 +27,7 @@ export interface PageState {
   readonly origins: ReadonlySet<string>;
   /** A frame of another origin than the page's own was loaded: what it stored may be in a partition only closing the page's context removes. Never cleared. */
   readonly partitioned: boolean;
-  /** The Debugger is on (JavaScript is not off): the page reports the scripts it runs, and can be held before one. */
-  readonly debugging: boolean;
-  /** The page has shown no document yet: a new page in a new browser context, with nothing stored and no history to wipe. */
-  readonly blank: boolean;
-  /** Forget what was seen: the page is known clean from here on (a fresh window, wiped storage), and is no longer blank. */
+  /** Forget what was seen: the page is known clean from here on (a fresh window, wiped storage). */
   clear(): void;
 }
 
@@ -49,7 +45,6 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   let taint: string | null = 'the page has not been set up yet';
   let scripted = false;
   let partitioned = false;
-  let blank = true;
   const origins = new Set<string>();
   const { frameTree } = await client.send('Page.getFrameTree');
   const frameId = frameTree.frame.id;
@@ -73,12 +68,11 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     if (origin && frame !== page.mainFrame() && origin !== storageOrigin(page.mainFrame().url())) partitioned = true;
   });
 
-  let debugging = false;
   await Promise.all([
     client.send('Page.enable'),
     client.send('Page.setLifecycleEventsEnabled', { enabled: true }),
     // With JavaScript off (--disable-javascript) Chromium refuses the Debugger, and no script can run to report.
-    client.send('Debugger.enable').then(() => void (debugging = true), unlessScriptProhibited),
+    client.send('Debugger.enable').catch(unlessScriptProhibited),
     // A `debugger;` statement would otherwise stop the document until its deadline.
     client.send('Debugger.setSkipAllPauses', { skip: true }).catch(unlessScriptProhibited),
   ]);
@@ -92,17 +86,12 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     },
     frameId,
     origins,
-    debugging,
     get partitioned() {
       return partitioned;
-    },
-    get blank() {
-      return blank;
     },
     // `partitioned` stays: such a page is closed, never reset, and a cross-site frame's navigation
     // (its own process and session) may be reported only during the reset.
     clear() {
-      blank = false;
       taint = null;
       scripted = false;
       origins.clear();

@@ -7,7 +7,7 @@ import { pageRangesOf } from '../../page-ranges.js';
 import type { RenderRequest } from '../../request.js';
 import { extraHeadersOf } from './extra-headers.js';
 import type { Slot } from './page-pool.js';
-import { clearStorage, freshWindow, navigateStraight, settleWindow, stopScript } from './fresh-window.js';
+import { storageOrigin, unlessScriptProhibited } from './page-state.js';
 import type { ResourceIssue } from '../network-report.js';
 import { printWithPageNumbers } from './page-references.js';
 import { inPrintWorld, printPdf, type TemplatePair } from './print-pdf.js';
@@ -133,18 +133,17 @@ async function printNoted(
       }));
       await slot.client.send('Network.setCookies', { cookies });
     }
-    // A window the last document left is wiped before this one opens the caller's page in it.
-    if (slot.state.taint !== null) await freshWindow(slot, 'about:blank');
     await openPage(slot, request.url, job.pending);
   } else if (job.documentUrl) {
-    if (slot.state.taint !== null) await freshDocument(slot, job.documentUrl, request.htmlContent ?? '');
-    else await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
+    await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
     slot.printWorld = undefined; // went with the old window
-  } else if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1) {
+  } else {
     // Decided from the page's state, not from the new document: the window is reused only when
     // nothing of the last document can be alive in it and it is at this document's base URL.
-    await freshDocument(slot, job.baseUrl, request.htmlContent ?? '');
-  } else await writeDocument(slot, request.htmlContent ?? '');
+    if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
+      await freshWindow(slot, job.baseUrl);
+    await writeDocument(slot, request.htmlContent ?? '');
+  }
   const loaded = performance.now();
   await waitForConditions(slot, request, job.signal, job.pending);
   const waited = performance.now();
@@ -274,38 +273,63 @@ function withoutCredentials(url: string): string {
 }
 
 /**
- * Leave the page ready for another caller's document. A page already tainted has its document's
- * script stopped where it is (fresh-window.ts's stopScript), and the next document's navigation
- * replaces it, which saves the navigation to an empty window in between; with JavaScript off, it
- * gets a fresh window now. Otherwise the document is replaced by an empty one first, which removes
- * its nodes and their handlers, so nothing of a document that ran no script can run from then on
- * (a handler on a late event, an SVG animation's onbegin). Then the state the page reported
- * decides: a document that ran script or asked for a navigation (a pending meta refresh) is
- * treated as above, a page away from `baseUrl` gets a fresh window there, any other page keeps its window.
+ * Leave the page ready for another caller's document. A page already tainted goes straight to a
+ * fresh window. Otherwise the document is replaced by an empty one first, which removes its nodes
+ * and their handlers, so nothing of a document that ran no script can run from then on (a handler
+ * on a late event, an SVG animation's onbegin). Then the state the page reported decides: a
+ * document that ran script or asked for a navigation (a pending meta refresh) gets the page
+ * navigated to a fresh window; any other page keeps its window.
  */
 export async function resetPage(slot: Slot, baseUrl: string): Promise<void> {
   const { client, state } = slot;
-  if (state.taint !== null) return (await stopScript(slot)) ? undefined : freshWindow(slot, baseUrl);
+  // Already known to need a fresh window: its navigation stops everything the empty document would.
+  if (state.taint !== null) return freshWindow(slot, baseUrl);
   // Its load event is waited for too: one arriving after the page went back to the pool would be
   // taken for the next document's, which would then print before its resources are in.
   await writeDocument(slot, '');
   // Cookies can come from any subresource's Set-Cookie, script or not. The session keeps order, so
   // once this answers, every event the page sent before it (a script, a scheduled refresh) is in.
   await client.send('Network.clearBrowserCookies');
-  if (state.taint !== null && (await stopScript(slot))) return;
   if (state.taint !== null || slot.page.url() !== baseUrl || slot.page.frames().length > 1)
     return freshWindow(slot, baseUrl);
   // No script of ours ran, but cross-origin frames run theirs in other processes.
-  await Promise.all([clearStorage(client, state.origins), settleWindow(slot)]);
+  await clearStorage(slot, state.origins);
   state.clear();
 }
 
-// `html` at `url` in a fresh window: straight there in one navigation where the page can be held
-// before the new window's first script, else an empty window the document is written into.
-async function freshDocument(slot: Slot, url: string, html: string): Promise<void> {
-  if (await navigateStraight(slot, url, html)) return;
-  await freshWindow(slot, url);
-  await writeDocument(slot, html);
+/**
+ * Navigate the page to a fresh window at `baseUrl` with nothing stored and no history, and check
+ * that it got there. The navigation stops every script, timer, worker and pending navigation of the
+ * old document; only then is what it stored wiped, so nothing can write after the wipe.
+ */
+async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
+  const { page, client, state } = slot;
+  // A folder's URL would load Chromium's listing of it (costly for a folder of a thousand inputs,
+  // and it runs script); the window only needs the URL, so the navigation is answered with nothing.
+  if (baseUrl.startsWith('file:')) slot.guard.serveOnce(baseUrl, '');
+  await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
+  slot.printWorld = undefined; // went with the old window
+  // Read once the old document is gone, so a frame that navigated while it went is among them.
+  const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));
+  await Promise.all([
+    // History would tell the next document how many came before it, and is how a bfcache entry comes back.
+    client.send('Page.resetNavigationHistory'),
+    // Kept per tab, across navigations: clearing data for an origin does not reach them. With
+    // JavaScript off nothing could have set them, and Chromium refuses the call.
+    // On pdfrender's own session: puppeteer's evaluate needs the Runtime domain, which is kept off (runtime-events-off.ts).
+    // Opaque origins (about:blank) have no storage, hence the try.
+    client
+      .send('Runtime.evaluate', {
+        expression: "window.name = ''; try { sessionStorage.clear(); } catch {}",
+      })
+      .catch(unlessScriptProhibited),
+    clearStorage(slot, origins),
+  ]);
+  // Everything the page reported up to here was the old document or this reset; a round trip on the
+  // same session makes sure all of it is in before it is forgotten.
+  await client.send('Network.clearBrowserCookies');
+  state.clear();
+  if (page.url() !== baseUrl || page.frames().length > 1) throw new Error(`the page could not be reset to ${baseUrl}`);
 }
 
 /** Write `html` as the page's document, in place of the one there, and wait for its load event. */
@@ -327,4 +351,11 @@ async function writeDocument(slot: Slot, html: string): Promise<void> {
   } finally {
     client.off('Page.lifecycleEvent', onLifecycle);
   }
+}
+
+// Storage of every type (local, session, IndexedDB, Cache Storage, service workers) for `origins`.
+async function clearStorage(slot: Slot, origins: Iterable<string>): Promise<void> {
+  await Promise.all(
+    [...origins].map((origin) => slot.client.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+  );
 }
