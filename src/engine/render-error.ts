@@ -34,7 +34,7 @@ export function asRenderError(error: unknown): PdfRenderError {
   if (/Printing failed|shared memory/i.test(detail ?? '')) {
     return new PdfRenderError(
       'RENDER_PDF_FAILED',
-      'the document could not be printed: Chromium\'s renderer stopped in the middle of the print (Chromium says only "Printing failed"), as it does when a document is too large to print in one piece (one table of thousands of rows runs it out of memory); split it into several documents, or print it in parts with pageRanges',
+      'the document could not be printed: Chromium\'s renderer stopped in the middle of the print (Chromium says only "Printing failed"), as it does when a document is too large to print in one piece (one table of thousands of rows runs it out of memory); split it into several documents (pageRanges does not help: Chromium lays the whole document out first)',
       { cause: error },
     );
   }

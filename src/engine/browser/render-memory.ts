@@ -22,8 +22,6 @@ export const defaultMaxRenderMemory = (): number => Math.floor(totalmem() / 4);
 const sampleMs = 200;
 /** How often once the renderers hold half the limit: a long table's renderer grew by up to 140 MB between samples 200 ms apart here. */
 const closeSampleMs = 50;
-/** What a renderer with a small document holds at most (an idle page's holds 16 MB here). */
-const smallRenderer = 64 * 2 ** 20;
 /** How long after a kill a page's crash is taken for it (the crash is reported within milliseconds). */
 const claimWindowMs = 5_000;
 /** How long a render that failed right after a kill waits for its page's crash to be reported. */
@@ -36,6 +34,11 @@ export interface RenderMemoryOptions {
   roots: () => number[];
   /** Stops a renderer; default SIGKILL. */
   kill?: (pid: number) => void;
+  /**
+   * Closes the pages resting between documents, whose renderers keep some of a long document's
+   * memory; answers whether there were any (the pool's closeIdle). Tried before a render is stopped.
+   */
+  relieve?: () => boolean;
 }
 
 /** Watches renderer memory while renders hold pages, and stops the largest past the limit. */
@@ -95,6 +98,8 @@ export class RenderMemory {
     const renderers = renderersOf(roots.flatMap((root) => this.zygotes(root)));
     const total = renderers.reduce((sum, each) => sum + each.rss, 0);
     if (total <= this.options.limit) return total;
+    // Resting pages go first: closing them stops no render, and the next sample sees what is left.
+    if (this.options.relieve?.()) return total;
     const largest = renderers.filter((each) => !this.killed.has(each.pid)).sort((a, b) => b.rss - a.rss)[0];
     if (!largest) return total;
     try {
@@ -104,10 +109,10 @@ export class RenderMemory {
     }
     this.killed.set(largest.pid, now);
     const { limit } = this.options;
-    // The document's own fault when it passed the limit alone, or when no other renderer holds more
-    // than a page with a small document does (idle pages and small renders are no "other large documents").
-    const othersLarge = renderers.some((each) => each !== largest && each.rss > smallRenderer);
-    const alone = largest.rss > limit || !othersLarge;
+    // The document's own fault when it passed the limit alone, or nearly so: the others together hold
+    // less than a tenth of it (idle pages and small renders). Beside others that hold more, it is
+    // refused to try again, even where each of them is small (many medium renders at once).
+    const alone = largest.rss > limit || total - largest.rss < limit / 10;
     this.stops.push({ pid: largest.pid, rss: largest.rss, total, limit, alone, at: now });
     return total - largest.rss;
   }

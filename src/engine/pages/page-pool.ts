@@ -172,6 +172,13 @@ export class PagePool {
     });
   }
 
+  /** Close the idle pages now, and with them what their renderers hold; whether there were any. */
+  closeIdle(): boolean {
+    const idle = this.idle.splice(0);
+    for (const slot of idle) void this.discard(slot);
+    return idle.length > 0;
+  }
+
   /** Close every idle page (the browser itself belongs to the host). */
   async drain(): Promise<void> {
     await Promise.all(this.idle.splice(0).map((slot) => this.discard(slot)));

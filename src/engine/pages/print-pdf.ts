@@ -40,7 +40,7 @@ export async function printPdf(
 ): Promise<Uint8Array> {
   const height = await settleForPrint(slot);
   const parameters = printParameters(request, templates, maxPages);
-  await refuseOverLimit(slot, request, parameters, maxPages, height, (expression) => inPrintWorld(slot, expression));
+  await refuseOverLimit(slot, request, parameters, maxPages, height);
   const print = () => slot.client.send('Page.printToPDF', parameters);
   // One page has no breaks (page-breaks.ts).
   const { stream } = await (
