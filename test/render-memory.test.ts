@@ -175,6 +175,23 @@ describe('--max-render-memory', () => {
     }
   }, 60_000);
 
+  it('closes resting pages before it stops a render: what they kept of earlier documents is no reason to stop one', async () => {
+    // Two tables of about 45 pages each leave their pages resting with over 100 MB each (under 50
+    // pages, so kept); a 70-page table alone fits the limit but not beside them.
+    const engine = createEngine({ executablePath, concurrency: 2, maxRenderMemory: 300 * mb });
+    try {
+      await Promise.all([
+        engine.render({ htmlContent: longTable(2000) }),
+        engine.render({ htmlContent: longTable(2000) }),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // their resets done, the pages resting
+      const { pages } = await engine.render({ htmlContent: longTable(3000), tagged: false });
+      expect(pages).toBeGreaterThan(60);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
   it('says why when the renderer stops in the middle of the print, which Chromium answers with a bare "Printing failed"', async () => {
     const engine = createEngine({ executablePath, concurrency: 1 });
     try {

@@ -79,6 +79,8 @@ export function createEngine(options: EngineOptions): Engine {
   const memory = new RenderMemory({
     limit: options.maxRenderMemory ?? defaultMaxRenderMemory(),
     roots: () => host.pids(),
+    // The pool is made below; the watcher calls this only once renders hold pages.
+    relieve: () => pool.closeIdle(),
   });
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
   const coverage = coverageOnce();

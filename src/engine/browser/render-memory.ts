@@ -4,10 +4,11 @@
  * compositor process of its own), and two at once could take the machine and every other caller's
  * renders with it. So while a render holds a page, the resident memory of every renderer of the
  * browser's tree is read from /proc every 200 ms (every 50 ms once they hold half the limit); when
- * their sum passes the limit, the largest is killed (SIGKILL: its memory was gone 87 to 391 ms
- * after, against 548 to 726 ms after closing its target, on a renderer busy laying out). DevTools
- * maps no target to a pid, so the kill reaches its render through the page's crash: a crash shortly
- * after a kill is that kill, handed to one render only.
+ * their sum passes the limit, the pages resting between documents are closed first (they keep some
+ * of a long document's memory), and if it is still past at the next reading the largest is killed
+ * (SIGKILL: its memory was gone 87 to 391 ms after, against 548 to 726 ms after closing its target,
+ * on a renderer busy laying out). DevTools maps no target to a pid, so the kill reaches its render
+ * through the page's crash: a crash shortly after a kill is that kill, handed to one render only.
  */
 import { totalmem } from 'node:os';
 import type { PdfRenderError } from '../../errors.js';
