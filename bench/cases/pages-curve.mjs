@@ -22,12 +22,17 @@ export const curvePages = [1, 10, 100, 500, 1000, 2000];
 export const curveDocuments = ['report', 'long table'];
 
 /** Each tool's command line for `file`, writing `out` (all print Letter at their default margins). */
-function toolCommands(root, chromiumPath) {
+function toolCommands(root, chromiumPath, timeoutMs) {
   const node = process.execPath;
   const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
   const pdfrender =
     (...flags) =>
-    (file, out) => [node, [join(root, 'bin/pdfrender.js'), 'render', file, '-o', out, '-q', ...flags]];
+    (file, out) => [
+      node,
+      // Its own deadline as long as the bench's (the default 30 s is a server's guard, not what a
+      // curve of large documents measures); its memory limit stays the default.
+      [join(root, 'bin/pdfrender.js'), 'render', file, '-o', out, '-q', '--timeout', `${timeoutMs}ms`, ...flags],
+    ];
   const shell =
     (...flags) =>
     (file, out) => [
@@ -58,7 +63,7 @@ const mid = (runs, key) => (runs.every((r) => r[key] !== undefined) ? median(run
  * { medianMs, cpuMs, peakRssKb, bytes, pages, runs } or { error, ms, cpuMs, peakRssKb } or { skipped }.
  */
 export async function pagesCurve({ root, chromiumPath, pages, rounds, timeoutMs, maxRssKb, work, log }) {
-  const commands = toolCommands(root, chromiumPath);
+  const commands = toolCommands(root, chromiumPath, timeoutMs);
   const documents = {};
   for (const kind of curveDocuments) {
     documents[kind] = {};
