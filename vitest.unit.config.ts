@@ -40,6 +40,7 @@ const unitTestFiles = [
   'test/request.test.ts',
   'test/retrying-store.test.ts',
   'test/s3-location.test.ts',
+  'test/render-memory-setting.test.ts',
   'test/settings-reference.test.ts',
   'test/setup-fonts.test.ts',
   'test/store-statements.test.ts',

@@ -14,6 +14,9 @@ import { listSetting, policySettings } from '../network/policy-settings.js';
 import { parseNamed, parseWith } from '../request.js';
 import { filesLocationField, s3EndpointField } from '../store/files/s3-location.js';
 
+/** The least --max-render-memory accepted. */
+const minRenderMemory = 64 * 2 ** 20;
+
 /**
  * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is
  * what `--api-key "$KEY"` with an unset variable gives, and dropping it would start the server with
@@ -324,6 +327,10 @@ export const serveSettings = {
     flag: '--max-render-memory <size>',
     env: 'PDFRENDER_MAX_RENDER_MEMORY',
     schema: byteSizeField()
+      // A renderer holds about 16 MB with nothing in it: below this every render would be stopped.
+      .refine((bytes) => bytes >= minRenderMemory, {
+        error: 'must be at least 64MB (a renderer with no document holds about 16MB)',
+      })
       .optional()
       .describe(
         `memory the renderers of the documents rendering at once may use together ("6GB", "512MB", bytes); past it the largest is stopped: alone over it, it fails; beside others, it is refused with 503 to try again (default: a quarter of the machine's memory, ${Math.round(totalmem() / 4 / 2 ** 20)}MB here)`,
