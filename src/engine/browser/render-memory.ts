@@ -16,8 +16,8 @@ import { isMemoryRefusal, memoryStopError, type MemoryStop } from './memory-stop
 import { raceAbort } from '../../race.js';
 import { renderersOf, zygotesOf } from './renderer-processes.js';
 
-/** The default limit: a quarter of the machine's memory. */
-export const defaultMaxRenderMemory = (): number => Math.floor(totalmem() / 4);
+/** The default limit: a quarter of the machine's memory, in whole megabytes (messages name it as "6026MB"). */
+export const defaultMaxRenderMemory = (): number => Math.floor(totalmem() / 4 / 2 ** 20) * 2 ** 20;
 
 /** How often the renderers are read while a render holds a page. */
 const sampleMs = 200;
