@@ -146,10 +146,12 @@ function pageList(update: PdfUpdate): number[] | undefined {
   return pages;
 }
 
-// A page's resources, written in it or an object of their own.
+// A page's resources, written in it or an object of their own; undefined (no stamp, Chromium's
+// templates instead) for a page that inherits them from its page tree, which Chromium does not write:
+// a stamp's would be left behind, and a document page's hidden by resources written into it.
 function resourcesOf(update: PdfUpdate, page: RawDict): RawDict | undefined {
   const value = page.get('Resources');
-  if (value === undefined) return new Map();
+  if (value === undefined) return undefined;
   const number = entryRef(page, 'Resources');
   return number === undefined ? readDict(value, 0).dict : update.dict(number);
 }
