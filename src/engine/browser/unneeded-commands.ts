@@ -15,7 +15,9 @@
  * domain (browser-side console entries), WebMCP, and puppeteer's own isolated world, which it
  * creates in every frame of every document for its evaluate() and so is of no use with the
  * Runtime domain off. (Audits and the default viewport are switched off by puppeteer's own
- * connect options, see launch.ts.)
+ * connect options, see launch.ts.) So puppeteer's evaluate-based calls (page.evaluate, $,
+ * waitForSelector, content, title) must never be used on pdfrender's pages: they would wait for a
+ * world that never comes. Use inPrintWorld (pages/print-pdf.ts).
  */
 import type { ConnectionTransport } from 'puppeteer-core';
 
