@@ -41,6 +41,7 @@ const unitTestFiles = [
   'test/retrying-store.test.ts',
   'test/s3-location.test.ts',
   'test/render-memory-setting.test.ts',
+  'test/render-memory-unseen.test.ts',
   'test/settings-reference.test.ts',
   'test/setup-fonts.test.ts',
   'test/store-statements.test.ts',

@@ -81,6 +81,7 @@ export function createEngine(options: EngineOptions): Engine {
     roots: () => host.pids(),
     // The pool is made below; the watcher calls this only once renders hold pages.
     relieve: () => pool.closeIdle(),
+    warn: options.warn && ((message) => options.warn!(`${message} (${names.maxRenderMemory})`)),
   });
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
   const coverage = coverageOnce();

@@ -25,6 +25,8 @@ const sampleMs = 200;
 const closeSampleMs = 50;
 /** How long after a kill a page's crash is taken for it (the crash is reported within milliseconds). */
 const claimWindowMs = 5_000;
+/** Readings in a row without a renderer (a second's worth) before the limit is said not to hold. */
+const unseenWarnAfter = 5;
 /** How long a render that failed right after a kill waits for its page's crash to be reported. */
 const crashWaitMs = 1_000;
 
@@ -40,6 +42,8 @@ export interface RenderMemoryOptions {
    * memory; answers whether there were any (the pool's closeIdle). Tried before a render is stopped.
    */
   relieve?: () => boolean;
+  /** Told once when no renderer can be read while renders hold pages: the limit is not enforced. */
+  warn?: (message: string) => void;
 }
 
 /** Watches renderer memory while renders hold pages, and stops the largest past the limit. */
@@ -53,6 +57,8 @@ export class RenderMemory {
   private readonly holding = new Set<Promise<void>>();
   /** Renderers killed lately, and when. */
   private readonly killed = new Map<number, number>();
+  /** Readings in a row that found no renderer while a render held a page; -1 once warned. */
+  private unseen = 0;
 
   constructor(private readonly options: RenderMemoryOptions) {
     this.kill = options.kill ?? ((pid) => process.kill(pid, 'SIGKILL'));
@@ -97,6 +103,7 @@ export class RenderMemory {
     // Browsers come and go (recycled, replaced): only the running ones' zygotes are kept.
     for (const root of this.zygoteCache.keys()) if (!roots.includes(root)) this.zygoteCache.delete(root);
     const renderers = renderersOf(roots.flatMap((root) => this.zygotes(root)));
+    this.noteUnseen(roots.length > 0 && renderers.length === 0);
     const total = renderers.reduce((sum, each) => sum + each.rss, 0);
     if (total <= this.options.limit) return total;
     // Resting pages go first: closing them stops no render, and the next sample sees what is left.
@@ -171,6 +178,18 @@ export class RenderMemory {
       this.zygoteCache.set(root, known);
     }
     return known;
+  }
+
+  // A page being rendered always has a renderer: none found for a second of readings means /proc
+  // cannot show them (not Linux, or mounted with hidepid), and the limit holds nothing back.
+  private noteUnseen(none: boolean): void {
+    if (this.unseen < 0) return;
+    this.unseen = none ? this.unseen + 1 : 0;
+    if (this.unseen < unseenWarnAfter) return;
+    this.unseen = -1;
+    this.options.warn?.(
+      'the memory limit on renders is not enforced here: no Chromium renderer could be read from /proc (not Linux, or /proc mounted with hidepid)',
+    );
   }
 
   private forgetOld(): void {
