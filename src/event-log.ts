@@ -19,6 +19,8 @@ export interface LogEvent {
   message: string;
   /** The request it happened in ("POST /api/pdfs/render-sync"), or the async job. */
   request?: string;
+  /** The request's ID (X-Request-Id, edge/request-id.ts). */
+  requestId?: string | undefined;
   jobId?: string;
   /** The code the caller was told. */
   code?: string;
@@ -28,6 +30,12 @@ export interface LogEvent {
   issues?: LoggedIssue[];
   /** What the caller was not told of a refusal (a webhook URL's resolved address, a DNS error). */
   detail?: string;
+  /** A job's change of state (queue/job-change.ts): the state it is in now, and of which attempt. */
+  state?: string;
+  attempt?: number;
+  maxAttempts?: number;
+  /** How long the attempt's render took. */
+  ms?: number;
 }
 
 /** Receives events for the operator's log. */
@@ -64,7 +72,7 @@ export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) 
 export function logReportDetail(
   events: EventLog,
   report: { blocked: LoggedIssue[]; failed: LoggedIssue[] },
-  where: { request?: string; jobId?: string },
+  where: { request?: string; requestId?: string | undefined; jobId?: string },
 ): void {
   const issues = [...report.blocked, ...report.failed].filter((issue) => issue.detail !== undefined);
   if (issues.length > 0)

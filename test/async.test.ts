@@ -293,7 +293,7 @@ describe('render-async', () => {
       // The failed attempt's cause is in the operator's log, with the job it belongs to, saying it is not retried.
       const logged = server.events.filter((event) => event.jobId === jobId && event.code === 'RENDER_PDF_FAILED');
       expect(logged.map((event) => event.message)).toEqual([
-        'async render failed because of the document itself, not retried (attempt 1 of 3)',
+        'job failed: the render failed because of the document itself, not tried again (attempt 1 of 3)',
       ]);
     } finally {
       await server.close();

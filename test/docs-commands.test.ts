@@ -48,6 +48,7 @@ const notCommands: Record<string, string> = {
   js: 'library code, not commands',
   html: 'a document shown, not run',
   text: 'output shown (standard error), not run',
+  yaml: "another program's configuration (Prometheus', Grafana's), not run",
 };
 
 /** Commands the documentation may use that are not pdfrender's to check, by their first words, and why. */
@@ -60,6 +61,7 @@ const allowed: Array<{ command: string; reason: string }> = [
   { command: 'git clone', reason: 'fetching this repository' },
   { command: 'cd', reason: 'moves to a folder' },
   { command: 'cat', reason: 'feeds a file to a pipe' },
+  { command: 'grep', reason: 'picks lines out of what a command printed' },
   { command: 'python3 -m http.server', reason: 'any static web server, for an example that renders a URL' },
   { command: 'node -e', reason: 'a stand-in webhook receiver written out in full' },
 ];
@@ -174,7 +176,7 @@ const settingValues = (options: Record<string, unknown>) =>
     Object.entries(serveSettings).map(([key, setting]) => [key, options[new Option(setting.flag).attributeName()]]),
   );
 
-const openApi = openApiDocument('0.0.0', { playground: true });
+const openApi = openApiDocument('0.0.0', { playground: true, metrics: true });
 const operations = openApi.paths as Record<string, Record<string, { requestBody?: { $ref: string } }>>;
 const requestBodies = openApi.components.requestBodies as Record<
   string,

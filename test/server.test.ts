@@ -478,21 +478,46 @@ describe('files, routes and operations', () => {
     );
   });
 
-  it('logs one access line per request', async () => {
+  it('logs one access line per request, with its request ID', async () => {
     const before = server.logs.length;
-    await fetch(`${server.url}/healthz`);
+    const response = await fetch(`${server.url}/healthz`);
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(server.logs.slice(before)).toEqual([
-      { method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 },
+      { requestId, method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), bytes: 15 },
     ]);
+  });
+
+  it("keeps a caller's X-Request-Id when it is a plain token, on the answer and on the request's error lines", async () => {
+    const given = await fetch(`${server.url}/api/pdfs/jobs/nope`, { headers: { 'X-Request-Id': 'req-42.a:b' } });
+    expect(given.status).toBe(404);
+    expect(given.headers.get('x-request-id')).toBe('req-42.a:b');
+    expect(server.logs.at(-1)?.requestId).toBe('req-42.a:b');
+    // Anything else (spaces, a line break's worth of text, too long) is replaced, not written into the log.
+    for (const bad of ['has space', 'x'.repeat(129), 'a\u00e9']) {
+      const replaced = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': bad } });
+      expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const before = server.events.length;
+    const refused = await fetch(`${server.url}/nowhere`, { headers: { 'X-Request-Id': 'req-43' } });
+    expect(refused.status).toBe(404);
+    expect(server.events.slice(before).every((event) => event.requestId === 'req-43')).toBe(true);
   });
 
   it('formats access-log lines as pretty text or JSON lines', () => {
     const lines: string[] = [];
-    const entry = { method: 'POST', path: '/api/pdfs/render-sync', status: 200, ms: 812, bytes: 14_211 };
+    const entry = {
+      requestId: 'req-1',
+      method: 'POST',
+      path: '/api/pdfs/render-sync',
+      status: 200,
+      ms: 812,
+      bytes: 14_211,
+    };
     accessLogWriter('pretty', (line) => lines.push(line))(entry);
     accessLogWriter('json', (line) => lines.push(line))(entry);
     expect(lines[0]).toMatch(
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST \/api\/pdfs\/render-sync 200 812 ms 14211 B$/,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST \/api\/pdfs\/render-sync 200 812 ms 14211 B req-1$/,
     );
     expect(JSON.parse(lines[1]!)).toEqual({ time: expect.stringMatching(/Z$/), ...entry });
   });

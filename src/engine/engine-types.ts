@@ -8,6 +8,8 @@ import type { Resolver } from '../network/resolve-checked.js';
 import type { RenderRequest, RenderRequestInput } from '../request.js';
 import type { FileAccess } from './file-access.js';
 import type { NetworkReport } from './network-report.js';
+import type { BrowserEvent } from './browser/browser-host.js';
+import type { PoolLoad } from './pages/page-pool.js';
 import type { TemplateUrls } from './prepare-templates.js';
 import type { RenderReport } from './report/render-report.js';
 import type { ResourceFetcher } from './templates/template-fetch.js';
@@ -31,6 +33,8 @@ export interface EngineOptions {
   browserHangTimeoutMs?: number;
   /** Told what the operator should know that fails no render (a hung browser killed and replaced). */
   warn?: (message: string) => void;
+  /** Told of each event in the browser's life and each renderer stopped for memory (the server's metrics). */
+  observe?: EngineObserver;
   /** The server's data dir: running browsers are written down in its `browsers` folder, so the next run clears what a killed run left; default none (the CLI). */
   dataDir?: string;
   /** Documents longer than this many pages fail (Chromium prints one page more, not the whole document); default 2000. */
@@ -81,6 +85,13 @@ export const optionNames: SettingNames = {
   failOnBlocked: 'failOnBlocked',
   failOn: 'failOn',
 };
+
+/** Receives the engine's events that fail no render by themselves. */
+export interface EngineObserver {
+  browser(event: BrowserEvent): void;
+  /** A renderer was stopped: the documents rendering at once passed the memory limit. */
+  memoryStop(): void;
+}
 
 export interface RenderOptions {
   /** URL the document's relative links resolve against: the input file's folder for the CLI. Default about:blank. */
@@ -143,6 +154,8 @@ export interface Engine {
   browserReady(): boolean;
   /** Whether Chromium's sandbox is on and as whom it runs, in one line; launches the browser if needed. */
   sandbox(): Promise<string>;
+  /** Pages busy and idle, and renders waiting for one, as they are now (never waits). */
+  load(): PoolLoad;
   /** Close every page and the browser. */
   close(options?: { kill?: boolean }): Promise<void>;
   readonly concurrency: number;

@@ -49,7 +49,14 @@ import { referenceWarnings } from './pages/page-references.js';
 import { createTemplateStamps, renderWithStamps } from './template-stamps.js';
 
 // The public types and the request check live in files of their own; importers name engine.js.
-export type { Engine, EngineOptions, RenderOptions, RenderResult, SettingNames } from './engine-types.js';
+export type {
+  Engine,
+  EngineObserver,
+  EngineOptions,
+  RenderOptions,
+  RenderResult,
+  SettingNames,
+} from './engine-types.js';
 export { defaultMaxPages, defaultTimeoutMs } from './engine-types.js';
 export { checkRequest } from './check-request.js';
 
@@ -73,6 +80,7 @@ export function createEngine(options: EngineOptions): Engine {
       record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,
       hangTimeoutMs: options.browserHangTimeoutMs,
       warn: options.warn,
+      observe: options.observe && ((event) => options.observe!.browser(event)),
     },
   );
   const retry = retryAfterGone();
@@ -81,6 +89,7 @@ export function createEngine(options: EngineOptions): Engine {
     roots: () => host.pids(),
     // The pool is made below; the watcher calls this only once renders hold pages.
     relieve: () => pool.closeIdle(),
+    stopped: options.observe && (() => options.observe!.memoryStop()),
     warn: options.warn && ((message) => options.warn!(`${message} (${names.maxRenderMemory})`)),
   });
   // fontconfig's coverage, for the report's missing glyphs: read once, when first needed.
@@ -239,6 +248,7 @@ export function createEngine(options: EngineOptions): Engine {
       return health === 'answering';
     },
     sandbox: () => host.sandbox(),
+    load: () => pool.load(),
     async close({ kill = false } = {}) {
       // `kill` is for a process about to exit (the CLI): no page or browser needs a graceful
       // goodbye, and killing the browser saves about 40 ms of a cold render.

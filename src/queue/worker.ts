@@ -20,6 +20,7 @@ import { logReportDetail, type EventLog } from '../event-log.js';
 import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
 import type { FileStore, Job, JobQueue, StoredFile } from '../store/contract.js';
+import type { JobChanges } from './job-change.js';
 import { ownerOfCaller } from '../store/owners.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
@@ -49,6 +50,8 @@ export interface WorkerDeps {
   onEvent: () => void;
   /** The operator's log: the cause of every failed attempt (its caller only sees a safe message). */
   events: EventLog;
+  /** Told of each job's change of state here (the log's line and the metrics' count; job-change.ts). */
+  jobChanged: JobChanges;
   /** While it reports a fault, no job is taken. */
   storage: StorageHealth;
 }
@@ -168,6 +171,10 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       Math.max(1_000, deps.leaseMs / 3),
     );
     let file: StoredFile | undefined;
+    const attempt = { attempt: job.attempts, maxAttempts: job.maxAttempts };
+    deps.jobChanged({ jobId: job.id, state: 'rendering', ...attempt });
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
     try {
       // The job's assets, kept in its stored request until it finishes, are its document's folder while
       // it renders (the engine's doing).
@@ -196,9 +203,10 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
             report: result.report,
           }),
         )
-      )
+      ) {
         deps.onEvent();
-      else {
+        deps.jobChanged({ jobId: job.id, state: 'succeeded', ...attempt, ms: ms() });
+      } else {
         // This process stalled past its lease (paused, or cut off from the database) and another
         // worker took the job over: its render is the one kept, and nothing will ever name this PDF.
         deps.events({
@@ -227,12 +235,19 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
           },
         );
         if (back && file) await deps.files.discard(file);
+        if (back)
+          deps.jobChanged({
+            jobId: job.id,
+            state: 'released',
+            ...attempt,
+            message: 'back to the queue: the server stopped',
+          });
         handed[back ? 'back' : 'not'] += 1;
         return;
       }
       if (isStorageFault(error)) {
-        // The PDF could not be kept: not the document's fault, so the attempt does not count. The
-        // release itself may have to wait for the storage (a full disk takes no write at all).
+        // The PDF could not be kept: not the document's fault, so the attempt does not count. Said now:
+        // the release itself may have to wait for the storage (a full disk takes no write at all).
         deps.events({
           level: 'warn',
           message: `async job goes back to the queue: its PDF could not be stored (${error.code}); the attempt does not count`,
@@ -240,7 +255,8 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
           code: error.code,
         });
         if (file) await deps.files.discard(file);
-        await settle(() => deps.queue.release(job.id, holder, deps.clock.now()));
+        if (await settle(() => deps.queue.release(job.id, holder, deps.clock.now())))
+          deps.jobChanged({ jobId: job.id, state: 'released', ...attempt, code: error.code });
         return;
       }
       // The same rule as a sync response: the job status and webhook get the safe message (and the
@@ -249,18 +265,35 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       // The document's own failure (its deadline, a wait never met, a failOn rule) would come again:
       // the job fails now. Only what another try may mend (the browser died) is tried again.
       const final = isPdfRenderError(error) && error.documentFault === true;
-      deps.events({
-        level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
-        message: final
-          ? `async render failed because of the document itself, not retried (attempt ${job.attempts} of ${job.maxAttempts})`
-          : `async render failed (attempt ${job.attempts} of ${job.maxAttempts})`,
-        jobId: job.id,
-        code: failure.code,
-        error,
-      });
       const now = deps.clock.now();
       const retryAt = final ? null : now + retryDelayMs(job.attempts);
-      if ((await settle(() => deps.queue.fail(job.id, holder, now, failure, retryAt))) === 'failed') deps.onEvent();
+      const status = await settle(() => deps.queue.fail(job.id, holder, now, failure, retryAt));
+      if (status === 'failed') deps.onEvent();
+      const why = final
+        ? 'the render failed because of the document itself, not tried again'
+        : status === 'failed'
+          ? 'the render failed on its last attempt'
+          : `the render failed; tried again in ${retryDelayMs(job.attempts) / 1000} s`;
+      if (status !== null)
+        deps.jobChanged({
+          jobId: job.id,
+          state: status === 'failed' ? 'failed' : 'retried',
+          ...attempt,
+          code: failure.code,
+          ms: ms(),
+          level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
+          message: `${why} (attempt ${job.attempts} of ${job.maxAttempts})`,
+          error,
+        });
+      else
+        deps.events({
+          level: 'warn',
+          message:
+            'async render failed after another worker took the job over (its lease ran out); that worker reports it',
+          jobId: job.id,
+          code: failure.code,
+          error,
+        });
     } finally {
       clearInterval(heartbeat);
       inHand.delete(job.id);

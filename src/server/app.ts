@@ -8,6 +8,7 @@ import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './edge/access-log.js';
+import { assignRequestId } from './edge/request-id.js';
 import { asyncRoutes } from './routes/async-routes.js';
 import { apiKeyAuth } from './edge/auth.js';
 import { requestBodyLimit } from './edge/body-limit.js';
@@ -16,6 +17,8 @@ import type { AppDeps } from './deps.js';
 import { errorResponse } from './error-response.js';
 import { filesRoute, isFileDownload } from './routes/files-route.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { metricsRoute } from './routes/metrics-route.js';
+import { countRequests } from '../metrics/http-metrics.js';
 import { hostGuard } from './edge/host-guard.js';
 import { openApiDocument } from './api/openapi.js';
 import { playgroundRoutes } from './playground/playground-route.js';
@@ -48,7 +51,9 @@ export function createApp(
   app.notFound((c) =>
     errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events),
   );
+  app.use(assignRequestId());
   app.use(accessLog(deps.log));
+  app.use(countRequests(deps.metrics));
   // Hono's own: a 404 at a path that a route serves with other methods becomes 405 with Allow (read
   // off app.routes, GET bringing HEAD), answered in the API's error shape.
   app.use(
@@ -97,15 +102,18 @@ export function createApp(
       );
     }),
   );
+  // On this port, unless a listener of its own serves it (--metrics-port).
+  const metricsHere = deps.config.metrics && deps.config.metricsPort === undefined;
   // Built when first asked for: generating it takes ~100 ms, which every server start would pay.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', (c) =>
     c.json({
-      ...(document ??= openApiDocument(version, { playground: deps.config.playground })),
+      ...(document ??= openApiDocument(version, { playground: deps.config.playground, metrics: metricsHere })),
       servers: [{ url: serverUrl(c, deps) }],
     }),
   );
   healthRoutes(app, routeDeps);
+  if (metricsHere) metricsRoute(app, deps);
   renderSyncRoute(app, routeDeps);
   asyncRoutes(app, routeDeps);
   filesRoute(app, routeDeps);
@@ -126,6 +134,7 @@ function serverUrl(c: Context, deps: AppDeps): string {
 /** `engine` whose renders also end when `stop` fires, rejecting with its reason. */
 function stoppable(engine: Engine, stop: AbortSignal): Engine {
   return {
+    ...engine,
     render: (request, renderOptions = {}) =>
       engine
         .render(request, {
@@ -136,12 +145,5 @@ function stoppable(engine: Engine, stop: AbortSignal): Engine {
         .catch((error: unknown) => {
           throw stop.aborted ? stop.reason : error;
         }),
-    check: (request) => engine.check(request),
-    start: () => engine.start(),
-    version: () => engine.version(),
-    browserReady: () => engine.browserReady(),
-    sandbox: () => engine.sandbox(),
-    close: (options) => engine.close(options),
-    concurrency: engine.concurrency,
   };
 }

@@ -461,6 +461,38 @@ export const serveSettings = {
       'serve the playground at /: a page to edit a document, its header, footer and options, see the PDF beside them, and copy the equivalent curl command (default: on when listening on loopback without --public-url, off otherwise)',
     ),
   },
+  metrics: {
+    flag: '--metrics',
+    env: 'PDFRENDER_METRICS',
+    schema: booleanField(
+      "serve Prometheus metrics at GET /metrics on the server's port, behind the API key when keys are set (off by default; docs/operating.md lists them)",
+    ),
+  },
+  metricsPort: {
+    flag: '--metrics-port <n>',
+    env: 'PDFRENDER_METRICS_PORT',
+    schema: numberField({ min: 0, max: 65535, integer: true })
+      .optional()
+      .describe(
+        "serve GET /metrics on this port, a listener of its own on --metrics-host, instead of the server's port (implies --metrics; 0 picks a free one)",
+      ),
+  },
+  metricsHost: {
+    flag: '--metrics-host <address>',
+    env: 'PDFRENDER_METRICS_HOST',
+    schema: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('address the --metrics-port listener binds (default: the same as --host)'),
+  },
+  metricsPublic: {
+    flag: '--metrics-public',
+    env: 'PDFRENDER_METRICS_PUBLIC',
+    schema: booleanField(
+      'GET /metrics answers without the API key, for a scraper on a network only it reaches (by default it needs a key when keys are set)',
+    ),
+  },
   allowPrivateWebhooks: {
     flag: '--allow-private-webhooks',
     env: 'PDFRENDER_ALLOW_PRIVATE_WEBHOOKS',
@@ -506,6 +538,9 @@ const serveConfigSchema = z
     playground: config.playground ?? reachedFromThisMachineOnly(config),
     // An admin key is an API key too: accepted wherever one is, and counted as one.
     apiKeys: [...new Set([...config.apiKeys, ...config.adminKeys])],
+    // A metrics port is asked for to serve metrics there.
+    metrics: config.metrics || config.metricsPort !== undefined,
+    metricsHost: config.metricsHost ?? config.host,
   }));
 
 /** The server's validated settings. */

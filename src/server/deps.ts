@@ -6,9 +6,13 @@ import type { EventLog } from '../event-log.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
 import type { FileStore, JobQueue, RateWindows, Store, WebhookEndpoints } from '../store/contract.js';
 import type { Listening } from './public-url.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { JobChanges } from '../queue/job-change.js';
 
 /** One access-log entry. */
 export interface AccessLogEntry {
+  /** X-Request-Id: the caller's, or one made for it (edge/request-id.ts). */
+  requestId: string | undefined;
   method: string;
   path: string;
   status: number;
@@ -38,6 +42,10 @@ export interface AppDeps {
   log: (entry: AccessLogEntry) => void;
   /** The operator's log of errors and their causes (callers only get a code and a safe message). */
   events: EventLog;
+  /** Tell of a job's change of state: a line in the log and a count in the metrics (job-change.ts). */
+  jobChanged: JobChanges;
+  /** What GET /metrics reports; counted whether or not it is served. */
+  metrics: Metrics;
   /** `draining` is set when the server is stopping (new work gets 503); `inFlight` counts API requests being handled. */
   lifecycle: { draining: boolean; inFlight: number };
   /** The address the server listens on, set by listen(): the base of absolute URLs and the Hosts a loopback server answers to. */

@@ -3,6 +3,7 @@
  * comes from errors.ts, and only the safe message is sent; the cause goes to the operator's log.
  */
 import type { Context } from 'hono';
+import { requestWhere } from './edge/request-id.js';
 import { reportOf } from '../engine/report/render-report.js';
 import { callerError, httpStatusFor, PdfRenderError, type ErrorCode } from '../errors.js';
 import type { EventLog } from '../event-log.js';
@@ -25,7 +26,7 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
       level: code === 'INTERNAL_ERROR' ? 'error' : 'warn',
       message:
         code === 'INTERNAL_ERROR' ? 'unexpected error' : loggedCodes.has(code) ? 'render failed' : 'request failed',
-      request: `${c.req.method} ${c.req.path}`,
+      ...requestWhere(c),
       code,
       error,
     });
@@ -35,7 +36,7 @@ export function errorResponse(c: Context, error: unknown, events: EventLog): Res
     events({
       level: 'info',
       message: 'request refused',
-      request: `${c.req.method} ${c.req.path}`,
+      ...requestWhere(c),
       code,
       detail: error.detail,
     });

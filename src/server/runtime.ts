@@ -14,6 +14,10 @@ import { defaultWebhookUserAgent, outcomeWaitMs, startSender } from '../webhooks
 import { webhookPolicy } from '../webhooks/webhook-policy.js';
 import type { AccessLogEntry, AppDeps } from './deps.js';
 import { webhookEvent } from './api/job-event.js';
+import { reportJobChanges } from './job-changes.js';
+import { watchInstance } from '../metrics/engine-gauges.js';
+import { meteredEngine } from '../metrics/metered-engine.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
 
 /**
  * A stopping server's close waits for the webhook sender, then the database, for what is left of
@@ -49,8 +53,13 @@ export async function startRuntime(options: {
   version: string;
   /** Resolves webhook hosts; default the system resolver (tests give a DNS answer). */
   resolver?: Resolver | undefined;
+  /** What GET /metrics reports; default a registry of its own (the engine's observer counts into it too when given one). */
+  metrics?: Metrics;
 }): Promise<Runtime> {
-  const { config, engine } = options;
+  const { config } = options;
+  const metrics = options.metrics ?? createMetrics(options.version);
+  // The routes and the workers render through it, so every render is counted by endpoint.
+  const engine = meteredEngine(options.engine, metrics);
   const backend = await openBackend({ config, events: options.events, env: options.env ?? {}, eventOf: webhookEvent });
   const { store, files, storage } = backend;
   const { queue, webhooks } = store;
@@ -68,7 +77,10 @@ export async function startRuntime(options: {
     resolver: options.resolver,
     events: options.events,
     outcomes: backend.waiting(outcomeWaitMs),
+    attempted: (outcome) => metrics.webhookAttempts.inc({ outcome }),
   });
+  watchInstance(metrics, engine, storage);
+  const jobChanged = reportJobChanges(options.events, metrics);
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.
   const leaseMs = config.jobLease;
@@ -82,6 +94,7 @@ export async function startRuntime(options: {
       leaseMs,
       onEvent: () => sender.wake(),
       events: options.events,
+      jobChanged,
       storage,
     },
     // Twice as many loops as pages: while one loop stores a finished job and claims the next, another
@@ -105,6 +118,8 @@ export async function startRuntime(options: {
     storage,
     log: options.log,
     events: options.events,
+    jobChanged,
+    metrics,
     lifecycle: { draining: false, inFlight: 0 },
     listening: {},
   };

@@ -33,6 +33,14 @@ export const outcomeWaitMs = 60_000;
  */
 export const defaultWebhookUserAgent = (version: string) => `RenderPdfIoHTTP/1 (compatible; pdfrender/${version})`;
 
+/**
+ * What became of one attempt: delivered (2xx), refused (another status), unreachable (no answer in
+ * time, or no connection), gone (410: the endpoint is now disabled), held (the endpoint was found
+ * disabled), abandoned (the endpoint was removed).
+ */
+export const attemptOutcomes = ['delivered', 'refused', 'unreachable', 'gone', 'held', 'abandoned'] as const;
+export type AttemptOutcome = (typeof attemptOutcomes)[number];
+
 export interface Sender {
   /** Look for due deliveries now (after a job finished). */
   wake(): void;
@@ -60,6 +68,8 @@ export function startSender(deps: {
   outcomes: { deliveries: Deliveries; webhooks: WebhookEndpoints };
   /** How long a claimed attempt stays this sender's without a renewal (--job-lease, as the workers' jobs). */
   leaseMs: number;
+  /** Told of each attempt's outcome once recorded (the metrics). */
+  attempted?: (outcome: AttemptOutcome, delivery: Delivery) => void;
 }): Sender {
   const requestTimeoutMs = deps.timeoutMs;
   let stopped = false;
@@ -94,11 +104,17 @@ export function startSender(deps: {
   );
   renewal.unref();
 
-  const attempt = async (delivery: Delivery) => {
+  /** `name`, once its record is written. */
+  const outcome = async (name: AttemptOutcome, recorded: Promise<void>) => {
+    await recorded;
+    return name;
+  };
+
+  const attempt = async (delivery: Delivery): Promise<AttemptOutcome> => {
     const endpoint = await deps.webhooks.get(delivery.endpointId);
-    if (!endpoint) return deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed');
+    if (!endpoint) return outcome('abandoned', deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
-    if (endpoint.disabledAt !== null) return deps.deliveries.hold(delivery.id, deps.clock.now());
+    if (endpoint.disabledAt !== null) return outcome('held', deps.deliveries.hold(delivery.id, deps.clock.now()));
     const timestamp = Math.floor(deps.clock.now() / 1000);
     let status: number;
     let retryAfterMs = 0;
@@ -135,23 +151,30 @@ export function startSender(deps: {
           message: 'webhook delivery attempt failed',
           detail: `${endpoint.url}: ${failureDetail(error)}`,
         });
-      return deps.outcomes.deliveries.failed(delivery, null, reason, deps.clock.now());
+      return outcome('unreachable', deps.outcomes.deliveries.failed(delivery, null, reason, deps.clock.now()));
     }
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
-    if (status >= 200 && status < 300) return deps.outcomes.deliveries.succeeded(delivery.id, status, deps.clock.now());
+    if (status >= 200 && status < 300)
+      return outcome('delivered', deps.outcomes.deliveries.succeeded(delivery.id, status, deps.clock.now()));
     if (status === 410) {
       await deps.outcomes.webhooks.disable(delivery.endpointId, deps.clock.now());
-      return deps.outcomes.deliveries.hold(delivery.id, deps.clock.now(), {
-        status,
-        error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled',
-      });
+      return outcome(
+        'gone',
+        deps.outcomes.deliveries.hold(delivery.id, deps.clock.now(), {
+          status,
+          error: 'the receiver answered 410 Gone; the endpoint is disabled and holds its events until enabled',
+        }),
+      );
     }
-    await deps.outcomes.deliveries.failed(
-      delivery,
-      status,
-      `the receiver answered ${status}`,
-      deps.clock.now(),
-      retryAfterMs,
+    return outcome(
+      'refused',
+      deps.outcomes.deliveries.failed(
+        delivery,
+        status,
+        `the receiver answered ${status}`,
+        deps.clock.now(),
+        retryAfterMs,
+      ),
     );
   };
 
@@ -159,6 +182,7 @@ export function startSender(deps: {
     perEndpoint[delivery.endpointId] = (perEndpoint[delivery.endpointId] ?? 0) + 1;
     claimed.add(delivery.id);
     const running: Promise<void> = attempt(delivery)
+      .then((outcome) => deps.attempted?.(outcome, delivery))
       .catch((error) => {
         // A storage fault is the health monitor's to log; the delivery is due again when its hold runs out.
         if (!isStorageFault(error))

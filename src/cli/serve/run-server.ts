@@ -12,8 +12,11 @@ import { valueWithin } from '../../race.js';
 import { createApp } from '../../server/app.js';
 import { accessLogWriter } from '../../server/edge/access-log.js';
 import { listen } from '../../server/listen.js';
+import { browserObserver } from '../../metrics/browser-observer.js';
+import { createMetrics } from '../../metrics/metrics.js';
+import { metricsApp } from '../../server/routes/metrics-route.js';
 import { isLoopbackHost } from '../../network/address-spelling.js';
-import { bracketed, isWildcard } from '../../server/public-url.js';
+import { bracketed, isWildcard, type Listening } from '../../server/public-url.js';
 import { startRuntime } from '../../server/runtime.js';
 import { describeBackend } from '../../store/open-backend.js';
 import { noOwner } from '../../store/owners.js';
@@ -28,10 +31,12 @@ const sweepWithinMs = 2_000;
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
   const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
+  const metrics = createMetrics(version);
   const engine = createEngine({
     executablePath: browser.executablePath,
     ...serveEngineOptions(config),
     warn: (message) => events({ level: 'warn', message }),
+    observe: browserObserver(metrics),
     dataDir: config.dataDir,
   });
   const runtime = await startRuntime({
@@ -41,6 +46,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     log: accessLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`)),
     events,
     version,
+    metrics,
   });
   const { deps } = runtime;
   try {
@@ -71,6 +77,22 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     const stopRenders = new AbortController();
     const server = await listen(createApp(deps, version, { stopRenders: stopRenders.signal }), config, deps);
     const { port } = deps.listening.address!;
+    // Its own listener, on --metrics-port, with the main one's connection bounds.
+    const metricsListening: Listening = {};
+    const metricsServer =
+      config.metricsPort === undefined
+        ? undefined
+        : await listen(
+            metricsApp(deps),
+            { ...config, port: config.metricsPort, host: config.metricsHost },
+            {
+              listening: metricsListening,
+              events,
+            },
+          ).catch(async (error: unknown) => {
+            await new Promise((resolve) => server.close(resolve));
+            throw error;
+          });
     const auth =
       config.apiKeys.length > 0
         ? `auth on (${config.apiKeys.length} API key${config.apiKeys.length === 1 ? '' : 's'})`
@@ -78,6 +100,14 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     io.stderr.write(
       `pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`,
     );
+    if (config.metrics) {
+      const where = metricsListening.address
+        ? `http://${bracketed(config.metricsHost)}:${metricsListening.address.port}/metrics`
+        : `/metrics on this port`;
+      io.stderr.write(
+        `pdfrender: Prometheus metrics at ${where} (${config.apiKeys.length > 0 && !config.metricsPublic ? 'API key required' : 'no key required'})\n`,
+      );
+    }
     // Relaxed defaults are said out loud at every start, so they are never on by accident.
     if (config.allowPrivateWebhooks)
       io.stderr.write(
@@ -125,7 +155,10 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     // One budget for everything on the way out, counted from the signal.
     const graceEnds = Date.now() + config.shutdownGrace;
     clearInterval(sweeper);
+    // Scraped until the server stops: a scrape during the drain shows it.
     await stopServer({ server, runtime, graceEnds, stopRenders, say: (line) => io.stderr.write(`${line}\n`) });
+    if (metricsServer && 'closeAllConnections' in metricsServer) metricsServer.closeAllConnections();
+    await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
     // A sweep of a big files folder may still be going: it is waited for within what is left of the
     // grace (and a moment), not out (what it did not sweep, the next start does).
     await valueWithin(sweeping ?? Promise.resolve(), Math.max(sweepWithinMs, graceEnds - Date.now()), undefined);

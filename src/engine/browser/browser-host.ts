@@ -23,6 +23,10 @@ export interface HostedBrowser {
 /** What the host knows of its browser without asking it: for readiness checks that must not wait. */
 export type BrowserHealth = 'answering' | 'starting' | 'not answering' | 'none';
 
+/** What happened to a browser: launched, failed to launch, died on its own, killed as hung, or replaced after its renders. */
+export const browserEvents = ['launched', 'launch_failed', 'crashed', 'hung', 'recycled'] as const;
+export type BrowserEvent = (typeof browserEvents)[number];
+
 /** Default time a browser may leave a DevTools ping unanswered before it is killed and replaced. */
 const defaultHangTimeoutMs = 5_000;
 
@@ -35,6 +39,8 @@ export interface BrowserHostOptions {
   hangTimeoutMs?: number;
   /** Told when a hung browser is killed, for the operator's log. */
   warn?: (message: string) => void;
+  /** Told of each launch, failed launch, crash, hang and recycle (the server's metrics). */
+  observe?: (event: BrowserEvent) => void;
 }
 
 /** One launched browser and the renders it has seen. */
@@ -50,6 +56,8 @@ interface Generation {
   renders: number;
   /** Renders holding one of its pages right now; a retired browser closes when this reaches 0. */
   holds: number;
+  /** Set when pdfrender closes or kills it: its disconnection then is no crash. */
+  closing?: boolean;
 }
 
 export class BrowserHost {
@@ -64,6 +72,7 @@ export class BrowserHost {
   private readonly record: BrowserRecord | undefined;
   private readonly hangTimeoutMs: number;
   private readonly warn: (message: string) => void;
+  private readonly observe: (event: BrowserEvent) => void;
 
   constructor(
     private readonly executablePath: string,
@@ -75,6 +84,7 @@ export class BrowserHost {
     this.record = options.record;
     this.hangTimeoutMs = options.hangTimeoutMs ?? defaultHangTimeoutMs;
     this.warn = options.warn ?? (() => undefined);
+    this.observe = options.observe ?? (() => undefined);
   }
 
   /** The live browser, launching one if there is none (or the last one died). */
@@ -163,7 +173,13 @@ export class BrowserHost {
     const generation = { number: ++this.generation, renders: 0, holds: 0 } as Generation;
     generation.launching = this.start(generation);
     // A failed launch must not stick: the next render tries again.
-    generation.launching.catch(() => this.forget(generation));
+    generation.launching.then(
+      () => this.observe('launched'),
+      () => {
+        this.observe('launch_failed');
+        this.forget(generation);
+      },
+    );
     this.current = generation;
     return generation;
   }
@@ -180,6 +196,7 @@ export class BrowserHost {
     generation.gone = new Promise<never>((_, reject) => {
       // A browser that dies (crash, OOM kill, killed as hung) is forgotten, so the next render relaunches.
       launched.browser.once('disconnected', () => {
+        if (!generation.closing) this.observe('crashed');
         reject(new Error('the browser has disconnected'));
         this.forget(generation);
         void this.shut(generation);
@@ -193,6 +210,7 @@ export class BrowserHost {
         this.warn(
           `the browser (pid ${launched.pid}) did not answer for ${this.hangTimeoutMs / 1000} s: killed it; renders in flight on it are tried once more on a new one`,
         );
+        this.observe('hung');
         void this.kill(generation.number);
       },
       launched.pid === undefined ? undefined : browserCpuReader(launched.pid),
@@ -203,6 +221,7 @@ export class BrowserHost {
 
   /** Stop handing out a browser that has seen its renders; it closes once its last render lets go. */
   private retire(generation: Generation): void {
+    this.observe('recycled');
     this.current = undefined;
     if (generation.holds > 0) this.retiring.set(generation.number, generation);
     else void this.shut(generation);
@@ -219,6 +238,7 @@ export class BrowserHost {
   }
 
   private async shut(generation: Generation, kill = false): Promise<void> {
+    generation.closing = true;
     const launched = await generation.launching.catch(() => undefined);
     generation.watchdog?.stop();
     if (!launched) return;

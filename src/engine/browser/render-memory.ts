@@ -37,6 +37,8 @@ export interface RenderMemoryOptions {
   roots: () => number[];
   /** Stops a renderer; default SIGKILL. */
   kill?: (pid: number) => void;
+  /** Told of each renderer stopped (the server's metrics). */
+  stopped?: () => void;
   /**
    * Closes the pages resting between documents, whose renderers keep some of a long document's
    * memory; answers whether there were any (the pool's closeIdle). Tried before a render is stopped.
@@ -116,6 +118,7 @@ export class RenderMemory {
       return total; // gone already
     }
     this.killed.set(largest.pid, now);
+    this.options.stopped?.();
     const { limit } = this.options;
     // The document's own fault when it passed the limit alone, or nearly so: the others together hold
     // less than a tenth of it (idle pages and small renders). Beside others that hold more, it is

@@ -80,6 +80,13 @@ export interface PoolSharing {
   maxWaitMs?: number;
 }
 
+/** What the pool holds at a moment. */
+export interface PoolLoad {
+  busy: number;
+  idle: number;
+  waiting: number;
+}
+
 export class PagePool {
   private readonly idle: Slot[] = [];
   private readonly waiters: Waiter[] = [];
@@ -170,6 +177,11 @@ export class PagePool {
       this.host.done(slot.generation);
       this.giveBackPlace(slot.caller);
     });
+  }
+
+  /** Pages rendering, warm pages resting, and renders waiting for a place, as they are now (for /metrics). */
+  load(): PoolLoad {
+    return { busy: this.inUse, idle: this.idle.length, waiting: this.waiters.length };
   }
 
   /** Close the idle pages now, and with them what their renderers hold; whether there were any. */

@@ -429,8 +429,28 @@ const playgroundOperations: Record<string, Partial<Record<Method, Operation>>> =
   ]),
 );
 
-/** The OpenAPI document for this server's version (with its playground's routes when it has one); the app puts its own base URL in `servers`. */
-export function openApiDocument(version: string, options: { playground?: boolean } = {}) {
+/** GET /metrics, when the server serves it on its own port (--metrics without --metrics-port). */
+const metricsOperations: Record<string, Partial<Record<Method, Operation>>> = {
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary:
+        'Prometheus metrics in the text exposition format (docs/operating.md); needs an API key when keys are set, unless --metrics-public',
+      responses: {
+        200: {
+          description: 'the metrics',
+          content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  },
+};
+
+/**
+ * The OpenAPI document for this server's version (with its playground's routes and /metrics when it
+ * serves them); the app puts its own base URL in `servers`.
+ */
+export function openApiDocument(version: string, options: { playground?: boolean; metrics?: boolean } = {}) {
   return {
     openapi: '3.1.0',
     info: {
@@ -443,7 +463,11 @@ export function openApiDocument(version: string, options: { playground?: boolean
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }, {}],
     paths: Object.fromEntries(
-      Object.entries({ ...operations, ...(options.playground ? playgroundOperations : {}) }).map(([path, byMethod]) => [
+      Object.entries({
+        ...operations,
+        ...(options.playground ? playgroundOperations : {}),
+        ...(options.metrics ? metricsOperations : {}),
+      }).map(([path, byMethod]) => [
         path,
         Object.fromEntries(
           Object.entries(byMethod).map(([method, operation]) => [method, described(path, method as Method, operation)]),

@@ -1,6 +1,7 @@
 /** One access-log line per request: method, path, status, ms, bytes; pretty or JSON lines. */
 import type { MiddlewareHandler } from 'hono';
 import { CountedResponse } from './counted-response.js';
+import { requestIdOf } from './request-id.js';
 import type { AccessLogEntry } from '../deps.js';
 
 /** Middleware that measures each request and hands the entry to `log`. */
@@ -9,6 +10,7 @@ export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandl
     const started = performance.now();
     await next();
     const entry = {
+      requestId: requestIdOf(c),
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
@@ -34,6 +36,6 @@ export function accessLogWriter(
     write(
       format === 'json'
         ? JSON.stringify({ time: new Date().toISOString(), ...entry })
-        : `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms ${entry.bytes} B`,
+        : `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms ${entry.bytes} B${entry.requestId ? ` ${entry.requestId}` : ''}`,
     );
 }

@@ -15,6 +15,7 @@ import type { AppDeps } from '../deps.js';
 import { absoluteUrl, publicBase } from '../public-url.js';
 import { readBody, unknownFieldsRule } from './read-body.js';
 import { setWarningsHeader } from './warnings-header.js';
+import { requestIdOf } from '../edge/request-id.js';
 
 /** Mount the routes on `app`. */
 export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
@@ -37,13 +38,14 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
           : 'no webhook endpoint is configured: add one with `pdfrender webhooks add <url>` or POST /api/webhooks',
       );
     }
+    const now = deps.clock.now();
     const job = await deps.queue.enqueue({
       caller: callerKey(c, deps.config),
       identifier,
       priority,
       request,
       baseUrl: publicBase(c, deps),
-      now: deps.clock.now(),
+      now,
       dedupeWindowMs: deps.config.dedupeWindow,
       bounds: deps.config,
       maxAttempts: deps.config.maxAttempts,
@@ -51,6 +53,9 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();
+    // The same request sent again answers the job it queued before, which changed nothing.
+    if (job.createdAt === now)
+      deps.jobChanged({ jobId: job.id, state: 'queued', maxAttempts: job.maxAttempts, requestId: requestIdOf(c) });
     setWarningsHeader(c, ignored);
     return c.json(
       {

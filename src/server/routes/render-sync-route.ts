@@ -21,6 +21,7 @@ import { callerKey, keyOf } from '../edge/caller.js';
 import { noOwner } from '../../store/owners.js';
 import { readBody, unknownFieldsRule } from './read-body.js';
 import { setWarningsHeader } from './warnings-header.js';
+import { requestWhere } from '../edge/request-id.js';
 
 /** The paths of render-sync: negotiated, and the PDF itself. */
 export const renderSyncPaths = ['/api/pdfs/render-sync', '/api/pdfs/render-sync.pdf'] as const;
@@ -35,7 +36,7 @@ export function renderSyncRoute(app: Hono<{ Variables: { apiKey: string | undefi
       // its document's folder while it renders (the engine's doing).
       const result = await deps.engine.render(request, { signal: c.req.raw.signal, caller: callerKey(c, deps.config) });
       setWarningsHeader(c, [...ignored, ...result.warnings]);
-      logReportDetail(deps.events, result.network, { request: `${c.req.method} ${c.req.path}` });
+      logReportDetail(deps.events, result.network, requestWhere(c));
       const network = publicReport(result.network);
       setNetworkHeaders(c, network);
       const file = await deps.files.save(

@@ -1,0 +1,34 @@
+/**
+ * The engine as the server's routes and workers use it, counted: each render's time and outcome by
+ * endpoint (a background render is an async job's), the renders in flight, and the URLs the network
+ * policy refused. The engine itself knows nothing of metrics; the CLI renders through it bare.
+ */
+import type { Engine } from '../engine/engine.js';
+import { callerError } from '../errors.js';
+import type { Metrics, RenderEndpoint } from './metrics.js';
+
+/** `engine` whose renders are counted into `metrics`. */
+export function meteredEngine(engine: Engine, metrics: Metrics): Engine {
+  return {
+    ...engine,
+    async render(request, options = {}) {
+      const endpoint: RenderEndpoint = options.lane === 'background' ? 'async' : 'sync';
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      metrics.rendersInFlight.inc({ endpoint });
+      try {
+        const result = await engine.render(request, options);
+        metrics.renderSeconds.observe({ endpoint, outcome: 'success' }, seconds());
+        metrics.renders.inc({ endpoint, outcome: 'success', code: 'none' });
+        for (const issue of result.network.blocked) metrics.egressBlocked.inc({ code: issue.code });
+        return result;
+      } catch (error) {
+        metrics.renderSeconds.observe({ endpoint, outcome: 'failure' }, seconds());
+        metrics.renders.inc({ endpoint, outcome: 'failure', code: callerError(error).code });
+        throw error;
+      } finally {
+        metrics.rendersInFlight.dec({ endpoint });
+      }
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * GET /metrics as Prometheus sees it: a real `pdfrender serve` with --metrics-port and an API key,
+ * scraped every second by Debian's Prometheus, asked through Prometheus' own query API after real
+ * renders (sync, a failing one, a refused one) and async jobs delivered to a real webhook receiver.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, type ServeProcess } from './support/cli.js';
+import { removeTempDirs, tempDir } from './support/files.js';
+import { hasPrometheus, startPrometheus, type Prometheus } from './support/prometheus.js';
+import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
+import { until } from './support/wait.js';
+
+const key = 'metrics-test-key';
+const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+
+let serve: ServeProcess;
+let metricsUrl: string;
+let hook: Receiver;
+let prometheus: Prometheus;
+
+beforeAll(async () => {
+  hook = await receiver();
+  serve = await startServe(
+    ['--metrics-port', '0', '--api-key', key, '--allow-private-webhooks', '--concurrency', '1'],
+    { PDFRENDER_DATA_DIR: await tempDir() },
+  );
+  metricsUrl = await until(
+    () => /Prometheus metrics at (http:\/\/\S+)/.exec(serve.stderr())?.[1],
+    'the metrics line of serve',
+  );
+  const added = await fetch(`${serve.url}/api/webhooks`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ url: hook.url }),
+  });
+  expect(added.status).toBe(201);
+  prometheus = await startPrometheus(new URL(metricsUrl).host, key);
+}, 60_000);
+
+afterAll(async () => {
+  await prometheus?.close();
+  serve?.child.kill('SIGTERM');
+  await serve?.exited;
+  hook?.close();
+  await removeTempDirs();
+});
+
+const post = (path: string, body: unknown) =>
+  fetch(`${serve.url}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+
+describe.skipIf(!hasPrometheus)('metrics, scraped by Prometheus', () => {
+  it('counts renders, failures, refusals, jobs and webhook deliveries as they happened', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await post('/api/pdfs/render-sync', { htmlContent: `<p>${i}</p>` })).status).toBe(200);
+    // The document's own failure (a script error under failOn), and a request refused before any render.
+    const failing = await post('/api/pdfs/render-sync', {
+      htmlContent: '<script>throw new Error("boom")</script>',
+      failOn: ['scriptErrors'],
+    });
+    expect(failing.status).toBe(400);
+    expect((await post('/api/pdfs/render-sync', { htmlContent: 5 })).status).toBe(422);
+    for (const identifier of ['job-a', 'job-b'])
+      expect((await post('/api/pdfs/render-async', { htmlContent: `<p>${identifier}</p>`, identifier })).status).toBe(
+        202,
+      );
+    await waitForArrivals(hook, 2, 60_000);
+    expect(hook.received).toHaveLength(2);
+
+    // Once Prometheus has scraped the server after the last delivery was recorded.
+    await until(
+      async () => (await prometheus.value('pdfrender_webhook_attempts_total{outcome="delivered"}')) === 2,
+      'Prometheus to see both deliveries',
+      30_000,
+    );
+    const value = (query: string) => prometheus.value(query);
+    expect(await value('pdfrender_renders_total{endpoint="sync",outcome="success"}')).toBe(3);
+    expect(await value('pdfrender_renders_total{endpoint="sync",outcome="failure",code="RENDER_PDF_FAILED"}')).toBe(1);
+    expect(await value('pdfrender_renders_total{endpoint="async",outcome="success"}')).toBe(2);
+    expect(await value('pdfrender_render_duration_seconds_count{endpoint="sync",outcome="success"}')).toBe(3);
+    expect(await value('pdfrender_render_duration_seconds_count{endpoint="async",outcome="success"}')).toBe(2);
+    expect(await value('pdfrender_jobs_total{state="queued"}')).toBe(2);
+    expect(await value('pdfrender_jobs_total{state="succeeded"}')).toBe(2);
+    expect(await value('pdfrender_jobs_total{state="failed"}')).toBe(0);
+    expect(await value('pdfrender_webhook_delivery_lag_seconds_count')).toBe(2);
+    expect(await value('pdfrender_http_requests_total{route="/api/pdfs/render-sync",status="200"}')).toBe(3);
+    expect(await value('pdfrender_http_requests_total{route="/api/pdfs/render-sync",status="422"}')).toBe(1);
+    expect(await value('pdfrender_http_requests_total{route="/api/pdfs/render-async",status="202"}')).toBe(2);
+    expect(await value('pdfrender_renders_in_flight{endpoint="sync"}')).toBe(0);
+    expect(await value('pdfrender_browser_events_total{event="launched"}')).toBe(1);
+    expect(await value('pdfrender_browser_events_total{event="crashed"}')).toBe(0);
+    expect(await value('pdfrender_pages{state="busy"}')).toBe(0);
+    expect(await value('pdfrender_pages{state="idle"}')).toBe(1);
+    expect(await value('pdfrender_storage_healthy')).toBe(1);
+    expect(await value('pdfrender_info')).toBe(1);
+    // Node's default process metrics come with them.
+    expect(await value('process_resident_memory_bytes')).toBeGreaterThan(0);
+    // No series carries an identifier, a job id, a URL or the key.
+    const everything = await prometheus.query('{job="pdfrender"}');
+    const labels = JSON.stringify(everything.map((series) => series.labels));
+    for (const secret of ['job-a', key, hook.url, '127.0.0.1:' + new URL(serve.url).port])
+      expect(labels).not.toContain(secret);
+  }, 120_000);
+
+  it('serves /metrics only with the API key, and only on the metrics port', async () => {
+    expect((await fetch(`${metricsUrl}`)).status).toBe(401);
+    const scraped = await fetch(metricsUrl, { headers: { Authorization: `Bearer ${key}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await scraped.text()).toMatch(/^# HELP pdfrender_renders_total/m);
+    expect((await fetch(`${serve.url}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(404);
+  });
+});
