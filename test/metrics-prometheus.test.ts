@@ -101,6 +101,48 @@ describe.skipIf(!hasPrometheus)('metrics, scraped by Prometheus', () => {
       expect(labels).not.toContain(secret);
   }, 120_000);
 
+  it('reports the shared queue from the store: depth by priority, its oldest job, jobs rendering', async () => {
+    // Documents that take 3 s without using the CPU: with one page, two are taken by the workers (one
+    // renders, one waits for the page) while the third stays queued.
+    const slow = (identifier: string, priority: number) =>
+      post('/api/pdfs/render-async', {
+        htmlContent: `<p>${identifier}</p><script>setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { id: 'done', textContent: 'done' })), 3000)</script>`,
+        waitForSelector: '#done',
+        identifier,
+        priority,
+      });
+    for (const [identifier, priority] of [
+      ['slow-1', 0],
+      ['slow-2', 0],
+      ['slow-3', 5],
+    ] as const)
+      expect((await slow(identifier, priority)).status).toBe(202);
+    await until(
+      async () =>
+        (await prometheus.value('pdfrender_queue_jobs{priority="5"}')) === 1 &&
+        (await prometheus.value('pdfrender_jobs_rendering')) === 2,
+      'Prometheus to see one job queued at priority 5 and two rendering',
+      15_000,
+    );
+    expect(await prometheus.value('pdfrender_queue_oldest_age_seconds')).toBeGreaterThan(0);
+    expect(await prometheus.value('pdfrender_store_up')).toBe(1);
+    await waitForArrivals(hook, 5, 60_000);
+    await until(
+      async () =>
+        (await prometheus.value('pdfrender_jobs_rendering')) === 0 &&
+        (await prometheus.value('pdfrender_webhook_attempts_total{outcome="delivered"}')) === 5,
+      'Prometheus to see the queue drained and every event delivered',
+      15_000,
+    );
+    expect(await prometheus.query('pdfrender_queue_jobs')).toEqual([]);
+    expect(await prometheus.value('pdfrender_queue_oldest_age_seconds')).toBe(0);
+    expect(await prometheus.value('pdfrender_webhook_deliveries{state="pending"}')).toBe(0);
+    expect(await prometheus.value('pdfrender_webhook_oldest_pending_age_seconds')).toBe(0);
+    expect(await prometheus.value('pdfrender_jobs_total{state="succeeded"}')).toBe(5);
+    // Each delivered event's lag, from its job's end to the receiver's 2xx, is counted once.
+    expect(await prometheus.value('pdfrender_webhook_delivery_lag_seconds_count')).toBe(5);
+  }, 90_000);
+
   it('serves /metrics only with the API key, and only on the metrics port', async () => {
     expect((await fetch(`${metricsUrl}`)).status).toBe(401);
     const scraped = await fetch(metricsUrl, { headers: { Authorization: `Bearer ${key}` } });

@@ -16,6 +16,7 @@ import type { AccessLogEntry, AppDeps } from './deps.js';
 import { webhookEvent } from './api/job-event.js';
 import { reportJobChanges } from './job-changes.js';
 import { watchInstance } from '../metrics/engine-gauges.js';
+import { watchStore } from '../metrics/store-gauges.js';
 import { meteredEngine } from '../metrics/metered-engine.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 
@@ -77,9 +78,13 @@ export async function startRuntime(options: {
     resolver: options.resolver,
     events: options.events,
     outcomes: backend.waiting(outcomeWaitMs),
-    attempted: (outcome) => metrics.webhookAttempts.inc({ outcome }),
+    attempted: (outcome, delivery) => {
+      metrics.webhookAttempts.inc({ outcome });
+      if (outcome === 'delivered') metrics.webhookLag.observe(Math.max(0, clock.now() - delivery.createdAt) / 1000);
+    },
   });
   watchInstance(metrics, engine, storage);
+  watchStore(metrics, { queue, deliveries: store.deliveries, clock });
   const jobChanged = reportJobChanges(options.events, metrics);
   // A live worker extends its lease every third of it, however long the render takes; a lease
   // only runs out when its server died, and then the job is rendered again after at most this long.

@@ -1,0 +1,112 @@
+/**
+ * Gauges of the shared store, read when Prometheus scrapes: the queue by priority and the age of its
+ * oldest job, jobs rendering, webhook deliveries waiting. Every instance on one PostgreSQL reports the
+ * same values (aggregate them with max(), not sum()). One read serves every gauge of a scrape; a store
+ * that does not answer within a bound shows as pdfrender_store_up 0 rather than failing the scrape.
+ */
+import { Gauge } from 'prom-client';
+import type { Clock } from '../clock.js';
+import { valueWithin } from '../race.js';
+import type { Deliveries, EndpointDeliveries, JobQueue, QueueOverview } from '../store/contract.js';
+import type { Metrics } from './metrics.js';
+
+/** How long a scrape waits for the store: Prometheus' default scrape timeout is 10 s. */
+const answerWithinMs = 3_000;
+/** A read this recent serves the scrape's other gauges (prom-client collects each on its own). */
+const freshForMs = 1_000;
+
+interface Snapshot {
+  now: number;
+  queue: QueueOverview;
+  endpoints: EndpointDeliveries[];
+}
+
+/** Register the store's gauges on `metrics`' registry. */
+export function watchStore(
+  metrics: Metrics,
+  store: { queue: Pick<JobQueue, 'overview'>; deliveries: Pick<Deliveries, 'overview'>; clock: Clock },
+): void {
+  let reading: { at: number; snapshot: Promise<Snapshot | null> } | undefined;
+  const read = () => {
+    if (!reading || performance.now() - reading.at > freshForMs) {
+      const now = store.clock.now();
+      const work = Promise.all([store.queue.overview(now), store.deliveries.overview(now)]).then(
+        ([queue, endpoints]) => ({ now, queue, endpoints }),
+        () => null,
+      );
+      reading = { at: performance.now(), snapshot: valueWithin(work, answerWithinMs, null) };
+    }
+    return reading.snapshot;
+  };
+  const registers = [metrics.registry];
+  /** A gauge whose value (or values, by label) comes from the snapshot; a failed read leaves it empty. */
+  const gauge = (name: string, help: string, labelNames: string[], set: (gauge: Gauge, s: Snapshot) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        this.reset();
+        const snapshot = await read();
+        if (snapshot) set(this, snapshot);
+      },
+    });
+  new Gauge({
+    name: 'pdfrender_store_up',
+    help: "1 when the store answered this scrape's read, else 0 (the queue and webhook gauges are then empty).",
+    registers,
+    async collect() {
+      this.set((await read()) ? 1 : 0);
+    },
+  });
+  gauge(
+    'pdfrender_queue_jobs',
+    'Async jobs queued, by priority (the shared queue: every instance reports it).',
+    ['priority'],
+    (g, s) => {
+      for (const { priority, count } of s.queue.queued) g.set({ priority: String(priority) }, count);
+    },
+  );
+  gauge(
+    'pdfrender_queue_ready_jobs',
+    'Of the queued jobs, those due now (the rest wait for a retry), by priority.',
+    ['priority'],
+    (g, s) => {
+      for (const { priority, ready } of s.queue.queued) g.set({ priority: String(priority) }, ready);
+    },
+  );
+  gauge('pdfrender_queue_oldest_age_seconds', 'Age of the oldest queued job, 0 with none queued.', [], (g, s) => {
+    const oldest = Math.min(...s.queue.queued.map((p) => p.oldestCreatedAt));
+    g.set(Number.isFinite(oldest) ? Math.max(0, (s.now - oldest) / 1000) : 0);
+  });
+  gauge('pdfrender_jobs_rendering', 'Async jobs rendering now, on every instance.', [], (g, s) =>
+    g.set(s.queue.rendering),
+  );
+  gauge(
+    'pdfrender_webhook_deliveries',
+    'Webhook deliveries waiting: pending (due or retrying) or held (for a disabled endpoint).',
+    ['state'],
+    (g, s) => {
+      g.set(
+        { state: 'pending' },
+        s.endpoints.reduce((sum, e) => sum + e.pending, 0),
+      );
+      g.set(
+        { state: 'held' },
+        s.endpoints.reduce((sum, e) => sum + e.held, 0),
+      );
+    },
+  );
+  gauge(
+    'pdfrender_webhook_oldest_pending_age_seconds',
+    'Age of the oldest pending webhook delivery, 0 with none.',
+    [],
+    (g, s) => {
+      const oldest = Math.min(
+        ...s.endpoints.flatMap((e) => (e.oldestPendingCreatedAt === null ? [] : [e.oldestPendingCreatedAt])),
+      );
+      g.set(Number.isFinite(oldest) ? Math.max(0, (s.now - oldest) / 1000) : 0);
+    },
+  );
+}
