@@ -9,7 +9,7 @@
  * invoices they took 11 and 6 minutes on 2 shared cores, at full size an estimated 25 and 35, and the
  * pages curve's largest documents take gigabytes of memory each.
  *
- * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,memory,scale,pages,batches]
+ * usage: node bench/run.mjs [--quick] [--no-install] [--only single,batch,server,observability,memory,scale,pages,batches]
  *          [--docs 200] [--rounds N] [--concurrency <cores>] [--out bench/results/latest.json]
  *          [--max-pages-curve 2000] [--max-batch-curve 3000] [--curve-timeout 300] [--max-rss-gb <3/4 of memory>]
  */
@@ -24,6 +24,7 @@ import { memoryGrowth } from './cases/memory-growth.mjs';
 import { curvePages, pagesCurve } from './cases/pages-curve.mjs';
 import { scaleOut } from './cases/scale-out.mjs';
 import { serverCases } from './cases/server.mjs';
+import { observabilityCases } from './cases/observability.mjs';
 import { singleDocument } from './cases/single-document.mjs';
 import { budgetLines } from './lib/budget.mjs';
 import { benchDocuments } from './lib/documents.mjs';
@@ -31,7 +32,7 @@ import { machineInfo } from './lib/machine.mjs';
 import { markdownReport } from './lib/markdown-report.mjs';
 import { optionalTools, which } from './lib/optional-tools.mjs';
 
-const defaultSections = ['single', 'batch', 'server', 'memory', 'scale'];
+const defaultSections = ['single', 'batch', 'server', 'observability', 'memory', 'scale'];
 const sections = [...defaultSections, 'pages', 'batches'];
 const { values } = parseArgs({
   options: {
@@ -83,6 +84,8 @@ const options = {
   // Rounds of render-async against render-sync at its best level, alternating.
   asyncRounds: Number(values.rounds ?? (quick ? 2 : 3)),
   rawDocs: quick ? 10 : 30,
+  observabilityRequests: quick ? 60 : 200,
+  observabilityRounds: Number(values.rounds ?? (quick ? 2 : 5)),
   memoryEarly: quick ? 50 : 300,
   memoryLate: quick ? 250 : 3000,
   memoryConnections: 4,
@@ -163,6 +166,16 @@ try {
       asyncJobs: options.asyncJobs,
       asyncRounds: options.asyncRounds,
       rawDocs: options.rawDocs,
+      log,
+    });
+  }
+  if (only.includes('observability')) {
+    results.observability = await observabilityCases({
+      root,
+      work,
+      connections: 2,
+      requests: options.observabilityRequests,
+      rounds: options.observabilityRounds,
       log,
     });
   }

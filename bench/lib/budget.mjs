@@ -14,7 +14,7 @@ const line = (budget, measured, pass) => ({
 const fixed = (n, digits = 2) => n.toFixed(digits);
 
 /** The budget lines for `results` (the object written to latest.json, without its budget). */
-export function budgetLines({ singleDocument, batch, scriptBatch, server, memory }) {
+export function budgetLines({ singleDocument, batch, scriptBatch, server, observability, memory }) {
   const lines = [];
 
   const docsPerSecond = (results, name) => results?.cases[name]?.docsPerSecond;
@@ -136,6 +136,22 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, memory
       ),
     );
   } else lines.push(line(asyncName, '-'));
+
+  // Operating costs no more than noise: the server with metrics scraped and traces exported keeps 95%
+  // of the throughput of the same server with neither, medians of alternating rounds.
+  const observedName = 'render-sync with metrics and traces on >= 0.95 x off (throughput)';
+  if (observability) {
+    const perSecond = (runs) => median(runs.map((r) => r.perSecond));
+    const [on, off] = [perSecond(observability.on), perSecond(observability.off)];
+    const cpu = (runs) => median(runs.map((r) => r.cpuMsPerDoc.pdfrender));
+    lines.push(
+      line(
+        observedName,
+        `${fixed(on, 1)} vs ${fixed(off, 1)} docs/s = ${fixed(on / off)} x (medians of ${observability.rounds} alternating rounds; pdfrender's own CPU per document ${fixed(cpu(observability.on), 1)} vs ${fixed(cpu(observability.off), 1)} ms)`,
+        on >= 0.95 * off && [...observability.on, ...observability.off].every((r) => r.errors === 0),
+      ),
+    );
+  } else lines.push(line(observedName, '-'));
 
   const growthName = `RSS after ${memory?.late ?? 3000} renders within 20% of RSS after ${memory?.early ?? 300}`;
   if (memory) {

@@ -4,7 +4,7 @@
  */
 import { batchCurveSection, pagesCurveSection } from './curve-report.mjs';
 import { mb, millis, seconds, table } from './markdown-table.mjs';
-import { medianBy } from './stats.mjs';
+import { median, medianBy } from './stats.mjs';
 
 function singleSection(singleDocument) {
   const rows = [];
@@ -157,6 +157,29 @@ function serverSection(server) {
   );
 }
 
+function observabilitySection(o) {
+  const row = (label, runs) => {
+    const perSecond = median(runs.map((r) => r.perSecond));
+    return [
+      label,
+      perSecond.toFixed(1),
+      millis(median(runs.map((r) => r.p50))),
+      `${median(runs.map((r) => r.cpuMsPerDoc.pdfrender)).toFixed(1)} + ${median(runs.map((r) => r.cpuMsPerDoc.chromium)).toFixed(1)} ms`,
+      runs.map((r) => r.perSecond.toFixed(1)).join(', '),
+    ];
+  };
+  return table(
+    ['server', 'per second (median)', 'p50', 'CPU per doc (pdfrender + Chromium)', 'each round'],
+    [
+      row('metrics and traces off', o.off),
+      row(
+        `metrics scraped every second (${o.scrapes} scrapes), traces exported (${Math.round(o.exportedBytes / 1024)} KB)`,
+        o.on,
+      ),
+    ],
+  );
+}
+
 function memorySection(memory) {
   const row = (n, m) => [String(n), mb(m.rssKb), mb(m.pssKb), String(m.processes)];
   return table(
@@ -233,6 +256,11 @@ export function markdownReport(results) {
     out.push(
       '\n### Server: the invoice through pdfrender serve on loopback (autocannon)\n',
       serverSection(results.server),
+    );
+  if (results.observability)
+    out.push(
+      `\n### Metrics and traces: render-sync, ${results.observability.requests} requests over ${results.observability.connections} connections (alternating rounds of two servers)\n`,
+      observabilitySection(results.observability),
     );
   if (results.memory)
     out.push(

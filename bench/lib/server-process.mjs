@@ -10,11 +10,11 @@ import { join } from 'node:path';
 const databaseFlag = (database) => (database ? ['--database', database] : []);
 
 /**
- * Start `pdfrender serve` on a free port with `dataDir` (and on the PostgreSQL `database` when given);
- * the rate limit is raised far above what the bench sends, so every figure is a render, never a 429.
- * Resolves to { url, pid, stop() }.
+ * Start `pdfrender serve` on a free port with `dataDir` (and on the PostgreSQL `database` when given),
+ * with `flags` and `env` added; the rate limit is raised far above what the bench sends, so every
+ * figure is a render, never a 429. Resolves to { url, pid, stop() }.
  */
-export async function startServer({ root, dataDir, database }) {
+export async function startServer({ root, dataDir, database, flags = [], env = {} }) {
   const bin = join(root, 'bin/pdfrender.js');
   const args = [
     bin,
@@ -29,8 +29,12 @@ export async function startServer({ root, dataDir, database }) {
     '--allow-private-webhooks',
     '--log-format',
     'json',
+    ...flags,
   ];
-  const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const closed = new Promise((resolve) => server.on('close', resolve));
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
