@@ -45,6 +45,17 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
+/** A document whose #done appears after 3 s, without using the CPU meanwhile (with waitForSelector: '#done'). */
+const slowDocument = (text: string) =>
+  `<p>${text}</p><script>setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { id: 'done', textContent: 'done' })), 3000)</script>`;
+
+/** Sync renders in flight, read from /metrics directly (Prometheus scrapes only every second). */
+async function scrapedInFlight(): Promise<number | undefined> {
+  const text = await (await fetch(metricsUrl, { headers: { Authorization: `Bearer ${key}` } })).text();
+  const line = text.split('\n').find((each) => each.startsWith('pdfrender_renders_in_flight{endpoint="sync"} '));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
 const post = (path: string, body: unknown) =>
   fetch(`${serve.url}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
 
@@ -59,6 +70,17 @@ describe.skipIf(!hasPrometheus)('metrics, scraped by Prometheus', () => {
     });
     expect(failing.status).toBe(400);
     expect((await post('/api/pdfs/render-sync', { htmlContent: 5 })).status).toBe(422);
+    // A caller that hangs up mid-render: cancelled, not a failure.
+    const hangUp = new AbortController();
+    const leaving = fetch(`${serve.url}/api/pdfs/render-sync`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ htmlContent: slowDocument('left'), waitForSelector: '#done' }),
+      signal: hangUp.signal,
+    }).catch(() => 'aborted');
+    await until(async () => (await scrapedInFlight()) === 1, 'the render to start');
+    hangUp.abort();
+    expect(await leaving).toBe('aborted');
     for (const identifier of ['job-a', 'job-b'])
       expect((await post('/api/pdfs/render-async', { htmlContent: `<p>${identifier}</p>`, identifier })).status).toBe(
         202,
@@ -86,6 +108,8 @@ describe.skipIf(!hasPrometheus)('metrics, scraped by Prometheus', () => {
     expect(await value('pdfrender_http_requests_total{route="/api/pdfs/render-sync",status="422"}')).toBe(1);
     expect(await value('pdfrender_http_requests_total{route="/api/pdfs/render-async",status="202"}')).toBe(2);
     expect(await value('pdfrender_renders_in_flight{endpoint="sync"}')).toBe(0);
+    expect(await value('pdfrender_renders_total{endpoint="sync",outcome="cancelled"}')).toBe(1);
+    expect(await value('pdfrender_renders_total{code="INTERNAL_ERROR"}')).toBeUndefined();
     expect(await value('pdfrender_browser_events_total{event="launched"}')).toBe(1);
     expect(await value('pdfrender_browser_events_total{event="crashed"}')).toBe(0);
     expect(await value('pdfrender_pages{state="busy"}')).toBe(0);
@@ -106,7 +130,7 @@ describe.skipIf(!hasPrometheus)('metrics, scraped by Prometheus', () => {
     // renders, one waits for the page) while the third stays queued.
     const slow = (identifier: string, priority: number) =>
       post('/api/pdfs/render-async', {
-        htmlContent: `<p>${identifier}</p><script>setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { id: 'done', textContent: 'done' })), 3000)</script>`,
+        htmlContent: slowDocument(identifier),
         waitForSelector: '#done',
         identifier,
         priority,

@@ -23,8 +23,12 @@ export function meteredEngine(engine: Engine, metrics: Metrics): Engine {
         for (const issue of result.network.blocked) metrics.egressBlocked.inc({ code: issue.code });
         return result;
       } catch (error) {
-        metrics.renderSeconds.observe({ endpoint, outcome: 'failure' }, seconds());
-        metrics.renders.inc({ endpoint, outcome: 'failure', code: callerError(error).code });
+        // A caller that left (or a stop that cut the render) is no failure of the render: counted
+        // apart, so an alert on failures does not fire for clients that hang up.
+        const cancelled = options.signal?.aborted === true;
+        const outcome = cancelled ? 'cancelled' : 'failure';
+        metrics.renderSeconds.observe({ endpoint, outcome }, seconds());
+        metrics.renders.inc({ endpoint, outcome, code: cancelled ? 'none' : callerError(error).code });
         throw error;
       } finally {
         metrics.rendersInFlight.dec({ endpoint });

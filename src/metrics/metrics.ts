@@ -48,7 +48,7 @@ export function createMetrics(version: string) {
     }),
     renders: new Counter({
       name: 'pdfrender_renders_total',
-      help: 'Renders finished, by endpoint, outcome (success, failure) and error code (none for a success).',
+      help: 'Renders finished, by endpoint, outcome (success; failure, with its error code; cancelled: the caller left or the server stopped) and error code (none but for a failure).',
       labelNames: ['endpoint', 'outcome', 'code'],
       registers,
     }),
