@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDirs } from './support/files.js';
+import { folderWith, removeTempDirs } from './support/files.js';
 import { root } from './support/markdown.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -120,6 +120,25 @@ describe('the alert rules', () => {
   });
 });
 
+/**
+ * The dashboard's queries as a rules file of recording rules (JSON is YAML), Grafana's variables
+ * given values as Grafana would, so that promtool parses each as Prometheus would.
+ */
+const queriesAsRules = () =>
+  JSON.stringify({
+    groups: [
+      {
+        name: 'dashboard',
+        rules: queries.flatMap((panel, i) =>
+          (panel.targets ?? []).map((target, j) => ({
+            record: `dashboard:panel_${i}:target_${j}`,
+            expr: (target.expr ?? '').replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*'),
+          })),
+        ),
+      },
+    ],
+  });
+
 describe('the Grafana dashboard', () => {
   it('has a datasource variable for Prometheus and an instance variable', () => {
     const variables = new Map(dashboard.templating.list.map((variable) => [variable.name, variable]));
@@ -134,6 +153,13 @@ describe('the Grafana dashboard', () => {
       expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
       for (const target of panel.targets!) expect(target.expr, panel.title).toBeTruthy();
     }
+  });
+
+  it.skipIf(!hasPromtool)('queries in PromQL that Prometheus parses (promtool check rules)', async () => {
+    const dir = await folderWith({ 'dashboard-queries.yml': queriesAsRules() });
+    const { status, output } = promtool('check', 'rules', join(dir, 'dashboard-queries.yml'));
+    expect(output).toContain('SUCCESS');
+    expect(status).toBe(0);
   });
 });
 
