@@ -194,6 +194,11 @@ describe('the metrics the rules and the dashboard query', () => {
     for (const panel of queries)
       for (const { expr = '' } of panel.targets ?? [])
         for (const name of metricNames(expr)) used.set(name, `${dashboardFile}: ${panel.title}`);
+    // A query variable's label_values(metric, label): the metric whose series list the choices.
+    for (const { name, query } of dashboard.templating.list) {
+      const metric = /label_values\((\w+),/.exec(JSON.stringify(query))?.[1];
+      if (metric) used.set(metric, `${dashboardFile}: the ${name} variable`);
+    }
     expect(used.size).toBeGreaterThanOrEqual(20);
     const unknown = [...used].filter(([name]) => !isServed(name, served) && !prometheusOwn.has(name));
     expect(unknown.map(([name, where]) => `${name} (${where})`)).toEqual([]);
