@@ -32,6 +32,7 @@ const unitTestFiles = [
   'test/length.test.ts',
   'test/linear-scans.test.ts',
   'test/network-address.test.ts',
+  'test/operating-files.test.ts',
   'test/plan-documents.test.ts',
   'test/race-until.test.ts',
   'test/read-body.test.ts',

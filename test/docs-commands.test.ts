@@ -58,6 +58,7 @@ const allowed: Array<{ command: string; reason: string }> = [
   { command: 'npm pack', reason: "npm's own: makes the tarball another project installs" },
   { command: 'npx openapi-typescript', reason: 'a tool of its own (a dev dependency); the URL it reads is checked' },
   { command: 'apt-get', reason: 'the system package manager, for PostgreSQL' },
+  { command: 'promtool', reason: "Prometheus' own: checks and tests the alert rules (docs/operating/)" },
   { command: 'git clone', reason: 'fetching this repository' },
   { command: 'cd', reason: 'moves to a folder' },
   { command: 'cat', reason: 'feeds a file to a pipe' },
