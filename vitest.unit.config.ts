@@ -27,6 +27,7 @@ const unitTestFiles = [
   'test/egress-proxy.test.ts',
   'test/factur-x-embedding.test.ts',
   'test/find-browser.test.ts',
+  'test/human-duration.test.ts',
   'test/jobs-store.test.ts',
   'test/launch-flags.test.ts',
   'test/length.test.ts',

@@ -20,6 +20,7 @@ const commands: Record<string, (io: CliIO, setExitCode: (code: number) => void) 
   render: async (io, setExitCode) => (await import('./render/render-command.js')).renderCommand(io, setExitCode),
   serve: async (io) => (await import('./serve/serve-command.js')).serveCommand(io, version),
   webhooks: async (io) => (await import('./webhooks-command.js')).webhooksCommand(io),
+  status: async (io) => (await import('./status-command.js')).statusCommand(io),
   setup: async (io) => (await import('./setup-command.js')).setupCommand(io),
 };
 

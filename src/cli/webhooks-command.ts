@@ -5,54 +5,23 @@
  * sends what a command queued within a second). These are the operator's: they see and change every
  * key's endpoints.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { resolveSetting, serveSettings } from '../server/config.js';
 import { PdfRenderError } from '../errors.js';
 import { numberField } from '../fields.js';
 import { parseNamed } from '../request.js';
-import { databasePath, openStore } from '../store/open-store.js';
 import type { Enabled, Redelivery, Rotation, Store, WebhookEndpoint } from '../store/contract.js';
-import { everyOwner, keyOwner, noOwner } from '../store/owners.js';
+import { everyOwner, keyOwner, noOwner, ownerLabel } from '../store/owners.js';
 import { withoutCredentials } from '../store/webhook-endpoint-rules.js';
 import { checkWebhookUrl } from '../webhooks/webhook-policy.js';
 import type { CliIO } from './io.js';
-import { webhookEvent } from '../server/api/job-event.js';
-
-/** Where the endpoints live: a data dir's SQLite database, or a PostgreSQL database. */
-interface Where {
-  dataDir?: string;
-  database?: string;
-}
+import { storeOptions, withCommandStore, type Where } from './command-store.js';
 
 /** Build the `webhooks` command group. */
 export function webhooksCommand(io: CliIO): Command {
-  const dataDirHelp = `${serveSettings.dataDir.schema.description} [env ${serveSettings.dataDir.env}]`;
-  const databaseHelp = `${serveSettings.database.schema.description} [env ${serveSettings.database.env}]`;
   /** Open the store; only `add` (`create`) makes a data dir where there is none. */
-  const withStore = async <T>(
-    options: Where,
-    work: (store: Store, now: number) => Promise<T>,
-    create = false,
-  ): Promise<T> => {
-    const dataDir = resolve(io.cwd, resolveSetting(serveSettings.dataDir, options.dataDir, io.env));
-    const database = resolveSetting(serveSettings.database, options.database, io.env);
-    // Run from the wrong folder, a command would otherwise make an empty data dir there and answer
-    // from it ("no webhook endpoints"), as if the server's had none.
-    if (!database && !create && !existsSync(databasePath(dataDir)))
-      throw new PdfRenderError(
-        'USAGE',
-        `no pdfrender data dir in ${dataDir === resolve(io.cwd, '.pdfrender') ? io.cwd : dataDir} (no ${databasePath(dataDir)}): run this in the folder \`pdfrender serve\` runs in, or name its data dir with --data-dir <dir> (or ${serveSettings.dataDir.env})`,
-      );
-    const opened = await openStore({ dataDir, database, eventOf: webhookEvent });
-    try {
-      // Times compared with what the servers wrote are counted by the servers' clock (the database's, on PostgreSQL).
-      return await work(opened.store, opened.now());
-    } finally {
-      await opened.close();
-    }
-  };
+  const withStore = <T>(options: Where, work: (store: Store, now: number) => Promise<T>, create = false) =>
+    withCommandStore(io, options, work, create);
   const withEndpoints = <T>(
     options: Where,
     work: (endpoints: Store['webhooks'], now: number) => Promise<T>,
@@ -65,8 +34,6 @@ export function webhooksCommand(io: CliIO): Command {
     .description(
       'add an endpoint; prints its id, its key (the Bearer token of its deliveries) and its signing secret. The URL of a disabled endpoint enables that endpoint again instead (same id, key and secret) and sends the events it held',
     )
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoint as JSON')
     .option('--for-key <key>', forKeyHelp)
     .option('--global', globalHelp)
@@ -103,8 +70,6 @@ export function webhooksCommand(io: CliIO): Command {
   group
     .command('list')
     .description('list the endpoints')
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .option('--json', 'print the endpoints as JSON')
     .option('--show-secrets', 'include the keys and signing secrets')
     .option('--for-key <key>', 'only the endpoints of this API key')
@@ -135,8 +100,6 @@ export function webhooksCommand(io: CliIO): Command {
   group
     .command('remove <id>')
     .description('remove an endpoint')
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .action(async (id: string, options: Where) => {
       const removed = await withEndpoints(options, (endpoints, now) => endpoints.remove(id, now));
       if (!removed) throw noEndpoint(id);
@@ -151,8 +114,6 @@ export function webhooksCommand(io: CliIO): Command {
     .description(
       'enable an endpoint that was disabled (its receiver answered 410 Gone) and send the events it held, in the order they happened',
     )
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .action(async (id: string, options: Where) => {
       const enabled = await withEndpoints(options, (endpoints, now) => endpoints.enable(id, now));
       if (!enabled) throw noEndpoint(id);
@@ -161,8 +122,6 @@ export function webhooksCommand(io: CliIO): Command {
   group
     .command('rotate <id>')
     .description("replace an endpoint's key, signing secret or both (the default); the next delivery uses the new ones")
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .option('--key', 'replace the key (the Bearer token of its deliveries)')
     .option('--secret', 'replace the signing secret (its receiver must verify with the new one)')
     .option('--json', 'print the endpoint as JSON')
@@ -178,8 +137,6 @@ export function webhooksCommand(io: CliIO): Command {
     .description(
       "give an endpoint to an API key (it receives that key's jobs' events and the key manages it), make it global (every key's events), or no key's",
     )
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .option('--for-key <key>', forKeyHelp)
     .option('--global', globalHelp)
     .option('--unowned', "no key's: it receives only the events of jobs sent with auth off")
@@ -194,8 +151,6 @@ export function webhooksCommand(io: CliIO): Command {
   group
     .command('deliveries')
     .description('show the delivery log, newest first')
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .option('--failed', 'only deliveries that gave up')
     // The default in the text, as every other flag's: commander would quote it ("50").
     .option('--limit <n>', 'how many (default 50)')
@@ -228,13 +183,13 @@ export function webhooksCommand(io: CliIO): Command {
     .description(
       "send a finished job's webhook event again, now, to every active endpoint of the job's API key and every global one, also those that never had it (a running server sends it within a second)",
     )
-    .option('--data-dir <dir>', dataDirHelp)
-    .option('--database <url>', databaseHelp)
     .action(async (jobId: string, options: Where) => {
       print(
         redeliveryReport(jobId, await withStore(options, (store, now) => store.redeliveries.redeliver(jobId, now))),
       );
     });
+  // Every command finds the store by the same flags (its other flags listed first).
+  for (const command of group.commands) storeOptions(command);
   return group;
 }
 
@@ -259,13 +214,6 @@ function ownerFrom(options: Owning): string | undefined {
   if (named.length > 1)
     throw new PdfRenderError('USAGE', '--for-key, --global and --unowned name one owner each: give one');
   return named[0];
-}
-
-/** An owner as the listings say it: a key by the first 12 hex digits of its SHA-256 (the key itself is never stored). */
-function ownerLabel(owner: string): string {
-  if (owner === everyOwner) return 'global';
-  if (owner === noOwner) return 'no key';
-  return `key ${owner.slice('key:'.length, 'key:'.length + 12)}`;
 }
 
 /** The error of a command given an id no endpoint has. */

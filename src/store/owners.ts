@@ -23,3 +23,10 @@ export const ownerOfCallerSql = (column: string): string =>
 
 /** The owner of a job and of what it makes, from its caller: the key's, or no key's when auth was off (an address). */
 export const ownerOfCaller = (caller: string): string => (caller.startsWith('key:') ? caller : noOwner);
+
+/** An owner as the listings say it: a key by the first 12 hex digits of its SHA-256 (the key itself is never stored). */
+export function ownerLabel(owner: string): string {
+  if (owner === everyOwner) return 'global';
+  if (owner === noOwner) return 'no key';
+  return `key ${owner.slice('key:'.length, 'key:'.length + 12)}`;
+}

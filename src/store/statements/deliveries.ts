@@ -49,19 +49,23 @@ export const deliveryStatements = (d: Dialect) => ({
      WHERE id = :id`,
   abandon: `UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = :status, last_error = :error,
      claimed_until = NULL WHERE id = :id`,
-  // Every endpoint, with counts by status read from the webhook_deliveries_endpoint index (endpoint_id,
-  // status), and the last error of its newest delivery that has one (a delivered one has none).
-  // There is no time of each attempt: the newest delivery stands for the most recent attempt.
+  // Every endpoint, with its deliveries counted in one pass over them, grouped by endpoint before the
+  // join (a subquery per joined row made it quadratic: minutes at 100,000 deliveries), and the last
+  // error of its newest delivery that has one (a delivered one has none). There is no time of each
+  // attempt: the newest delivery stands for the most recent attempt.
   overview: `SELECT e.id AS "endpointId", e.url, e.owner, e.disabled_at AS "disabledAt",
-       count(d.id) FILTER (WHERE d.status = 'pending') AS pending, count(d.id) FILTER (WHERE d.status = 'held') AS held,
-       count(d.id) FILTER (WHERE d.status = 'failed') AS failed, count(d.id) FILTER (WHERE d.status = 'delivered') AS delivered,
-       min(d.created_at) FILTER (WHERE d.status = 'pending') AS "oldestPendingCreatedAt", max(d.delivered_at) AS "lastDeliveredAt",
+       coalesce(s.pending, 0) AS pending, coalesce(s.held, 0) AS held, coalesce(s.failed, 0) AS failed,
+       coalesce(s.delivered, 0) AS delivered, s.oldest_pending AS "oldestPendingCreatedAt", s.last_delivered AS "lastDeliveredAt",
        last.last_error AS "lastError", last.last_status AS "lastStatus"
      FROM webhook_endpoints e
-       LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id
-       LEFT JOIN webhook_deliveries last ON last.id = (
-         SELECT max(f.id) FROM webhook_deliveries f WHERE f.endpoint_id = e.id AND f.last_error IS NOT NULL)
-     GROUP BY e.id, e.url, e.owner, e.disabled_at, e.created_at, e.${d.writeOrder}, last.last_error, last.last_status
+       LEFT JOIN (
+         SELECT endpoint_id, count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'held') AS held,
+           count(*) FILTER (WHERE status = 'failed') AS failed, count(*) FILTER (WHERE status = 'delivered') AS delivered,
+           min(created_at) FILTER (WHERE status = 'pending') AS oldest_pending, max(delivered_at) AS last_delivered,
+           max(CASE WHEN last_error IS NOT NULL THEN id END) AS last_failed
+         FROM webhook_deliveries GROUP BY endpoint_id
+       ) s ON s.endpoint_id = e.id
+       LEFT JOIN webhook_deliveries last ON last.id = s.last_failed
      ORDER BY e.created_at, e.${d.writeOrder}`,
 });
 
