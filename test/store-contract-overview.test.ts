@@ -80,6 +80,7 @@ describe.each(backends)('$name store: overview and trace context', (backend) => 
 
   it('counts queued jobs by priority (how many ready, the oldest) and those rendering', async () => {
     expect(await store.queue.overview(1_000_000)).toEqual({ queued: [], rendering: 0 });
+    expect(await store.deliveries.waiting()).toEqual({ pending: 0, held: 0, oldestPendingCreatedAt: null });
     await store.queue.enqueue(job({ priority: 0, now: 500_000 }));
     await store.queue.enqueue(job({ priority: 0, now: 900_000 }));
     await store.queue.enqueue(job({ priority: 5, now: 800_000 }));
@@ -176,6 +177,8 @@ describe.each(backends)('$name store: overview and trace context', (backend) => 
         lastStatus: 404,
       },
     ]);
+    // What a metrics scrape reads: the waiting ones alone, summed over the endpoints.
+    expect(await store.deliveries.waiting()).toEqual({ pending: 2, held: 1, oldestPendingCreatedAt: 10_002 });
     // Never the key or the secret.
     expect(JSON.stringify(overview)).not.toContain(busy.key);
     expect(JSON.stringify(overview)).not.toContain(busy.secret);

@@ -7,7 +7,7 @@
 import { Gauge } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { valueWithin } from '../race.js';
-import type { Deliveries, EndpointDeliveries, JobQueue, QueueOverview } from '../store/contract.js';
+import type { Deliveries, DeliveriesWaiting, JobQueue, QueueOverview } from '../store/contract.js';
 import type { Metrics } from './metrics.js';
 
 /** How long a scrape waits for the store: Prometheus' default scrape timeout is 10 s. */
@@ -18,20 +18,20 @@ const freshForMs = 1_000;
 interface Snapshot {
   now: number;
   queue: QueueOverview;
-  endpoints: EndpointDeliveries[];
+  deliveries: DeliveriesWaiting;
 }
 
 /** Register the store's gauges on `metrics`' registry. */
 export function watchStore(
   metrics: Metrics,
-  store: { queue: Pick<JobQueue, 'overview'>; deliveries: Pick<Deliveries, 'overview'>; clock: Clock },
+  store: { queue: Pick<JobQueue, 'overview'>; deliveries: Pick<Deliveries, 'waiting'>; clock: Clock },
 ): void {
   let reading: { at: number; snapshot: Promise<Snapshot | null> } | undefined;
   const read = () => {
     if (!reading || performance.now() - reading.at > freshForMs) {
       const now = store.clock.now();
-      const work = Promise.all([store.queue.overview(now), store.deliveries.overview(now)]).then(
-        ([queue, endpoints]) => ({ now, queue, endpoints }),
+      const work = Promise.all([store.queue.overview(now), store.deliveries.waiting()]).then(
+        ([queue, deliveries]) => ({ now, queue, deliveries }),
         () => null,
       );
       reading = { at: performance.now(), snapshot: valueWithin(work, answerWithinMs, null) };
@@ -78,7 +78,7 @@ export function watchStore(
   );
   gauge('pdfrender_queue_oldest_age_seconds', 'Age of the oldest queued job, 0 with none queued.', [], (g, s) => {
     const oldest = Math.min(...s.queue.queued.map((p) => p.oldestCreatedAt));
-    g.set(Number.isFinite(oldest) ? Math.max(0, (s.now - oldest) / 1000) : 0);
+    g.set(ageSeconds(s.now, Number.isFinite(oldest) ? oldest : null));
   });
   gauge('pdfrender_jobs_rendering', 'Async jobs rendering now, on every instance.', [], (g, s) =>
     g.set(s.queue.rendering),
@@ -88,25 +88,17 @@ export function watchStore(
     'Webhook deliveries waiting: pending (due or retrying) or held (for a disabled endpoint).',
     ['state'],
     (g, s) => {
-      g.set(
-        { state: 'pending' },
-        s.endpoints.reduce((sum, e) => sum + e.pending, 0),
-      );
-      g.set(
-        { state: 'held' },
-        s.endpoints.reduce((sum, e) => sum + e.held, 0),
-      );
+      g.set({ state: 'pending' }, s.deliveries.pending);
+      g.set({ state: 'held' }, s.deliveries.held);
     },
   );
   gauge(
     'pdfrender_webhook_oldest_pending_age_seconds',
     'Age of the oldest pending webhook delivery, 0 with none.',
     [],
-    (g, s) => {
-      const oldest = Math.min(
-        ...s.endpoints.flatMap((e) => (e.oldestPendingCreatedAt === null ? [] : [e.oldestPendingCreatedAt])),
-      );
-      g.set(Number.isFinite(oldest) ? Math.max(0, (s.now - oldest) / 1000) : 0);
-    },
+    (g, s) => g.set(ageSeconds(s.now, s.deliveries.oldestPendingCreatedAt)),
   );
 }
+
+/** Seconds from `since` to `now`, 0 when there is nothing (null) or the clocks disagree. */
+const ageSeconds = (now: number, since: number | null) => (since === null ? 0 : Math.max(0, (now - since) / 1000));

@@ -220,6 +220,14 @@ export interface EndpointDeliveries {
   lastStatus: number | null;
 }
 
+/** Deliveries waiting, across every endpoint. */
+export interface DeliveriesWaiting {
+  pending: number;
+  held: number;
+  /** When the oldest pending delivery was made; null with none pending. */
+  oldestPendingCreatedAt: number | null;
+}
+
 /** Held: its endpoint is disabled, and it waits for the endpoint to be enabled again. */
 export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
 
@@ -284,6 +292,12 @@ export interface Deliveries {
   hold(id: number, now: number, answered?: { status: number; error: string }): Promise<void>;
   /** Stop for good (the endpoint is gone). */
   abandon(id: number, status: number | null, error: string): Promise<void>;
+  /**
+   * The deliveries waiting, pending (due or retrying) and held, and when the oldest pending one was
+   * made: read at every metrics scrape by every instance, so only the waiting rows are read (by the
+   * status index), never the delivered history `overview` counts.
+   */
+  waiting(): Promise<DeliveriesWaiting>;
   /** Every endpoint, oldest first (also those with no deliveries), with the state of its deliveries as of `now`. */
   overview(now: number): Promise<EndpointDeliveries[]>;
 }

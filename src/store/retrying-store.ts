@@ -36,6 +36,7 @@ const kinds: { [P in Part]: Kinds<Store[P]> } = {
     log: 'read',
     hold: 'write',
     abandon: 'write',
+    waiting: 'read',
     overview: 'read',
   },
   webhooks: {

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Deliveries, Delivery, DeliveryLogEntry, EndpointDeliveries } from '../contract.js';
+import type { Deliveries, DeliveriesWaiting, Delivery, DeliveryLogEntry, EndpointDeliveries } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import { named } from './named.js';
@@ -66,6 +66,19 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
 
     async abandon(id: number, status: number | null, error: string) {
       await query(pool, ...named(statements.abandon, { id, status, error }));
+    },
+
+    async waiting(): Promise<DeliveriesWaiting> {
+      // count() is a bigint, which pg answers as a string.
+      const [counts] = await rows<{ pending: string; held: string; oldestPendingCreatedAt: string | null }>(
+        pool,
+        statements.waiting,
+      );
+      return {
+        pending: Number(counts!.pending),
+        held: Number(counts!.held),
+        oldestPendingCreatedAt: counts!.oldestPendingCreatedAt === null ? null : Number(counts!.oldestPendingCreatedAt),
+      };
     },
 
     overview: async () => rows<EndpointDeliveries>(pool, statements.overview),

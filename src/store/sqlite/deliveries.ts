@@ -6,7 +6,14 @@
  * is enabled again (see webhook-endpoints.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Deliveries, Delivery, DeliveryLogEntry, EndpointDeliveries, Sync } from '../contract.js';
+import type {
+  Deliveries,
+  DeliveriesWaiting,
+  Delivery,
+  DeliveryLogEntry,
+  EndpointDeliveries,
+  Sync,
+} from '../contract.js';
 import { sqliteDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import type { Db } from './open-db.js';
@@ -40,6 +47,7 @@ export function deliveries(db: Db) {
   const hold = db.prepare(statements.hold);
   const abandon = db.prepare(statements.abandon);
   const overview = db.prepare<[], EndpointDeliveries>(statements.overview);
+  const waiting = db.prepare<[], DeliveriesWaiting>(statements.waiting);
 
   const claim = db.transaction(
     (
@@ -82,6 +90,7 @@ export function deliveries(db: Db) {
     abandon(id: number, status: number | null, error: string): void {
       abandon.run({ id, status, error });
     },
+    waiting: (): DeliveriesWaiting => waiting.get()!,
     overview: (): EndpointDeliveries[] => overview.all(),
   } satisfies Sync<Deliveries>;
 }

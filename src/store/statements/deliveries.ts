@@ -49,6 +49,10 @@ export const deliveryStatements = (d: Dialect) => ({
      WHERE id = :id`,
   abandon: `UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = :status, last_error = :error,
      claimed_until = NULL WHERE id = :id`,
+  // The waiting rows only, found by the status index: the delivered and failed history is not read.
+  waiting: `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'held') AS held,
+       min(created_at) FILTER (WHERE status = 'pending') AS "oldestPendingCreatedAt"
+     FROM webhook_deliveries WHERE status IN ('pending', 'held')`,
   // Every endpoint, with its deliveries counted in one pass over them, grouped by endpoint before the
   // join (a subquery per joined row made it quadratic: minutes at 100,000 deliveries), and the last
   // error of its newest delivery that has one (a delivered one has none). There is no time of each
