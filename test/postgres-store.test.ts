@@ -84,7 +84,7 @@ describe('several instances on one database', () => {
     const [a, b] = await twoInstances();
     const queued = await a.queue.enqueue(job({ now: 0 }));
     await a.queue.claim('a-worker', 100, 1_000);
-    expect(await b.queue.requeueExpired(1_101)).toBe(1);
+    expect(await b.queue.requeueExpired(1_101)).toHaveLength(1);
     expect(await b.queue.claim('b-worker', 1_200, 1_000)).toMatchObject({
       id: queued.id,
       claimedBy: 'b-worker',

@@ -164,7 +164,7 @@ describe.each(backends)('$name store: queue', (backend) => {
     expect(await storedRequest(failing.id)).not.toBeNull();
     await queue.claim('b', 2_000_200, 1000);
     expect(await queue.fail(failing.id, 'b', 2_000_300, renderFailure('crash again'), 0)).toBe('failed');
-    expect(await queue.requeueExpired(2_002_000)).toBe(1);
+    expect(await queue.requeueExpired(2_002_000)).toHaveLength(1);
     for (const { id } of [succeeding, failing, expiring]) {
       expect(await storedRequest(id)).toBeNull();
       expect(await queue.get(id)).toMatchObject({
@@ -279,9 +279,9 @@ describe.each(backends)('$name store: queue', (backend) => {
   it('sends jobs whose lease ran out back to the queue (not those in hand), and a stale holder cannot complete them', async () => {
     const queued = await queue.enqueue(job({ now: 0 }));
     expect((await queue.claim('crashed-worker', 100, 1000))!.id).toBe(queued.id);
-    expect(await queue.requeueExpired(1100)).toBe(0);
-    expect(await queue.requeueExpired(1101, [queued.id])).toBe(0);
-    expect(await queue.requeueExpired(1101)).toBe(1);
+    expect(await queue.requeueExpired(1100)).toEqual([]);
+    expect(await queue.requeueExpired(1101, [queued.id])).toEqual([]);
+    expect(await queue.requeueExpired(1101)).toEqual([{ id: queued.id, status: 'queued' }]);
     expect(await queue.get(queued.id)).toMatchObject({
       status: 'queued',
       claimedBy: null,
@@ -328,7 +328,7 @@ describe.each(backends)('$name store: queue', (backend) => {
     ]);
     const killed = await queue.enqueue(job({ identifier: 'killed', maxAttempts: 1, now: 0 }));
     await queue.claim('crashed-worker', 100, 1000);
-    expect(await queue.requeueExpired(1101)).toBe(1);
+    expect(await queue.requeueExpired(1101)).toEqual([{ id: killed.id, status: 'failed' }]);
     expect(await queue.get(killed.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
     expect((await deliveryRows(killed.id)).map((row) => JSON.parse(row.body))).toEqual([
       {

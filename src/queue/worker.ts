@@ -21,6 +21,7 @@ import { valueWithin } from '../race.js';
 import { parseRenderRequest } from '../request.js';
 import type { FileStore, Job, JobQueue, StoredFile } from '../store/contract.js';
 import type { JobChanges } from './job-change.js';
+import { leaseExpiredError } from '../store/job-records.js';
 import { ownerOfCaller } from '../store/owners.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
@@ -130,7 +131,17 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         // attempts this way has queued its failure event.
         if (deps.clock.now() >= nextExpiryCheck) {
           nextExpiryCheck = deps.clock.now() + pollMs;
-          if ((await deps.queue.requeueExpired(deps.clock.now(), [...inHand])) > 0) deps.onEvent();
+          const expired = await deps.queue.requeueExpired(deps.clock.now(), [...inHand]);
+          // A job whose server died or stalled: back to the queue, or failed after its last attempt.
+          for (const { id, status } of expired)
+            deps.jobChanged({
+              jobId: id,
+              state: status === 'failed' ? 'failed' : 'retried',
+              code: leaseExpiredError.code,
+              level: 'warn',
+              message: leaseExpiredError.message,
+            });
+          if (expired.some(({ status }) => status === 'failed')) deps.onEvent();
         }
         const job = await deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);
         failures = 0;

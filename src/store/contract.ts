@@ -59,6 +59,12 @@ export interface Job {
   traceContext: string | null;
 }
 
+/** A job whose lease ran out, and where requeueExpired sent it: back to the queue, or failed after its last attempt. */
+export interface ExpiredJob {
+  id: string;
+  status: JobStatus;
+}
+
 /** What a finished render leaves on its job. */
 export interface JobResult {
   fileId: string;
@@ -169,9 +175,10 @@ export interface JobQueue {
   release(id: string, worker: string, availableAt: number): Promise<boolean>;
   /**
    * Send jobs whose lease ran out back to the queue, or to failed after their last attempt (queuing
-   * RENDER_PDF_FAILED), except the ids in `inHand` (jobs the caller's own workers are still on).
+   * RENDER_PDF_FAILED), except the ids in `inHand` (jobs the caller's own workers are still on);
+   * answers each job sent and where to.
    */
-  requeueExpired(now: number, inHand?: string[]): Promise<number>;
+  requeueExpired(now: number, inHand?: string[]): Promise<ExpiredJob[]>;
   /** One job by id. */
   get(id: string): Promise<Job | null>;
   /**

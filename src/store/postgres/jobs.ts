@@ -24,6 +24,7 @@ import type {
   JobResult,
   JobStatus,
   QueueOverview,
+  ExpiredJob,
 } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
@@ -211,8 +212,12 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
             tx,
             ...named(statements.expired, { now, inHand: postgresDialect.list(inHand) }),
           );
-          for (const job of expired) await settle(tx, eventOf, job.id, job.claimedBy, now, leaseExpiredError, now);
-          return expired.length;
+          const sent: ExpiredJob[] = [];
+          for (const job of expired) {
+            const status = await settle(tx, eventOf, job.id, job.claimedBy, now, leaseExpiredError, now);
+            if (status) sent.push({ id: job.id, status });
+          }
+          return sent;
         },
         locks.webhookWrite,
       ),

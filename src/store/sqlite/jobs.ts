@@ -17,6 +17,7 @@ import type {
   JobStatus,
   QueueOverview,
   Sync,
+  ExpiredJob,
 } from '../contract.js';
 import { deliveries } from './deliveries.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
@@ -110,11 +111,12 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
 
   const fail = db.transaction(settle);
 
-  const requeueExpired = db.transaction((now: number, inHand: string[]): number => {
-    const rows = expired.all({ now, inHand: sqliteDialect.list(inHand) });
-    for (const row of rows) settle(row.id, row.claimedBy, now, leaseExpiredError, now);
-    return rows.length;
-  });
+  const requeueExpired = db.transaction((now: number, inHand: string[]): ExpiredJob[] =>
+    expired.all({ now, inHand: sqliteDialect.list(inHand) }).flatMap((row) => {
+      const status = settle(row.id, row.claimedBy, now, leaseExpiredError, now);
+      return status ? [{ id: row.id, status }] : [];
+    }),
+  );
 
   // One transaction: a sweep retried after meeting a lock (retrying-store.ts) starts from nothing done, so
   // its count of expired held events is whole.
@@ -147,7 +149,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
       fail.immediate(id, worker, now, error, retryAt),
     release: (id: string, worker: string, availableAt: number): boolean =>
       giveBack.run({ id, worker, availableAt }).changes > 0,
-    requeueExpired: (now: number, inHand: string[] = []): number => requeueExpired.immediate(now, inHand),
+    requeueExpired: (now: number, inHand: string[] = []): ExpiredJob[] => requeueExpired.immediate(now, inHand),
     get: (id: string): Job | null => {
       const row = byId.get({ id });
       return row ? toJob(row) : null;
