@@ -8,6 +8,7 @@ import type { Engine } from '../engine/engine.js';
 import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './edge/access-log.js';
+import { httpSpan } from '../tracing/http-span.js';
 import { asyncRoutes } from './routes/async-routes.js';
 import { apiKeyAuth } from './edge/auth.js';
 import { requestBodyLimit } from './edge/body-limit.js';
@@ -48,6 +49,8 @@ export function createApp(
   app.notFound((c) =>
     errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events),
   );
+  // Outside the access log, whose line then carries the request's trace id.
+  app.use(httpSpan());
   app.use(accessLog(deps.log));
   // Hono's own: a 404 at a path that a route serves with other methods becomes 405 with Allow (read
   // off app.routes, GET bringing HEAD), answered in the API's error shape.
