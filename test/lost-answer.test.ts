@@ -67,7 +67,7 @@ async function deliveredOnce(identifier: string) {
 
 describe('an enqueue whose answer is lost', () => {
   it('answers 202 with the job when the statement reached the database and only its answer was held', async () => {
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'after' });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'after' });
     const answer = await renderAsync(instance.url, { htmlContent: '<p>answer held</p>', identifier: 'held-answer' });
     expect(proxy.held).toBe(1);
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
@@ -77,7 +77,7 @@ describe('an enqueue whose answer is lost', () => {
   });
 
   it('answers 503 (nothing queued, which is true) when the statement itself was held, and the same request again queues it', async () => {
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'before' });
     const lost = await renderAsync(instance.url, {
       htmlContent: '<p>statement held</p>',
       identifier: 'held-statement',
@@ -98,7 +98,7 @@ describe('an enqueue whose answer is lost', () => {
   });
 
   it('answers 504 OUTCOME_UNKNOWN when the database cannot be asked, and the retry after it answers the job that was queued, not a second one or a 402', async () => {
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'after', everything: true });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'after', everything: true });
     const request = { htmlContent: '<p>cut off</p>', identifier: 'cut-off' };
     const response = await fetch(`${instance.url}/api/pdfs/render-async`, {
       method: 'POST',

@@ -132,7 +132,7 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
 
   it('answers the job when only the answer was held', async () => {
     const { store, proxy, pool } = await throughProxy();
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'after' });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'after' });
     const queued = await store.queue.enqueue(job({ identifier: 'answer-held' }));
     expect(proxy.held).toBe(1);
     expect((await jobsNamed(pool, 'answer-held')).map((r) => r.id)).toEqual([queued.id]);
@@ -140,7 +140,7 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
 
   it('answers "not queued" once it has ended the silent session the statement never reached (no deadline here: the session settles it)', async () => {
     const { store, proxy, pool } = await throughProxy();
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'before' });
     const refused = await store.queue.enqueue(job({ identifier: 'statement-held' })).catch((e) => e);
     expect(proxy.held).toBe(1);
     expect(refused).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
@@ -151,7 +151,7 @@ describe('an enqueue whose answer is lost (store alone, through a proxy that goe
 
   it('answers OUTCOME_UNKNOWN when it cannot tell which session sent the statement and no deadline bounds it', async () => {
     const { store, proxy, pool } = await throughProxy(false);
-    proxy.arm({ marker: 'pdfrender_enqueue_v2', when: 'before' });
+    proxy.arm({ marker: 'pdfrender_enqueue_v3', when: 'before' });
     const unknown = await store.queue.enqueue(job({ identifier: 'no-session' })).catch((e) => e);
     expect(unknown).toMatchObject({ code: 'OUTCOME_UNKNOWN', retryAfter: 5 });
     expect(await jobsNamed(pool, 'no-session')).toEqual([]);

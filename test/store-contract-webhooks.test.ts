@@ -64,6 +64,8 @@ describe.each(backends)('$name store: webhooks, rate windows, files', (backend) 
       endpointId: slow.id,
       body: '{}',
       attempts: 0,
+      createdAt: 0,
+      traceContext: null,
     });
     // Three of the fast endpoint's attempts settle: it has one in flight, the slow one still four.
     for (const delivery of first.filter((d) => ['f0', 'f1', 'f2'].includes(d.eventId)))

@@ -55,6 +55,8 @@ export interface Job {
   network: NetworkReport | null;
   /** The preflight report of the render that finished it: the one that succeeded, or the last attempt's when a failOn rule failed it. */
   report: RenderReport | null;
+  /** The W3C traceparent of the request that queued it, stored as given (tracing links the job's spans to that request's); null without one. */
+  traceContext: string | null;
 }
 
 /** What a finished render leaves on its job. */
@@ -78,6 +80,26 @@ export interface EnqueueInput {
   /** Jobs and request bytes, per caller and in total, beyond which new ones are refused (503). */
   bounds: QueueBounds;
   maxAttempts: number;
+  /** The W3C traceparent to keep with the job (Job.traceContext). */
+  traceContext?: string | null;
+}
+
+/** The queue as an operator sees it: what waits, by priority, and what renders. */
+export interface QueueOverview {
+  /** Queued jobs by priority, highest first; only priorities that have some. `ready`: of them, how many are due (availableAt <= now). */
+  queued: { priority: number; count: number; oldestCreatedAt: number; ready: number }[];
+  /** Jobs rendering now (claimed by a worker of any instance). */
+  rendering: number;
+}
+
+/** Jobs that failed for good with one error code (null: failed before codes were kept), as an operator sees them. */
+export interface JobFailures {
+  code: ErrorCode | null;
+  count: number;
+  /** When the most recent of them failed. */
+  lastAt: number;
+  /** The most recent one's error (its safe message). */
+  lastError: string | null;
 }
 
 /** A job finished for good, as its webhook event tells of it. */
@@ -158,6 +180,10 @@ export interface JobQueue {
    * held deliveries expired unsent, for the operator's log.
    */
   sweep(identifiersBefore: number, jobsBefore: number): Promise<{ heldExpired: number }>;
+  /** The queue by priority and the jobs rendering, as of `now`: read at every metrics scrape by every instance, so two index reads. */
+  overview(now: number): Promise<QueueOverview>;
+  /** Jobs that failed for good at or after `since`, by error code, the most recent failure first. */
+  failures(since: number): Promise<JobFailures[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,6 +196,28 @@ export interface Delivery {
   endpointId: string;
   body: string;
   attempts: number;
+  /** When the delivery was made: when its job's PDF was ready, or the job failed. */
+  createdAt: number;
+  /** Its job's traceparent (Job.traceContext); null without one, or once the job row is gone. */
+  traceContext: string | null;
+}
+
+/** An endpoint and the state of its deliveries (those the store still keeps), as an operator sees them. Never its key or secret. */
+export interface EndpointDeliveries {
+  endpointId: string;
+  url: string;
+  owner: string;
+  disabledAt: number | null;
+  pending: number;
+  held: number;
+  failed: number;
+  delivered: number;
+  /** When its oldest pending delivery was made; null with none pending. */
+  oldestPendingCreatedAt: number | null;
+  lastDeliveredAt: number | null;
+  /** The error and HTTP status (null: no answer) of its newest delivery with a failed attempt; null with none. */
+  lastError: string | null;
+  lastStatus: number | null;
 }
 
 /** Held: its endpoint is disabled, and it waits for the endpoint to be enabled again. */
@@ -236,6 +284,8 @@ export interface Deliveries {
   hold(id: number, now: number, answered?: { status: number; error: string }): Promise<void>;
   /** Stop for good (the endpoint is gone). */
   abandon(id: number, status: number | null, error: string): Promise<void>;
+  /** Every endpoint, oldest first (also those with no deliveries), with the state of its deliveries as of `now`. */
+  overview(now: number): Promise<EndpointDeliveries[]>;
 }
 
 // ---------------------------------------------------------------------------------------------

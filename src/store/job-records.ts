@@ -29,6 +29,7 @@ export function queuedJob(id: string, input: EnqueueInput): Job {
     errorCode: null,
     network: null,
     report: null,
+    traceContext: input.traceContext ?? null,
   };
 }
 

@@ -24,6 +24,8 @@ const kinds: { [P in Part]: Kinds<Store[P]> } = {
     requeueExpired: 'write',
     get: 'read',
     sweep: 'write',
+    overview: 'read',
+    failures: 'read',
   },
   deliveries: {
     queueEvent: 'write',
@@ -34,6 +36,7 @@ const kinds: { [P in Part]: Kinds<Store[P]> } = {
     log: 'read',
     hold: 'write',
     abandon: 'write',
+    overview: 'read',
   },
   webhooks: {
     add: 'write',

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Deliveries, Delivery, DeliveryLogEntry } from '../contract.js';
+import type { Deliveries, Delivery, DeliveryLogEntry, EndpointDeliveries } from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import { named } from './named.js';
@@ -36,7 +36,7 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
       // One round trip: the claim lock is taken and let go inside the database (schema.ts).
       rows<Delivery>(
         pool,
-        `SELECT ${deliveryColumns('claimed')} FROM pdfrender_claim_deliveries($1, $2, $3, $4) claimed`,
+        `SELECT ${deliveryColumns('claimed')} FROM pdfrender_claim_deliveries_v2($1, $2, $3, $4) claimed`,
         [now, limit, perEndpoint, now + leaseMs],
       ),
 
@@ -67,5 +67,7 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     async abandon(id: number, status: number | null, error: string) {
       await query(pool, ...named(statements.abandon, { id, status, error }));
     },
+
+    overview: async () => rows<EndpointDeliveries>(pool, statements.overview),
   };
 }

@@ -15,7 +15,16 @@ import { enqueueRefusal, type EnqueueFigures, type EnqueueVerdict } from '../enq
 import { finishedJob, type FinishedJobRow } from '../job-events.js';
 import { leaseExpiredError, queuedJob } from '../job-records.js';
 import { isStorageFault } from '../storage-errors.js';
-import type { EnqueueInput, JobError, JobEventBuilder, JobQueue, JobResult, JobStatus } from '../contract.js';
+import type {
+  EnqueueInput,
+  JobError,
+  JobEventBuilder,
+  JobFailures,
+  JobQueue,
+  JobResult,
+  JobStatus,
+  QueueOverview,
+} from '../contract.js';
 import { postgresDialect } from '../statements/dialect.js';
 import { completeParams, failParams, jobStatements, newJob, toJob, type JobRow } from '../statements/jobs.js';
 import { queueEvent } from './deliveries.js';
@@ -26,7 +35,7 @@ import { changes, connect, locks, query, row, rows, sessionOf, transaction, type
 
 const statements = jobStatements(postgresDialect);
 
-/** What pdfrender_enqueue_v2 answers (schema.ts): the verdict of enqueue-rules.ts, or late (past its deadline: nothing queued), and the figures it read. */
+/** What pdfrender_enqueue_v3 answers (schema.ts): the verdict of enqueue-rules.ts, or late (past its deadline: nothing queued), and the figures it read. */
 interface EnqueueRow {
   verdict: EnqueueVerdict | 'late';
   seen_at: number | null;
@@ -98,8 +107,9 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         held = (await row<EnqueueRow>(
           client,
           ...named(
-            `SELECT * FROM pdfrender_enqueue_v2(:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, :maxAttempts,
-               :now, :dedupeWindowMs, :maxQueue, :maxQueueBytes, :maxQueuePerCaller, :maxQueueBytesPerCaller, :digest, :deadline)`,
+            `SELECT * FROM pdfrender_enqueue_v3(:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, :maxAttempts,
+               :now, :dedupeWindowMs, :maxQueue, :maxQueueBytes, :maxQueuePerCaller, :maxQueueBytesPerCaller, :digest, :deadline,
+               :traceContext)`,
             {
               ...job,
               dedupeWindowMs: input.dedupeWindowMs,
@@ -225,5 +235,17 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         },
         locks.webhookWrite,
       ),
+
+    // Two statements at once on two connections (one round trip of time): each a count of its own, so
+    // a job claimed between them may be counted in both, once in a while, for one scrape.
+    async overview(now: number): Promise<QueueOverview> {
+      const [queued, rendering] = await Promise.all([
+        rows<QueueOverview['queued'][number]>(pool, ...named(statements.queuedByPriority, { now })),
+        row<{ count: number }>(pool, statements.rendering),
+      ]);
+      return { queued, rendering: rendering!.count };
+    },
+
+    failures: (since: number) => rows<JobFailures>(pool, ...named(statements.failures, { since })),
   };
 }

@@ -5,7 +5,7 @@
  * was chosen before the insert, so the database can tell: looked at under the enqueue lock (shared:
  * an enqueue that holds it has committed or rolled back before the look reads), the job is there,
  * or it is not and never will be once the session that sent it has ended or its deadline has passed
- * (pdfrender_enqueue_v2 refuses to queue after it). A session still idle, its statement perhaps
+ * (pdfrender_enqueue_v2, which v3 calls, refuses to queue after it). A session still idle, its statement perhaps
  * still on the way, is ended, so that it cannot arrive later. When the database does not answer
  * within the budget, the outcome is unknown, and the caller is told so.
  */

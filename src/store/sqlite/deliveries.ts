@@ -6,7 +6,7 @@
  * is enabled again (see webhook-endpoints.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Deliveries, Delivery, DeliveryLogEntry, Sync } from '../contract.js';
+import type { Deliveries, Delivery, DeliveryLogEntry, EndpointDeliveries, Sync } from '../contract.js';
 import { sqliteDialect } from '../statements/dialect.js';
 import { deliveryColumns, deliveryStatements, failedParams, holdParams } from '../statements/deliveries.js';
 import type { Db } from './open-db.js';
@@ -19,12 +19,13 @@ export function deliveries(db: Db) {
   const insertEvent = db.prepare(statements.queueEvent);
   // Due deliveries in due order, at most `perEndpoint` minus those already in flight for each
   // endpoint (the sender's counts): a receiver that never answers holds a few slots, not all of them.
+  // The job's trace context is read for the deliveries picked only (a swept job's: none).
   const due = db.prepare<{ now: number; limit: number; perEndpoint: number; busy: string }, Delivery>(
-    `SELECT ${deliveryColumns('due')} FROM (
-       SELECT id, event_id, job_id, endpoint_id, body, attempts, next_attempt_at,
+    `SELECT ${deliveryColumns('due', 'j.trace_context')} FROM (
+       SELECT id, event_id, job_id, endpoint_id, body, attempts, next_attempt_at, created_at,
               row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
        FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= @now
-     ) due LEFT JOIN json_each(@busy) busy ON busy.key = due.endpoint_id
+     ) due LEFT JOIN json_each(@busy) busy ON busy.key = due.endpoint_id LEFT JOIN jobs j ON j.id = due.job_id
      WHERE due.rank <= @perEndpoint - coalesce(busy.value, 0)
      ORDER BY due.next_attempt_at, due.id LIMIT @limit`,
   );
@@ -38,6 +39,7 @@ export function deliveries(db: Db) {
   const failed = db.prepare(statements.failed);
   const hold = db.prepare(statements.hold);
   const abandon = db.prepare(statements.abandon);
+  const overview = db.prepare<[], EndpointDeliveries>(statements.overview);
 
   const claim = db.transaction(
     (
@@ -80,5 +82,6 @@ export function deliveries(db: Db) {
     abandon(id: number, status: number | null, error: string): void {
       abandon.run({ id, status, error });
     },
+    overview: (): EndpointDeliveries[] => overview.all(),
   } satisfies Sync<Deliveries>;
 }

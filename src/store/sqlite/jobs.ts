@@ -13,7 +13,9 @@ import type {
   JobEventBuilder,
   JobQueue,
   JobResult,
+  JobFailures,
   JobStatus,
+  QueueOverview,
   Sync,
 } from '../contract.js';
 import { deliveries } from './deliveries.js';
@@ -40,8 +42,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   );
   const held = queueHeld(db);
   const insert = db.prepare<ReturnType<typeof newJob>>(
-    `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at)
-     VALUES (:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, 'queued', :maxAttempts, :now, :now)`,
+    `INSERT INTO jobs (id, caller, identifier, priority, request, request_bytes, base_url, status, max_attempts, created_at, available_at,
+                       trace_context)
+     VALUES (:id, :caller, :identifier, :priority, :request, :requestBytes, :baseUrl, 'queued', :maxAttempts, :now, :now, :traceContext)`,
   );
   const byId = db.prepare<{ id: string }, JobRow>(statements.get);
   const take = db.prepare<{ worker: string; now: number; leaseUntil: number }, JobRow>(statements.claim);
@@ -54,6 +57,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const expireHeld = db.prepare<{ before: number }>(statements.expireHeld);
   const dropFinished = db.prepare<{ before: number }>(statements.dropFinished);
   const dropDeliveries = db.prepare<[]>(statements.dropDeliveries);
+  const queuedByPriority = db.prepare<{ now: number }, QueueOverview['queued'][number]>(statements.queuedByPriority);
+  const rendering = db.prepare<[], { count: number }>(statements.rendering);
+  const failures = db.prepare<{ since: number }, JobFailures>(statements.failures);
 
   // The request is serialized and hashed before the transaction, which holds the write lock.
   const enqueue = db.transaction((input: EnqueueInput, job: ReturnType<typeof newJob>): Job => {
@@ -120,6 +126,12 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     return { heldExpired };
   });
 
+  // Two reads of one snapshot (WAL), so a job claimed between them is counted once.
+  const overview = db.transaction((now: number): QueueOverview => ({
+    queued: queuedByPriority.all({ now }),
+    rendering: rendering.get()!.count,
+  }));
+
   return {
     enqueue: (input: EnqueueInput): Job => enqueue.immediate(input, newJob(input)),
     claim(worker: string, now: number, leaseMs: number): Job | null {
@@ -143,5 +155,7 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
     sweep(identifiersBefore: number, jobsBefore: number): { heldExpired: number } {
       return sweep.immediate(identifiersBefore, jobsBefore);
     },
+    overview: (now: number): QueueOverview => overview(now),
+    failures: (since: number): JobFailures[] => failures.all({ since }),
   } satisfies Sync<JobQueue>;
 }

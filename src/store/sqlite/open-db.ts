@@ -180,6 +180,12 @@ export const migrations: string[] = [
   // The preflight report (engine/report/render-report.ts, as JSON) of the render that finished a
   // job, for its status and its webhook event: the successful one's, or a failOn rule's failure's.
   `ALTER TABLE jobs ADD COLUMN report TEXT;`,
+  // A job's W3C traceparent, so its render and its webhook deliveries join the trace of the request
+  // that queued it, on whichever instance they run. After the request in the row, but read only
+  // with it (get, claim) or once the job finished and dropped it (a delivery's claim). And failed
+  // jobs by when, for the failures an operator lists (and the sweep's drop of finished jobs).
+  `ALTER TABLE jobs ADD COLUMN trace_context TEXT;
+   CREATE INDEX jobs_finished ON jobs (status, finished_at);`,
 ];
 
 /** Open (creating if needed) the database at `path` and bring its schema up to date. */

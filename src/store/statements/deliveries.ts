@@ -7,9 +7,10 @@ import type { Delivery } from '../contract.js';
 import { retryDelay, retrySchedule } from '../delivery-retry.js';
 import type { Dialect } from './dialect.js';
 
-/** The columns of a Delivery in the rows of `from`, named as its fields. */
-export const deliveryColumns = (from: string) =>
-  `${from}.id, ${from}.event_id AS "eventId", ${from}.job_id AS "jobId", ${from}.endpoint_id AS "endpointId", ${from}.body, ${from}.attempts`;
+/** The columns of a Delivery in the rows of `from`, named as its fields, with its job's trace context (`trace`, by default `from`'s). */
+export const deliveryColumns = (from: string, trace = `${from}.trace_context`) =>
+  `${from}.id, ${from}.event_id AS "eventId", ${from}.job_id AS "jobId", ${from}.endpoint_id AS "endpointId", ${from}.body, ${from}.attempts,
+   ${from}.created_at AS "createdAt", ${trace} AS "traceContext"`;
 
 // The columns of a log entry, named as its fields.
 const logEntries = `SELECT d.id, d.event_id AS "eventId", d.job_id AS "jobId", d.endpoint_id AS "endpointId", e.url, d.status, d.attempts,
@@ -48,6 +49,20 @@ export const deliveryStatements = (d: Dialect) => ({
      WHERE id = :id`,
   abandon: `UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = :status, last_error = :error,
      claimed_until = NULL WHERE id = :id`,
+  // Every endpoint, with counts by status read from the webhook_deliveries_endpoint index (endpoint_id,
+  // status), and the last error of its newest delivery that has one (a delivered one has none).
+  // There is no time of each attempt: the newest delivery stands for the most recent attempt.
+  overview: `SELECT e.id AS "endpointId", e.url, e.owner, e.disabled_at AS "disabledAt",
+       count(d.id) FILTER (WHERE d.status = 'pending') AS pending, count(d.id) FILTER (WHERE d.status = 'held') AS held,
+       count(d.id) FILTER (WHERE d.status = 'failed') AS failed, count(d.id) FILTER (WHERE d.status = 'delivered') AS delivered,
+       min(d.created_at) FILTER (WHERE d.status = 'pending') AS "oldestPendingCreatedAt", max(d.delivered_at) AS "lastDeliveredAt",
+       last.last_error AS "lastError", last.last_status AS "lastStatus"
+     FROM webhook_endpoints e
+       LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id
+       LEFT JOIN webhook_deliveries last ON last.id = (
+         SELECT max(f.id) FROM webhook_deliveries f WHERE f.endpoint_id = e.id AND f.last_error IS NOT NULL)
+     GROUP BY e.id, e.url, e.owner, e.disabled_at, e.created_at, e.${d.writeOrder}, last.last_error, last.last_status
+     ORDER BY e.created_at, e.${d.writeOrder}`,
 });
 
 /** The parameters of `hold`: an answer (a 410) counts as an attempt, with its status and error kept. */

@@ -13,7 +13,8 @@ import type { Dialect } from './dialect.js';
 /** The columns of a Job, named as its fields; request, network and report are JSON text (toJob parses them). */
 const jobColumns = `id, caller, identifier, priority, request, base_url AS "baseUrl", status, attempts, max_attempts AS "maxAttempts",
   created_at AS "createdAt", available_at AS "availableAt", claimed_by AS "claimedBy", claimed_at AS "claimedAt", lease_until AS "leaseUntil",
-  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network, report`;
+  finished_at AS "finishedAt", file_id AS "fileId", pages, bytes, error, error_code AS "errorCode", network, report,
+  trace_context AS "traceContext"`;
 
 /** A job as the statements return it. */
 export type JobRow = Omit<Job, 'request' | 'network' | 'report'> & {
@@ -80,6 +81,22 @@ export const jobStatements = (d: Dialect) => ({
   dropFinished: "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND finished_at <= :before",
   dropDeliveries: `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed')
      AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = webhook_deliveries.job_id)`,
+  // The overview is read at every metrics scrape by every instance: both read an index, never the
+  // rows and their requests (the queued jobs from SQLite's jobs_ready, which holds priority,
+  // available_at and created_at, or PostgreSQL's jobs_queued, those columns of queued jobs alone;
+  // the rendering count from an index on status).
+  queuedByPriority: `SELECT priority, count(*) AS count, min(created_at) AS "oldestCreatedAt",
+       count(*) FILTER (WHERE available_at <= :now) AS ready
+     FROM jobs WHERE status = 'queued' GROUP BY priority ORDER BY priority DESC`,
+  rendering: "SELECT count(*) AS count FROM jobs WHERE status = 'rendering'",
+  // By code, with the newest failure's error: the first row of each code by finished_at, from the
+  // jobs_finished index (status, finished_at).
+  failures: `SELECT code, count, "lastAt", "lastError" FROM (
+       SELECT error_code AS code, count(*) OVER codes AS count, max(finished_at) OVER codes AS "lastAt", error AS "lastError",
+         row_number() OVER (PARTITION BY error_code ORDER BY finished_at DESC, ${d.writeOrder} DESC) AS rank
+       FROM jobs WHERE status = 'failed' AND finished_at >= :since
+       WINDOW codes AS (PARTITION BY error_code)
+     ) latest WHERE rank = 1 ORDER BY "lastAt" DESC, code`,
 });
 
 /**
@@ -99,6 +116,7 @@ export function newJob(input: EnqueueInput) {
     baseUrl: input.baseUrl,
     maxAttempts: input.maxAttempts,
     now: input.now,
+    traceContext: input.traceContext ?? null,
   };
 }
 
