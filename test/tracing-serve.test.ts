@@ -5,6 +5,7 @@
  * nothing exported and the SDK never loaded.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from './support/cli.js';
@@ -136,5 +137,33 @@ describe.each([
     const line = accessLines(serve).find((entry) => entry.path === '/api/pdfs/render-sync');
     expect(line).toBeDefined();
     expect(line!.traceId).toBeUndefined();
+  }, 60_000);
+});
+
+describe('serve with a collector that never answers', () => {
+  it('gives up on its last spans after a bounded wait on the way out, says so, and exits 0', async () => {
+    // Takes connections and never answers: the exporter would wait out its own 10 s timeout.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const { serve } = await serveRecording({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      // Batched until the stop, so the flush on the way out is what meets the silence.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    try {
+      const response = await renderSync(serve.url);
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+      expect(serve.stderr()).toContain('the collector did not take the last spans within 2 s');
+      expect(serve.stderr()).toContain('pdfrender: stopped');
+    } finally {
+      await stopInstances([serve]);
+      sockets.forEach((socket) => socket.destroy());
+      silent.close();
+    }
   }, 60_000);
 });

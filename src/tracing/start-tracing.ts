@@ -5,9 +5,14 @@
  * until a provider is registered here.
  */
 
+import { valueWithin } from '../race.js';
+
+/** How long a stopping server waits for its last spans to be sent. */
+const flushWithinMs = 2_000;
+
 /** A started tracer provider. */
 export interface Tracing {
-  /** Send the spans still batched and stop (the server's last step). */
+  /** Send the spans still batched, within 2 s, and stop (the server's last step); rejects when they could not be sent in time. */
   shutdown(): Promise<void>;
 }
 
@@ -42,5 +47,18 @@ export async function startTracing(env: NodeJS.ProcessEnv, version: string): Pro
   // The AsyncLocalStorage context manager (a span is the parent of what its callbacks start) and the
   // W3C traceparent propagator.
   provider.register();
-  return { shutdown: () => provider.shutdown() };
+  return {
+    // Bounded, so that a collector that does not answer (the exporter waits 10 s by default) does not
+    // hold a stopping server past its --shutdown-grace by much.
+    async shutdown() {
+      if (
+        !(await valueWithin(
+          provider.shutdown().then(() => true),
+          flushWithinMs,
+          false,
+        ))
+      )
+        throw new Error(`the collector did not take the last spans within ${flushWithinMs / 1000} s; they are lost`);
+    },
+  };
 }
