@@ -1,6 +1,10 @@
 /**
  * pdfrender's spans, through @opentelemetry/api only: without a registered provider (tracing off,
- * start-tracing.ts) every call here is the API's no-op, and nothing is recorded or sent.
+ * start-tracing.ts) every call here is the API's no-op, and nothing is recorded or sent. The API's
+ * global provider stands in for a tracer passed in: it is set in one place (start-tracing.ts, a
+ * library user's own SDK, a test's in-memory one), and the parent of a span deep in the engine (a
+ * wait) comes from the active context, where passing a tracer and a parent down to every wait would
+ * change a dozen signatures and gain no test a registered provider does not already give.
  */
 import {
   context,
@@ -43,7 +47,7 @@ export function inSpan<T>(name: string, work: (span: Span) => Promise<T>, start:
   });
 }
 
-/** Mark `span` failed by `error`: its code (PDF_RENDER's own, or the error's name) as error.type. */
+/** Mark `span` failed by `error`: its code (a PdfRenderError's, else the error's name) as error.type. */
 export function failSpan(span: Span, error: unknown): void {
   const type = isPdfRenderError(error) ? error.code : error instanceof Error ? error.name : 'Error';
   span.setAttribute('error.type', type);
