@@ -48,6 +48,7 @@ const unitTestFiles = [
   'test/setup-fonts.test.ts',
   'test/store-statements.test.ts',
   'test/template-stamps-policy.test.ts',
+  'test/tracing-log-fields.test.ts',
   'test/unneeded-commands.test.ts',
   'test/upload-rate.test.ts',
   'test/wait-expression.test.ts',

@@ -5,6 +5,7 @@
  * where the rest goes.
  */
 import { causeChain, causeLines, PdfRenderError } from './errors.js';
+import { traceFields } from './tracing/spans.js';
 
 /** A URL the document asked for and did not get (the engine's ResourceIssue), as the log writes it. */
 export interface LoggedIssue {
@@ -43,8 +44,10 @@ export type EventLog = (event: LogEvent) => void;
 
 /** A writer for events in the chosen format, one JSON line or a pretty line (and its stack lines) each. */
 export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) => void): EventLog {
-  return ({ error, ...event }) => {
+  return ({ error, ...logged }) => {
     const time = new Date().toISOString();
+    // The span the event happened in (a request's, a job's), when tracing is on.
+    const event = { ...logged, ...traceFields() };
     const expected = expectedFailure(error);
     if (format === 'json')
       return write(
@@ -56,7 +59,14 @@ export function eventLogWriter(format: 'pretty' | 'json', write: (line: string) 
             : { error: expected ? { name: expected.name, message: expected.message } : errorFields(error) }),
         }),
       );
-    const where = [event.request, event.jobId && `job ${event.jobId}`, event.code].filter(Boolean).join(' ');
+    const where = [
+      event.request,
+      event.jobId && `job ${event.jobId}`,
+      event.code,
+      event.traceId && `trace ${event.traceId}`,
+    ]
+      .filter(Boolean)
+      .join(' ');
     const said = `${time} ${event.level.toUpperCase()} ${event.message}${where ? ` (${where})` : ''}`;
     if (expected) return write(`${said}: ${expected.message}`);
     const lines = [said];

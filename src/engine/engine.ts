@@ -38,6 +38,7 @@ import { asRenderError } from './render-error.js';
 import { baseUrlOf, pageRenders, type OnPage } from './render-on-page.js';
 import { defaultFetcher } from './templates/template-fetch.js';
 import { finishRender } from './finish-render.js';
+import { inSpan } from '../tracing/spans.js';
 import { guardPage } from './pages/page-guard.js';
 import { type NetworkReport } from './network-report.js';
 import { assembleReport } from './report/assemble-report.js';
@@ -119,7 +120,15 @@ export function createEngine(options: EngineOptions): Engine {
     names,
     failOnBlocked: options.failOnBlocked,
   });
-  async function render(
+  // One "render" span per call, its phases (render-on-page.ts, print-document.ts) its children.
+  const render = (input: RenderRequest | RenderRequestInput, renderOptions: RenderOptions = {}) =>
+    inSpan('render', async (span) => {
+      const result = await renderNow(input, renderOptions);
+      span.setAttributes({ 'pdfrender.pages': result.pages, 'pdfrender.bytes': result.bytes });
+      return result;
+    });
+
+  async function renderNow(
     input: RenderRequest | RenderRequestInput,
     renderOptions: RenderOptions = {},
   ): Promise<RenderResult> {
@@ -134,7 +143,7 @@ export function createEngine(options: EngineOptions): Engine {
           fieldErrors: { assets: ['go with htmlContent, not with a file that has a folder of its own'] },
         });
       return withAssetFolder(request.assets, (folder) =>
-        render(withoutAssets(request), { ...renderOptions, ...folder }),
+        renderNow(withoutAssets(request), { ...renderOptions, ...folder }),
       );
     }
     const started = performance.now();

@@ -22,6 +22,7 @@ import { printStamp } from './pages/print-stamp.js';
 import type { SheetTexts } from './pages/style-sheet-texts.js';
 import { needsFonts, templateFontSteps, type TemplateFonts } from './template-fonts.js';
 import type { ResourceFetcher } from './templates/template-fetch.js';
+import { inSpan } from '../tracing/spans.js';
 
 /** What a render on a page gives the steps after it. */
 export type OnPage = Omit<RenderResult, 'report'> &
@@ -65,7 +66,7 @@ export function pageRenders(deps: PageRenderDeps) {
     const baseUrl = baseUrlOf(request, renderOptions);
     const scope = fileScope(widerAccess(files, renderOptions.files), baseUrl);
     const callerSignal = renderOptions.signal;
-    const slot = await pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller);
+    const slot = await inSpan('page wait', () => pool.acquire(callerSignal, renderOptions.lane, renderOptions.caller));
     // The render's deadline starts once it has a page: time queued behind other documents does not count.
     const deadline = deadlineSignal(renderOptions.timeoutMs ?? timeoutMs);
     const signal = AbortSignal.any([deadline.signal, callerSignal]);

@@ -25,6 +25,9 @@ import { leaseExpiredError } from '../store/job-records.js';
 import { ownerOfCaller } from '../store/owners.js';
 import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
+import type { Span } from '@opentelemetry/api';
+import { inJobRenderSpan } from '../tracing/job-spans.js';
+import { failSpan } from '../tracing/spans.js';
 
 const pollMs = 1_000;
 /** The longest pause of a loop after errors in a row (each error doubles it from pollMs). */
@@ -158,7 +161,10 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
     }
   };
 
-  const run = async (job: Job, holder: string) => {
+  // Each attempt in a span of its own, in the job's trace (tracing/job-spans.ts).
+  const run = (job: Job, holder: string) => inJobRenderSpan(job, (span) => attempt(job, holder, span));
+
+  const attempt = async (job: Job, holder: string, span: Span) => {
     inHand.add(job.id);
     let beating = false;
     const heartbeat = setInterval(
@@ -273,6 +279,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       // The same rule as a sync response: the job status and webhook get the safe message (and the
       // report of a render a failOn rule failed), the log the cause.
       const failure = { ...callerError(error), report: reportOf(error) };
+      failSpan(span, error);
       // The document's own failure (its deadline, a wait never met, a failOn rule) would come again:
       // the job fails now. Only what another try may mend (the browser died) is tried again.
       const final = isPdfRenderError(error) && error.documentFault === true;

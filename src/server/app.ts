@@ -9,6 +9,7 @@ import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './edge/access-log.js';
 import { assignRequestId } from './edge/request-id.js';
+import { httpSpan } from '../tracing/http-span.js';
 import { asyncRoutes } from './routes/async-routes.js';
 import { apiKeyAuth } from './edge/auth.js';
 import { requestBodyLimit } from './edge/body-limit.js';
@@ -51,6 +52,8 @@ export function createApp(
   app.notFound((c) =>
     errorResponse(c, new PdfRenderError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), deps.events),
   );
+  // Outside the access log, whose line then carries the request's ID and trace id.
+  app.use(httpSpan());
   app.use(assignRequestId());
   app.use(accessLog(deps.log));
   app.use(countRequests(deps.metrics));

@@ -18,6 +18,9 @@ export interface AccessLogEntry {
   status: number;
   ms: number;
   bytes: number;
+  /** The request's trace and span, when tracing is on (tracing/spans.ts). */
+  traceId?: string;
+  spanId?: string;
 }
 
 export interface AppDeps {

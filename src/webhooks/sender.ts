@@ -18,6 +18,10 @@ import type { Deliveries, Delivery, WebhookEndpoints } from '../store/contract.j
 import { webhookConnections } from './connections.js';
 import { deliveryFailureReason, failureDetail } from './delivery-failure.js';
 import { signWebhook } from './signing.js';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
+import { inDeliverySpan } from '../tracing/job-spans.js';
+import { traceHeaders } from '../tracing/spans.js';
 
 const pollMs = 500;
 /** Attempts in flight at once; each runs on its own, so a slow receiver delays no other. */
@@ -110,7 +114,10 @@ export function startSender(deps: {
     return name;
   };
 
-  const attempt = async (delivery: Delivery): Promise<AttemptOutcome> => {
+  // Each attempt in a span of its own, in its job's trace; the POST carries the span's traceparent.
+  const attempt = (delivery: Delivery) => inDeliverySpan(delivery, (span) => send(delivery, span));
+
+  const send = async (delivery: Delivery, span: Span): Promise<AttemptOutcome> => {
     const endpoint = await deps.webhooks.get(delivery.endpointId);
     if (!endpoint) return outcome('abandoned', deps.deliveries.abandon(delivery.id, null, 'the endpoint was removed'));
     // Due again after the endpoint was disabled (an attempt in flight then failed): kept, not sent.
@@ -131,6 +138,7 @@ export function startSender(deps: {
           'webhook-id': delivery.eventId,
           'webhook-timestamp': String(timestamp),
           'webhook-signature': signWebhook(endpoint.secret, delivery.eventId, timestamp, delivery.body),
+          ...traceHeaders(),
         },
         body: delivery.body,
         // Redirects are not followed: a receiver could otherwise point the signed event anywhere.
@@ -140,11 +148,13 @@ export function startSender(deps: {
         agentFor: connections.agentFor,
       });
       status = response.status;
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
       const retryAfter = response.headers['retry-after'];
       retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, deps.clock.now());
     } catch (error) {
       // The endpoint's owner reads this back; the address or DNS error behind it is the operator's.
       const reason = signal.aborted ? `no answer within ${requestTimeoutMs / 1000} s` : deliveryFailureReason(error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: signal.aborted ? 'timeout' : 'no answer' });
       if (!signal.aborted)
         deps.events({
           level: 'info',
@@ -156,6 +166,7 @@ export function startSender(deps: {
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
     if (status >= 200 && status < 300)
       return outcome('delivered', deps.outcomes.deliveries.succeeded(delivery.id, status, deps.clock.now()));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: String(status) });
     if (status === 410) {
       await deps.outcomes.webhooks.disable(delivery.endpointId, deps.clock.now());
       return outcome(

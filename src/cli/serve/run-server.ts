@@ -22,6 +22,7 @@ import { describeBackend } from '../../store/open-backend.js';
 import { noOwner } from '../../store/owners.js';
 import type { CliIO } from '../io.js';
 import { stopServer } from './stop-server.js';
+import { startTracing } from '../../tracing/start-tracing.js';
 
 const sweepEveryMs = 60_000;
 /** How long a stopping server waits at least for a sweep still going. */
@@ -30,6 +31,8 @@ const sweepWithinMs = 2_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
+  // Before anything that makes spans; off (and the SDK not even loaded) unless OTEL_* ask for it.
+  const tracing = await startTracing(io.env, version);
   const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
   const metrics = createMetrics(version);
   const engine = createEngine({
@@ -166,6 +169,10 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     // The workers settle the jobs in hand (their renders need the engine), then the engine goes.
     await runtime.close();
     await engine.close();
+    // Last, so the spans of the renders and deliveries that just finished go too.
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => events({ level: 'warn', message: 'sending the last traces failed', error }));
   }
   io.stderr.write('pdfrender: stopped\n');
 }

@@ -15,6 +15,7 @@ import { noteStyleSheets, type NotedSheets, type SheetTexts } from './style-shee
 import { unresolvedRelativeUrls } from './relative-urls.js';
 import { singlePageRequest } from './single-page.js';
 import { waitForConditions } from './wait-conditions.js';
+import { inSpan } from '../../tracing/spans.js';
 import { setPrintViewport } from './print-viewport.js';
 import { inspectDocument, type Inspection } from '../report/inspect-document.js';
 import type { RenderReport } from '../report/render-report.js';
@@ -119,31 +120,34 @@ async function printNoted(
   // Until the render ends (the guard's end() undoes it), not across documents as the above are.
   const extra = extraHeadersOf(request);
   if (extra) await slot.guard.sendHeaders(extra);
-  if (request.url) {
-    // Host-only cookies of the url's host: sent with its own requests, never to another site. The
-    // page's reset clears every cookie before the next document.
-    if (request.cookies) {
-      const secure = request.url.startsWith('https:');
-      const cookies = Object.entries(request.cookies).map(([name, value]) => ({
-        name,
-        value,
-        url: request.url!,
-        path: '/',
-        secure,
-      }));
-      await slot.client.send('Network.setCookies', { cookies });
+  // The navigation, or the HTML written into the page, up to its load event.
+  await inSpan('load', async () => {
+    if (request.url) {
+      // Host-only cookies of the url's host: sent with its own requests, never to another site. The
+      // page's reset clears every cookie before the next document.
+      if (request.cookies) {
+        const secure = request.url.startsWith('https:');
+        const cookies = Object.entries(request.cookies).map(([name, value]) => ({
+          name,
+          value,
+          url: request.url!,
+          path: '/',
+          secure,
+        }));
+        await slot.client.send('Network.setCookies', { cookies });
+      }
+      await openPage(slot, request.url, job.pending);
+    } else if (job.documentUrl) {
+      await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
+      slot.printWorld = undefined; // went with the old window
+    } else {
+      // Decided from the page's state, not from the new document: the window is reused only when
+      // nothing of the last document can be alive in it and it is at this document's base URL.
+      if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
+        await freshWindow(slot, job.baseUrl);
+      await writeDocument(slot, request.htmlContent ?? '');
     }
-    await openPage(slot, request.url, job.pending);
-  } else if (job.documentUrl) {
-    await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
-    slot.printWorld = undefined; // went with the old window
-  } else {
-    // Decided from the page's state, not from the new document: the window is reused only when
-    // nothing of the last document can be alive in it and it is at this document's base URL.
-    if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
-      await freshWindow(slot, job.baseUrl);
-    await writeDocument(slot, request.htmlContent ?? '');
-  }
+  });
   const loaded = performance.now();
   await waitForConditions(slot, request, job.signal, job.pending);
   const waited = performance.now();
@@ -158,22 +162,24 @@ async function printNoted(
     pdf,
     after: firstPage,
     pageReferences,
-  } = await printWithPageNumbers(
-    slot,
-    { noted, store: job.sheetTexts },
-    {
-      async print(whole) {
-        printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
-        return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
+  } = await inSpan('print', () =>
+    printWithPageNumbers(
+      slot,
+      { noted, store: job.sheetTexts },
+      {
+        async print(whole) {
+          printed = request.singlePage ? await singlePageRequest(slot, request, job.maxPages) : request;
+          return printPdf(slot, whole ? { ...printed, pageRanges: null } : printed, templates, job.maxPages);
+        },
+        // Chromium has one template for every page: page 1's own is printed on its own (with its real
+        // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
+        after: async () =>
+          templates.firstPage && printsFirstPage(request)
+            ? printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
+            : undefined,
+        ranged: Boolean(request.pageRanges),
       },
-      // Chromium has one template for every page: page 1's own is printed on its own (with its real
-      // number and the document's total, as Chromium keeps them for a page range) and laid over page 1 later.
-      after: async () =>
-        templates.firstPage && printsFirstPage(request)
-          ? printPdf(slot, { ...printed, pageRanges: '1' }, templates.firstPage, job.maxPages)
-          : undefined,
-      ranged: Boolean(request.pageRanges),
-    },
+    ),
   );
   const printedAt = performance.now();
   // Read after the print, from the document as it printed: its fonts in, its frames run.

@@ -11,6 +11,7 @@ import type { RenderRequest } from '../../request.js';
 import { waitExpressionScript } from '../../wait-expression.js';
 import type { Slot } from './page-pool.js';
 import { inPrintWorld } from './print-pdf.js';
+import { inSpan } from '../../tracing/spans.js';
 
 /** Time between two checks of a condition. */
 const pollMs = 50;
@@ -30,10 +31,11 @@ export async function waitForConditions(
 ): Promise<void> {
   const waits: Array<Promise<void>> = [];
   const { waitForSelector: selector, waitForExpression: expression, waitDelay: delay } = request;
-  if (delay) waits.push(named(pending, `waitDelay (${delay} ms)`, () => sleep(delay, undefined, { signal })));
+  if (delay)
+    waits.push(named(pending, 'waitDelay', `waitDelay (${delay} ms)`, () => sleep(delay, undefined, { signal })));
   if (request.waitForNetworkIdle) {
     waits.push(
-      named(pending, `waitForNetworkIdle (no request in flight for ${networkIdleMs} ms)`, () =>
+      named(pending, 'waitForNetworkIdle', `waitForNetworkIdle (no request in flight for ${networkIdleMs} ms)`, () =>
         slot.page.waitForNetworkIdle({ idleTime: networkIdleMs, timeout: 0, signal }),
       ),
     );
@@ -47,7 +49,7 @@ export async function waitForConditions(
       return getComputedStyle(element).visibility !== 'hidden' && (box.width > 0 || box.height > 0);
     })()`;
     waits.push(
-      named(pending, `waitForSelector ${quoted(selector)} (a visible element matching it)`, () =>
+      named(pending, 'waitForSelector', `waitForSelector ${quoted(selector)} (a visible element matching it)`, () =>
         until(slot, signal, async () => {
           const found = await inPrintWorld(slot, check);
           if (found === 'invalid')
@@ -84,27 +86,29 @@ export async function waitForConditions(
       return result.value === true;
     };
     waits.push(
-      (async () => {
+      inSpan('waitForExpression', async () => {
         pending.add(label);
         try {
           await until(slot, signal, check);
         } finally {
           pending.delete(label);
         }
-      })(),
+      }),
     );
   }
   await Promise.all(waits);
 }
 
-// Runs `wait` with `label` in `pending` until it settles.
-async function named(pending: Set<string>, label: string, wait: () => Promise<void>): Promise<void> {
-  pending.add(label);
-  try {
-    await wait();
-  } finally {
-    pending.delete(label);
-  }
+// Runs `wait` in a span named for its field, with `label` in `pending` until it settles.
+function named(pending: Set<string>, field: string, label: string, wait: () => Promise<void>): Promise<void> {
+  return inSpan(field, async () => {
+    pending.add(label);
+    try {
+      await wait();
+    } finally {
+      pending.delete(label);
+    }
+  });
 }
 
 // Checks `holds` until it does. A page that runs script gets an animation frame every few checks, so

@@ -1,8 +1,9 @@
-/** One access-log line per request: method, path, status, ms, bytes; pretty or JSON lines. */
+/** One access-log line per request: method, path, status, ms, bytes (and the trace id when traced); pretty or JSON lines. */
 import type { MiddlewareHandler } from 'hono';
 import { CountedResponse } from './counted-response.js';
 import { requestIdOf } from './request-id.js';
 import type { AccessLogEntry } from '../deps.js';
+import { traceFields } from '../../tracing/spans.js';
 
 /** Middleware that measures each request and hands the entry to `log`. */
 export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandler {
@@ -15,6 +16,7 @@ export function accessLog(log: (entry: AccessLogEntry) => void): MiddlewareHandl
       path: c.req.path,
       status: c.res.status,
       ms: Math.round(performance.now() - started),
+      ...traceFields(),
     };
     // Over a socket (listen.ts), the response counts its bytes as Node writes it: logged then, in
     // the same tick as its end, so the line is there before the caller has the answer.
@@ -36,6 +38,6 @@ export function accessLogWriter(
     write(
       format === 'json'
         ? JSON.stringify({ time: new Date().toISOString(), ...entry })
-        : `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms ${entry.bytes} B${entry.requestId ? ` ${entry.requestId}` : ''}`,
+        : `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms ${entry.bytes} B${entry.requestId ? ` ${entry.requestId}` : ''}${entry.traceId ? ` trace ${entry.traceId}` : ''}`,
     );
 }

@@ -16,6 +16,8 @@ import { absoluteUrl, publicBase } from '../public-url.js';
 import { readBody, unknownFieldsRule } from './read-body.js';
 import { setWarningsHeader } from './warnings-header.js';
 import { requestIdOf } from '../edge/request-id.js';
+import { currentTraceparent, inSpan } from '../../tracing/spans.js';
+import { jobIdAttribute } from '../../tracing/job-spans.js';
 
 /** Mount the routes on `app`. */
 export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined } }>, deps: AppDeps): void {
@@ -39,17 +41,28 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       );
     }
     const now = deps.clock.now();
-    const job = await deps.queue.enqueue({
-      caller: callerKey(c, deps.config),
-      identifier,
-      priority,
-      request,
-      baseUrl: publicBase(c, deps),
-      now,
-      dedupeWindowMs: deps.config.dedupeWindow,
-      bounds: deps.config,
-      maxAttempts: deps.config.maxAttempts,
-    });
+    // The job's trace starts here: its context is kept with it, for the spans of its render and its
+    // webhook, on whichever instance takes them (tracing/job-spans.ts).
+    const job = await inSpan(
+      'job enqueue',
+      async (span) => {
+        const queued = await deps.queue.enqueue({
+          caller: callerKey(c, deps.config),
+          identifier,
+          priority,
+          request,
+          baseUrl: publicBase(c, deps),
+          now,
+          dedupeWindowMs: deps.config.dedupeWindow,
+          bounds: deps.config,
+          maxAttempts: deps.config.maxAttempts,
+          traceContext: currentTraceparent() ?? null,
+        });
+        span.setAttribute(jobIdAttribute, queued.id);
+        return queued;
+      },
+      { attributes: { 'pdfrender.job.priority': priority } },
+    );
     // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
     await deps.storage.confirm();
     deps.wakeWorkers();
