@@ -2,15 +2,19 @@
  * The layers of src/, lowest first: a module may import from its own layer and the ones below it,
  * never from one above. `npm run depcruise` checks it (and that there are no import cycles).
  *
+ *   tracing   spans through OpenTelemetry's API alone (serve starts the SDK: cli/serve/start-tracing.ts);
+ *             it knows nothing of pdfrender's, so every layer may trace
  *   basics    errors, lengths, page ranges, the request schema and its fields, the clock, races
  *             against a signal or a timer, the operator's event log, paper formats, the webhook
- *             secret format, files written atomically; markup/: the HTML and CSS scanners
+ *             secret format, files written atomically, a request's route pattern; markup/: the HTML and
+ *             CSS scanners
  *   network   the network policy, pinned requests, the egress proxy
  *   engine    Chromium: discovery, launch, the page pool, renderPdf()
  *   store     the one Store contract, SQLite and PostgreSQL behind it, files on disk or S3; a finished
  *             job's webhook event is made by a builder the server passes in
  *   queue, webhooks
  *             the async worker loop; webhook signing, delivery and policy (peers: neither imports the other)
+ *   metrics   the Prometheus registry and what counts into it (a metered engine, the gauges read at a scrape)
  *   server    the Hono app and the runtime (root), routes/, edge/ (guards, limits, the caller, the access
  *             log), api/ (the API's answers, paths and OpenAPI document), playground/; config.ts, the
  *             serve settings
@@ -18,12 +22,14 @@
  *   index.ts  the public API
  */
 const layers = [
+  { name: 'tracing', path: '^src/tracing/' },
   { name: 'basics', path: '^src/(markup/|[^/]+\\.ts$)', pathNot: '^src/index\\.ts$' },
   { name: 'network', path: '^src/network/' },
   { name: 'engine', path: '^src/engine/' },
   { name: 'store', path: '^src/store/' },
   { name: 'queue', path: '^src/queue/', peers: '^src/webhooks/' },
   { name: 'webhooks', path: '^src/webhooks/', peers: '^src/queue/' },
+  { name: 'metrics', path: '^src/metrics/' },
   { name: 'server', path: '^src/server/' },
   { name: 'cli', path: '^src/cli/' },
   { name: 'index', path: '^src/index\\.ts$' },

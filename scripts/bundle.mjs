@@ -62,7 +62,7 @@ const cli = await esbuild.build({
     'ora',
     // Loaded with import() only for a request with metadata or page 1's own templates (finish-pdf.ts).
     '@cantoo/pdf-lib',
-    // OpenTelemetry's SDK and exporter: loaded with import() only when OTEL_* turn tracing on (start-tracing.ts).
+    // OpenTelemetry's SDK and exporter: loaded with import() only when OTEL_* turn tracing on (cli/serve/start-tracing.ts).
     '@opentelemetry/sdk-trace-node',
     '@opentelemetry/sdk-trace-base',
     '@opentelemetry/exporter-trace-otlp-http',

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventLogWriter } from '../src/event-log.js';
 import { accessLog, accessLogWriter } from '../src/server/edge/access-log.js';
 import type { AccessLogEntry } from '../src/server/deps.js';
-import { httpSpan } from '../src/tracing/http-span.js';
+import { httpSpan } from '../src/server/edge/http-span.js';
 import { contextOf, currentTraceparent, inSpan, traceFields } from '../src/tracing/spans.js';
-import { tracingWanted } from '../src/tracing/start-tracing.js';
+import { tracingWanted } from '../src/cli/serve/start-tracing.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';

@@ -9,7 +9,7 @@ import { PdfRenderError } from '../errors.js';
 import { databaseFault } from '../store/storage-errors.js';
 import { accessLog } from './edge/access-log.js';
 import { assignRequestId } from './edge/request-id.js';
-import { httpSpan } from '../tracing/http-span.js';
+import { httpSpan } from './edge/http-span.js';
 import { asyncRoutes } from './routes/async-routes.js';
 import { apiKeyAuth } from './edge/auth.js';
 import { requestBodyLimit } from './edge/body-limit.js';

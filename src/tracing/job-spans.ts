@@ -1,17 +1,20 @@
 /**
  * The spans of an async job after its enqueue: its render on a worker and each webhook delivery,
  * children of the context stored with the job (Job.traceContext, Delivery.traceContext), so the
- * instance that queued it and those that render and deliver it write one trace.
+ * instance that queued it and those that render and deliver it write one trace. It takes the fields
+ * it reads (of a store's Job and Delivery), so tracing sits below the store.
  */
 import { SpanKind, type Span } from '@opentelemetry/api';
-import type { Delivery, Job } from '../store/contract.js';
 import { contextOf, inSpan } from './spans.js';
 
 /** The attribute naming the job on its spans: its id, never the caller's identifier (docs/operating.md#traces). */
 export const jobIdAttribute = 'pdfrender.job.id';
 
 /** Run a worker's attempt at `job` in its "job render" span. */
-export function inJobRenderSpan<T>(job: Job, work: (span: Span) => Promise<T>): Promise<T> {
+export function inJobRenderSpan<T>(
+  job: { id: string; attempts: number; traceContext: string | null },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   return inSpan('job render', work, {
     kind: SpanKind.CONSUMER,
     parent: contextOf(job.traceContext),
@@ -20,7 +23,10 @@ export function inJobRenderSpan<T>(job: Job, work: (span: Span) => Promise<T>): 
 }
 
 /** Run an attempt at `delivery` in its "webhook delivery" span (whose traceparent the POST carries). */
-export function inDeliverySpan<T>(delivery: Delivery, work: (span: Span) => Promise<T>): Promise<T> {
+export function inDeliverySpan<T>(
+  delivery: { jobId: string; endpointId: string; attempts: number; traceContext: string | null },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   return inSpan('webhook delivery', work, {
     kind: SpanKind.CLIENT,
     parent: contextOf(delivery.traceContext),

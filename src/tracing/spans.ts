@@ -1,7 +1,7 @@
 /**
  * pdfrender's spans, through @opentelemetry/api only: without a registered provider (tracing off,
- * start-tracing.ts) every call here is the API's no-op, and nothing is recorded or sent. The API's
- * global provider stands in for a tracer passed in: it is set in one place (start-tracing.ts, a
+ * cli/serve/start-tracing.ts) every call here is the API's no-op, and nothing is recorded or sent. The API's
+ * global provider stands in for a tracer passed in: it is set in one place (cli/serve/start-tracing.ts, a
  * library user's own SDK, a test's in-memory one), and the parent of a span deep in the engine (a
  * wait) comes from the active context, where passing a tracer and a parent down to every wait would
  * change a dozen signatures and gain no test a registered provider does not already give.
@@ -17,7 +17,6 @@ import {
   type Span,
   type SpanKind,
 } from '@opentelemetry/api';
-import { isPdfRenderError } from '../errors.js';
 
 /** How a span starts: its attributes, kind, and parent (the active span's context when not given). */
 export interface SpanStart {
@@ -47,9 +46,14 @@ export function inSpan<T>(name: string, work: (span: Span) => Promise<T>, start:
   });
 }
 
-/** Mark `span` failed by `error`: its code (a PdfRenderError's, else the error's name) as error.type. */
+/**
+ * Mark `span` failed by `error`: its code (a PdfRenderError's, a system error's) or else its name as
+ * error.type. Read off the error's shape, so tracing needs nothing of pdfrender's and every layer may
+ * trace (the event log among the basics writes trace ids).
+ */
 export function failSpan(span: Span, error: unknown): void {
-  const type = isPdfRenderError(error) ? error.code : error instanceof Error ? error.name : 'Error';
+  const code = (error as { code?: unknown } | null)?.code;
+  const type = typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error';
   span.setAttribute('error.type', type);
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
 }

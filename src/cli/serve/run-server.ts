@@ -22,7 +22,7 @@ import { describeBackend } from '../../store/open-backend.js';
 import { noOwner } from '../../store/owners.js';
 import type { CliIO } from '../io.js';
 import { stopServer } from './stop-server.js';
-import { startTracing } from '../../tracing/start-tracing.js';
+import { startTracing } from './start-tracing.js';
 
 const sweepEveryMs = 60_000;
 /** How long a stopping server waits at least for a sweep still going. */

@@ -5,7 +5,7 @@
  * until a provider is registered here.
  */
 
-import { valueWithin } from '../race.js';
+import { valueWithin } from '../../race.js';
 
 /** How long a stopping server waits for its last spans to be sent. */
 const flushWithinMs = 2_000;

@@ -1,7 +1,6 @@
 /** The span of each HTTP request the server answers, a child of the caller's `traceparent` when it sends one. */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
-import { matchedRoutes } from 'hono/route';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -9,7 +8,8 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
-import { contextOf, inSpan } from './spans.js';
+import { routePattern } from '../../route-pattern.js';
+import { contextOf, inSpan } from '../../tracing/spans.js';
 
 /**
  * Middleware (first of the app's, so every other one runs inside the span and logs its trace id):
@@ -25,8 +25,7 @@ export function httpSpan(): MiddlewareHandler {
       method,
       async (span) => {
         await next();
-        // The route's own handler is the last matched one that is not middleware (app.use's method is ALL).
-        const route = matchedRoutes(c).findLast((matched) => matched.method !== 'ALL')?.path;
+        const route = routePattern(c);
         if (route) span.updateName(`${method} ${route}`).setAttribute(ATTR_HTTP_ROUTE, route);
         const status = c.res.status;
         span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
