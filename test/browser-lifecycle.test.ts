@@ -69,8 +69,14 @@ async function browserOf(pid: number): Promise<{ browser: number; profile: strin
 }
 
 describe('browser recycling', () => {
-  it('launches a fresh browser every 3 renders, fails none, and closes the old ones', async () => {
-    const engine = createEngine({ executablePath, concurrency: 2, browserRecycleAfter: 3 });
+  it('launches a fresh browser every 3 renders, fails none, and closes the old ones; tells its observer', async () => {
+    const events: string[] = [];
+    const engine = createEngine({
+      executablePath,
+      concurrency: 2,
+      browserRecycleAfter: 3,
+      observe: { browser: (event) => events.push(event), memoryStop: () => events.push('memory stop') },
+    });
     const seen = new Map<number, string>();
     const sample = () => browsersOf(process.pid).forEach((profile, pid) => seen.set(pid, profile));
     const sampler = setInterval(sample, 10);
@@ -102,6 +108,9 @@ describe('browser recycling', () => {
         5_000,
       );
       expect(live.size).toBe(1);
+      // What /metrics counts: four launches, three recycles, and no crash for a browser closed on purpose.
+      const count = (event: string) => events.filter((each) => each === event).length;
+      expect([count('launched'), count('recycled'), count('crashed'), count('hung')]).toEqual([4, 3, 0, 0]);
       const [current] = [...live.keys()];
       for (const [pid, profile] of seen) {
         if (pid === current) continue;
@@ -109,9 +118,17 @@ describe('browser recycling', () => {
         // Its profile folder is removed just after its processes are gone.
         await until(() => !existsSync(profile), 'its profile folder to be removed', 5_000);
       }
+      // A browser that dies on its own (its whole process group killed) is a crash, and the next
+      // render launches another; closing the engine then is no crash.
+      process.kill(-current!, 'SIGKILL');
+      await until(() => count('crashed') === 1, 'the crash to be told', 5_000);
+      expect(await render(10)).toContain('Document 10');
+      expect([count('launched'), count('crashed')]).toEqual([5, 1]);
+      const [last] = [...browsersOf(process.pid).values()];
       clearInterval(sampler);
       await engine.close();
-      expect(await remainingAfter(seen.get(current!)!, 5_000)).toEqual([]);
+      expect(await remainingAfter(last!, 5_000)).toEqual([]);
+      expect(count('crashed')).toBe(1);
     } finally {
       clearInterval(sampler);
       for (const profile of seen.values()) processesUsing(profile).forEach(killQuietly);

@@ -61,7 +61,7 @@ describe('a hung browser', () => {
   it('is killed and replaced: the render in flight and one sent while it is stopped both succeed; /readyz answers meanwhile', async () => {
     // The in-flight document's image comes from a loopback gate (the one host it may reach).
     const gate = await startGate();
-    const server = await serve(['--allow-host', '127.0.0.1']);
+    const server = await serve(['--allow-host', '127.0.0.1', '--metrics']);
     let done = false;
     try {
       expect((await renderPdf(server.url, '<p>warm</p>')).status).toBe(200);
@@ -112,10 +112,17 @@ describe('a hung browser', () => {
         status: 'ready',
         checks: { browser: true, database: true, storage: true, accepting: true },
       });
-      // The operator is told.
+      // The operator is told, and /metrics counts it as a hang (the kill is no crash).
       expect(server.stderr()).toMatch(
         new RegExp(`WARN the browser \\(pid ${old.pid}\\) did not answer for 2 s: killed it`),
       );
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      for (const [event, count] of [
+        ['launched', 2],
+        ['hung', 1],
+        ['crashed', 0],
+      ] as const)
+        expect(metrics).toContain(`pdfrender_browser_events_total{event="${event}"} ${count}\n`);
     } finally {
       done = true;
       gate.close();

@@ -113,7 +113,13 @@ describe('--max-render-memory', () => {
 
   it('keeps two large documents at once within the limit: the largest is refused to try again, the other renders', async () => {
     const limit = 450 * mb;
-    const engine = createEngine({ executablePath, concurrency: 2, maxRenderMemory: limit });
+    let stops = 0;
+    const engine = createEngine({
+      executablePath,
+      concurrency: 2,
+      maxRenderMemory: limit,
+      observe: { browser: () => undefined, memoryStop: () => (stops += 1) },
+    });
     try {
       await engine.start();
       const sampler = sampleRenderers();
@@ -126,6 +132,8 @@ describe('--max-render-memory', () => {
       const rendered = outcomes.filter((outcome) => !(outcome instanceof Error));
       expect(refused).toHaveLength(1);
       expect(rendered).toHaveLength(1);
+      // Told once, for /metrics' pdfrender_memory_stops_total.
+      expect(stops).toBe(1);
       const busy = refused[0] as Error & { retryAfter?: number };
       expect(busy.message).toMatch(
         /^other large documents were using the memory: the documents rendering together needed \d+ MB, past 450 MB \(the limit is maxRenderMemory 450MB\); this one, the largest at \d+ MB, was stopped; try again shortly$/,

@@ -498,10 +498,21 @@ describe('files, routes and operations', () => {
       const replaced = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': bad } });
       expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
+    // A failed render's event line, and a body sent without Content-Length (which the body limit reads
+    // through a Request of its own), carry it too.
     const before = server.events.length;
-    const refused = await fetch(`${server.url}/nowhere`, { headers: { 'X-Request-Id': 'req-43' } });
-    expect(refused.status).toBe(404);
-    expect(server.events.slice(before).every((event) => event.requestId === 'req-43')).toBe(true);
+    const body = JSON.stringify({ htmlContent: '<script>throw new Error("x")</script>', failOn: ['scriptErrors'] });
+    const failed = await fetch(`${server.url}/api/pdfs/render-sync`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'req-43' },
+      body: new Blob([body]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(failed.status).toBe(400);
+    const lines = server.events.slice(before);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((event) => event.requestId)).toEqual(lines.map(() => 'req-43'));
+    expect(server.logs.at(-1)).toMatchObject({ requestId: 'req-43', status: 400 });
   });
 
   it('formats access-log lines as pretty text or JSON lines', () => {

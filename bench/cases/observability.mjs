@@ -3,6 +3,8 @@
  * with metrics served and scraped every second (Prometheus' default is every 15 s or more) and traces
  * exported to a local OTLP receiver, beside the same server with neither, in alternating rounds.
  * Both servers run at once (each with its own browser), so a slow spell of the machine lands on both.
+ * The server "off" still counts into its registry (the instruments are always there; only serving
+ * and scraping them, and tracing, are what an operator turns on).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -48,8 +50,10 @@ export async function observabilityCases({ root, work, connections, requests, ro
   let scrapes = 0;
   const scraper = setInterval(() => {
     fetch(`${on.url}/metrics`)
-      .then((response) => response.text())
-      .then(() => (scrapes += 1))
+      .then(async (response) => {
+        // Only a real exposition counts: a server that stopped serving metrics must not pass for one.
+        if (response.ok && (await response.text()).includes('pdfrender_renders_total')) scrapes += 1;
+      })
       .catch(() => undefined);
   }, 1000);
   try {

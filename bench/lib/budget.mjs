@@ -148,7 +148,11 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, observ
       line(
         observedName,
         `${fixed(on, 1)} vs ${fixed(off, 1)} docs/s = ${fixed(on / off)} x (medians of ${observability.rounds} alternating rounds; pdfrender's own CPU per document ${fixed(cpu(observability.on), 1)} vs ${fixed(cpu(observability.off), 1)} ms)`,
-        on >= 0.95 * off && [...observability.on, ...observability.off].every((r) => r.errors === 0),
+        on >= 0.95 * off &&
+          [...observability.on, ...observability.off].every((r) => r.errors === 0) &&
+          // Only a pass when both were on: metrics were scraped and spans reached the receiver.
+          observability.scrapes > 0 &&
+          observability.exportedBytes > 0,
       ),
     );
   } else lines.push(line(observedName, '-'));

@@ -3,7 +3,8 @@
  * data dir or a database shares: the queue by priority (how deep, how many ready, how old the oldest
  * job, how many rendering), the jobs that failed lately by reason, and each webhook endpoint's
  * deliveries. As text (coloured on a terminal) or, with --json, as one object (docs/operating.md).
- * It only reads: no data dir is made where there is none, and no key or secret is ever printed.
+ * It changes no job or delivery: no data dir is made where there is none (an older database is
+ * migrated, as by `webhooks`), and no key or secret is ever printed.
  */
 import { Command } from 'commander';
 import { durationField } from '../fields.js';

@@ -4,11 +4,15 @@
  * policy refused. The engine itself knows nothing of metrics; the CLI renders through it bare.
  */
 import type { Engine } from '../engine/engine.js';
+import { reportOf } from '../engine/report/render-report.js';
 import { callerError } from '../errors.js';
 import type { Metrics, RenderEndpoint } from './metrics.js';
 
 /** `engine` whose renders are counted into `metrics`. */
 export function meteredEngine(engine: Engine, metrics: Metrics): Engine {
+  const countBlocked = (issues: Array<{ code: string }>) => {
+    for (const issue of issues) metrics.egressBlocked.inc({ code: issue.code });
+  };
   return {
     ...engine,
     async render(request, options = {}) {
@@ -20,7 +24,7 @@ export function meteredEngine(engine: Engine, metrics: Metrics): Engine {
         const result = await engine.render(request, options);
         metrics.renderSeconds.observe({ endpoint, outcome: 'success' }, seconds());
         metrics.renders.inc({ endpoint, outcome: 'success', code: 'none' });
-        for (const issue of result.network.blocked) metrics.egressBlocked.inc({ code: issue.code });
+        countBlocked(result.network.blocked);
         return result;
       } catch (error) {
         // A caller that left (or a stop that cut the render) is no failure of the render: counted
@@ -29,6 +33,8 @@ export function meteredEngine(engine: Engine, metrics: Metrics): Engine {
         const outcome = cancelled ? 'cancelled' : 'failure';
         metrics.renderSeconds.observe({ endpoint, outcome }, seconds());
         metrics.renders.inc({ endpoint, outcome, code: cancelled ? 'none' : callerError(error).code });
+        // A render that failed on a blocked URL (failOn, --fail-on-blocked) is the one to count most.
+        countBlocked(reportOf(error)?.resources.blocked ?? []);
         throw error;
       } finally {
         metrics.rendersInFlight.dec({ endpoint });

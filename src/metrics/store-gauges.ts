@@ -26,17 +26,26 @@ export function watchStore(
   metrics: Metrics,
   store: { queue: Pick<JobQueue, 'overview'>; deliveries: Pick<Deliveries, 'waiting'>; clock: Clock },
 ): void {
-  let reading: { at: number; snapshot: Promise<Snapshot | null> } | undefined;
-  const read = () => {
-    if (!reading || performance.now() - reading.at > freshForMs) {
+  // One read at a time: while the store is slow, later scrapes wait for the read already going (up to
+  // their bound) instead of adding their statements to a pool the workers and the API need.
+  let going: Promise<Snapshot | null> | undefined;
+  let last: { at: number; snapshot: Snapshot | null } | undefined;
+  const read = async (): Promise<Snapshot | null> => {
+    if (last && performance.now() - last.at <= freshForMs) return last.snapshot;
+    if (!going) {
       const now = store.clock.now();
-      const work = Promise.all([store.queue.overview(now), store.deliveries.waiting()]).then(
-        ([queue, deliveries]) => ({ now, queue, deliveries }),
-        () => null,
-      );
-      reading = { at: performance.now(), snapshot: valueWithin(work, answerWithinMs, null) };
+      going = Promise.all([store.queue.overview(now), store.deliveries.waiting()])
+        .then(
+          ([queue, deliveries]) => ({ now, queue, deliveries }),
+          () => null,
+        )
+        .then((snapshot) => {
+          last = { at: performance.now(), snapshot };
+          going = undefined;
+          return snapshot;
+        });
     }
-    return reading.snapshot;
+    return valueWithin(going, answerWithinMs, null);
   };
   const registers = [metrics.registry];
   /** A gauge whose value (or values, by label) comes from the snapshot; a failed read leaves it empty. */
@@ -47,8 +56,9 @@ export function watchStore(
       labelNames,
       registers,
       async collect() {
-        this.reset();
         const snapshot = await read();
+        // After the wait, so a scrape's values all come from one read.
+        this.reset();
         if (snapshot) set(this, snapshot);
       },
     });

@@ -93,7 +93,9 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
               events,
             },
           ).catch(async (error: unknown) => {
-            await new Promise((resolve) => server.close(resolve));
+            const closed = new Promise((resolve) => server.close(resolve));
+            if ('closeAllConnections' in server) server.closeAllConnections();
+            await closed;
             throw error;
           });
     const auth =

@@ -132,6 +132,7 @@ export class BrowserHost {
   async kill(generation: number): Promise<void> {
     const target = this.current?.number === generation ? this.current : this.retiring.get(generation);
     if (!target) return;
+    this.observe('hung');
     this.forget(target);
     await this.shut(target, true);
   }
@@ -210,7 +211,6 @@ export class BrowserHost {
         this.warn(
           `the browser (pid ${launched.pid}) did not answer for ${this.hangTimeoutMs / 1000} s: killed it; renders in flight on it are tried once more on a new one`,
         );
-        this.observe('hung');
         void this.kill(generation.number);
       },
       launched.pid === undefined ? undefined : browserCpuReader(launched.pid),

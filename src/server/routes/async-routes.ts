@@ -63,12 +63,12 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
       },
       { attributes: { 'pdfrender.job.priority': priority } },
     );
-    // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
-    await deps.storage.confirm();
-    deps.wakeWorkers();
     // The same request sent again answers the job it queued before, which changed nothing.
     if (job.createdAt === now)
       deps.jobChanged({ jobId: job.id, state: 'queued', maxAttempts: job.maxAttempts, requestId: requestIdOf(c) });
+    // A 202 promises the job is kept: not if the database it went into was deleted or replaced.
+    await deps.storage.confirm();
+    deps.wakeWorkers();
     setWarningsHeader(c, ignored);
     return c.json(
       {

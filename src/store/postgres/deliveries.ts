@@ -69,16 +69,9 @@ export function postgresDeliveries(pool: pg.Pool): Deliveries {
     },
 
     async waiting(): Promise<DeliveriesWaiting> {
-      // count() is a bigint, which pg answers as a string.
-      const [counts] = await rows<{ pending: string; held: string; oldestPendingCreatedAt: string | null }>(
-        pool,
-        statements.waiting,
-      );
-      return {
-        pending: Number(counts!.pending),
-        held: Number(counts!.held),
-        oldestPendingCreatedAt: counts!.oldestPendingCreatedAt === null ? null : Number(counts!.oldestPendingCreatedAt),
-      };
+      // One row always (an aggregate without GROUP BY); bigints are numbers here (sql.ts).
+      const [counts] = await rows<DeliveriesWaiting>(pool, statements.waiting);
+      return counts!;
     },
 
     overview: async () => rows<EndpointDeliveries>(pool, statements.overview),
