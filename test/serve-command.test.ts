@@ -267,8 +267,10 @@ describe('pdfrender serve', () => {
       });
       expect(await server.exited).toBe(0);
       expect(server.stderr()).toContain('pdfrender: shutdown grace ran out; stopping 1 request(s) in flight');
-      // The default access-log format is the pretty one.
-      expect(server.stderr()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z POST \/api\/pdfs\/render-sync 503 \d+ ms \d+ B$/m);
+      // The default access-log format is the pretty one, ending with the request's ID.
+      expect(server.stderr()).toMatch(
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z POST \/api\/pdfs\/render-sync 503 \d+ ms \d+ B [0-9a-f-]{36}$/m,
+      );
       expect(server.stderr()).toContain('pdfrender: stopped');
     } finally {
       gate.close();

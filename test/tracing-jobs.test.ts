@@ -91,11 +91,18 @@ describe('an async job queued on one instance and rendered on another', () => {
     const request = otlp.named('POST /api/pdfs/render-async').find((span) => span.traceId === traceId)!;
     expect(request).toMatchObject({ parentSpanId: callerSpanId, resource: { 'service.instance.id': 'a' } });
     const enqueue = ofJob().find((span) => span.name === 'job enqueue')!;
-    expect(enqueue).toMatchObject({ traceId, parentSpanId: request.spanId, resource: { 'service.instance.id': 'a' } });
+    // OTLP's kinds: 4 producer (the enqueue), 5 consumer (the render), 3 client (the delivery).
+    expect(enqueue).toMatchObject({
+      traceId,
+      parentSpanId: request.spanId,
+      kind: 4,
+      resource: { 'service.instance.id': 'a' },
+    });
     const render = ofJob().find((span) => span.name === 'job render')!;
     expect(render).toMatchObject({
       traceId,
       parentSpanId: enqueue.spanId,
+      kind: 5,
       resource: { 'service.instance.id': 'b' },
       attributes: { 'pdfrender.job.attempt': 1 },
     });

@@ -13,7 +13,7 @@ import { accessLog, accessLogWriter } from '../src/server/edge/access-log.js';
 import type { AccessLogEntry } from '../src/server/deps.js';
 import { httpSpan } from '../src/server/edge/http-span.js';
 import { contextOf, currentTraceparent, inSpan, traceFields } from '../src/tracing/spans.js';
-import { tracingWanted } from '../src/cli/serve/start-tracing.js';
+import { startTracing, tracingWanted } from '../src/cli/serve/start-tracing.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';
@@ -74,6 +74,21 @@ describe('with a provider', () => {
     expect(lines[1]).toMatch(new RegExp(` trace ${traceId}$`));
   });
 
+  it("logs the caller's trace id also when the caller asked for it not to be sampled, and makes no probe span", async () => {
+    const entries: AccessLogEntry[] = [];
+    await app(entries).request('/api/pdfs/jobs/j2', { headers: { traceparent: `00-${traceId}-${callerSpanId}-00` } });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(entries[0]).toMatchObject({ traceId });
+    const probes: AccessLogEntry[] = [];
+    const probed = new Hono();
+    probed.use(httpSpan());
+    probed.use(accessLog((entry) => probes.push(entry)));
+    probed.get('/healthz', (c) => c.json({ status: 'ok' }));
+    expect((await probed.request('/healthz')).status).toBe(200);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(probes[0]!.traceId).toBeUndefined();
+  });
+
   it('marks a 5xx request span as an error', async () => {
     const hono = app([]);
     hono.onError((_, c) => c.json({}, 500));
@@ -126,5 +141,16 @@ describe('tracingWanted', () => {
     expect(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
     expect(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
     expect(tracingWanted({ OTEL_SERVICE_NAME: 'pdfrender' })).toBe(false);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+
+  it('refuses at start what it cannot honour, naming the variable: no URL, or a gRPC collector', async () => {
+    const start = (env: NodeJS.ProcessEnv) => startTracing(env, '0.0.0', () => undefined);
+    await expect(start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).rejects.toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/,
+    );
+    await expect(
+      start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    ).rejects.toThrow(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: pdfrender sends traces over OTLP\/HTTP/);
   });
 });

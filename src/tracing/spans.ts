@@ -8,6 +8,7 @@
  */
 import {
   context,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanStatusCode,
@@ -53,9 +54,22 @@ export function inSpan<T>(name: string, work: (span: Span) => Promise<T>, start:
  */
 export function failSpan(span: Span, error: unknown): void {
   const code = (error as { code?: unknown } | null)?.code;
-  const type = typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error';
+  markError(span, typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error');
+}
+
+/** Mark `span` failed, `type` saying how (an error code, an HTTP status, "timeout"): never a message, which may quote the document. */
+export function markError(span: Span, type: string): void {
   span.setAttribute('error.type', type);
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/**
+ * Run `work` outside any span: for loops and processes that outlive the request or job that started
+ * them (the webhook sender's polls, a browser launched for a render), which would otherwise carry
+ * its context, and its trace id onto their log lines, for good.
+ */
+export function detached<T>(work: () => T): T {
+  return context.with(ROOT_CONTEXT, work);
 }
 
 /** The active span as a W3C traceparent string (stored with a job), or undefined when there is none (tracing off). */
@@ -76,10 +90,14 @@ export function traceHeaders(): Record<string, string> {
   return carrier;
 }
 
-/** traceId and spanId of the active span, for log lines; none when no span is recording. */
+/**
+ * traceId and spanId of the active span, for log lines: also of a trace not sampled (a caller's
+ * traceparent with the sampled flag off still names the caller's trace); none with tracing off,
+ * whose spans have no valid context.
+ */
 export function traceFields(): { traceId?: string; spanId?: string } {
   const span = trace.getActiveSpan();
-  if (!span?.isRecording()) return {};
+  if (!span || !isSpanContextValid(span.spanContext())) return {};
   const { traceId, spanId } = span.spanContext();
   return { traceId, spanId };
 }

@@ -18,10 +18,10 @@ import type { Deliveries, Delivery, WebhookEndpoints } from '../store/contract.j
 import { webhookConnections } from './connections.js';
 import { deliveryFailureReason, failureDetail } from './delivery-failure.js';
 import { signWebhook } from './signing.js';
-import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import { inDeliverySpan } from '../tracing/job-spans.js';
-import { traceHeaders } from '../tracing/spans.js';
+import { detached, markError, traceHeaders } from '../tracing/spans.js';
 
 const pollMs = 500;
 /** Attempts in flight at once; each runs on its own, so a slow receiver delays no other. */
@@ -154,7 +154,7 @@ export function startSender(deps: {
     } catch (error) {
       // The endpoint's owner reads this back; the address or DNS error behind it is the operator's.
       const reason = signal.aborted ? `no answer within ${requestTimeoutMs / 1000} s` : deliveryFailureReason(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: signal.aborted ? 'timeout' : 'no answer' });
+      markError(span, signal.aborted ? 'timeout' : 'no answer');
       if (!signal.aborted)
         deps.events({
           level: 'info',
@@ -166,7 +166,7 @@ export function startSender(deps: {
     // An answer once had is worth waiting for a lock to record: given up on, it would be sent again.
     if (status >= 200 && status < 300)
       return outcome('delivered', deps.outcomes.deliveries.succeeded(delivery.id, status, deps.clock.now()));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: String(status) });
+    markError(span, String(status));
     if (status === 410) {
       await deps.outcomes.webhooks.disable(delivery.endpointId, deps.clock.now());
       return outcome(
@@ -257,7 +257,8 @@ export function startSender(deps: {
   tick();
 
   return {
-    wake: tick,
+    // A worker wakes it from inside a job's span: the loop's timers must not keep that context.
+    wake: () => detached(tick),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

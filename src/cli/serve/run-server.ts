@@ -31,9 +31,9 @@ const sweepWithinMs = 2_000;
 /** Serve until io.signal aborts, then stop gracefully. */
 export async function runServer(io: CliIO, config: ServeConfig, version: string): Promise<void> {
   const browser = requireBrowser({ chrome: config.chrome, env: io.env });
-  // Before anything that makes spans; off (and the SDK not even loaded) unless OTEL_* ask for it.
-  const tracing = await startTracing(io.env, version);
   const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
+  // Before anything that makes spans; off (and the SDK not even loaded) unless OTEL_* ask for it.
+  const tracing = await startTracing(io.env, version, (message) => events({ level: 'warn', message }));
   const metrics = createMetrics(version);
   const engine = createEngine({
     executablePath: browser.executablePath,
@@ -105,6 +105,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     io.stderr.write(
       `pdfrender ${version} listening on http://${bracketed(config.host)}:${port} (${auth}; rate limit ${config.rateLimit}/min; ${describeBackend(config)}; ${await engine.sandbox()})\n`,
     );
+    if (tracing) io.stderr.write(`pdfrender: traces to ${tracing.url} (OTLP/HTTP, JSON)\n`);
     if (config.metrics) {
       const where = metricsListening.address
         ? `http://${bracketed(config.metricsHost)}:${metricsListening.address.port}/metrics`
@@ -172,9 +173,11 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
     await runtime.close();
     await engine.close();
     // Last, so the spans of the renders and deliveries that just finished go too.
-    await tracing
-      ?.shutdown()
-      .catch((error: unknown) => events({ level: 'warn', message: 'sending the last traces failed', error }));
+    if (tracing && !(await tracing.shutdown()))
+      events({
+        level: 'warn',
+        message: `tracing: the last spans could not be sent to ${tracing.url} within 2 s; they are lost`,
+      });
   }
   io.stderr.write('pdfrender: stopped\n');
 }

@@ -12,6 +12,7 @@ import { browserCpuReader } from './browser-cpu.js';
 import { watchBrowser, type Watchdog } from './browser-watchdog.js';
 import { launchBrowser, type LaunchedBrowser } from './launch.js';
 import { sweepStaleProfiles } from './profile-owner.js';
+import { detached } from '../../tracing/spans.js';
 
 export interface HostedBrowser {
   browser: Browser;
@@ -172,7 +173,9 @@ export class BrowserHost {
 
   private launch(): Generation {
     const generation = { number: ++this.generation, renders: 0, holds: 0 } as Generation;
-    generation.launching = this.start(generation);
+    // Outside the span of the render that needed it: the browser's pipe, watchdog and handlers
+    // outlive that render, and would log in its trace for the browser's whole life.
+    generation.launching = detached(() => this.start(generation));
     // A failed launch must not stick: the next render tries again.
     generation.launching.then(
       () => this.observe('launched'),

@@ -16,6 +16,7 @@ import { absoluteUrl, publicBase } from '../public-url.js';
 import { readBody, unknownFieldsRule } from './read-body.js';
 import { setWarningsHeader } from './warnings-header.js';
 import { requestIdOf } from '../edge/request-id.js';
+import { SpanKind } from '@opentelemetry/api';
 import { currentTraceparent, inSpan } from '../../tracing/spans.js';
 import { jobIdAttribute } from '../../tracing/job-spans.js';
 
@@ -61,7 +62,7 @@ export function asyncRoutes(app: Hono<{ Variables: { apiKey: string | undefined 
         span.setAttribute(jobIdAttribute, queued.id);
         return queued;
       },
-      { attributes: { 'pdfrender.job.priority': priority } },
+      { kind: SpanKind.PRODUCER, attributes: { 'pdfrender.job.priority': priority } },
     );
     // The same request sent again answers the job it queued before, which changed nothing.
     if (job.createdAt === now)
