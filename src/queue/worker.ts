@@ -188,8 +188,8 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       Math.max(1_000, deps.leaseMs / 3),
     );
     let file: StoredFile | undefined;
-    const attempt = { attempt: job.attempts, maxAttempts: job.maxAttempts };
-    deps.jobChanged({ jobId: job.id, state: 'rendering', ...attempt });
+    const which = { attempt: job.attempts, maxAttempts: job.maxAttempts };
+    deps.jobChanged({ jobId: job.id, state: 'rendering', ...which });
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     try {
@@ -222,7 +222,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         )
       ) {
         deps.onEvent();
-        deps.jobChanged({ jobId: job.id, state: 'succeeded', ...attempt, ms: ms() });
+        deps.jobChanged({ jobId: job.id, state: 'succeeded', ...which, ms: ms() });
       } else {
         // This process stalled past its lease (paused, or cut off from the database) and another
         // worker took the job over: its render is the one kept, and nothing will ever name this PDF.
@@ -256,7 +256,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
           deps.jobChanged({
             jobId: job.id,
             state: 'released',
-            ...attempt,
+            ...which,
             message: 'back to the queue: the server stopped',
           });
         handed[back ? 'back' : 'not'] += 1;
@@ -273,7 +273,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         });
         if (file) await deps.files.discard(file);
         if (await settle(() => deps.queue.release(job.id, holder, deps.clock.now())))
-          deps.jobChanged({ jobId: job.id, state: 'released', ...attempt, code: error.code });
+          deps.jobChanged({ jobId: job.id, state: 'released', ...which, code: error.code });
         return;
       }
       // The same rule as a sync response: the job status and webhook get the safe message (and the
@@ -285,7 +285,19 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
       const final = isPdfRenderError(error) && error.documentFault === true;
       const now = deps.clock.now();
       const retryAt = final ? null : now + retryDelayMs(job.attempts);
-      const status = await settle(() => deps.queue.fail(job.id, holder, now, failure, retryAt));
+      const status = await settle(() => deps.queue.fail(job.id, holder, now, failure, retryAt)).catch(
+        (writeError: unknown) => {
+          // Given up on by a stop: the job comes back when its lease runs out, but this cause is said now.
+          deps.events({
+            level: 'warn',
+            message: 'async render failed, and the stop came before its failure was recorded',
+            jobId: job.id,
+            code: failure.code,
+            error,
+          });
+          throw writeError;
+        },
+      );
       if (status === 'failed') deps.onEvent();
       const why = final
         ? 'the render failed because of the document itself, not tried again'
@@ -296,7 +308,7 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
         deps.jobChanged({
           jobId: job.id,
           state: status === 'failed' ? 'failed' : 'retried',
-          ...attempt,
+          ...which,
           code: failure.code,
           ms: ms(),
           level: failure.code === 'INTERNAL_ERROR' ? 'error' : 'warn',
