@@ -3,6 +3,7 @@
  * scraped every second by Debian's Prometheus, asked through Prometheus' own query API after real
  * renders (sync, a failing one, a refused one) and async jobs delivered to a real webhook receiver.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
@@ -179,5 +180,21 @@ describe('metrics, scraped by Prometheus', () => {
     expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await scraped.text()).toMatch(/^# HELP pdfrender_renders_total/m);
     expect((await fetch(`${serve.url}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(404);
+    // On loopback, a web page whose name was re-pointed at 127.0.0.1 (DNS rebinding) is refused there too.
+    const { port } = new URL(metricsUrl);
+    const rebound = await new Promise<number>((resolve, reject) =>
+      request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/metrics',
+          headers: { Host: `evil.example:${port}`, Authorization: `Bearer ${key}` },
+        },
+        (response) => resolve(response.statusCode!),
+      )
+        .on('error', reject)
+        .end(),
+    );
+    expect(rebound).toBe(421);
   });
 });

@@ -86,7 +86,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
       config.metricsPort === undefined
         ? undefined
         : await listen(
-            metricsApp(deps),
+            metricsApp(deps, metricsListening),
             { ...config, port: config.metricsPort, host: config.metricsHost },
             {
               listening: metricsListening,

@@ -8,6 +8,8 @@ import { PdfRenderError } from '../../errors.js';
 import { apiKeyAuth } from '../edge/auth.js';
 import type { AppDeps } from '../deps.js';
 import { errorResponse } from '../error-response.js';
+import { hostGuard } from '../edge/host-guard.js';
+import type { Listening } from '../public-url.js';
 
 type Deps = Pick<AppDeps, 'config' | 'metrics' | 'events'>;
 
@@ -20,13 +22,17 @@ export function metricsRoute(app: Hono<{ Variables: { apiKey: string | undefined
   });
 }
 
-/** The app of the --metrics-port listener: /metrics and nothing else. */
-export function metricsApp(deps: Deps): Hono<{ Variables: { apiKey: string | undefined } }> {
+/**
+ * The app of the --metrics-port listener, whose address `listening` records: /metrics and nothing
+ * else, under the same guard against DNS rebinding as the server's own port when on loopback.
+ */
+export function metricsApp(deps: Deps, listening: Listening): Hono<{ Variables: { apiKey: string | undefined } }> {
   const app = new Hono<{ Variables: { apiKey: string | undefined } }>();
   app.onError((error, c) => errorResponse(c, error, deps.events));
   app.notFound((c) =>
     errorResponse(c, new PdfRenderError('NOT_FOUND', `only GET /metrics is served on this port`), deps.events),
   );
+  app.use(hostGuard({ config: { publicUrl: deps.config.publicUrl, host: deps.config.metricsHost }, listening }));
   metricsRoute(app, deps);
   return app;
 }
