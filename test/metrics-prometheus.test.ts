@@ -27,7 +27,7 @@ beforeAll(async () => {
     );
   hook = await receiver();
   serve = await startServe(
-    ['--metrics-port', '0', '--api-key', key, '--allow-private-webhooks', '--concurrency', '1'],
+    ['--metrics-port', '0', '--api-key', key, '--allow-private-webhooks', '--concurrency', '1', '--log-format', 'json'],
     { PDFRENDER_DATA_DIR: await tempDir() },
   );
   metricsUrl = await until(
@@ -62,8 +62,16 @@ async function scrapedInFlight(): Promise<number | undefined> {
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
 
-const post = (path: string, body: unknown) =>
-  fetch(`${serve.url}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${serve.url}${path}`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify(body) });
+
+/** The server's JSON log lines so far. */
+const logLines = () =>
+  serve
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('metrics, scraped by Prometheus', () => {
   it('counts renders, failures, refusals, jobs and webhook deliveries as they happened', async () => {
@@ -87,12 +95,33 @@ describe('metrics, scraped by Prometheus', () => {
     await until(async () => (await scrapedInFlight()) === 1, 'the render to start');
     hangUp.abort();
     expect(await leaving).toBe('aborted');
-    for (const identifier of ['job-a', 'job-b'])
-      expect((await post('/api/pdfs/render-async', { htmlContent: `<p>${identifier}</p>`, identifier })).status).toBe(
-        202,
+    const jobIds: string[] = [];
+    for (const identifier of ['job-a', 'job-b']) {
+      const queued = await post(
+        '/api/pdfs/render-async',
+        { htmlContent: `<p>${identifier}</p>`, identifier },
+        { 'X-Request-Id': `req-${identifier}` },
       );
+      expect(queued.status).toBe(202);
+      jobIds.push(((await queued.json()) as { jobId: string }).jobId);
+    }
     await waitForArrivals(hook, 2, 60_000);
     expect(hook.received).toHaveLength(2);
+    // One JSON line per change of each job's state, in order; the queued one names its request.
+    await until(
+      () => jobIds.every((jobId) => logLines().some((line) => line.jobId === jobId && line.state === 'succeeded')),
+      'the succeeded lines',
+    );
+    for (const [index, jobId] of jobIds.entries()) {
+      const lines = logLines().filter((line) => line.jobId === jobId);
+      expect(lines.map((line) => line.state)).toEqual(['queued', 'rendering', 'succeeded']);
+      expect(lines[0]).toMatchObject({ level: 'info', requestId: `req-job-${'ab'[index]}`, maxAttempts: 3 });
+      expect(lines[2]).toMatchObject({ attempt: 1, ms: expect.any(Number) });
+    }
+    // The access line of each request names its ID too; no line holds a document or an identifier.
+    expect(logLines().filter((line) => line.requestId === 'req-job-a' && line.path)).toHaveLength(1);
+    expect(serve.stderr()).not.toContain('<p>job-a');
+    expect(serve.stderr()).not.toContain('"job-a"');
 
     // Once Prometheus has scraped the server after the last delivery was recorded.
     await until(
