@@ -106,11 +106,12 @@ const storeAttacker = `<p id="wrote"></p><script>
   ]).then(() => { document.getElementById('wrote').textContent = 'WROTE ' + wrote.join(' '); window.done = true; });
 </script>`;
 
-// A worker that, if it outlived the attacker's render, would answer the next document at its origin.
+// A worker that, if it outlived the attacker's render, would answer the next document at its origin
+// (with a page that says so at once, rather than one the render waits on until its deadline).
 const serviceWorker = `
   self.addEventListener('install', () => self.skipWaiting());
   self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
-  self.addEventListener('fetch', (event) => event.respondWith(new Response('<h1>HIJACKED</h1>', { headers: { 'content-type': 'text/html' } })));
+  self.addEventListener('fetch', (event) => event.respondWith(new Response('<h1>HIJACKED</h1><script>window.probed = true;</script>', { headers: { 'content-type': 'text/html' } })));
 `;
 
 // What a later document at the same origin finds in each of those stores.
