@@ -277,11 +277,15 @@ describe.each(backends)('$name store: queue', (backend) => {
   });
 
   it('sends jobs whose lease ran out back to the queue (not those in hand), and a stale holder cannot complete them', async () => {
-    const queued = await queue.enqueue(job({ now: 0 }));
+    const traceContext = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const queued = await queue.enqueue(job({ now: 0, traceContext }));
     expect((await queue.claim('crashed-worker', 100, 1000))!.id).toBe(queued.id);
     expect(await queue.requeueExpired(1100)).toEqual([]);
     expect(await queue.requeueExpired(1101, [queued.id])).toEqual([]);
-    expect(await queue.requeueExpired(1101)).toEqual([{ id: queued.id, status: 'queued' }]);
+    // Where it went, which attempt ran out, and its trace, for the worker's line.
+    expect(await queue.requeueExpired(1101)).toEqual([
+      { id: queued.id, status: 'queued', attempts: 1, maxAttempts: 3, traceContext },
+    ]);
     expect(await queue.get(queued.id)).toMatchObject({
       status: 'queued',
       claimedBy: null,
@@ -328,7 +332,9 @@ describe.each(backends)('$name store: queue', (backend) => {
     ]);
     const killed = await queue.enqueue(job({ identifier: 'killed', maxAttempts: 1, now: 0 }));
     await queue.claim('crashed-worker', 100, 1000);
-    expect(await queue.requeueExpired(1101)).toEqual([{ id: killed.id, status: 'failed' }]);
+    expect(await queue.requeueExpired(1101)).toEqual([
+      { id: killed.id, status: 'failed', attempts: 1, maxAttempts: 1, traceContext: null },
+    ]);
     expect(await queue.get(killed.id)).toMatchObject({ status: 'failed', finishedAt: 1101 });
     expect((await deliveryRows(killed.id)).map((row) => JSON.parse(row.body))).toEqual([
       {

@@ -12,7 +12,7 @@ import { eventLogWriter } from '../src/event-log.js';
 import { accessLog, accessLogWriter } from '../src/server/edge/access-log.js';
 import type { AccessLogEntry } from '../src/server/deps.js';
 import { httpSpan } from '../src/server/edge/http-span.js';
-import { contextOf, currentTraceparent, inSpan, traceFields } from '../src/tracing/spans.js';
+import { contextOf, currentTraceparent, inContextOf, inSpan, traceFields } from '../src/tracing/spans.js';
 import { startTracing, tracingWanted } from '../src/cli/serve/start-tracing.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -72,6 +72,15 @@ describe('with a provider', () => {
     accessLogWriter('pretty', (line) => lines.push(line))(entries[0]!);
     expect(JSON.parse(lines[0]!)).toMatchObject({ traceId, spanId: span.spanContext().spanId });
     expect(lines[1]).toMatch(new RegExp(` trace ${traceId}$`));
+  });
+
+  it("writes a line in a stored job's trace (a job whose lease ran out) without making a span", () => {
+    const lines: string[] = [];
+    inContextOf(`00-${traceId}-${callerSpanId}-01`, () =>
+      eventLogWriter('json', (line) => lines.push(line))({ level: 'warn', message: 'job retried', jobId: 'job_1' }),
+    );
+    expect(JSON.parse(lines[0]!)).toMatchObject({ jobId: 'job_1', traceId, spanId: callerSpanId });
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
   it("logs the caller's trace id also when the caller asked for it not to be sampled, and makes no probe span", async () => {

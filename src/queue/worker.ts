@@ -27,7 +27,7 @@ import { isStorageFault } from '../store/storage-errors.js';
 import type { StorageHealth } from '../store/health/storage-health.js';
 import type { Span } from '@opentelemetry/api';
 import { inJobRenderSpan } from '../tracing/job-spans.js';
-import { failSpan } from '../tracing/spans.js';
+import { failSpan, inContextOf } from '../tracing/spans.js';
 
 const pollMs = 1_000;
 /** The longest pause of a loop after errors in a row (each error doubles it from pollMs). */
@@ -136,14 +136,19 @@ export function startWorkers(deps: WorkerDeps, count: number): Workers {
           nextExpiryCheck = deps.clock.now() + pollMs;
           const expired = await deps.queue.requeueExpired(deps.clock.now(), [...inHand]);
           // A job whose server died or stalled: back to the queue, or failed after its last attempt.
-          for (const { id, status } of expired)
-            deps.jobChanged({
-              jobId: id,
-              state: status === 'failed' ? 'failed' : 'retried',
-              code: leaseExpiredError.code,
-              level: 'warn',
-              message: leaseExpiredError.message,
-            });
+          // Told in the job's trace, as its other lines are.
+          for (const { id, status, attempts, maxAttempts, traceContext } of expired)
+            inContextOf(traceContext, () =>
+              deps.jobChanged({
+                jobId: id,
+                state: status === 'failed' ? 'failed' : 'retried',
+                attempt: attempts,
+                maxAttempts,
+                code: leaseExpiredError.code,
+                level: 'warn',
+                message: leaseExpiredError.message,
+              }),
+            );
           if (expired.some(({ status }) => status === 'failed')) deps.onEvent();
         }
         const job = await deps.queue.claim(holder, deps.clock.now(), deps.leaseMs);

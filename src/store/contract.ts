@@ -63,6 +63,11 @@ export interface Job {
 export interface ExpiredJob {
   id: string;
   status: JobStatus;
+  /** The attempt that ran out, of how many. */
+  attempts: number;
+  maxAttempts: number;
+  /** Its stored traceparent (Job.traceContext). */
+  traceContext: string | null;
 }
 
 /** What a finished render leaves on its job. */

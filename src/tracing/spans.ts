@@ -83,6 +83,11 @@ export function contextOf(traceparent: string | null | undefined, tracestate?: s
   return propagation.extract(ROOT_CONTEXT, tracestate ? { traceparent, tracestate } : { traceparent });
 }
 
+/** Run `work` with the span a stored traceparent names as the active one (so a log line names its trace), without a span of its own. */
+export function inContextOf<T>(traceparent: string | null, work: () => T): T {
+  return context.with(contextOf(traceparent), work);
+}
+
 /** The active span's headers for an outgoing request (traceparent, tracestate); none when tracing is off. */
 export function traceHeaders(): Record<string, string> {
   const carrier: Record<string, string> = {};

@@ -208,14 +208,14 @@ export function postgresJobQueue(pool: pg.Pool, eventOf: JobEventBuilder, clock?
         pool,
         async (tx) => {
           // SKIP LOCKED: another instance settling the same expired job now counts it, this one does not.
-          const expired = await rows<{ id: string; claimedBy: string }>(
+          const expired = await rows<Omit<ExpiredJob, 'status'> & { claimedBy: string }>(
             tx,
             ...named(statements.expired, { now, inHand: postgresDialect.list(inHand) }),
           );
           const sent: ExpiredJob[] = [];
-          for (const job of expired) {
-            const status = await settle(tx, eventOf, job.id, job.claimedBy, now, leaseExpiredError, now);
-            if (status) sent.push({ id: job.id, status });
+          for (const { claimedBy, ...job } of expired) {
+            const status = await settle(tx, eventOf, job.id, claimedBy, now, leaseExpiredError, now);
+            if (status) sent.push({ ...job, status });
           }
           return sent;
         },

@@ -53,7 +53,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const succeed = db.prepare<ReturnType<typeof completeParams>, FinishedJobRow>(statements.complete);
   const settleFailure = db.prepare<ReturnType<typeof failParams>, FinishedJobRow>(statements.fail);
   const giveBack = db.prepare<{ id: string; worker: string; availableAt: number }>(statements.release);
-  const expired = db.prepare<{ now: number; inHand: unknown }, { id: string; claimedBy: string }>(statements.expired);
+  const expired = db.prepare<{ now: number; inHand: unknown }, Omit<ExpiredJob, 'status'> & { claimedBy: string }>(
+    statements.expired,
+  );
   const forgetIdentifiers = db.prepare<{ before: number }>(statements.forgetIdentifiers);
   const expireHeld = db.prepare<{ before: number }>(statements.expireHeld);
   const dropFinished = db.prepare<{ before: number }>(statements.dropFinished);
@@ -112,9 +114,9 @@ export function jobQueue(db: Db, eventOf: JobEventBuilder) {
   const fail = db.transaction(settle);
 
   const requeueExpired = db.transaction((now: number, inHand: string[]): ExpiredJob[] =>
-    expired.all({ now, inHand: sqliteDialect.list(inHand) }).flatMap((row) => {
-      const status = settle(row.id, row.claimedBy, now, leaseExpiredError, now);
-      return status ? [{ id: row.id, status }] : [];
+    expired.all({ now, inHand: sqliteDialect.list(inHand) }).flatMap(({ claimedBy, ...job }) => {
+      const status = settle(job.id, claimedBy, now, leaseExpiredError, now);
+      return status ? [{ ...job, status }] : [];
     }),
   );
 

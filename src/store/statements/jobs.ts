@@ -70,7 +70,7 @@ export const jobStatements = (d: Dialect) => ({
      WHERE ${held}`,
   // Jobs this process's workers still hold are theirs to settle, even past their lease: a write
   // lock held elsewhere, or a full disk, may have kept their heartbeats from landing.
-  expired: `SELECT id, claimed_by AS "claimedBy" FROM jobs
+  expired: `SELECT id, claimed_by AS "claimedBy", attempts, max_attempts AS "maxAttempts", trace_context AS "traceContext" FROM jobs
      WHERE status = 'rendering' AND lease_until < :now AND NOT (${d.among('id', 'inHand', 'text')})
      ORDER BY ${d.writeOrder} ${d.skipLocked()}`,
   forgetIdentifiers: 'DELETE FROM identifiers WHERE seen_at <= :before',
