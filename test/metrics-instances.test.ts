@@ -8,6 +8,7 @@ import { openStore } from '../src/store/open-store.js';
 import { enqueueInput } from './support/enqueue-input.js';
 import { tempDir } from './support/files.js';
 import { startDeployment, type Deployment } from './support/instances.js';
+import { scrapedValue } from './support/prometheus.js';
 
 let deployment: Deployment;
 
@@ -18,13 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await deployment?.stop();
 });
-
-/** The value of the series `name{labels}` in the text exposition at `url`/metrics. */
-async function scraped(url: string, series: string): Promise<number | undefined> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((each) => each.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('metrics of the shared queue', () => {
   it('are the same on every instance, whichever queued the jobs', async () => {
@@ -39,13 +33,13 @@ describe('metrics of the shared queue', () => {
       await opened.close();
     }
     for (const { url } of deployment.instances) {
-      expect(await scraped(url, 'pdfrender_queue_jobs{priority="3"}')).toBe(3);
-      expect(await scraped(url, 'pdfrender_queue_jobs{priority="-2"}')).toBe(1);
-      expect(await scraped(url, 'pdfrender_queue_ready_jobs{priority="3"}')).toBe(0);
-      expect(await scraped(url, 'pdfrender_jobs_rendering')).toBe(0);
-      expect(await scraped(url, 'pdfrender_store_up')).toBe(1);
+      expect(await scrapedValue(`${url}/metrics`, 'pdfrender_queue_jobs{priority="3"}')).toBe(3);
+      expect(await scrapedValue(`${url}/metrics`, 'pdfrender_queue_jobs{priority="-2"}')).toBe(1);
+      expect(await scrapedValue(`${url}/metrics`, 'pdfrender_queue_ready_jobs{priority="3"}')).toBe(0);
+      expect(await scrapedValue(`${url}/metrics`, 'pdfrender_jobs_rendering')).toBe(0);
+      expect(await scrapedValue(`${url}/metrics`, 'pdfrender_store_up')).toBe(1);
       // An hour old by the database's clock, which every instance counts by.
-      const age = await scraped(url, 'pdfrender_queue_oldest_age_seconds');
+      const age = await scrapedValue(`${url}/metrics`, 'pdfrender_queue_oldest_age_seconds');
       expect(age).toBeGreaterThan(3_590);
       expect(age).toBeLessThan(3_660);
     }

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from './support/cli.js';
 import { removeTempDirs, tempDir } from './support/files.js';
-import { hasPrometheus, startPrometheus, type Prometheus } from './support/prometheus.js';
+import { hasPrometheus, scrapedValue, startPrometheus, type Prometheus } from './support/prometheus.js';
 import { receiver, waitForArrivals, type Receiver } from './support/receiver.js';
 import { until } from './support/wait.js';
 
@@ -55,13 +55,6 @@ afterAll(async () => {
 const slowDocument = (text: string) =>
   `<p>${text}</p><script>setTimeout(() => document.body.append(Object.assign(document.createElement('p'), { id: 'done', textContent: 'done' })), 3000)</script>`;
 
-/** Sync renders in flight, read from /metrics directly (Prometheus scrapes only every second). */
-async function scrapedInFlight(): Promise<number | undefined> {
-  const text = await (await fetch(metricsUrl, { headers: { Authorization: `Bearer ${key}` } })).text();
-  const line = text.split('\n').find((each) => each.startsWith('pdfrender_renders_in_flight{endpoint="sync"} '));
-  return line === undefined ? undefined : Number(line.split(' ')[1]);
-}
-
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${serve.url}${path}`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify(body) });
 
@@ -92,7 +85,10 @@ describe('metrics, scraped by Prometheus', () => {
       body: JSON.stringify({ htmlContent: slowDocument('left'), waitForSelector: '#done' }),
       signal: hangUp.signal,
     }).catch(() => 'aborted');
-    await until(async () => (await scrapedInFlight()) === 1, 'the render to start');
+    // Read from /metrics directly: Prometheus scrapes only every second.
+    const inFlight = () =>
+      scrapedValue(metricsUrl, 'pdfrender_renders_in_flight{endpoint="sync"}', { Authorization: `Bearer ${key}` });
+    await until(async () => (await inFlight()) === 1, 'the render to start');
     hangUp.abort();
     expect(await leaving).toBe('aborted');
     const jobIds: string[] = [];

@@ -1,6 +1,9 @@
 /** Types of postgres.mjs, for the TypeScript that shares it (test/support/postgres.ts). */
 import type pg from 'pg';
 
+/** A free loopback TCP port (freed again before its user binds it: pg_ctl, Prometheus). */
+export function freePort(): Promise<number>;
+
 export interface Cluster {
   port: number;
   /** The URL of database `name` (created by `createDatabase`). */

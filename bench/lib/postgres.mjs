@@ -27,8 +27,8 @@ export async function endPool(pool) {
   await Promise.race([pool.end().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
 }
 
-/** A free loopback TCP port (freed again before pg_ctl binds it). */
-async function freePort() {
+/** A free loopback TCP port (freed again before its user binds it: pg_ctl, Prometheus). */
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address();

@@ -20,10 +20,14 @@ export type RenderEndpoint = 'sync' | 'async';
 /** The registry and every instrument the server counts into. */
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Make the registry with pdfrender's instruments and Node's default process metrics. */
-export function createMetrics(version: string) {
+/**
+ * Make the registry with pdfrender's instruments, and Node's default process metrics when they are
+ * `served`: those start an event-loop delay monitor and a GC observer, which a server that does not
+ * serve /metrics need not run. pdfrender's own counters cost an addition each and are always kept.
+ */
+export function createMetrics(version: string, served = true) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  if (served) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   new Gauge({
     name: 'pdfrender_info',

@@ -58,7 +58,7 @@ export async function startRuntime(options: {
   metrics?: Metrics;
 }): Promise<Runtime> {
   const { config } = options;
-  const metrics = options.metrics ?? createMetrics(options.version);
+  const metrics = options.metrics ?? createMetrics(options.version, config.metrics);
   // The routes and the workers render through it, so every render is counted by endpoint.
   const engine = meteredEngine(options.engine, metrics);
   const backend = await openBackend({ config, events: options.events, env: options.env ?? {}, eventOf: webhookEvent });

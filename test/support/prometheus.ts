@@ -4,8 +4,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../bench/lib/postgres.mjs';
 import { tempDir } from './files.js';
 import { until } from './wait.js';
 
@@ -18,15 +18,6 @@ export interface Prometheus {
   /** The single value `query` answers, or undefined when it answers none. */
   value(query: string): Promise<number | undefined>;
   close(): Promise<void>;
-}
-
-/** A free port on loopback (Prometheus cannot pick its own). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Start Prometheus scraping `target` (host:port) every second, with `bearer` as its credentials when given. */
@@ -43,6 +34,7 @@ export async function startPrometheus(target: string, bearer?: string): Promise<
     `      - targets: ['${target}']`,
   ].join('\n');
   await writeFile(join(dir, 'prometheus.yml'), config);
+  // Prometheus cannot pick a port of its own.
   const port = await freePort();
   const child: ChildProcess = spawn(
     'prometheus',
@@ -90,4 +82,11 @@ export async function startPrometheus(target: string, bearer?: string): Promise<
       await exited;
     },
   };
+}
+
+/** The value of `series` (`name{labels}`, as the exposition writes it) in the text `/metrics` at `url` answers now, without waiting for a scrape. */
+export async function scrapedValue(url: string, series: string, headers: Record<string, string> = {}) {
+  const text = await (await fetch(url, { headers })).text();
+  const line = text.split('\n').find((each) => each.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }

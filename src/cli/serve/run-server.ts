@@ -34,7 +34,7 @@ export async function runServer(io: CliIO, config: ServeConfig, version: string)
   const events = eventLogWriter(config.logFormat, (line) => io.stderr.write(`${line}\n`));
   // Before anything that makes spans; off (and the SDK not even loaded) unless OTEL_* ask for it.
   const tracing = await startTracing(io.env, version, (message) => events({ level: 'warn', message }));
-  const metrics = createMetrics(version);
+  const metrics = createMetrics(version, config.metrics);
   const engine = createEngine({
     executablePath: browser.executablePath,
     ...serveEngineOptions(config),
