@@ -3,6 +3,7 @@
  * failures of a window, each endpoint's deliveries (never its key or secret). `--json` prints it
  * as it is (docs/operating.md documents its shape); status-text.ts lays it out as text.
  */
+import { oldestQueuedAt } from '../store/queue-overview.js';
 import type { EndpointDeliveries, JobFailures, QueueOverview, Store } from '../store/contract.js';
 
 /** What `pdfrender status --json` prints: times are ms since the epoch by the servers' clock, ages ms before `at`. */
@@ -49,8 +50,9 @@ export async function statusReport(store: Store, now: number, sinceMs: number): 
 }
 
 /** The queue's totals and its priorities, with ages counted from `now`. */
-function queueReport({ queued, rendering }: QueueOverview, now: number): StatusReport['queue'] {
-  const oldest = queued.length === 0 ? null : Math.min(...queued.map((p) => p.oldestCreatedAt));
+function queueReport(overview: QueueOverview, now: number): StatusReport['queue'] {
+  const { queued, rendering } = overview;
+  const oldest = oldestQueuedAt(overview);
   return {
     queued: queued.reduce((sum, p) => sum + p.count, 0),
     ready: queued.reduce((sum, p) => sum + p.ready, 0),

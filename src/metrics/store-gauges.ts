@@ -7,6 +7,7 @@
 import { Gauge } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { valueWithin } from '../race.js';
+import { oldestQueuedAt } from '../store/queue-overview.js';
 import type { Deliveries, DeliveriesWaiting, JobQueue, QueueOverview } from '../store/contract.js';
 import type { Metrics } from './metrics.js';
 
@@ -87,8 +88,7 @@ export function watchStore(
     },
   );
   gauge('pdfrender_queue_oldest_age_seconds', 'Age of the oldest queued job, 0 with none queued.', [], (g, s) => {
-    const oldest = Math.min(...s.queue.queued.map((p) => p.oldestCreatedAt));
-    g.set(ageSeconds(s.now, Number.isFinite(oldest) ? oldest : null));
+    g.set(ageSeconds(s.now, oldestQueuedAt(s.queue)));
   });
   gauge('pdfrender_jobs_rendering', 'Async jobs rendering now, on every instance.', [], (g, s) =>
     g.set(s.queue.rendering),
