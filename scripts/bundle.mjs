@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run build`, after tsc: bundles the compiled CLI into one script, dist/bundle/cli.cjs, with
- * esbuild, and makes its V8 code cache (cli.cjs.cache) by loading it and the render command, so that
- * a cold `pdfrender render` reads two files instead of resolving and compiling several hundred
+ * esbuild, and makes its V8 code cache (cli.cjs.cache) by rendering with it (warm-code-cache.mjs), so
+ * that a cold `pdfrender render` reads two files instead of resolving and compiling several hundred
  * modules (bundle-loader.ts); and the launcher (launcher.ts) into dist/bundle/launcher.cjs.
  * bin/pdfrender.js runs the bundles when they are there and dist/cli/ otherwise, so without esbuild
  * installed this step says so, leaves no bundle, and pdfrender runs as compiled.
@@ -14,6 +14,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const { warmCodeCache } = await import('./warm-code-cache.mjs');
 const { bundlePath, loadBundle } = await import(pathToFileURL(join(dist, 'cli/bundle-loader.js')).href);
 // A bundle left from an earlier build would run instead of what tsc just compiled.
 rmSync(dirname(bundlePath), { recursive: true, force: true });
@@ -96,22 +97,20 @@ if (/(^|[^\w$.@])import\(\s*["'`\w$]/m.test(code.replace(/\/\/.*$|\/\*[\s\S]*?\*
 code = code.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(bundlePath, code);
 
-// The code cache holds what is compiled by the time it is written: the bundle's top level and the
-// render command's modules, loaded here as `pdfrender render --help` loads them.
-const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+// The code cache holds what is compiled by the time it is written: with a browser, every function a
+// render calls (warm-code-cache.mjs); without one (a first `npm ci`, before `pdfrender setup`), the
+// render command's modules, loaded as `pdfrender render --help` loads them.
 const loaded = loadBundle();
-const io = {
-  stdin: process.stdin,
-  stdout: sink,
-  stderr: sink,
-  stdoutIsTTY: false,
-  stderrIsTTY: false,
-  env: {},
-  cwd: process.cwd(),
-  signal: new AbortController().signal,
-};
-if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0)
-  throw new Error('bundle: the bundled CLI failed `render --help`');
+const notWarmed = await warmCodeCache(loaded.cli, process.env);
+if (notWarmed) {
+  console.error(
+    `bundle: rendered nothing to fill the code cache with (${notWarmed}); it holds the render command's modules only, for a slower cold render`,
+  );
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const io = { stdout: sink, stderr: sink, env: {}, cwd: process.cwd(), signal: new AbortController().signal };
+  if ((await loaded.cli.runCli(['render', '--help'], io)) !== 0)
+    throw new Error('bundle: the bundled CLI failed `render --help`');
+}
 loaded.saveCache();
 
 // The cache is only worth its file if a fresh process takes it.

@@ -32,6 +32,16 @@ describe('the bundled CLI', () => {
     expect(used).toBe('true');
   });
 
+  it('fills its code cache by rendering with the bundled CLI, or says why it could not', async () => {
+    const { loadBundle } = await import('../dist/cli/bundle-loader.js');
+    const { warmCodeCache } = await import('../scripts/warm-code-cache.mjs');
+    const { cli } = loadBundle()!;
+    expect(await warmCodeCache(cli, process.env)).toBeUndefined();
+    expect(await warmCodeCache(cli, { ...process.env, PDFRENDER_CHROME: '/no/such/chromium' })).toMatch(
+      /^pdfrender: the browser given by PDFRENDER_CHROME \(\/no\/such\/chromium\) does not exist/,
+    );
+  });
+
   it("is what bin/pdfrender.js runs: its version is package.json's, and it renders", async () => {
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
     expect((await pdfrender(['--version'])).stdout.toString().trim()).toBe(version);

@@ -76,6 +76,12 @@ describe('the browser sandbox', () => {
       /(^|[\s\0])--type=renderer([\s\0]|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')),
     );
     expect(renderers.length).toBeGreaterThan(0);
+    // The network service is a thread of the browser (NetworkServiceInProcess2), not a process.
+    const types = groupOf(browserPid).map(
+      (pid) =>
+        /--type=(\S+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1] ?? 'browser',
+    );
+    expect(new Set(types)).toEqual(new Set(['browser', 'zygote', 'renderer', 'gpu-process']));
     for (const pid of renderers) {
       const status = statusOf(pid);
       // 2: a seccomp-bpf filter; two NSpid entries: a pid namespace of its own (the namespace sandbox).
