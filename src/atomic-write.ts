@@ -2,17 +2,20 @@
  * Write a file so that readers see either nothing or the whole file: a temporary file beside the
  * target, renamed over it. A failed or interrupted render never leaves a partial PDF behind.
  */
-import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { makeFolder } from './make-folder.js';
+
+// The temporary file's name: this process's id, the time and a count name it apart from every other
+// writer's (and 'wx' refuses one that exists anyway), without loading crypto for random bytes.
+let written = 0;
 
 /** Write `data` to `path` atomically, creating the folder if needed. */
 export async function writeFileAtomic(path: string, data: Uint8Array): Promise<void> {
   const dir = dirname(path);
   makeFolder(dir);
   // Same folder, so the rename never crosses file systems; a dot name, so globs skip it.
-  const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = join(dir, `.${basename(path)}.${process.pid}-${Date.now().toString(36)}-${(written += 1)}.tmp`);
   try {
     await writeFile(temporary, data, { flag: 'wx' });
     await rename(temporary, path);

@@ -15,7 +15,7 @@
  * declares (drawn in its face, template-fonts.ts) are found when first stamped, and printed by
  * Chromium from then on.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../lazy-builtin.js';
 import { scanHtml } from '../markup/html-tags.js';
 import { withoutDefaults } from './templates/header-footer.js';
 import type { RenderRequest } from '../request.js';
@@ -66,7 +66,7 @@ export function stampKey(
   const { paperWidth, paperHeight, landscape, marginTop, marginRight, marginBottom, marginLeft } = request;
   const paper = [paperWidth, paperHeight, landscape, marginTop, marginRight, marginBottom, marginLeft];
   const print = [caller, ...paper, request.scale, request.printBackground, templates.header, templates.footer];
-  return createHash('sha256').update(JSON.stringify(print)).digest('base64url');
+  return nodeCrypto().createHash('sha256').update(JSON.stringify(print)).digest('base64url');
 }
 
 /** The engine's stamps: which templates were seen, and the stamps made of them by page count. */

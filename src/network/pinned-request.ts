@@ -5,8 +5,8 @@
  * Redirects are followed only when asked, each hop checked again.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { nodeHttps } from '../lazy-builtin.js';
 import { raceAbort } from '../race.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
 import { urlRefusal, type Refusal } from './refusal.js';
@@ -124,7 +124,7 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
 class StaleSocket extends Error {}
 
 function send(url: URL, requestOptions: RequestOptions, options: PinnedRequestOptions): Promise<PinnedResponse> {
-  const sendWith = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const sendWith = url.protocol === 'https:' ? nodeHttps().request : httpRequest;
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = sendWith(url, requestOptions, (res) => {

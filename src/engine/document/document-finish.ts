@@ -6,7 +6,7 @@
  * shown as the window's, XMP metadata with the title, the language and the PDF/UA identification,
  * and the header and footer marked as artifacts (template-artifacts.ts).
  */
-import { deflateSync } from 'node:zlib';
+import { nodeZlib } from '../../lazy-builtin.js';
 import { PdfRenderError } from '../../errors.js';
 import type { PdfMetadata } from '../../request.js';
 import type { RenderReport } from '../report/render-report.js';
@@ -163,6 +163,6 @@ async function markPageTemplates(
     if (!marked) continue;
     const dict = new Map(stream.dict);
     dict.set('Filter', '/FlateDecode');
-    update.set(contents!, { dict, data: deflateSync(Buffer.from(marked, 'latin1')) });
+    update.set(contents!, { dict, data: nodeZlib().deflateSync(Buffer.from(marked, 'latin1')) });
   }
 }

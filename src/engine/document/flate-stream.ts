@@ -3,7 +3,7 @@
  * flateStream (pako, in JavaScript) took 4 to 90 ms for the 2.6 KB ICC profile on a busy machine,
  * zlib a fraction of a millisecond.
  */
-import { deflateSync } from 'node:zlib';
+import { nodeZlib } from '../../lazy-builtin.js';
 import type { PDFContext, PDFRawStream } from '@cantoo/pdf-lib';
 
 /** `bytes` as a FlateDecode stream with `dict`'s entries (pdf-lib's context.obj literal form). */
@@ -11,4 +11,4 @@ export const flateStream = (
   context: PDFContext,
   bytes: Uint8Array,
   dict: NonNullable<Parameters<PDFContext['stream']>[1]>,
-): PDFRawStream => context.stream(deflateSync(bytes), { ...dict, Filter: 'FlateDecode' });
+): PDFRawStream => context.stream(nodeZlib().deflateSync(bytes), { ...dict, Filter: 'FlateDecode' });

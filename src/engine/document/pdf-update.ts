@@ -7,7 +7,7 @@
  * (earlier sections followed by /Prev). A file with cross-reference streams, or anything else it
  * does not find where it should be, gives undefined, and the caller leaves the PDF as it was.
  */
-import { inflateSync } from 'node:zlib';
+import { nodeZlib } from '../../lazy-builtin.js';
 import { readDict, refNumber, valueEnd, writeDict, type RawDict } from './pdf-syntax.js';
 
 /** An object to write: a dictionary's entries, or a stream's dictionary and bytes. */
@@ -87,7 +87,7 @@ export function openPdfUpdate(pdf: Uint8Array): PdfUpdate | undefined {
       const filter = stream.dict.get('Filter');
       if (filter === undefined) return stream;
       if (filter !== '/FlateDecode' || stream.dict.has('DecodeParms')) return undefined;
-      return { dict: stream.dict, data: inflateSync(stream.data) };
+      return { dict: stream.dict, data: nodeZlib().inflateSync(stream.data) };
     },
     rawStream(number) {
       const found = body(number, 64 * 1024);

@@ -9,7 +9,7 @@
  * and copied into each PDF it is laid over as one small incremental update (pdf-update.ts),
  * without parsing the rest of the PDF.
  */
-import { deflateSync } from 'node:zlib';
+import { nodeZlib } from '../../lazy-builtin.js';
 import { entryRef, openPdfUpdate, type PdfUpdate } from './pdf-update.js';
 import { readDict, refNumbers, writeDict, type RawDict } from './pdf-syntax.js';
 
@@ -62,7 +62,7 @@ export function prepareStamp(stampPdf: Uint8Array): PreparedStamp | undefined {
     if (parts.some((part) => part === undefined)) return undefined;
     const text = writeDict(resources);
     if (!copy(text)) return undefined;
-    pages.push({ content: deflateSync(Buffer.concat(parts as Buffer[])), resources: text, mediaBox });
+    pages.push({ content: nodeZlib().deflateSync(Buffer.concat(parts as Buffer[])), resources: text, mediaBox });
   }
   const all = [...objects.values()];
   const bytes =
