@@ -1,7 +1,8 @@
 /**
  * Node built-ins that a plain render never uses, loaded on their first use instead of with the
- * module that names them. https (with tls) and crypto start OpenSSL: ~5 ms of a cold `pdfrender
- * render`'s CPU, for a document that fetches nothing over https and needs no hash or random bytes.
+ * module that names them: for a document that loads nothing over the network and needs no hash,
+ * https with tls and crypto (which start OpenSSL, ~5 ms of a cold `pdfrender render`'s CPU), http
+ * (~3 ms) and zlib (~1.5 ms) are never loaded.
  */
 import { createRequire } from 'node:module';
 
@@ -11,6 +12,9 @@ function onFirstUse<T>(name: string): () => T {
   let module: T | undefined;
   return () => (module ??= load(name) as T);
 }
+
+/** node:http, loaded when first called for. */
+export const nodeHttp = onFirstUse<typeof import('node:http')>('node:http');
 
 /** node:https, loaded when first called for. */
 export const nodeHttps = onFirstUse<typeof import('node:https')>('node:https');

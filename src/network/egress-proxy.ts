@@ -4,10 +4,11 @@
  * traffic, nor stop a redirect or a DNS answer that changes between check and use; a proxy can:
  * it resolves each host once, checks every address it got, and dials the address it checked.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { systemClock, type Clock } from '../clock.js';
+import { nodeHttp } from '../lazy-builtin.js';
 import { connectionFailure, connectionFailureOf, type ConnectionFailure } from './connection-failure.js';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
 import { takeReservedPort } from './proxy-port.js';
@@ -126,7 +127,7 @@ export async function startEgressProxy(
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
-    const upstream = httpRequest({
+    const upstream = nodeHttp().request({
       host: chosen.address,
       port,
       method: req.method,
@@ -215,29 +216,36 @@ export async function startEgressProxy(
     });
   };
 
-  const server = createServer((req, res) => void forward(req, res).catch(() => res.destroy()));
-  server.on(
-    'connect',
-    (req: IncomingMessage, client: Duplex, head: Buffer) =>
-      void tunnel(req, client, head).catch(() => client.destroy()),
-  );
-  // A plain-http WebSocket upgrade is not expected (Chromium tunnels ws:// with CONNECT); refuse it.
-  server.on('upgrade', (_req: IncomingMessage, client: Duplex) => client.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
-  server.on('connection', (socket: Socket) => void track(socket));
-  // The CLI bound the port before Chromium started (proxy-port.ts); anywhere else the proxy binds its own.
+  const makeServer = (): Server => {
+    const made = nodeHttp().createServer((req, res) => void forward(req, res).catch(() => res.destroy()));
+    made.on(
+      'connect',
+      (req: IncomingMessage, client: Duplex, head: Buffer) =>
+        void tunnel(req, client, head).catch(() => client.destroy()),
+    );
+    // A plain-http WebSocket upgrade is not expected (Chromium tunnels ws:// with CONNECT); refuse it.
+    made.on('upgrade', (_req: IncomingMessage, client: Duplex) => client.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
+    made.on('connection', (socket: Socket) => void track(socket));
+    return made;
+  };
+  // The CLI bound the port before Chromium started (proxy-port.ts), and its HTTP server is made on
+  // the first connection: a document that loads nothing over the network (a file, say) never loads
+  // Node's http module for it (~3 ms of a cold render's CPU). Anywhere else the proxy binds its own.
+  let made: Server | undefined;
   const early = takeReservedPort((socket) => {
-    server.emit('connection', socket);
+    (made ??= makeServer()).emit('connection', socket);
     socket.resume(); // it waited paused
   });
-  if (!early) {
+  const server = early ? undefined : makeServer();
+  if (server) {
     await new Promise<void>((ready, fail) => {
       server.once('error', fail);
       server.listen(0, '127.0.0.1', () => ready());
     });
   }
-  const listener = early?.server ?? server;
+  const listener = early?.server ?? server!;
   return {
-    url: early?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: early?.url ?? `http://127.0.0.1:${(server!.address() as AddressInfo).port}`,
     refusal: (host, port, since) => recent(host, port, since)?.refused,
     failure: (host, port, since) => recent(host, port, since)?.failed,
     clock,

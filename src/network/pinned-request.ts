@@ -4,9 +4,9 @@
  * connection goes to the address that was checked, so a DNS answer cannot change in between.
  * Redirects are followed only when asked, each hop checked again.
  */
-import { request as httpRequest, type Agent, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
+import type { Agent, IncomingHttpHeaders, RequestOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { nodeHttps } from '../lazy-builtin.js';
+import { nodeHttp, nodeHttps } from '../lazy-builtin.js';
 import { raceAbort } from '../race.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
 import { urlRefusal, type Refusal } from './refusal.js';
@@ -124,7 +124,7 @@ async function requestOnce(url: URL, options: PinnedRequestOptions): Promise<Pin
 class StaleSocket extends Error {}
 
 function send(url: URL, requestOptions: RequestOptions, options: PinnedRequestOptions): Promise<PinnedResponse> {
-  const sendWith = url.protocol === 'https:' ? nodeHttps().request : httpRequest;
+  const sendWith = url.protocol === 'https:' ? nodeHttps().request : nodeHttp().request;
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = sendWith(url, requestOptions, (res) => {
