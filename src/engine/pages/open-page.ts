@@ -9,8 +9,10 @@ const sessions = new WeakMap<Browser, Promise<CDPSession>>();
 
 /**
  * A new page in `context` (which must hold none yet) with BeginFrameControl where the browser has it
- * (the headless shell), and a DevTools session of pdfrender's own on it. The session is attached
- * while puppeteer sets up its Page (which waits for the page's renderer to start), not after.
+ * (the headless shell), and the DevTools session pdfrender drives it with: puppeteer's own session
+ * on the page. A second session of pdfrender's own had every Page event (each navigation's dozen
+ * lifecycle events, frame and load events) sent, and read, twice: ~20 messages per document that
+ * gets a fresh window, ~2 ms of Node's CPU and as much of the browser's.
  */
 export async function openControlledPage(
   browser: Browser,
@@ -33,12 +35,10 @@ export async function openControlledPage(
     await (
       await session
     ).send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
-    const target = await created;
-    const client = target.createCDPSession();
-    client.catch(() => undefined); // awaited below, unless the page failed first
-    const page = await target.page();
+    const page = await (await created).page();
     if (!page) throw new Error('the browser opened no page for the document');
-    return { page, client: await client };
+    // Its session is internal to puppeteer's CdpPage (as PipeTransport is, launch.ts), not its API.
+    return { page, client: (page as Page & { _client(): CDPSession })._client() };
   } finally {
     stop.abort();
     created.catch(() => undefined);
