@@ -25,7 +25,7 @@ import { curvePages, pagesCurve } from './cases/pages-curve.mjs';
 import { scaleOut } from './cases/scale-out.mjs';
 import { serverCases } from './cases/server.mjs';
 import { observabilityCases } from './cases/observability.mjs';
-import { singleDocument } from './cases/single-document.mjs';
+import { coldPath, singleDocument } from './cases/single-document.mjs';
 import { budgetLines } from './lib/budget.mjs';
 import { benchDocuments } from './lib/documents.mjs';
 import { machineInfo } from './lib/machine.mjs';
@@ -64,6 +64,7 @@ const quick = values.quick;
 const concurrency = Number(values.concurrency);
 const options = {
   singleRounds: Number(values.rounds ?? (quick ? 1 : 5)),
+  coldPathRounds: quick ? 5 : 21,
   batchDocs: Number(values.docs ?? (quick ? 30 : 200)),
   batchRounds: Number(values.rounds ?? (quick ? 1 : 3)),
   reportDocs: quick ? 4 : 20,
@@ -127,6 +128,16 @@ try {
       documents: benchDocuments(root),
       rounds: options.singleRounds,
       warmUp: !quick,
+      work,
+      log,
+    });
+    results.coldPath = await coldPath({
+      root,
+      chromiumPath,
+      fullChromiumPath,
+      tools,
+      documents: benchDocuments(root),
+      rounds: options.coldPathRounds,
       work,
       log,
     });

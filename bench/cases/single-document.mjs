@@ -22,7 +22,7 @@ import { median } from '../lib/stats.mjs';
 export const untaggedPdfrender = 'pdfrender --no-tagged --no-outline, NODE_EXTRA_CA_CERTS unset';
 
 /** The command line (and any environment changes) of each tool for `doc`, writing `out`; tools that are skipped carry a note instead. */
-function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
+export function toolCommands({ root, chromiumPath, fullChromiumPath, tools, work }) {
   const node = process.execPath;
   const noSandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : []; // root cannot use Chromium's sandbox
   const pdfrender = (doc, out) => [
@@ -176,4 +176,44 @@ export async function singleDocument({
     );
   }
   return results;
+}
+
+/**
+ * Issue 31's cold-path target on its own: the letter, untagged, by pdfrender (NODE_EXTRA_CA_CERTS
+ * unset) and by the headless shell's own --print-to-pdf --disable-pdf-tagging, only these two, in
+ * `rounds` alternating rounds. Five rounds among nine tools moved the ratio by 0.2 from run to run
+ * (one run's pdfrender: 425 to 542 ms of CPU); the median of many pairs holds. Resolves to
+ * { [tool]: { cpuMs, medianMs, cpuRuns } } for the two, or {} without a headless shell.
+ */
+export async function coldPath({ root, chromiumPath, fullChromiumPath, tools, documents, rounds, work, log }) {
+  const commands = toolCommands({ root, chromiumPath, fullChromiumPath, tools, work });
+  const shell = Object.keys(commands).find((tool) => tool.endsWith('--print-to-pdf --disable-pdf-tagging'));
+  const letter = documents.find((doc) => doc.name === 'letter');
+  if (!shell || !letter) return {};
+  log(`cold path: the letter, untagged, pdfrender against ${shell}, ${rounds} alternating rounds`);
+  const cases = Object.fromEntries(
+    [untaggedPdfrender, shell].map((tool) => [
+      tool,
+      async () => {
+        const dir = join(work, 'cold-path', tool.replace(/\W+/g, '-'));
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(dir, { recursive: true });
+        const [program, args, env] = commands[tool](letter, join(dir, 'letter.pdf'));
+        return runProcess(program, args, { env, treeCpu: true });
+      },
+    ]),
+  );
+  const measured = await alternate(cases, rounds, () => {});
+  return Object.fromEntries(
+    Object.entries(measured).map(([tool, { runs, error }]) => [
+      tool,
+      error
+        ? { error }
+        : {
+            ...(runs.every((r) => r.cpuMs !== undefined) && { cpuMs: median(runs.map((r) => r.cpuMs)) }),
+            medianMs: median(runs.map((r) => r.ms)),
+            cpuRuns: runs.map((r) => r.cpuMs && Math.round(r.cpuMs)),
+          },
+    ]),
+  );
 }

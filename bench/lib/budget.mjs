@@ -14,7 +14,7 @@ const line = (budget, measured, pass) => ({
 const fixed = (n, digits = 2) => n.toFixed(digits);
 
 /** The budget lines for `results` (the object written to latest.json, without its budget). */
-export function budgetLines({ singleDocument, batch, scriptBatch, server, observability, memory }) {
+export function budgetLines({ singleDocument, coldPath, batch, scriptBatch, server, observability, memory }) {
   const lines = [];
 
   const docsPerSecond = (results, name) => results?.cases[name]?.docsPerSecond;
@@ -81,8 +81,9 @@ export function budgetLines({ singleDocument, batch, scriptBatch, server, observ
   }
 
   // Issue 31's cold-path target: both untagged, without the environment's NODE_EXTRA_CA_CERTS, on the CPU
-  // time of each whole tree (which holds on a shared machine), the wall time beside it.
-  const letter = singleDocument?.letter ?? {};
+  // time of each whole tree (which holds on a shared machine), the wall time beside it; from the
+  // pair's own alternating rounds (single-document.mjs coldPath) where they ran.
+  const letter = coldPath && Object.keys(coldPath).length > 0 ? coldPath : (singleDocument?.letter ?? {});
   const shellUntagged = Object.keys(letter).find((tool) => tool.endsWith('--print-to-pdf --disable-pdf-tagging'));
   const [ours, theirs] = [letter[untaggedPdfrender], letter[shellUntagged]];
   const coldName = `cold letter, untagged, NODE_EXTRA_CA_CERTS unset <= 1.1 x ${shellUntagged ?? 'the headless shell --print-to-pdf --disable-pdf-tagging'} (CPU)`;
