@@ -45,4 +45,12 @@ describe('the flags Chromium starts with', () => {
     expect(browserArgs('/tmp/profile', [], { noSandbox: 'no user namespaces' })).toContain('--no-sandbox');
     expect(chromiumFlags.filter((flag) => flag.startsWith('--disable-features='))).toHaveLength(1);
   });
+
+  it('join the features an extra flag enables to the common ones, in one --enable-features (Chromium takes the last)', () => {
+    const args = browserArgs('/tmp/profile', ['--enable-features=NetworkServiceInProcess2', '--log-level=3'], {});
+    expect(args.filter((arg) => arg.startsWith('--enable-features='))).toEqual([
+      '--enable-features=PdfOopif,NetworkServiceInProcess2',
+    ]);
+    expect(args.slice(-2)).toEqual(['--log-level=3', '--remote-debugging-pipe']);
+  });
 });

@@ -59,6 +59,15 @@ function groupOf(pgid: number): number[] {
     });
 }
 
+/** The --type of each process of browser `pid`'s group ('browser' for the browser and its wrapper script). */
+function processTypes(pid: number): string[] {
+  // Chromium rewrites its helpers' command lines (setproctitle): spaces, not NULs, between arguments.
+  return groupOf(pid).map(
+    (each) =>
+      /--type=(\S+)/.exec(readFileSync(`/proc/${each}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1] ?? 'browser',
+  );
+}
+
 describe('the browser sandbox', () => {
   it('runs the renderer of a real render in a pid namespace under seccomp, never as root', async () => {
     const folder = await folderWith({ 'doc.html': '' });
@@ -76,12 +85,10 @@ describe('the browser sandbox', () => {
       /(^|[\s\0])--type=renderer([\s\0]|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')),
     );
     expect(renderers.length).toBeGreaterThan(0);
-    // The network service is a thread of the browser (NetworkServiceInProcess2), not a process.
-    const types = groupOf(browserPid).map(
-      (pid) =>
-        /--type=(\S+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1] ?? 'browser',
+    // A server's browser keeps the network service in a process of its own (EngineOptions.oneCaller).
+    expect(new Set(processTypes(browserPid))).toEqual(
+      new Set(['browser', 'zygote', 'renderer', 'gpu-process', 'utility']),
     );
-    expect(new Set(types)).toEqual(new Set(['browser', 'zygote', 'renderer', 'gpu-process']));
     for (const pid of renderers) {
       const status = statusOf(pid);
       // 2: a seccomp-bpf filter; two NSpid entries: a pid namespace of its own (the namespace sandbox).
@@ -95,6 +102,26 @@ describe('the browser sandbox', () => {
       expect((await stat(profile)).uid).toBe(statusOf(browserPid).uid);
     }
     expect(await engine.sandbox()).toMatch(/^browser sandbox on \(Chromium runs as (user \S+|this user)\)$/);
+  });
+
+  it('runs the network service in the browser process for one caller (the CLI); the renderers keep their sandbox', async () => {
+    const own = createEngine({ executablePath, concurrency: 1, timeoutMs: 20_000, oneCaller: true });
+    try {
+      const result = await own.render(parseRenderRequest({ htmlContent: '<h1>One caller</h1>' }));
+      expect((await readPdf(result.pdf)).pages[0]!.text).toContain('One caller');
+      const ours = [...browsersOf(process.pid)]
+        .map(([pid]) => pid)
+        .filter((pid) => !processTypes(pid).includes('utility'));
+      expect(ours).toHaveLength(1); // the server-like engine's browser above still has its utility process
+      expect(new Set(processTypes(ours[0]!))).toEqual(new Set(['browser', 'zygote', 'renderer', 'gpu-process']));
+      const renderers = groupOf(ours[0]!).filter((pid) =>
+        /--type=renderer/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')),
+      );
+      expect(renderers.length).toBeGreaterThan(0);
+      for (const pid of renderers) expect(statusOf(pid).seccomp).toBe('2');
+    } finally {
+      await own.close();
+    }
   });
 
   it("loads the files of a folder only its owner may read (pdfrender reads them for the browser's user)", async () => {

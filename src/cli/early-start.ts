@@ -23,7 +23,11 @@ export async function startEarly(argv: readonly string[], env: NodeJS.ProcessEnv
     if (!rendersDocuments(argv) || failsAnyway(argv, process.cwd())) return;
     const found = findBrowser({ chrome: chromeFlag(argv), env });
     if (!found) return;
-    spawnEarlyBrowser(found.executablePath, engineBrowserFlags(await reserveProxyPort()), launchIdentity());
+    spawnEarlyBrowser(
+      found.executablePath,
+      engineBrowserFlags(await reserveProxyPort(), { oneCaller: true }),
+      launchIdentity(),
+    );
   } catch {
     // No early browser: the engine launches one as it always did, and says what went wrong.
   }

@@ -75,7 +75,10 @@ export function createEngine(options: EngineOptions): Engine {
   const startProxy = () => (proxy ??= startEgressProxy(policy, options.resolver));
   const host = new BrowserHost(
     options.executablePath,
-    async () => [...(options.browserArgs ?? []), ...engineBrowserFlags((await startProxy()).url)],
+    async () => [
+      ...(options.browserArgs ?? []),
+      ...engineBrowserFlags((await startProxy()).url, { oneCaller: options.oneCaller }),
+    ],
     {
       recycleAfter: options.browserRecycleAfter ?? 2000,
       record: options.dataDir ? browserRecord(join(options.dataDir, 'browsers')) : undefined,

@@ -127,6 +127,8 @@ async function runRender(
     maxRenderMemory: run.maxRenderMemory,
     // A batch's document stopped for the memory others held renders once they are done, rather than fail.
     waitForMemory: true,
+    // Every document is the user's own: the network service may run in the browser process.
+    oneCaller: true,
     browserRecycleAfter: run.browserRecycleAfter,
     browserHangTimeoutMs: run.browserHangTimeout,
     // Only a started engine warns, and the reporter exists by then.

@@ -74,13 +74,7 @@ export const chromiumFlags = [
     '--use-mock-keychain',
   ],
   `--disable-features=${disabledFeatures.join(',')}`,
-  // NetworkServiceInProcess2: the network service runs on a thread of the browser process instead of
-  // a process of its own, which cost every start ~30 ms of CPU (a cold letter: 0.46 -> 0.42 s). It
-  // was no barrier for a document: on Linux it ran as the browser's user, in its namespaces, without
-  // seccomp (--service-sandbox-type=none). The renderers keep their sandbox (test/sandbox.test.ts).
-  // The GPU process (software compositing only) is as unsandboxed, but stays a process: with
-  // --in-process-gpu a document stuck in an animation frame held up every other page's frames.
-  '--enable-features=PdfOopif,NetworkServiceInProcess2',
+  '--enable-features=PdfOopif',
   ...['--headless=new', '--hide-scrollbars', '--mute-audio', '--disable-extensions'],
   '--disable-gpu',
   // Without these Chromium keeps dialling Google services, which on a closed network means
@@ -117,11 +111,14 @@ export interface BrowserProcess {
  * whose renderer process cost every start its CPU; without a URL the headless shell opens no tab.
  */
 export function browserArgs(userDataDir: string, extraArgs: readonly string[], identity: LaunchIdentity): string[] {
+  // Chromium takes the last --enable-features it is given: features the extra flags enable join the common ones.
+  const enable = '--enable-features=';
+  const features = extraArgs.filter((arg) => arg.startsWith(enable)).map((arg) => arg.slice(enable.length));
   return [
     `--user-data-dir=${userDataDir}`,
     ...(identity.noSandbox ? ['--no-sandbox'] : []),
-    ...chromiumFlags,
-    ...extraArgs,
+    ...chromiumFlags.map((flag) => (flag.startsWith(enable) ? [flag, ...features].join(',') : flag)),
+    ...extraArgs.filter((arg) => !arg.startsWith(enable)),
     '--remote-debugging-pipe',
   ];
 }

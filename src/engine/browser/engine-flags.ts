@@ -5,9 +5,13 @@
  */
 import { egressProxyFlags } from '../../network/proxy-port.js';
 
-/** The engine's own switches for a browser whose traffic goes through the egress proxy at `proxyUrl`. */
-export function engineBrowserFlags(proxyUrl: string): string[] {
+/**
+ * The engine's own switches for a browser whose traffic goes through the egress proxy at `proxyUrl`;
+ * with `oneCaller`, the network service in the browser process (EngineOptions.oneCaller).
+ */
+export function engineBrowserFlags(proxyUrl: string, { oneCaller = false } = {}): string[] {
   return [
+    ...(oneCaller ? ['--enable-features=NetworkServiceInProcess2'] : []),
     // Pages run animation frames only when asked (frame-gate.ts); Chromium takes that ask only with this switch.
     '--run-all-compositor-stages-before-draw',
     // Chromium logs every console message of every document to its stderr (which pdfrender reads and
