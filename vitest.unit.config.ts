@@ -34,6 +34,7 @@ const unitTestFiles = [
   'test/linear-scans.test.ts',
   'test/network-address.test.ts',
   'test/operating-files.test.ts',
+  'test/atomic-write.test.ts',
   'test/plan-documents.test.ts',
   'test/race-until.test.ts',
   'test/read-body.test.ts',

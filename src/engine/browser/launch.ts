@@ -2,6 +2,7 @@
  * Launching Chromium for printing: the process (browser-process.ts, or the one the CLI started
  * early) and puppeteer connected to it over the DevTools pipe.
  */
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
@@ -102,8 +103,14 @@ export async function launchBrowser(
           // The profile goes first, while the idle browser leaves it alone, then the browser: killed
           // first, its processes tear down on both cores while the removal and pdfrender's exit wait.
           // Removed synchronously: for the ~50 files Chromium has written, the promise API's separate
-          // lstat, readdir and unlink round trips through the thread pool cost 6.8 ms of CPU.
-          removeProfile(profileDir);
+          // lstat, readdir and unlink round trips through the thread pool cost 6.8 ms of CPU. Once
+          // and without retries, which sleep: a server kills a hung browser this way too, and a
+          // file the live browser writes meanwhile is left for removeProfile below.
+          try {
+            rmSync(profileDir, { recursive: true, force: true });
+          } catch {
+            // removed after the kill
+          }
           killGroup(pid);
           browser.disconnect().catch(() => undefined);
           removeProfile(profileDir); // whatever it wrote in between
