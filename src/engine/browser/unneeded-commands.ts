@@ -8,7 +8,7 @@
  * exception (Runtime.exceptionThrown) by value: a document that logs a 256 MB string four times
  * pushed a gigabyte through the browser process and the pipe, and the browser left its watchdog's
  * pings unanswered for up to 5 s (issue 27 §3). Runtime.evaluate and callFunctionOn still work
- * without it, sent as DevTools commands rather than through puppeteer's evaluate().
+ * without it, on pdfrender's own sessions.
  *
  * The rest is what puppeteer's Page sets up for features a print does not use, sent for every new
  * page before its first navigation (issue 31 §2): Performance metrics (page.metrics()), the Log

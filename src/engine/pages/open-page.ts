@@ -9,9 +9,8 @@ const sessions = new WeakMap<Browser, Promise<CDPSession>>();
 
 /**
  * A new page in `context` (which must hold none yet) with BeginFrameControl where the browser has it
- * (the headless shell), and the DevTools session pdfrender drives it with: puppeteer's own session
- * on the page. A second session of pdfrender's own had every Page event (a navigation's lifecycle,
- * frame and load events) sent, and read, twice: a cold letter read 117 messages, now 91.
+ * (the headless shell), and a DevTools session of pdfrender's own on it. The session is attached
+ * while puppeteer sets up its Page (which waits for the page's renderer to start), not after.
  */
 export async function openControlledPage(
   browser: Browser,
@@ -34,10 +33,12 @@ export async function openControlledPage(
     await (
       await session
     ).send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
-    const page = await (await created).page();
+    const target = await created;
+    const client = target.createCDPSession();
+    client.catch(() => undefined); // awaited below, unless the page failed first
+    const page = await target.page();
     if (!page) throw new Error('the browser opened no page for the document');
-    // Its session is internal to puppeteer's CdpPage (as PipeTransport is, launch.ts), not its API.
-    return { page, client: (page as Page & { _client(): CDPSession })._client() };
+    return { page, client: await client };
   } finally {
     stop.abort();
     created.catch(() => undefined);

@@ -322,7 +322,7 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
     client.send('Page.resetNavigationHistory'),
     // Kept per tab, across navigations: clearing data for an origin does not reach them. With
     // JavaScript off nothing could have set them, and Chromium refuses the call.
-    // A DevTools command, not puppeteer's evaluate, which needs the Runtime domain that is kept off (unneeded-commands.ts).
+    // On pdfrender's own session: puppeteer's evaluate needs the Runtime domain, which is kept off (unneeded-commands.ts).
     // Opaque origins (about:blank) have no storage, hence the try.
     client
       .send('Runtime.evaluate', {
