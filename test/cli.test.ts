@@ -12,7 +12,7 @@ import { pdfrender } from './support/cli.js';
 import { inProcessCli } from './support/cli-in-process.js';
 import { folderWith, redPng, removeTempDirs, tempDir } from './support/files.js';
 import { pt, readPaint, readPdf } from './support/pdf.js';
-import { renderReportSchema } from '../src/engine/report/render-report.js';
+import { renderReportSchema } from '../src/engine/report/report-schema.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures');
 

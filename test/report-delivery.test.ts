@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.js';
-import { emptyReport, renderReportSchema, type RenderReport } from '../src/engine/report/render-report.js';
+import { emptyReport, type RenderReport } from '../src/engine/report/render-report.js';
+import { renderReportSchema } from '../src/engine/report/report-schema.js';
 import { PdfRenderError } from '../src/errors.js';
 import {
   errorAnswer,

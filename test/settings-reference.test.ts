@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { flagName, serveSettings } from '../src/server/config.js';
+import { flagName } from '../src/render-settings.js';
+import { serveSettings } from '../src/server/config.js';
 
 /** The rows of a page's serve table: `--flag ...` | `PDFRENDER_X` (a list names the variable first). */
 function documentedSettings(page = 'docs/serve-settings.md'): Map<string, string> {

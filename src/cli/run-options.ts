@@ -5,20 +5,11 @@
  */
 import { totalmem } from 'node:os';
 import type { z } from 'zod';
-import { serveSettings } from '../server/config.js';
 import { policySettings } from '../network/policy-settings.js';
+import { renderSettings } from '../render-settings.js';
 import { flagSet } from './flag-set.js';
 
-const runSettings = {
-  concurrency: serveSettings.concurrency,
-  timeout: serveSettings.timeout,
-  maxPages: serveSettings.maxPages,
-  maxRenderMemory: serveSettings.maxRenderMemory,
-  browserRecycleAfter: serveSettings.browserRecycleAfter,
-  browserHangTimeout: serveSettings.browserHangTimeout,
-  chrome: serveSettings.chrome,
-  ...policySettings,
-};
+const runSettings = { ...renderSettings, ...policySettings };
 
 // Where a setting shared with serve means something else here (the CLI reads no environment twins).
 const renderHelp: Partial<Record<keyof typeof runSettings, string>> = {

@@ -3,7 +3,6 @@
  * validated by one zod schema into a frozen object. Only the edges read process.env; everything
  * past here gets this object.
  */
-import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { labelFieldErrors, PdfRenderError } from '../errors.js';
@@ -13,9 +12,7 @@ import { trustProxyField } from '../network/trust-proxy.js';
 import { listSetting, policySettings } from '../network/policy-settings.js';
 import { parseNamed, parseWith } from '../request.js';
 import { filesLocationField, s3EndpointField } from '../store/files/s3-location.js';
-
-/** The least --max-render-memory accepted. */
-const minRenderMemory = 64 * 2 ** 20;
+import { flagName, renderSettings, type Setting } from '../render-settings.js';
 
 /**
  * API keys: a repeatable flag or a comma list. A blank entry is refused rather than dropped: it is
@@ -74,17 +71,6 @@ export const databaseUrl = z
     (value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value),
     'must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/pdfrender',
   );
-
-/** A setting of serve's (or of a command sharing it): its flag, its environment twin, its schema. */
-export interface Setting {
-  /** Commander flag syntax. */
-  flag: string;
-  /** The environment variable that stands in for the flag. */
-  env: string;
-  schema: z.ZodType;
-  /** Help for a --no-<flag> twin, for a switch whose default can be on. */
-  negation?: string;
-}
 
 /** Every serve setting: its flag, its environment twin and its schema (with the help text). */
 export const serveSettings = {
@@ -157,13 +143,7 @@ export const serveSettings = {
       .prefault(60)
       .describe('render-sync requests per caller per minute (default 60)'),
   },
-  concurrency: {
-    flag: '--concurrency <n>',
-    env: 'PDFRENDER_CONCURRENCY',
-    schema: numberField({ min: 1, max: 64, integer: true })
-      .prefault(availableParallelism())
-      .describe(`documents rendered at once (default: the number of cores, ${availableParallelism()} here)`),
-  },
+  concurrency: renderSettings.concurrency,
   maxPagesPerCaller: {
     flag: '--max-pages-per-caller <n>',
     env: 'PDFRENDER_MAX_PAGES_PER_CALLER',
@@ -300,13 +280,7 @@ export const serveSettings = {
     env: 'PDFRENDER_RETENTION',
     schema: durationField('24h').prefault('24h').describe('how long rendered files stay downloadable (default 24h)'),
   },
-  timeout: {
-    flag: '--timeout <duration>',
-    env: 'PDFRENDER_TIMEOUT',
-    schema: durationField('30s')
-      .prefault('30s')
-      .describe('deadline for each document: seconds, or a duration such as 500ms or 2m (default 30s)'),
-  },
+  timeout: renderSettings.timeout,
   shutdownGrace: {
     flag: '--shutdown-grace <duration>',
     env: 'PDFRENDER_SHUTDOWN_GRACE',
@@ -316,42 +290,10 @@ export const serveSettings = {
         'how long a stopping server waits for renders in flight, sync and async; async jobs still rendering then go back to the queue (default 30s)',
       ),
   },
-  maxPages: {
-    flag: '--max-pages <n>',
-    env: 'PDFRENDER_MAX_PAGES',
-    schema: numberField({ min: 1, integer: true })
-      .prefault(2000)
-      .describe('a document with more pages fails to render (default 2000)'),
-  },
-  maxRenderMemory: {
-    flag: '--max-render-memory <size>',
-    env: 'PDFRENDER_MAX_RENDER_MEMORY',
-    schema: byteSizeField()
-      // A renderer holds about 16 MB with nothing in it: below this every render would be stopped.
-      .refine((bytes) => bytes >= minRenderMemory, {
-        error: 'must be at least 64MB (a renderer with no document holds about 16MB)',
-      })
-      .optional()
-      .describe(
-        `memory the renderers of the documents rendering at once may use together ("6GB", "512MB", bytes); past it the largest is stopped: alone over it, it fails; beside others, it is refused with 503 to try again (default: a quarter of the machine's memory, ${Math.round(totalmem() / 4 / 2 ** 20)}MB here)`,
-      ),
-  },
-  browserRecycleAfter: {
-    flag: '--browser-recycle-after <n>',
-    env: 'PDFRENDER_BROWSER_RECYCLE_AFTER',
-    schema: numberField({ min: 1, integer: true })
-      .prefault(2000)
-      .describe('documents one browser renders before a fresh one takes over (default 2000)'),
-  },
-  browserHangTimeout: {
-    flag: '--browser-hang-timeout <duration>',
-    env: 'PDFRENDER_BROWSER_HANG_TIMEOUT',
-    schema: durationField('5s')
-      .prefault('5s')
-      .describe(
-        'a browser that leaves a DevTools ping unanswered this long without working (stopped, deadlocked), or six times as long working, is killed and replaced, and its renders tried once more; a long document does not count (default 5s)',
-      ),
-  },
+  maxPages: renderSettings.maxPages,
+  maxRenderMemory: renderSettings.maxRenderMemory,
+  browserRecycleAfter: renderSettings.browserRecycleAfter,
+  browserHangTimeout: renderSettings.browserHangTimeout,
   maxQueue: {
     flag: '--max-queue <n>',
     env: 'PDFRENDER_MAX_QUEUE',
@@ -423,16 +365,7 @@ export const serveSettings = {
         'how long an async job a server claimed stays its own: the server renews it every third of this while rendering, so a job whose server died is rendered again by another after at most this long (default 10s; 3s to 10m)',
       ),
   },
-  chrome: {
-    flag: '--chrome <path>',
-    env: 'PDFRENDER_CHROME',
-    schema: z
-      .string()
-      .optional()
-      .describe(
-        'path to the Chromium or Chrome binary (default: PDFRENDER_CHROME, PUPPETEER_EXECUTABLE_PATH, then the system)',
-      ),
-  },
+  chrome: renderSettings.chrome,
   ...policySettings,
   webhookTimeout: {
     flag: '--webhook-timeout <duration>',
@@ -545,11 +478,6 @@ const serveConfigSchema = z
 
 /** The server's validated settings. */
 export type ServeConfig = Readonly<z.output<typeof serveConfigSchema>>;
-
-/** A flag's name without its argument: "--max-pages <n>" is --max-pages. */
-export function flagName(flag: string): string {
-  return flag.split(' ')[0]!;
-}
 
 /** How an error names a setting: its flag and its environment twin, since either may have set the bad value. */
 export function settingLabel(setting: Setting): string {

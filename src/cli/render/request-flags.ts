@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Option } from 'commander';
-import { flagName } from '../../server/config.js';
+import { flagName } from '../../render-settings.js';
 import { PdfRenderError } from '../../errors.js';
 import { findPaperFormat, paperFormats } from '../../paper-formats.js';
 import { renderRequestFields } from '../../request.js';

@@ -4,7 +4,7 @@
  * answers with them, so the three cannot drift apart. (The request's own schema is request.ts.)
  */
 import { z } from 'zod';
-import { renderReportSchema, resourceIssueSchema } from '../../engine/report/render-report.js';
+import { renderReportSchema, resourceIssueSchema } from '../../engine/report/report-schema.js';
 import { errorCodes, type ErrorCode } from '../../errors.js';
 
 const count = (description: string) => z.int().min(0).describe(description);
