@@ -60,6 +60,32 @@ describe('pdfrender render, one shot', () => {
     expect((await readPdf(await readFile(join(dir, 'ada.pdf')))).pages[0]!.text).toContain('Letter for Ada');
   });
 
+  it("wipes nothing before a new page's first document, whose browser context is new: only after a document", async () => {
+    const dir = await tempDir();
+    // Script in each: the second document gets a fresh window, with every wipe.
+    const stores = (name: string) =>
+      `<!doctype html><p id="out">Letter for ${name}</p><script>localStorage.setItem('seen', '${name}');</script>`;
+    for (const name of ['Ada', 'Grace']) await writeFile(join(dir, `${name}.html`), stores(name));
+    const commands = await run(['Ada.html', 'Grace.html', '--out-dir', 'out', '--concurrency', '1'], dir);
+    const firstPrint = commands.indexOf('Page.printToPDF');
+    const beforeFirst = commands.slice(0, firstPrint);
+    // The first window: navigated to and its history reset, nothing cleared.
+    expect(beforeFirst).toContain('Page.navigate');
+    expect(beforeFirst).toContain('Page.resetNavigationHistory');
+    expect(beforeFirst).not.toContain('Storage.clearDataForOrigin');
+    expect(beforeFirst).not.toContain('Network.clearBrowserCookies');
+    // After the first document, which ran script: a fresh window with its storage and cookies wiped.
+    expect(resetsAfterPrints(commands)[0]).toEqual([
+      'Page.navigate',
+      'Storage.clearDataForOrigin',
+      'Network.clearBrowserCookies',
+    ]);
+    for (const name of ['Ada', 'Grace'])
+      expect((await readPdf(await readFile(join(dir, 'out', `${name}.pdf`)))).pages[0]!.text).toContain(
+        `Letter for ${name}`,
+      );
+  });
+
   it('resets the page between the documents of a batch, and reuses it, but not after the last', async () => {
     const dir = await tempDir();
     const names = ['Ada', 'Grace', 'Linus'];

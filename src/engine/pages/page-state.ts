@@ -27,6 +27,13 @@ export interface PageState {
   readonly origins: ReadonlySet<string>;
   /** A frame of another origin than the page's own was loaded: what it stored may be in a partition only closing the page's context removes. Never cleared. */
   readonly partitioned: boolean;
+  /**
+   * No caller's document (nor its cookies) has been in the page yet: it is new, in a browser context
+   * of its own (page-pool.ts), so nothing is stored there for a fresh window to wipe.
+   */
+  readonly pristine: boolean;
+  /** A caller's document is about to load: the page is not pristine from here on. */
+  taken(): void;
   /** Forget what was seen: the page is known clean from here on (a fresh window, wiped storage). */
   clear(): void;
 }
@@ -45,6 +52,7 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
   let taint: string | null = 'the page has not been set up yet';
   let scripted = false;
   let partitioned = false;
+  let pristine = true;
   const origins = new Set<string>();
   // Sent together, in one round trip: no document runs before the page's first navigation, which
   // waits for this, so no event the listeners below look for comes before they are in place.
@@ -92,6 +100,12 @@ export async function watchPageState(page: Page, client: CDPSession): Promise<Pa
     origins,
     get partitioned() {
       return partitioned;
+    },
+    get pristine() {
+      return pristine;
+    },
+    taken() {
+      pristine = false;
     },
     // `partitioned` stays: such a page is closed, never reset, and a cross-site frame's navigation
     // (its own process and session) may be reported only during the reset.

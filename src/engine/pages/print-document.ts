@@ -122,6 +122,15 @@ async function printNoted(
   if (extra) await slot.guard.sendHeaders(extra);
   // The navigation, or the HTML written into the page, up to its load event.
   await inSpan('load', async () => {
+    // Decided from the page's state, not from the new document: a written document reuses the window
+    // only when nothing of the last document can be alive in it and it is at this document's base URL.
+    if (
+      !request.url &&
+      !job.documentUrl &&
+      (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
+    )
+      await freshWindow(slot, job.baseUrl);
+    slot.state.taken();
     if (request.url) {
       // Host-only cookies of the url's host: sent with its own requests, never to another site. The
       // page's reset clears every cookie before the next document.
@@ -141,10 +150,6 @@ async function printNoted(
       await page.goto(job.documentUrl, { waitUntil: 'load', timeout: 0 });
       slot.printWorld = undefined; // went with the old window
     } else {
-      // Decided from the page's state, not from the new document: the window is reused only when
-      // nothing of the last document can be alive in it and it is at this document's base URL.
-      if (slot.state.taint !== null || page.url() !== job.baseUrl || page.frames().length > 1)
-        await freshWindow(slot, job.baseUrl);
       await writeDocument(slot, request.htmlContent ?? '');
     }
   });
@@ -312,7 +317,12 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   const { page, client, state } = slot;
   // A folder's URL would load Chromium's listing of it (costly for a folder of a thousand inputs,
   // and it runs script); the window only needs the URL, so the navigation is answered with nothing.
+  const servedEmpty = baseUrl.startsWith('file:') || baseUrl === 'about:blank';
   if (baseUrl.startsWith('file:')) slot.guard.serveOnce(baseUrl, '');
+  // A new page's first window, empty and of pdfrender's making, has nothing stored, set or named to
+  // wipe: its wipes are skipped (a cold letter: three round trips and a storage sweep, about 10 ms
+  // of CPU). The history reset stays: the round trip below, and the same history for every document.
+  const pristine = state.pristine && servedEmpty;
   await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
   slot.printWorld = undefined; // went with the old window
   // Read once the old document is gone, so a frame that navigated while it went is among them.
@@ -320,22 +330,29 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   await Promise.all([
     // History would tell the next document how many came before it, and is how a bfcache entry comes back.
     client.send('Page.resetNavigationHistory'),
+    pristine ? undefined : wipeWindow(slot, origins),
+  ]);
+  // Everything the page reported up to here was the old document or this reset; a round trip on the
+  // same session makes sure all of it is in before it is forgotten.
+  if (!pristine) await client.send('Network.clearBrowserCookies');
+  state.clear();
+  if (page.url() !== baseUrl || page.frames().length > 1) throw new Error(`the page could not be reset to ${baseUrl}`);
+}
+
+/** Wipe what the old document of a fresh window left: per tab, and stored for `origins`. */
+async function wipeWindow(slot: Slot, origins: Iterable<string>): Promise<void> {
+  await Promise.all([
     // Kept per tab, across navigations: clearing data for an origin does not reach them. With
     // JavaScript off nothing could have set them, and Chromium refuses the call.
     // On pdfrender's own session: puppeteer's evaluate needs the Runtime domain, which is kept off (unneeded-commands.ts).
     // Opaque origins (about:blank) have no storage, hence the try.
-    client
+    slot.client
       .send('Runtime.evaluate', {
         expression: "window.name = ''; try { sessionStorage.clear(); } catch {}",
       })
       .catch(unlessScriptProhibited),
     clearStorage(slot, origins),
   ]);
-  // Everything the page reported up to here was the old document or this reset; a round trip on the
-  // same session makes sure all of it is in before it is forgotten.
-  await client.send('Network.clearBrowserCookies');
-  state.clear();
-  if (page.url() !== baseUrl || page.frames().length > 1) throw new Error(`the page could not be reset to ${baseUrl}`);
 }
 
 /** Write `html` as the page's document, in place of the one there, and wait for its load event. */
