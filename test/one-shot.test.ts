@@ -62,9 +62,13 @@ describe('pdfrender render, one shot', () => {
 
   it("wipes nothing before a new page's first document, whose browser context is new: only after a document", async () => {
     const dir = await tempDir();
-    // Script in each: the second document gets a fresh window, with every wipe.
+    // Script in each: the second document gets a fresh window, with every wipe, and finds nothing
+    // of the first.
     const stores = (name: string) =>
-      `<!doctype html><p id="out">Letter for ${name}</p><script>localStorage.setItem('seen', '${name}');</script>`;
+      `<!doctype html><p>Letter for ${name}</p><p id="found"></p><script>
+        document.getElementById('found').textContent = 'found: ' + [localStorage.getItem('seen'), sessionStorage.getItem('seen'), window.name, document.cookie].filter(Boolean).join(',');
+        localStorage.setItem('seen', '${name}'); sessionStorage.setItem('seen', '${name}'); window.name = '${name}'; document.cookie = 'seen=${name}';
+      </script>`;
     for (const name of ['Ada', 'Grace']) await writeFile(join(dir, `${name}.html`), stores(name));
     const commands = await run(['Ada.html', 'Grace.html', '--out-dir', 'out', '--concurrency', '1'], dir);
     const firstPrint = commands.indexOf('Page.printToPDF');
@@ -80,10 +84,12 @@ describe('pdfrender render, one shot', () => {
       'Storage.clearDataForOrigin',
       'Network.clearBrowserCookies',
     ]);
-    for (const name of ['Ada', 'Grace'])
-      expect((await readPdf(await readFile(join(dir, 'out', `${name}.pdf`)))).pages[0]!.text).toContain(
-        `Letter for ${name}`,
-      );
+    for (const name of ['Ada', 'Grace']) {
+      const text = (await readPdf(await readFile(join(dir, 'out', `${name}.pdf`)))).pages[0]!.text;
+      expect(text).toContain(`Letter for ${name}`);
+      expect(text).toMatch(/found:\s*$/m);
+      expect(text).not.toContain('Ada,');
+    }
   });
 
   it('resets the page between the documents of a batch, and reuses it, but not after the last', async () => {

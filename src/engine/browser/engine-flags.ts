@@ -15,11 +15,12 @@ export function engineBrowserFlags(proxyUrl: string, { oneCaller = false } = {})
     ...(oneCaller
       ? [
           '--enable-features=NetworkServiceInProcess2',
-          // The headless shell keeps its profile in memory with this beside --user-data-dir: it
-          // creates none of the ~25 databases and caches (Local Storage, shared_proto_db, Code
-          // Cache...) a profile on disk starts with, for pdfrender to remove at exit (a cold letter:
-          // 381 -> 365 ms of CPU, 15 alternating runs). A document's storage still works, for the
-          // run. Full Chrome keeps its profile on disk as before. The server's browsers stay as they
+          // Documents render in browser contexts of their own, which Chromium keeps in memory
+          // anyway; with this beside --user-data-dir the headless shell keeps its default profile
+          // in memory too, so it creates none of the ~25 databases and caches (Local Storage,
+          // shared_proto_db, Code Cache...) that profile starts with on disk, for pdfrender to
+          // remove at exit (a cold letter: 381 -> 365 ms of CPU, 15 alternating runs). Full Chrome
+          // keeps its default profile on disk as before. The server's browsers are left as they
           // are: they start once per thousands of documents.
           '--incognito',
         ]

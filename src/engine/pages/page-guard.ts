@@ -29,8 +29,11 @@ export interface PageGuard {
   end(): NetworkReport;
   /** The local files the current (or last) document loaded, as real paths. */
   filesRead(): string[];
-  /** Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder listing) there. */
-  serveOnce(url: string, html: string): void;
+  /**
+   * Answer the next navigation to the file: URL `url` with `html` instead of the file (or folder
+   * listing) there; the function returned says whether that navigation was answered so.
+   */
+  serveOnce(url: string, html: string): () => boolean;
   /**
    * Add `extra`'s headers to the current document's requests in their scope (extra-headers.ts), by
    * pausing its http(s) requests, until end(); a no-op outside begin() and end().
@@ -62,7 +65,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   let report: NetworkReport | null = null;
   // Judges file: URLs for the current document (its folder resolved once); none before the first.
   let judgeFile = fileJudge(undefined);
-  let served: { url: string; html: string } | undefined;
+  let served: { url: string; html: string; answered?: boolean } | undefined;
   let began = 0;
   let noStoreNow = false;
   let read = new Set<string>();
@@ -76,6 +79,7 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
   client.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => {
     if (served && event.request.url === served.url) {
       const { html } = served;
+      served.answered = true;
       served = undefined;
       const body = Buffer.from(html).toString('base64');
       const responseHeaders = [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }];
@@ -176,7 +180,9 @@ export async function guardPage(page: Page, client: CDPSession, options: GuardOp
       return done;
     },
     serveOnce(url, html) {
-      served = { url, html };
+      const once: { url: string; html: string; answered?: boolean } = { url, html };
+      served = once;
+      return () => once.answered === true;
     },
     async sendHeaders(headers) {
       if (!report) return;

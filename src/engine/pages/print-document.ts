@@ -317,13 +317,16 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   const { page, client, state } = slot;
   // A folder's URL would load Chromium's listing of it (costly for a folder of a thousand inputs,
   // and it runs script); the window only needs the URL, so the navigation is answered with nothing.
-  const servedEmpty = baseUrl.startsWith('file:') || baseUrl === 'about:blank';
-  if (baseUrl.startsWith('file:')) slot.guard.serveOnce(baseUrl, '');
-  // A new page's first window, empty and of pdfrender's making, has nothing stored, set or named to
-  // wipe: its wipes are skipped (a cold letter: three round trips and a storage sweep, about 10 ms
-  // of CPU). The history reset stays: the round trip below, and the same history for every document.
-  const pristine = state.pristine && servedEmpty;
+  const servedEmpty = baseUrl.startsWith('file:') ? slot.guard.serveOnce(baseUrl, '') : () => baseUrl === 'about:blank';
   await page.goto(baseUrl, { waitUntil: 'load', timeout: 0 });
+  // A new page's first window, empty and of pdfrender's making (as the guard answered it), has
+  // nothing stored, set or named to wipe: its wipes are skipped (a cold letter: three round trips
+  // and a storage sweep, about 8 ms of CPU). The history reset stays, so that every document finds
+  // the same history. It is then the last round trip before the state is cleared; the browser
+  // answers it itself, so an event still on its way from the renderer could come after, but only
+  // of pdfrender's own window (the scripts it adds to every window), which at worst taints the
+  // page once more.
+  const pristine = state.pristine && servedEmpty();
   slot.printWorld = undefined; // went with the old window
   // Read once the old document is gone, so a frame that navigated while it went is among them.
   const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));

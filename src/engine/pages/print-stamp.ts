@@ -17,6 +17,8 @@ export async function printStamp(
   templates: TemplatePair,
   pages: number,
 ): Promise<Uint8Array> {
+  // The templates are a caller's: the page is not pristine from here on (page-state.ts).
+  slot.state.taken();
   await writeDocument(slot, blankPages(pages));
   const blank = { ...request, tagged: false, outline: false, pageRanges: null, singlePage: false };
   return printPdf(slot, blank, templates, pages);
