@@ -50,10 +50,10 @@ export interface EngineOptions {
   /**
    * Every document is one caller's (the CLI): Chromium's network service runs on a thread of the
    * browser process instead of a process of its own, one process fewer to start (~40 ms of a cold
-   * render's CPU), and the headless shell keeps its profile in memory (~16 ms). Default false (the
-   * server): there a fault in the network stack, which reads
-   * whatever the servers a document names send, must neither reach the process that holds every
-   * caller's pages nor take their renders down with it.
+   * render's CPU), and the headless shell keeps its default profile in memory (~16 ms). Default
+   * false (the server): there a fault in the network stack, which reads whatever the servers a
+   * document names send, must neither reach the process that holds every caller's pages nor take
+   * their renders down with it.
    */
   oneCaller?: boolean;
   /** What documents may reach over the network; default public addresses only (the server's default). */

@@ -15,7 +15,7 @@
  * declares (drawn in its face, template-fonts.ts) are found when first stamped, and printed by
  * Chromium from then on.
  */
-import { nodeCrypto } from '../lazy-builtin.js';
+import { nodeCrypto } from '../lazy-module.js';
 import { scanHtml } from '../markup/html-tags.js';
 import { withoutDefaults } from './templates/header-footer.js';
 import type { RenderRequest } from '../request.js';

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { systemClock, type Clock } from '../clock.js';
-import { nodeHttp } from '../lazy-builtin.js';
+import { nodeHttp } from '../lazy-module.js';
 import { connectionFailure, connectionFailureOf, type ConnectionFailure } from './connection-failure.js';
 import { normalizeHost, type NetworkPolicy } from './policy.js';
 import { takeReservedPort } from './proxy-port.js';

@@ -6,7 +6,7 @@
  */
 import type { Agent, IncomingHttpHeaders, RequestOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { nodeHttp, nodeHttps } from '../lazy-builtin.js';
+import { nodeHttp, nodeHttps } from '../lazy-module.js';
 import { raceAbort } from '../race.js';
 import { hostDecision, type NetworkPolicy } from './policy.js';
 import { urlRefusal, type Refusal } from './refusal.js';

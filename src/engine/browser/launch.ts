@@ -102,8 +102,9 @@ export async function launchBrowser(
         if (kill) {
           // The profile goes first, while the idle browser leaves it alone, then the browser: killed
           // first, its processes tear down on both cores while the removal and pdfrender's exit wait.
-          // Removed synchronously: for the ~50 files Chromium has written, the promise API's separate
-          // lstat, readdir and unlink round trips through the thread pool cost 6.8 ms of CPU. Once
+          // Removed synchronously: for the ~50 files a profile on disk holds (a server's browser; the
+          // CLI's keeps its own in memory), the promise API's separate lstat, readdir and unlink
+          // round trips through the thread pool cost 6.8 ms of CPU. Once
           // and without retries, which sleep: a server kills a hung browser this way too, and a
           // file the live browser writes meanwhile is left for removeProfile below.
           try {

@@ -4,16 +4,14 @@
  * request names, read from its guideline ID with namespaces resolved (any prefix may stand for
  * them). Not the invoice's business rules (EN 16931's schematron): that is the caller's validator's job.
  */
-import { createRequire } from 'node:module';
 import type { Element } from '@xmldom/xmldom';
+import { onFirstUse } from '../../lazy-module.js';
+import type { FacturXProfile } from '../../request-factur-x.js';
 
 // Loaded when an invoice is checked, not with the engine that every render starts: bundled into
 // the CLI, xmldom took 15.5 ms to load (its code compiled, its entity tables built) on every cold
-// start. A require made at run time, which the bundler leaves as it is.
-let xmldom: typeof import('@xmldom/xmldom') | undefined;
-const loadXmldom = () =>
-  (xmldom ??= createRequire(import.meta.url)('@xmldom/xmldom') as typeof import('@xmldom/xmldom'));
-import type { FacturXProfile } from '../../request-factur-x.js';
+// start.
+const loadXmldom = onFirstUse<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
 
 const ciiNamespace = 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100';
 const ramNamespace = 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100';

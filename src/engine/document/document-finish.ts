@@ -6,7 +6,7 @@
  * shown as the window's, XMP metadata with the title, the language and the PDF/UA identification,
  * and the header and footer marked as artifacts (template-artifacts.ts).
  */
-import { nodeZlib } from '../../lazy-builtin.js';
+import { nodeZlib } from '../../lazy-module.js';
 import { PdfRenderError } from '../../errors.js';
 import type { PdfMetadata } from '../../request.js';
 import type { RenderReport } from '../report/render-report.js';

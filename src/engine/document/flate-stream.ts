@@ -3,7 +3,7 @@
  * flateStream (pako, in JavaScript) took 4 to 90 ms for the 2.6 KB ICC profile on a busy machine,
  * zlib a fraction of a millisecond.
  */
-import { nodeZlib } from '../../lazy-builtin.js';
+import { nodeZlib } from '../../lazy-module.js';
 import type { PDFContext, PDFRawStream } from '@cantoo/pdf-lib';
 
 /** `bytes` as a FlateDecode stream with `dict`'s entries (pdf-lib's context.obj literal form). */

@@ -7,7 +7,7 @@
  * (earlier sections followed by /Prev). A file with cross-reference streams, or anything else it
  * does not find where it should be, gives undefined, and the caller leaves the PDF as it was.
  */
-import { nodeZlib } from '../../lazy-builtin.js';
+import { nodeZlib } from '../../lazy-module.js';
 import { readDict, refNumber, valueEnd, writeDict, type RawDict } from './pdf-syntax.js';
 
 /** An object to write: a dictionary's entries, or a stream's dictionary and bytes. */

@@ -9,7 +9,7 @@
  * and copied into each PDF it is laid over as one small incremental update (pdf-update.ts),
  * without parsing the rest of the PDF.
  */
-import { nodeZlib } from '../../lazy-builtin.js';
+import { nodeZlib } from '../../lazy-module.js';
 import { entryRef, openPdfUpdate, type PdfUpdate } from './pdf-update.js';
 import { readDict, refNumbers, writeDict, type RawDict } from './pdf-syntax.js';
 

@@ -328,12 +328,13 @@ async function freshWindow(slot: Slot, baseUrl: string): Promise<void> {
   // page once more.
   const pristine = state.pristine && servedEmpty();
   slot.printWorld = undefined; // went with the old window
-  // Read once the old document is gone, so a frame that navigated while it went is among them.
-  const origins = new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null));
   await Promise.all([
     // History would tell the next document how many came before it, and is how a bfcache entry comes back.
     client.send('Page.resetNavigationHistory'),
-    pristine ? undefined : wipeWindow(slot, origins),
+    // The origins are read once the old document is gone, so a frame that navigated while it went is among them.
+    pristine
+      ? undefined
+      : wipeWindow(slot, new Set([...state.origins, storageOrigin(baseUrl)].filter((origin) => origin !== null))),
   ]);
   // Everything the page reported up to here was the old document or this reset; a round trip on the
   // same session makes sure all of it is in before it is forgotten.
